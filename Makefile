@@ -1,0 +1,51 @@
+# smartmap — the two commands of the README, plus install.
+#   make check            install missing Debian packages, build, run every test (CTest)
+#   make bench            the side-by-side comparison with Open MPI and MPICH
+#   make install PREFIX=/some/dir
+# Options: BUILD_DIR (default build), BUILD_TYPE (default RelWithDebInfo),
+#          SANITIZE=1 (AddressSanitizer+UBSan build in build-asan/), JOBS.
+BUILD_DIR  ?= build
+BUILD_TYPE ?= RelWithDebInfo
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST_ARGS ?=
+
+.PHONY: all deps configure build check check-asan install bench clean regen
+
+all: build
+
+deps:
+	@scripts/install-deps.sh build
+
+configure:
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	    -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DSMAP_WERROR=ON $(CMAKE_ARGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The test command of README.md and .ci/run: a normal build, then the same
+# suite once more under AddressSanitizer+UBSan.
+check: deps
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	@$(MAKE) --no-print-directory check-asan
+
+check-asan:
+	@$(MAKE) --no-print-directory build BUILD_DIR=build-asan BUILD_TYPE=Debug \
+	    CMAKE_ARGS="-DSMAP_SANITIZE=ON"
+	cd build-asan && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+bench: deps
+	@scripts/bench.sh
+
+# Regenerate include/mpi.h, the binding stubs and docs/STATUS.md from
+# ../shared/mpi-standard (outputs are committed; a test checks they are current).
+regen:
+	python3 scripts/gen_mpi.py
+
+clean:
+	rm -rf $(BUILD_DIR) build-asan

@@ -1,0 +1,117 @@
+#include "base/tunables.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct smap_tunables smap_tun;
+
+const struct smap_tunable_desc smap_tunable_table[] = {
+#define SMAP_TUNABLE(NAME, field, TYPE, def, doc) { #NAME, SMAP_TUNABLE_##TYPE, def, doc },
+#include "base/tunables.def"
+#undef SMAP_TUNABLE
+};
+const size_t smap_tunable_count = sizeof smap_tunable_table / sizeof smap_tunable_table[0];
+
+const char *smap_tunable_type_name(enum smap_tunable_type t)
+{
+    switch (t) {
+    case SMAP_TUNABLE_INT: return "int";
+    case SMAP_TUNABLE_SIZE: return "size";
+    case SMAP_TUNABLE_BOOL: return "bool";
+    case SMAP_TUNABLE_STR: return "string";
+    }
+    return "?";
+}
+
+static int parse_int(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    if (*s == '-')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: return -1;
+    }
+    if (*end == 'i' || *end == 'I')  /* accept KiB spelt "Ki" / "KiB" */
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+    static const char *yes[] = { "1", "yes", "on", "true" }, *no[] = { "0", "no", "off", "false" };
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0) { *out = true; return 0; }
+        if (strcasecmp(s, no[i]) == 0) { *out = false; return 0; }
+    }
+    return -1;
+}
+
+int smap_tunable_parse(enum smap_tunable_type t, const char *text, void *out)
+{
+    switch (t) {
+    case SMAP_TUNABLE_INT: return parse_int(text, out);
+    case SMAP_TUNABLE_SIZE: return parse_size(text, out);
+    case SMAP_TUNABLE_BOOL: return parse_bool(text, out);
+    case SMAP_TUNABLE_STR: *(const char **)out = text; return 0;
+    }
+    return -1;
+}
+
+/* Parses the default, then the environment (if set) into one field. */
+static int load_one(const struct smap_tunable_desc *d, void *field, char *err, size_t errlen)
+{
+    if (smap_tunable_parse(d->type, d->def, field) != 0) {
+        snprintf(err, errlen, "internal error: default of SMAP_%s is malformed", d->name);
+        return -1;
+    }
+    char var[96];
+    snprintf(var, sizeof var, "SMAP_%s", d->name);
+    const char *env = getenv(var);
+    if (env && smap_tunable_parse(d->type, env, field) != 0) {
+        snprintf(err, errlen, "%s='%s' is not a valid %s (%s)", var, env,
+                 smap_tunable_type_name(d->type), d->doc);
+        return -1;
+    }
+    return 0;
+}
+
+int smap_tunables_load(char *err, size_t errlen)
+{
+    int rc = 0;
+    size_t i = 0;
+#define SMAP_TUNABLE(NAME, field, TYPE, def, doc) \
+    if (load_one(&smap_tunable_table[i++], &smap_tun.field, err, errlen) != 0) rc = -1;
+#include "base/tunables.def"
+#undef SMAP_TUNABLE
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* Raising MPI errors: every failing entry point ends here, so the right
+ * error handler runs and the message names the function. */
+#ifndef SMAP_MPI_ERRORS_H
+#define SMAP_MPI_ERRORS_H
+
+#include <mpi.h>
+
+#include "base/compiler.h"
+
+/* Creates an error code of class `cls` whose MPI_Error_string is
+ * "<func>: <message>", and invokes comm's error handler with it (errors not
+ * tied to a communicator, comm == MPI_COMM_NULL, go to MPI_COMM_SELF's
+ * handler, as MPI-4 specifies).  Returns the code, for `return` in the
+ * caller when the handler returns. */
+int smap_err_raise(MPI_Comm comm, int cls, const char *func, const char *fmt, ...)
+    SMAP_PRINTF_LIKE(4, 5) SMAP_COLD;
+
+/* For every function not implemented yet (used by the generated stubs). */
+int smap_err_unsupported(MPI_Comm comm, const char *func) SMAP_COLD;
+
+/* Same for the MPI_T tool interface, which does not use error handlers:
+ * returns MPI_T_ERR_NOT_SUPPORTED (and logs the name at SMAP_VERBOSE>=2). */
+int smap_err_tool_unsupported(const char *func) SMAP_COLD;
+
+#endif
