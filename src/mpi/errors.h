@@ -23,3 +23,11 @@ int smap_err_unsupported(MPI_Comm comm, const char *func) SMAP_COLD;
 int smap_err_tool_unsupported(const char *func) SMAP_COLD;
 
 #endif
+
+#ifndef SMAP_MPI_ERRORS_LOOKUP
+#define SMAP_MPI_ERRORS_LOOKUP
+/* MPI_Error_class / MPI_Error_string without argument checks: return
+ * MPI_SUCCESS, or MPI_ERR_ARG for a code that names no error. */
+int smap_error_class(int code, int *cls);
+int smap_error_string(int code, char *text, int *len);
+#endif

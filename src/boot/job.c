@@ -1,0 +1,167 @@
+/* Job identity and the bootstrap services of boot.h, over PMI-1 or, for a
+ * singleton, locally. */
+#include "boot/boot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "boot/pmi.h"
+#include "boot/singleton_kvs.h"
+
+struct smap_job smap_job;
+
+static int node_index_of(char **hosts, int upto, const char *host)
+{
+    for (int i = 0; i < upto; i++)
+        if (strcmp(hosts[i], host) == 0)
+            return i;
+    return -1;
+}
+
+/* Publishes our host name, then groups ranks by host in order of first
+ * appearance, so node ids and local ranks agree on every rank. */
+static int learn_node_layout(char *err, size_t errlen)
+{
+    char key[64], val[256];
+    int n = smap_job.size;
+    snprintf(key, sizeof key, "smap.host.%d", smap_job.rank);
+    if (smap_boot_put(key, smap_job.hostname) || smap_boot_fence()) {
+        snprintf(err, errlen, "could not publish the host name through PMI");
+        return -1;
+    }
+    char **hosts = calloc((size_t)n, sizeof *hosts);
+    smap_job.node_of = calloc((size_t)n, sizeof(int));
+    smap_job.local_ranks = calloc((size_t)n, sizeof(int));
+    if (!hosts || !smap_job.node_of || !smap_job.local_ranks) {
+        free(hosts);
+        snprintf(err, errlen, "out of memory learning the node layout");
+        return -1;
+    }
+    int nnodes = 0, rc = 0;
+    for (int r = 0; r < n && rc == 0; r++) {
+        snprintf(key, sizeof key, "smap.host.%d", r);
+        if (r == smap_job.rank)
+            snprintf(val, sizeof val, "%s", smap_job.hostname);
+        else if (smap_boot_get(key, val, sizeof val) != 0) {
+            snprintf(err, errlen, "rank %d's host name is missing from the PMI key-value space", r);
+            rc = -1;
+            break;
+        }
+        int node = node_index_of(hosts, nnodes, val);
+        if (node < 0) {
+            node = nnodes;
+            hosts[nnodes++] = strdup(val);
+        }
+        smap_job.node_of[r] = node;
+    }
+    for (int i = 0; i < nnodes; i++)
+        free(hosts[i]);
+    free(hosts);
+    if (rc)
+        return rc;
+    smap_job.nnodes = nnodes;
+    smap_job.node = smap_job.node_of[smap_job.rank];
+    smap_job.local_size = 0;
+    for (int r = 0; r < n; r++) {
+        if (smap_job.node_of[r] != smap_job.node)
+            continue;
+        if (r == smap_job.rank)
+            smap_job.local_rank = smap_job.local_size;
+        smap_job.local_ranks[smap_job.local_size++] = r;
+    }
+    return 0;
+}
+
+static int init_singleton(char *err, size_t errlen)
+{
+    smap_job.singleton = 1;
+    smap_job.rank = 0;
+    smap_job.size = 1;
+    smap_job.appnum = 0;
+    smap_job.universe_size = 1;
+    snprintf(smap_job.kvsname, sizeof smap_job.kvsname, "singleton-%ld", (long)getpid());
+    (void)err;
+    (void)errlen;
+    return 0;
+}
+
+int smap_boot_init(char *err, size_t errlen)
+{
+    memset(&smap_job, 0, sizeof smap_job);
+    if (gethostname(smap_job.hostname, sizeof smap_job.hostname - 1) != 0)
+        snprintf(smap_job.hostname, sizeof smap_job.hostname, "localhost");
+    int launched = smap_pmi_detect(&smap_job.rank, &smap_job.size, err, errlen);
+    if (launched < 0)
+        return -1;
+    if (launched == 0) {
+        if (init_singleton(err, errlen))
+            return -1;
+    } else if (smap_pmi_init(smap_job.kvsname, sizeof smap_job.kvsname, &smap_job.appnum,
+                             &smap_job.universe_size, err, errlen)) {
+        return -1;
+    }
+    if (smap_job.universe_size < smap_job.size)
+        smap_job.universe_size = smap_job.size;
+    return learn_node_layout(err, errlen);
+}
+
+void smap_boot_finalize(void)
+{
+    if (!smap_job.singleton)
+        smap_pmi_finalize();
+    smap_singleton_kvs_clear();
+    free(smap_job.node_of);
+    free(smap_job.local_ranks);
+    smap_job.node_of = smap_job.local_ranks = NULL;
+}
+
+int smap_boot_put(const char *key, const char *value)
+{
+    if (smap_job.singleton)
+        return smap_singleton_kvs_put(key, value);
+    return smap_pmi_kvs_put(smap_job.kvsname, key, value);
+}
+
+int smap_boot_fence(void)
+{
+    return smap_job.singleton ? 0 : smap_pmi_barrier();
+}
+
+int smap_boot_get(const char *key, char *value, size_t len)
+{
+    if (smap_job.singleton)
+        return smap_singleton_kvs_get(key, value, len);
+    return smap_pmi_kvs_get(smap_job.kvsname, key, value, len);
+}
+
+int smap_boot_barrier(void)
+{
+    return smap_job.singleton ? 0 : smap_pmi_barrier();
+}
+
+/* Until the SMARTMAP layer provides a shared-memory barrier, the node
+ * barrier is the job barrier: a superset, so it is correct, only slower. */
+int smap_boot_node_barrier(void)
+{
+    return smap_boot_barrier();
+}
+
+void smap_boot_abort(int code, const char *msg)
+{
+    if (msg && *msg)
+        smap_log(SMAP_LOG_ERROR, "%s", msg);
+    smap_pmi_abort(code);
+    /* The exit status carries the code too (launchers without PMI abort, and
+     * singletons); 0 would read as success, so it becomes 1. */
+    int status = code & 0xff;
+    _exit(status ? status : 1);
+}
+
+const char *smap_boot_session_dir(void)
+{
+    const char *d = getenv("SMAP_SESSION_DIR");
+    return (d && *d) ? d : NULL;
+}

@@ -1,0 +1,187 @@
+#include "boot/pmi.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "boot/pmi_wire.h"
+
+static int pmi_fd = -1;
+static pthread_mutex_t pmi_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct smap_pmi_reader pmi_reader;
+
+static int parse_env_int(const char *name, int min, int *out, char *err, size_t errlen)
+{
+    const char *s = getenv(name);
+    char *end;
+    if (!s) {
+        snprintf(err, errlen, "PMI_FD is set but %s is not", name);
+        return -1;
+    }
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > INT_MAX) {
+        snprintf(err, errlen, "%s='%s' is not a valid value", name, s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int smap_pmi_detect(int *rank, int *size, char *err, size_t errlen)
+{
+    if (!getenv("PMI_FD"))
+        return 0;
+    if (parse_env_int("PMI_FD", 0, &pmi_fd, err, errlen) ||
+        parse_env_int("PMI_SIZE", 1, size, err, errlen) ||
+        parse_env_int("PMI_RANK", 0, rank, err, errlen))
+        return -1;
+    if (*rank >= *size) {
+        snprintf(err, errlen, "PMI_RANK=%d is not below PMI_SIZE=%d", *rank, *size);
+        return -1;
+    }
+    return 1;
+}
+
+/* Blocks until the next line arrives; the launcher answers each request with
+ * exactly one line.  Returns 0, or -1 if the launcher went away. */
+static int pmi_read(struct smap_pmi_msg *m)
+{
+    for (;;) {
+        const char *why = NULL;
+        int rc = smap_pmi_reader_next(&pmi_reader, m, &why);
+        if (rc == 1)
+            return 0;
+        if (rc < 0) {
+            smap_log(SMAP_LOG_ERROR, "malformed PMI reply from the launcher: %s", why);
+            return -1;
+        }
+        ssize_t n = smap_pmi_reader_fill(&pmi_reader, pmi_fd);
+        if (n <= 0) {
+            smap_log(SMAP_LOG_ERROR, "lost the connection to the launcher (PMI_FD %d): %s",
+                     pmi_fd, n == 0 ? "closed" : strerror(errno));
+            return -1;
+        }
+    }
+}
+
+/* Reads a reply and checks its cmd; rc=<n> other than 0 is a failure. */
+static int pmi_expect(struct smap_pmi_msg *m, const char *cmd)
+{
+    if (pmi_read(m) != 0)
+        return -1;
+    const char *got = smap_pmi_get(m, "cmd");
+    if (strcmp(got, cmd) != 0) {
+        smap_log(SMAP_LOG_ERROR, "PMI: expected cmd=%s from the launcher, got cmd=%s", cmd, got);
+        return -1;
+    }
+    const char *rc = smap_pmi_get(m, "rc");
+    return (rc && strcmp(rc, "0") != 0) ? -1 : 0;
+}
+
+static int reply_int(const struct smap_pmi_msg *m, const char *key, int *out)
+{
+    const char *v = smap_pmi_get(m, key);
+    if (!v)
+        return -1;
+    *out = atoi(v);
+    return 0;
+}
+
+int smap_pmi_init(char *kvsname, size_t kvslen, int *appnum, int *universe, char *err, size_t errlen)
+{
+    struct smap_pmi_msg m;
+    const char *step = "init";
+    pthread_mutex_lock(&pmi_lock);
+    if (smap_pmi_writef(pmi_fd, "cmd=init pmi_version=1 pmi_subversion=1\n") ||
+        pmi_expect(&m, "response_to_init"))
+        goto fail;
+    step = "get_my_kvsname";
+    if (smap_pmi_writef(pmi_fd, "cmd=get_my_kvsname\n") || pmi_expect(&m, "my_kvsname") ||
+        !smap_pmi_get(&m, "kvsname"))
+        goto fail;
+    snprintf(kvsname, kvslen, "%s", smap_pmi_get(&m, "kvsname"));
+    step = "get_appnum";
+    if (smap_pmi_writef(pmi_fd, "cmd=get_appnum\n") || pmi_expect(&m, "appnum") ||
+        reply_int(&m, "appnum", appnum))
+        goto fail;
+    step = "get_universe_size";
+    if (smap_pmi_writef(pmi_fd, "cmd=get_universe_size\n") || pmi_expect(&m, "universe_size") ||
+        reply_int(&m, "size", universe))
+        goto fail;
+    pthread_mutex_unlock(&pmi_lock);
+    return 0;
+fail:
+    pthread_mutex_unlock(&pmi_lock);
+    snprintf(err, errlen, "PMI-1 %s with the launcher failed (PMI_FD=%d)", step, pmi_fd);
+    return -1;
+}
+
+int smap_pmi_kvs_put(const char *kvsname, const char *key, const char *value)
+{
+    struct smap_pmi_msg m;
+    if (!smap_pmi_valid_key(key) || !smap_pmi_valid_value(value))
+        return -1;
+    pthread_mutex_lock(&pmi_lock);
+    int rc = smap_pmi_writef(pmi_fd, "cmd=put kvsname=%s key=%s value=%s\n", kvsname, key, value);
+    if (rc == 0)
+        rc = pmi_expect(&m, "put_result");
+    pthread_mutex_unlock(&pmi_lock);
+    return rc;
+}
+
+int smap_pmi_kvs_get(const char *kvsname, const char *key, char *value, size_t len)
+{
+    struct smap_pmi_msg m;
+    pthread_mutex_lock(&pmi_lock);
+    int rc = smap_pmi_writef(pmi_fd, "cmd=get kvsname=%s key=%s\n", kvsname, key);
+    if (rc == 0)
+        rc = pmi_expect(&m, "get_result");
+    if (rc == 0) {
+        const char *v = smap_pmi_get(&m, "value");
+        if (!v || strlen(v) >= len)
+            rc = -1;
+        else
+            memcpy(value, v, strlen(v) + 1);
+    }
+    pthread_mutex_unlock(&pmi_lock);
+    return rc;
+}
+
+int smap_pmi_barrier(void)
+{
+    struct smap_pmi_msg m;
+    pthread_mutex_lock(&pmi_lock);
+    int rc = smap_pmi_writef(pmi_fd, "cmd=barrier_in\n");
+    if (rc == 0)
+        rc = pmi_expect(&m, "barrier_out");
+    pthread_mutex_unlock(&pmi_lock);
+    return rc;
+}
+
+int smap_pmi_finalize(void)
+{
+    struct smap_pmi_msg m;
+    pthread_mutex_lock(&pmi_lock);
+    int rc = smap_pmi_writef(pmi_fd, "cmd=finalize\n");
+    if (rc == 0)
+        rc = pmi_expect(&m, "finalize_ack");
+    close(pmi_fd);
+    pmi_fd = -1;
+    pthread_mutex_unlock(&pmi_lock);
+    return rc;
+}
+
+void smap_pmi_abort(int code)
+{
+    /* No lock: abort may come from an error handler while another thread
+     * holds it, and the process exits right after.  The rank prints its own
+     * message on stderr; the launcher only needs the code. */
+    if (pmi_fd >= 0)
+        smap_pmi_writef(pmi_fd, "cmd=abort exitcode=%d\n", code);
+}

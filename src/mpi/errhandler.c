@@ -1,0 +1,87 @@
+#include "mpi/errhandler.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/log.h"
+#include "boot/boot.h"
+#include "mpi/comm.h"
+#include "mpi/errors.h"
+
+int smap_errhandler_is_predefined(MPI_Errhandler h)
+{
+    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT;
+}
+
+/* User handlers are our own allocations; the magic tells a live one from a
+ * freed or foreign pointer in the common mistakes (a handle that was never
+ * created, or one already freed), without keeping a registry. */
+static struct MPI_ABI_Errhandler *user_handler(MPI_Errhandler h)
+{
+    if ((uintptr_t)h < 4096)
+        return NULL;
+    struct MPI_ABI_Errhandler *e = h;
+    return e->magic == SMAP_ERRHANDLER_MAGIC ? e : NULL;
+}
+
+int smap_errhandler_valid(MPI_Errhandler h)
+{
+    return smap_errhandler_is_predefined(h) || user_handler(h) != NULL;
+}
+
+MPI_Errhandler smap_errhandler_create(MPI_Comm_errhandler_function *fn)
+{
+    struct MPI_ABI_Errhandler *e = malloc(sizeof *e);
+    if (!e)
+        return MPI_ERRHANDLER_NULL;
+    e->magic = SMAP_ERRHANDLER_MAGIC;
+    e->refs = 1;
+    e->fn = fn;
+    return e;
+}
+
+void smap_errhandler_retain(MPI_Errhandler h)
+{
+    struct MPI_ABI_Errhandler *e = user_handler(h);
+    if (e)
+        atomic_fetch_add_explicit((_Atomic int *)&e->refs, 1, memory_order_relaxed);
+}
+
+void smap_errhandler_release(MPI_Errhandler h)
+{
+    struct MPI_ABI_Errhandler *e = user_handler(h);
+    if (e && atomic_fetch_sub_explicit((_Atomic int *)&e->refs, 1, memory_order_acq_rel) == 1) {
+        e->magic = 0;
+        free(e);
+    }
+}
+
+static const char *comm_name(MPI_Comm comm)
+{
+    struct MPI_ABI_Comm *c = smap_comm_get(comm);
+    return c ? c->name : "a communicator";
+}
+
+void smap_errhandler_invoke(MPI_Comm comm, int code)
+{
+    struct MPI_ABI_Comm *c = smap_comm_get(comm);
+    MPI_Errhandler h = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (h == MPI_ERRORS_RETURN)
+        return;
+    struct MPI_ABI_Errhandler *user = user_handler(h);
+    if (user) {
+        user->fn(&comm, &code);
+        return;
+    }
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0, cls = MPI_ERR_UNKNOWN;
+    PMPI_Error_string(code, text, &len);
+    PMPI_Error_class(code, &cls);
+    char why[256];
+    snprintf(why, sizeof why, "%s is the error handler of %s: %s",
+             h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL", comm_name(comm),
+             h == MPI_ERRORS_ABORT ? "aborting" : "aborting the job");
+    smap_log(SMAP_LOG_ERROR, "%s", text);
+    smap_boot_abort(cls, why);
+}

@@ -1,0 +1,32 @@
+/* Error handlers: the three predefined ones and user functions created with
+ * MPI_Comm_create_errhandler (reference counted: a communicator holds one
+ * reference, each MPI_Comm_get_errhandler hands out another). */
+#ifndef SMAP_MPI_ERRHANDLER_H
+#define SMAP_MPI_ERRHANDLER_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#define SMAP_ERRHANDLER_MAGIC 0x45525248u  /* "ERRH" */
+
+struct MPI_ABI_Errhandler {
+    uint32_t magic;
+    int refs;                              /* atomic */
+    MPI_Comm_errhandler_function *fn;
+};
+
+/* 1 for the predefined handlers that may be attached to a communicator. */
+int smap_errhandler_is_predefined(MPI_Errhandler h);
+/* 1 if h is a predefined handler or a live user one. */
+int smap_errhandler_valid(MPI_Errhandler h);
+
+MPI_Errhandler smap_errhandler_create(MPI_Comm_errhandler_function *fn);
+void smap_errhandler_retain(MPI_Errhandler h);
+void smap_errhandler_release(MPI_Errhandler h);
+
+/* Runs comm's handler for error `code` (comm may be WORLD or SELF; the
+ * caller has resolved MPI_COMM_NULL to SELF).  Returns only if the handler
+ * does. */
+void smap_errhandler_invoke(MPI_Comm comm, int code);
+
+#endif

@@ -1,0 +1,81 @@
+#include "mpi/runtime.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
+#include "mpi/comm.h"
+
+_Atomic int smap_state = SMAP_STATE_NEW;
+int smap_thread_provided = MPI_THREAD_SINGLE;
+static pthread_t main_thread;
+
+static int thread_level_from_name(const char *s)
+{
+    static const struct { const char *name; int level; } levels[] = {
+        { "single", MPI_THREAD_SINGLE }, { "funneled", MPI_THREAD_FUNNELED },
+        { "serialized", MPI_THREAD_SERIALIZED }, { "multiple", MPI_THREAD_MULTIPLE },
+    };
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (strcmp(s, levels[i].name) == 0)
+            return levels[i].level;
+    return -1;
+}
+
+/* The standard's levels are ordered single < funneled < serialized <
+ * multiple (their ABI values increase too); provide the required level
+ * when we can, else the highest we have. */
+static int choose_thread_level(int required, int max)
+{
+    return required < max ? required : max;
+}
+
+int smap_runtime_init(int required, int *provided)
+{
+    char err[512] = "";
+    if (smap_tunables_load(err, sizeof err) != 0) {
+        smap_log(SMAP_LOG_ERROR, "MPI_Init: %s", err);
+        return MPI_ERR_ARG;
+    }
+    smap_log_set_level((int)smap_tun.verbose);
+    int max = thread_level_from_name(smap_tun.thread_level);
+    if (max < 0) {
+        smap_log(SMAP_LOG_ERROR, "MPI_Init: SMAP_THREAD_LEVEL='%s' is not one of "
+                 "single|funneled|serialized|multiple", smap_tun.thread_level);
+        return MPI_ERR_ARG;
+    }
+    if (smap_boot_init(err, sizeof err) != 0) {
+        smap_log(SMAP_LOG_ERROR, "MPI_Init: %s", err);
+        return MPI_ERR_OTHER;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "rank %d", smap_job.rank);
+    smap_log_set_name(name);
+    smap_comm_init(smap_job.rank, smap_job.size);
+    smap_thread_provided = choose_thread_level(required, max);
+    if (provided)
+        *provided = smap_thread_provided;
+    main_thread = pthread_self();
+    atomic_store_explicit(&smap_state, SMAP_STATE_RUNNING, memory_order_release);
+    return MPI_SUCCESS;
+}
+
+int smap_runtime_finalize(void)
+{
+    /* MPI_Finalize is collective: nobody leaves while a peer may still
+     * need it (later layers read peers' memory until here). */
+    int rc = smap_boot_barrier();
+    smap_comm_finalize();
+    smap_boot_finalize();
+    atomic_store_explicit(&smap_state, SMAP_STATE_FINALIZED, memory_order_release);
+    return rc == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+int smap_runtime_is_main_thread(void)
+{
+    return pthread_equal(pthread_self(), main_thread);
+}

@@ -1,0 +1,37 @@
+/* Minimal assertion helpers for the MPI test programs: a failed check
+ * prints where and why, then aborts the job with a non-zero code. */
+#ifndef SMAP_TEST_H
+#define SMAP_TEST_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int smap_test_rank(void)
+{
+    int init = 0, fin = 0, rank = -1;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+#define CHECK(cond, ...)                                                           \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "FAIL rank %d %s:%d: %s: ", smap_test_rank(), __FILE__, \
+                    __LINE__, #cond);                                              \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fprintf(stderr, "\n");                                                 \
+            exit(1);                                                               \
+        }                                                                          \
+    } while (0)
+
+#define CHECK_RC(call)                                                             \
+    do {                                                                           \
+        int rc_ = (call);                                                          \
+        CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_);                   \
+    } while (0)
+
+#endif

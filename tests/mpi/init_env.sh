@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Start-up behaviour that depends on the environment: singleton start (no
+# launcher), SMAP_THREAD_LEVEL capping the provided level, and malformed
+# tunables failing MPI_Init with a message naming the variable.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+bin="$SMAP_TEST_BIN"
+
+# Singleton: run the program directly, without smrun.
+env -u PMI_FD -u PMI_RANK -u PMI_SIZE timeout 30 "$bin/init_basic" 1 || fail "singleton start"
+env -u PMI_FD timeout 30 "$bin/thread_level" multiple multiple || fail "default thread level is not multiple"
+SMAP_THREAD_LEVEL=funneled timeout 30 "$bin/thread_level" multiple funneled || fail "SMAP_THREAD_LEVEL=funneled not honoured"
+SMAP_THREAD_LEVEL=funneled timeout 30 "$bin/thread_level" single single || fail "required single must give single"
+
+out=$(SMAP_THREAD_LEVEL=lots timeout 30 "$bin/thread_level" single single 2>&1) && fail "bad SMAP_THREAD_LEVEL accepted"
+grep -q "SMAP_THREAD_LEVEL='lots'" <<<"$out" || fail "no message naming SMAP_THREAD_LEVEL: $out"
+out=$(SMAP_VERBOSE=loud timeout 30 "$SMAP_STAGE/bin/smrun" -n 2 "$bin/thread_level" single single 2>&1) && fail "bad SMAP_VERBOSE accepted"
+grep -q "SMAP_VERBOSE='loud'" <<<"$out" || fail "no message naming SMAP_VERBOSE: $out"
+echo PASS
