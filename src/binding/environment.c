@@ -1,6 +1,7 @@
 /* Entry points that describe the environment: clocks, names, versions. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "base/timer.h"
@@ -46,4 +47,33 @@ int PMPI_Get_library_version(char *version, int *resultlen)
              MPI_VERSION, MPI_SUBVERSION, MPI_ABI_VERSION, MPI_ABI_SUBVERSION, SMAP_BUILD_OPTIONS);
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
+}
+
+int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
+{
+    SMAP_CHECK_PTR("MPI_Abi_get_version", MPI_COMM_NULL, abi_major);
+    SMAP_CHECK_PTR("MPI_Abi_get_version", MPI_COMM_NULL, abi_minor);
+    *abi_major = MPI_ABI_VERSION;
+    *abi_minor = MPI_ABI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+/* Without a profiling library there is nothing to control: the standard
+ * makes this a no-op, and instrumented programs call it freely. */
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+
+/* Addresses are plain integers in our address space (MPI_Aint is intptr_t);
+ * unsigned arithmetic keeps wrap-around defined. */
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
