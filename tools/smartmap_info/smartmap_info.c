@@ -1,0 +1,195 @@
+/* smartmap_info — what this smartmap is, where it lives, and every tunable
+ * (DESIGN.md D4, D10).  One function per section of the report; see README.md. */
+#include "base/tunables.h"
+#include "smap_config.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The MPI standard and the standard ABI this build implements (D1).  The
+ * tools_info test checks them against include/mpi.h. */
+#define INFO_MPI_VERSION    5
+#define INFO_MPI_SUBVERSION 0
+#define INFO_ABI_VERSION    1
+#define INFO_ABI_SUBVERSION 0
+
+/* From CMake: this program's directory relative to the prefix, and the
+ * installation's library directory (the build tree uses lib/). */
+#ifndef SMAP_INFO_BIN_TO_PREFIX
+#define SMAP_INFO_BIN_TO_PREFIX ".."
+#endif
+#ifndef SMAP_INFO_LIBDIR
+#define SMAP_INFO_LIBDIR "lib"
+#endif
+
+static void usage(FILE *f, const char *prog)
+{
+    fprintf(f,
+            "Usage: %s [--tunables | --version | --help]\n"
+            "\n"
+            "Prints smartmap's version, the MPI standard and ABI it implements, its\n"
+            "build options, where it is installed, which copy levels it can use, and\n"
+            "every tunable: the environment variable SMAP_<NAME>, its type, default,\n"
+            "current value (from the environment when set) and what it does.\n"
+            "\n"
+            "  --tunables   print only the table of tunables\n"
+            "  --version    print only smartmap's version\n"
+            "  --help       print this help\n",
+            prog);
+}
+
+/* ---- section: versions -------------------------------------------------- */
+static void print_versions(void)
+{
+    printf("smartmap version:     %s\n", SMAP_VERSION_STRING);
+    printf("MPI standard:         %d.%d\n", INFO_MPI_VERSION, INFO_MPI_SUBVERSION);
+    printf("MPI standard ABI:     %d.%d (libmpi.so.%d)\n", INFO_ABI_VERSION,
+           INFO_ABI_SUBVERSION, INFO_ABI_VERSION);
+}
+
+/* ---- section: build options ---------------------------------------------- */
+static void print_build(void)
+{
+    printf("build options:        %s\n", SMAP_BUILD_OPTIONS);
+}
+
+/* ---- section: installation ------------------------------------------------ */
+/* The prefix, found from this program's own location; 0 or -1. */
+static int find_prefix(char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    char guess[PATH_MAX + sizeof SMAP_INFO_BIN_TO_PREFIX + 1];
+    if (SMAP_INFO_BIN_TO_PREFIX[0] == '/')
+        snprintf(guess, sizeof guess, "%s", SMAP_INFO_BIN_TO_PREFIX);
+    else
+        snprintf(guess, sizeof guess, "%s/%s", self, SMAP_INFO_BIN_TO_PREFIX);
+    char real[PATH_MAX];
+    if (!realpath(guess, real))
+        return -1;
+    snprintf(out, len, "%s", real);
+    return 0;
+}
+
+static void print_install(void)
+{
+    char prefix[PATH_MAX];
+    if (find_prefix(prefix, sizeof prefix) != 0) {
+        printf("install prefix:       (unknown: cannot resolve /proc/self/exe)\n");
+        return;
+    }
+    printf("install prefix:       %s\n", prefix);
+    /* The installed tree uses GNUInstallDirs' libdir, the build tree lib/. */
+    static const char *const libdirs[] = { SMAP_INFO_LIBDIR, "lib" };
+    for (size_t i = 0; i < sizeof libdirs / sizeof libdirs[0]; i++) {
+        char lib[PATH_MAX + 64];
+        if (libdirs[i][0] == '/')
+            snprintf(lib, sizeof lib, "%s/libmpi.so.%d", libdirs[i], INFO_ABI_VERSION);
+        else
+            snprintf(lib, sizeof lib, "%s/%s/libmpi.so.%d", prefix, libdirs[i], INFO_ABI_VERSION);
+        if (access(lib, F_OK) == 0) {
+            printf("library:              %s\n", lib);
+            return;
+        }
+    }
+    printf("library:              (libmpi.so.%d not found under %s)\n", INFO_ABI_VERSION, prefix);
+}
+
+/* ---- section: copy levels -------------------------------------------------
+ * SMARTMAP LAYER HOOK (DESIGN.md D4).  The smap/ layer will report here which
+ * copy levels this machine allows — direct load/store (shared exposure of
+ * heap, data and stack), CMA (process_vm_readv/writev, probed), bounce
+ * buffers — and, for each level that is unavailable, why (e.g. "CMA: denied
+ * by ptrace_scope=2 / seccomp").  Until it lands this prints a placeholder. */
+static void print_copy_levels(void)
+{
+    printf("copy levels:          (not reported yet: the SMARTMAP layer will list\n"
+           "                      direct / CMA / bounce availability here)\n");
+}
+
+/* ---- section: tunables ----------------------------------------------------- */
+/* Writes a parsed value of type t into buf. */
+static void format_value(enum smap_tunable_type t, const void *v, char *buf, size_t len)
+{
+    switch (t) {
+    case SMAP_TUNABLE_INT: snprintf(buf, len, "%" PRId64, *(const int64_t *)v); break;
+    case SMAP_TUNABLE_SIZE: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)v); break;
+    case SMAP_TUNABLE_BOOL: snprintf(buf, len, "%s", *(const bool *)v ? "true" : "false"); break;
+    case SMAP_TUNABLE_STR: snprintf(buf, len, "\"%s\"", *(const char *const *)v); break;
+    }
+}
+
+/* Prints the table; returns the number of rows whose default is malformed
+ * (a bug in tunables.def), so that the caller can fail. */
+static int print_tunables(void)
+{
+    int bad_defaults = 0;
+    printf("tunables (%zu; each read from the environment variable shown):\n", smap_tunable_count);
+    for (size_t i = 0; i < smap_tunable_count; i++) {
+        const struct smap_tunable_desc *d = &smap_tunable_table[i];
+        /* Room for any of the four types. */
+        union { int64_t i; uint64_t u; bool b; const char *s; } val;
+        char var[128], shown[256];
+        snprintf(var, sizeof var, "SMAP_%s", d->name);
+        printf("  %-26s %-6s default: %s\n", var, smap_tunable_type_name(d->type), d->def);
+        if (smap_tunable_parse(d->type, d->def, &val) != 0) {
+            printf("      (invalid default: '%s' is not a valid %s; fix tunables.def)\n", d->def,
+                   smap_tunable_type_name(d->type));
+            bad_defaults++;
+        }
+        const char *env = getenv(var);
+        if (!env) {
+            printf("      current: %s (default)\n", d->def);
+        } else if (smap_tunable_parse(d->type, env, &val) != 0) {
+            printf("      current: (invalid: '%s' is not a valid %s)\n", env,
+                   smap_tunable_type_name(d->type));
+        } else {
+            format_value(d->type, &val, shown, sizeof shown);
+            printf("      current: %s (from the environment, = %s)\n", env, shown);
+        }
+        printf("      %s\n", d->doc);
+    }
+    return bad_defaults;
+}
+
+int main(int argc, char **argv)
+{
+    const char *prog = argc > 0 ? argv[0] : "smartmap_info";
+    bool only_tunables = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout, prog);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("smartmap_info (smartmap) %s\n", SMAP_VERSION_STRING);
+            return 0;
+        } else if (strcmp(argv[i], "--tunables") == 0) {
+            only_tunables = true;
+        } else {
+            fprintf(stderr, "%s: unknown option '%s'\n", prog, argv[i]);
+            usage(stderr, prog);
+            return 2;
+        }
+    }
+    if (!only_tunables) {
+        print_versions();
+        print_build();
+        print_install();
+        print_copy_levels();
+        printf("\n");
+    }
+    int bad = print_tunables();
+    return bad ? 1 : 0;
+}
