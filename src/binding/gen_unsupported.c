@@ -76,26 +76,6 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Accumulate_c");
 }
 
-int PMPI_Add_error_class(int *errorclass)
-{
-    (void)errorclass;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Add_error_class");
-}
-
-int PMPI_Add_error_code(int errorclass, int *errorcode)
-{
-    (void)errorclass;
-    (void)errorcode;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Add_error_code");
-}
-
-int PMPI_Add_error_string(int errorcode, const char *string)
-{
-    (void)errorcode;
-    (void)string;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Add_error_string");
-}
-
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     (void)sendbuf;
@@ -432,30 +412,6 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
     return smap_err_unsupported(comm, "MPI_Alltoallw_init_c");
 }
 
-int PMPI_Attr_delete(MPI_Comm comm, int keyval)
-{
-    (void)comm;
-    (void)keyval;
-    return smap_err_unsupported(comm, "MPI_Attr_delete");
-}
-
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
-{
-    (void)comm;
-    (void)keyval;
-    (void)attribute_val;
-    (void)flag;
-    return smap_err_unsupported(comm, "MPI_Attr_get");
-}
-
-int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
-{
-    (void)comm;
-    (void)keyval;
-    (void)attribute_val;
-    return smap_err_unsupported(comm, "MPI_Attr_put");
-}
-
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)comm;
@@ -756,22 +712,6 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     return smap_err_unsupported(comm, "MPI_Comm_create_group");
 }
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
-{
-    (void)comm_copy_attr_fn;
-    (void)comm_delete_attr_fn;
-    (void)comm_keyval;
-    (void)extra_state;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_create_keyval");
-}
-
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
-{
-    (void)comm;
-    (void)comm_keyval;
-    return smap_err_unsupported(comm, "MPI_Comm_delete_attr");
-}
-
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     (void)comm;
@@ -828,33 +768,11 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_free");
 }
 
-int PMPI_Comm_free_keyval(int *comm_keyval)
-{
-    (void)comm_keyval;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_free_keyval");
-}
-
 MPI_Comm PMPI_Comm_fromint(int comm)
 {
     (void)comm;
     (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_fromint");
     return MPI_COMM_NULL;
-}
-
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
-{
-    (void)comm;
-    (void)comm_keyval;
-    (void)attribute_val;
-    (void)flag;
-    return smap_err_unsupported(comm, "MPI_Comm_get_attr");
-}
-
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
-{
-    (void)comm;
-    (void)info_used;
-    return smap_err_unsupported(comm, "MPI_Comm_get_info");
 }
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
@@ -869,13 +787,6 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
     (void)parent;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_get_parent");
-}
-
-int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
-{
-    (void)comm;
-    (void)group;
-    return smap_err_unsupported(comm, "MPI_Comm_group");
 }
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
@@ -921,21 +832,6 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     (void)comm;
     (void)size;
     return smap_err_unsupported(comm, "MPI_Comm_remote_size");
-}
-
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
-{
-    (void)comm;
-    (void)comm_keyval;
-    (void)attribute_val;
-    return smap_err_unsupported(comm, "MPI_Comm_set_attr");
-}
-
-int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
-{
-    (void)comm;
-    (void)info;
-    return smap_err_unsupported(comm, "MPI_Comm_set_info");
 }
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
@@ -2316,42 +2212,11 @@ MPI_Fint PMPI_Group_c2f(MPI_Group group)
     return 0;
 }
 
-int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
-{
-    (void)group1;
-    (void)group2;
-    (void)result;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_compare");
-}
-
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
-{
-    (void)group1;
-    (void)group2;
-    (void)newgroup;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_difference");
-}
-
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
-{
-    (void)group;
-    (void)n;
-    (void)ranks;
-    (void)newgroup;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_excl");
-}
-
 MPI_Group PMPI_Group_f2c(MPI_Fint group)
 {
     (void)group;
     (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_f2c");
     return MPI_GROUP_NULL;
-}
-
-int PMPI_Group_free(MPI_Group *group)
-{
-    (void)group;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_free");
 }
 
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
@@ -2369,78 +2234,11 @@ MPI_Group PMPI_Group_fromint(int group)
     return MPI_GROUP_NULL;
 }
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
-{
-    (void)group;
-    (void)n;
-    (void)ranks;
-    (void)newgroup;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_incl");
-}
-
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
-{
-    (void)group1;
-    (void)group2;
-    (void)newgroup;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_intersection");
-}
-
-int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
-{
-    (void)group;
-    (void)n;
-    (void)ranges;
-    (void)newgroup;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_range_excl");
-}
-
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
-{
-    (void)group;
-    (void)n;
-    (void)ranges;
-    (void)newgroup;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_range_incl");
-}
-
-int PMPI_Group_rank(MPI_Group group, int *rank)
-{
-    (void)group;
-    (void)rank;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_rank");
-}
-
-int PMPI_Group_size(MPI_Group group, int *size)
-{
-    (void)group;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_size");
-}
-
 int PMPI_Group_toint(MPI_Group group)
 {
     (void)group;
     (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_toint");
     return 0;
-}
-
-int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
-{
-    (void)group1;
-    (void)n;
-    (void)ranks1;
-    (void)group2;
-    (void)ranks2;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_translate_ranks");
-}
-
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
-{
-    (void)group1;
-    (void)group2;
-    (void)newgroup;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_union");
 }
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -2920,34 +2718,6 @@ MPI_Fint PMPI_Info_c2f(MPI_Info info)
     return 0;
 }
 
-int PMPI_Info_create(MPI_Info *info)
-{
-    (void)info;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_create");
-}
-
-int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
-{
-    (void)argc;
-    (void)argv;
-    (void)info;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_create_env");
-}
-
-int PMPI_Info_delete(MPI_Info info, const char *key)
-{
-    (void)info;
-    (void)key;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_delete");
-}
-
-int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
-{
-    (void)info;
-    (void)newinfo;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_dup");
-}
-
 MPI_Info PMPI_Info_f2c(MPI_Fint info)
 {
     (void)info;
@@ -2955,69 +2725,11 @@ MPI_Info PMPI_Info_f2c(MPI_Fint info)
     return MPI_INFO_NULL;
 }
 
-int PMPI_Info_free(MPI_Info *info)
-{
-    (void)info;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_free");
-}
-
 MPI_Info PMPI_Info_fromint(int info)
 {
     (void)info;
     (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_fromint");
     return MPI_INFO_NULL;
-}
-
-int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
-{
-    (void)info;
-    (void)key;
-    (void)valuelen;
-    (void)value;
-    (void)flag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_get");
-}
-
-int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
-{
-    (void)info;
-    (void)nkeys;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_get_nkeys");
-}
-
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
-{
-    (void)info;
-    (void)n;
-    (void)key;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_get_nthkey");
-}
-
-int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
-{
-    (void)info;
-    (void)key;
-    (void)buflen;
-    (void)value;
-    (void)flag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_get_string");
-}
-
-int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
-{
-    (void)info;
-    (void)key;
-    (void)valuelen;
-    (void)flag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_get_valuelen");
-}
-
-int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
-{
-    (void)info;
-    (void)key;
-    (void)value;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_set");
 }
 
 int PMPI_Info_toint(MPI_Info info)
@@ -3381,21 +3093,6 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
     (void)comm;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Issend_c");
-}
-
-int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
-{
-    (void)copy_fn;
-    (void)delete_fn;
-    (void)keyval;
-    (void)extra_state;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Keyval_create");
-}
-
-int PMPI_Keyval_free(int *keyval)
-{
-    (void)keyval;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Keyval_free");
 }
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
@@ -4258,24 +3955,6 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
     (void)dtype_file_extent_fn;
     (void)extra_state;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
-}
-
-int PMPI_Remove_error_class(int errorclass)
-{
-    (void)errorclass;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Remove_error_class");
-}
-
-int PMPI_Remove_error_code(int errorcode)
-{
-    (void)errorcode;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Remove_error_code");
-}
-
-int PMPI_Remove_error_string(int errorcode)
-{
-    (void)errorcode;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Remove_error_string");
 }
 
 MPI_Fint PMPI_Request_c2f(MPI_Request request)
@@ -5709,15 +5388,6 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, con
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_indexed_block_c");
 }
 
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
-{
-    (void)type_copy_attr_fn;
-    (void)type_delete_attr_fn;
-    (void)type_keyval;
-    (void)extra_state;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_keyval");
-}
-
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     (void)oldtype;
@@ -5805,12 +5475,6 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 {
     (void)datatype;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_free");
-}
-
-int PMPI_Type_free_keyval(int *type_keyval)
-{
-    (void)type_keyval;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_free_keyval");
 }
 
 MPI_Datatype PMPI_Type_fromint(int datatype)
@@ -6230,15 +5894,6 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, M
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_create_errhandler");
 }
 
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
-{
-    (void)win_copy_attr_fn;
-    (void)win_delete_attr_fn;
-    (void)win_keyval;
-    (void)extra_state;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_create_keyval");
-}
-
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     (void)win;
@@ -6297,12 +5952,6 @@ int PMPI_Win_free(MPI_Win *win)
 {
     (void)win;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_free");
-}
-
-int PMPI_Win_free_keyval(int *win_keyval)
-{
-    (void)win_keyval;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_free_keyval");
 }
 
 MPI_Win PMPI_Win_fromint(int win)

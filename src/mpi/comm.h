@@ -10,18 +10,39 @@
 
 #define SMAP_COMM_MAGIC 0x434f4d4du  /* "COMM": tells our objects from garbage */
 
+struct MPI_ABI_Group;
+struct MPI_ABI_Info;
+struct smap_attr;
+
 struct MPI_ABI_Comm {
     uint32_t magic;
     int rank, size;
     MPI_Errhandler errhandler;   /* predefined handle or user object */
     char name[MPI_MAX_OBJECT_NAME];
+    MPI_Comm handle;             /* what users hold: MPI_COMM_WORLD, or the object itself */
+    struct MPI_ABI_Group *group; /* one reference (src/mpi/group.h) */
+    struct smap_attr *attrs;     /* cached attributes, newest first (src/mpi/attr.h) */
+    struct MPI_ABI_Info *hints;  /* info hints accepted by MPI_Comm_set_info, or NULL */
 };
 
 extern struct MPI_ABI_Comm smap_comm_world, smap_comm_self;
 
+/* Whether a user handle may point to one of our objects, before its magic
+ * is read: predefined handles and integers passed as handles are small
+ * (nothing is mapped below vm.mmap_min_addr, 64 KiB on Linux), and our
+ * objects are aligned.  A wild pointer beyond that is not detected. */
+static inline int smap_plausible_object(const void *h, size_t align)
+{
+    return (uintptr_t)h >= 65536 && (uintptr_t)h % align == 0;
+}
+
 /* Sets up WORLD and SELF from the job's identity (after boot). */
 void smap_comm_init(int rank, int size);
-/* Releases what the predefined communicators hold (user error handlers). */
+/* First step of MPI_Finalize: runs MPI_COMM_SELF's attribute callbacks. */
+void smap_comm_finalize_begin(void);
+/* Releases what the predefined communicators hold: their attributes (delete
+ * callbacks run, MPI_COMM_SELF's first, as MPI_Finalize must), hints and
+ * user error handlers. */
 void smap_comm_finalize(void);
 
 /* The object behind a handle, or NULL for MPI_COMM_NULL and anything that is

@@ -30,4 +30,15 @@ int smap_err_tool_unsupported(const char *func) SMAP_COLD;
  * MPI_SUCCESS, or MPI_ERR_ARG for a code that names no error. */
 int smap_error_class(int code, int *cls);
 int smap_error_string(int code, char *text, int *len);
+
+/* User-defined error classes and codes (MPI_Add_error_class ...).  Each
+ * returns MPI_SUCCESS, or the error class to raise with *why saying why. */
+int smap_err_add_class(int *cls, const char **why);
+int smap_err_add_code(int cls, int *code, const char **why);
+int smap_err_add_string(int code, const char *text, const char **why);
+int smap_err_remove_class(int cls, const char **why);
+int smap_err_remove_code(int code, const char **why);
+int smap_err_remove_string(int code, const char **why);
+/* Where the value of the MPI_LASTUSEDCODE attribute lives. */
+int *smap_err_lastusedcode(void);
 #endif

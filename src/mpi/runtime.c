@@ -68,6 +68,7 @@ int smap_runtime_finalize(void)
 {
     /* MPI_Finalize is collective: nobody leaves while a peer may still
      * need it (later layers read peers' memory until here). */
+    smap_comm_finalize_begin();
     int rc = smap_boot_barrier();
     smap_comm_finalize();
     smap_boot_finalize();

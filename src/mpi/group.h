@@ -1,0 +1,67 @@
+/* Process groups: ordered sets of MPI_COMM_WORLD ranks, reference counted.
+ *
+ * Representation: a group whose members form an arithmetic progression of
+ * world ranks (WORLD, SELF, any contiguous or strided slice: the common
+ * case) is stored as (first, stride, size) with no array; any other group
+ * keeps its world ranks in `ranks` plus `order`, its group ranks sorted by
+ * world rank, so that "which group rank has world rank w" is a binary
+ * search.  Every constructor normalises to the compact form when it can.
+ *
+ * MPI_GROUP_EMPTY is a predefined handle resolving to a static object;
+ * the groups of WORLD and SELF are static objects too (their count of
+ * references never frees them).  User groups are malloc'd; a communicator
+ * holds one reference to its group, MPI_Comm_group hands out another. */
+#ifndef SMAP_MPI_GROUP_H
+#define SMAP_MPI_GROUP_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#define SMAP_GROUP_MAGIC 0x47525550u  /* "GRUP" */
+
+struct MPI_ABI_Group {
+    uint32_t magic;
+    int refs;          /* atomic; ignored for static groups */
+    int is_static;     /* WORLD's, SELF's and the empty group: never freed */
+    int size;
+    int my_rank;       /* rank of the calling process, or MPI_UNDEFINED */
+    int first, stride; /* when ranks == NULL: member i is first + i * stride */
+    int *ranks;        /* world rank of each member, or NULL */
+    int *order;        /* group ranks sorted by world rank (with ranks) */
+};
+
+extern struct MPI_ABI_Group smap_group_world, smap_group_self, smap_group_empty;
+
+/* Sets up the static groups once WORLD's size and our rank are known. */
+void smap_group_init(int world_rank, int world_size);
+
+/* The object behind a handle, or NULL for MPI_GROUP_NULL / garbage. */
+struct MPI_ABI_Group *smap_group_get(MPI_Group h);
+/* The handle of an object: MPI_GROUP_EMPTY for the empty group. */
+MPI_Group smap_group_handle(struct MPI_ABI_Group *g);
+
+void smap_group_retain(struct MPI_ABI_Group *g);
+void smap_group_release(struct MPI_ABI_Group *g);
+
+/* World rank of member i (0 <= i < size). */
+static inline int smap_group_world_rank(const struct MPI_ABI_Group *g, int i)
+{
+    return g->ranks ? g->ranks[i] : g->first + i * g->stride;
+}
+
+/* Group rank of world rank w, or -1 when w is not a member. */
+int smap_group_find(const struct MPI_ABI_Group *g, int w);
+
+/* A new group (one reference) holding the n world ranks of `world` in that
+ * order (they must be distinct); n == 0 gives the empty group.  Returns
+ * NULL when out of memory.  Takes ownership of `world` (malloc'd or NULL). */
+struct MPI_ABI_Group *smap_group_from_world(int n, int *world);
+
+/* Set operations of MPI_Group_union/intersection/difference and
+ * MPI_Group_compare's result; NULL when out of memory. */
+struct MPI_ABI_Group *smap_group_union(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b);
+struct MPI_ABI_Group *smap_group_intersection(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b);
+struct MPI_ABI_Group *smap_group_difference(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b);
+int smap_group_compare(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b);
+
+#endif
