@@ -39,7 +39,8 @@ check-asan:
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
-bench: deps
+# bench.sh installs Open MPI, MPICH and gnuplot itself when missing.
+bench:
 	@scripts/bench.sh
 
 # Regenerate include/mpi.h, the binding stubs and docs/STATUS.md from

@@ -1,0 +1,401 @@
+#!/usr/bin/env bash
+# scripts/bench.sh — `make bench`: smartmap side by side with Open MPI and MPICH.
+#
+# Builds the programs of bench/ three times (smartmap's build/bin/mpicc,
+# mpicc.openmpi, mpicc.mpich) into bench/work/<mpi>/, then runs every
+# benchmark interleaved (smartmap, openmpi, mpich, smartmap, ...), BENCH_REPS
+# times, with a cache-line probe before each group of three runs, and hands
+# the outputs to bench/report.py (tables, CSV, plots, SUMMARY.md).
+# A benchmark that fails for one MPI is reported as n/a; the run goes on.
+#
+# Environment (see bench/README.md):
+#   BENCH_REPS      repetitions (default 5; 2 with QUICK=1)
+#   BENCH_FILTER    extended regex on benchmark names (default: all), e.g. 'latency|bw$'
+#   BENCH_NP        ranks per job (default 2)
+#   QUICK=1         fewer sizes, iterations and repetitions (about 1-3 min)
+#   BENCH_MPIS      which MPIs, in run order (default "smartmap openmpi mpich")
+#   BENCH_TIMEOUT   seconds before one run is killed (default 180; 60 with QUICK=1)
+#   BENCH_SLOW_FACTOR  a run is "slow" when its probe reads more than this
+#                   times the session's best probe (default 2)
+#   BUILD_DIR       smartmap's build tree (default build)
+set -uo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top" || exit 1
+
+QUICK=${QUICK:-0}
+[ "$QUICK" = 1 ] || QUICK=0
+if [ "$QUICK" = 1 ]; then def_reps=2; def_timeout=60; else def_reps=5; def_timeout=180; fi
+REPS=${BENCH_REPS:-$def_reps}
+FILTER=${BENCH_FILTER:-.}
+NP=${BENCH_NP:-2}
+MPIS=${BENCH_MPIS:-smartmap openmpi mpich}
+TIMEOUT=${BENCH_TIMEOUT:-$def_timeout}
+SLOW_FACTOR=${BENCH_SLOW_FACTOR:-2}
+BUILD_DIR=${BUILD_DIR:-build}
+CFLAGS_BENCH=(-std=gnu11 -O2 -Wall -Wextra)
+
+for v in REPS NP TIMEOUT; do
+    if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
+        echo "bench: BENCH_$v must be a positive integer (got '${!v}')" >&2
+        exit 2
+    fi
+done
+
+work=bench/work
+results=bench/results
+runs_dir=$work/runs
+mkdir -p "$work" "$results"
+# One harness per tree at a time: the runs would disturb each other, and
+# they share bench/work.
+exec 9>"$work/.lock"
+if ! flock -n 9; then
+    echo "bench: another scripts/bench.sh is running in this tree (lock: $work/.lock); try again later" >&2
+    exit 1
+fi
+rm -rf "$runs_dir"
+mkdir -p "$runs_dir"
+meta=$work/meta.txt
+runs_tsv=$work/runs.tsv
+probes_tsv=$work/probes.tsv
+: >"$meta"
+printf 'idx\trep\tgroup\tvariant\tprog\tvary\tmpi\trc\twall_s\tout\terr\tnote\n' >"$runs_tsv"
+printf 'group\tone_way_ns\tmin_ns\tmax_ns\n' >"$probes_tsv"
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+# Ctrl-C (or TERM): before the runs, stop; during the runs, stop the current
+# job and report what has run.
+interrupted=0
+in_runs=0
+child=""
+on_int() {
+    interrupted=1
+    if [ $in_runs = 0 ]; then
+        say "interrupted"
+        exit 130
+    fi
+    [ -n "$child" ] && kill -TERM "$child" 2>/dev/null
+}
+trap on_int INT TERM
+meta_put() { printf '%s=%s\n' "$1" "$2" >>"$meta"; }
+
+# The benchmark variants, in run order: name, program, arguments.
+variants=(
+    "latency latency"
+    "latency-vary latency --vary"
+    "bw bw"
+    "bw-vary bw --vary"
+    "bibw bibw"
+    "msgrate msgrate"
+    "barrier barrier"
+    "bcast bcast"
+    "bcast-vary bcast --vary"
+    "reduce reduce"
+    "reduce-vary reduce --vary"
+    "allreduce allreduce"
+    "allreduce-vary allreduce --vary"
+    "allgather allgather"
+    "allgather-vary allgather --vary"
+    "alltoall alltoall"
+    "alltoall-vary alltoall --vary"
+)
+programs=(latency bw bibw msgrate barrier bcast reduce allreduce allgather alltoall)
+
+selected=()
+for v in "${variants[@]}"; do
+    name=${v%% *}
+    [[ $name =~ $FILTER ]] && selected+=("$v")
+done
+if [ ${#selected[@]} -eq 0 ]; then
+    say "BENCH_FILTER='$FILTER' selects no benchmark; names are:"
+    for v in "${variants[@]}"; do echo "  ${v%% *}" >&2; done
+    exit 2
+fi
+
+# ---------------------------------------------------------------- packages
+# The Makefile's bench target installs the build dependencies; the peers and
+# gnuplot come from the 'bench' set (a no-op when they are installed).
+if ! scripts/install-deps.sh bench >"$work/install-deps.log" 2>&1; then
+    say "warning: scripts/install-deps.sh bench failed (see $work/install-deps.log); using what is installed"
+fi
+
+ncpu=$(nproc 2>/dev/null || echo 1)
+host=$(hostname -s 2>/dev/null || hostname)
+stamp=$(date +%Y-%m-%d-%H%M%S)
+meta_put session "$stamp-$host"
+meta_put date "$(date '+%Y-%m-%d %H:%M:%S %Z')"
+meta_put host "$host"
+meta_put cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+meta_put ncpu "$ncpu"
+meta_put kernel "$(uname -sr)"
+meta_put os "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+meta_put mem "$(awk '/^MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo 2>/dev/null)"
+meta_put compiler "$(cc --version 2>/dev/null | head -n 1)"
+meta_put cflags "${CFLAGS_BENCH[*]}"
+meta_put reps "$REPS"
+meta_put np "$NP"
+meta_put quick "$QUICK"
+meta_put filter "$FILTER"
+meta_put timeout "$TIMEOUT"
+meta_put slow_factor "$SLOW_FACTOR"
+meta_put mpis "$MPIS"
+meta_put smartmap_git "$(git describe --always --dirty 2>/dev/null || echo unknown)"
+
+# ---------------------------------------------------------------- launchers
+# Open MPI refuses root without these; harmless otherwise.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+declare -A CC LAUNCH BINDING STATUS
+fits=1
+[ "$NP" -gt "$ncpu" ] && fits=0
+
+case $BUILD_DIR in /*) build_abs=$BUILD_DIR ;; *) build_abs=$top/$BUILD_DIR ;; esac
+CC[smartmap]=$build_abs/bin/mpicc
+LAUNCH[smartmap]="$build_abs/bin/mpiexec -n $NP"
+BINDING[smartmap]="smartmap launcher default (binds ranks to cores when they fit)"
+
+CC[openmpi]=mpicc.openmpi
+if [ $fits = 1 ]; then
+    LAUNCH[openmpi]="mpiexec.openmpi -n $NP --bind-to core"
+    BINDING[openmpi]="--bind-to core"
+else
+    LAUNCH[openmpi]="mpiexec.openmpi -n $NP --oversubscribe --bind-to none"
+    BINDING[openmpi]="--oversubscribe --bind-to none ($NP ranks > $ncpu cores)"
+fi
+
+CC[mpich]=mpicc.mpich
+if [ $fits = 1 ]; then
+    LAUNCH[mpich]="mpiexec.mpich -n $NP -bind-to core"
+    BINDING[mpich]="-bind-to core (hydra)"
+else
+    LAUNCH[mpich]="mpiexec.mpich -n $NP -bind-to none"
+    BINDING[mpich]="-bind-to none (hydra; $NP ranks > $ncpu cores)"
+fi
+
+mpi_list=()
+for m in $MPIS; do
+    case $m in
+        smartmap|openmpi|mpich) mpi_list+=("$m") ;;
+        *) say "unknown MPI '$m' in BENCH_MPIS (smartmap, openmpi, mpich)"; exit 2 ;;
+    esac
+done
+
+# ---------------------------------------------------------------- build
+declare -A PROG_OK
+build_mpi() {
+    local m=$1 dir=$work/$1 log=$work/$1/build.log
+    mkdir -p "$dir"
+    : >"$log"
+    if [ "$m" = smartmap ] && [ ! -d "$BUILD_DIR" ]; then
+        say "smartmap: $BUILD_DIR/ does not exist, running 'make build' (log: $log)"
+        if ! make build BUILD_DIR="$BUILD_DIR" >>"$log" 2>&1 9>&-; then
+            STATUS[$m]="build failed (see $log)"
+            return
+        fi
+    fi
+    local cc=${CC[$m]} launcher=${LAUNCH[$m]%% *}
+    if ! command -v "$cc" >/dev/null 2>&1; then
+        echo "compiler wrapper $cc not found" >>"$log"
+        STATUS[$m]="build failed (see $log)"
+        return
+    fi
+    if ! command -v "$launcher" >/dev/null 2>&1; then
+        echo "launcher $launcher not found" >>"$log"
+        STATUS[$m]="build failed (see $log)"
+        return
+    fi
+    local ok=0 p
+    for p in "${programs[@]}" info; do
+        local srcs=("bench/$p.c")
+        [ "$p" != info ] && srcs+=(bench/common.c)
+        echo "+ $cc ${CFLAGS_BENCH[*]} -o $dir/$p ${srcs[*]}" >>"$log"
+        rm -f "$dir/$p"
+        if "$cc" "${CFLAGS_BENCH[@]}" -Ibench -o "$dir/$p" "${srcs[@]}" >>"$log" 2>&1; then
+            PROG_OK[$m/$p]=1
+            [ "$p" != info ] && ok=$((ok + 1))
+        else
+            echo "FAILED: $p" >>"$log"
+        fi
+    done
+    if [ $ok -eq 0 ]; then
+        STATUS[$m]="build failed (see $log)"
+    elif [ $ok -lt ${#programs[@]} ]; then
+        STATUS[$m]=ok
+        say "$m: some programs did not build (see $log)"
+    else
+        STATUS[$m]=ok
+    fi
+}
+
+for m in "${mpi_list[@]}"; do
+    build_mpi "$m"
+    if [ "${STATUS[$m]}" != ok ]; then
+        say "$m: ${STATUS[$m]}"
+    fi
+    meta_put "status_$m" "${STATUS[$m]}"
+    meta_put "launch_$m" "${LAUNCH[$m]}"
+    meta_put "binding_$m" "${BINDING[$m]}"
+done
+
+probe_ok=0
+if cc -std=gnu11 -O2 -o "$work/probe" bench/probe.c >"$work/probe.build.log" 2>&1; then
+    probe_ok=1
+else
+    say "warning: the probe does not build (see $work/probe.build.log): no slow-state detection"
+fi
+
+# ---------------------------------------------------------------- versions and bindings
+version_of() {
+    local m=$1 f=$work/$1/info.txt lib=""
+    if [ "${STATUS[$m]}" = ok ] && [ -n "${PROG_OK[$m/info]:-}" ]; then
+        timeout -k 5 30 ${LAUNCH[$m]} "$work/$m/info" >"$f" 2>&1 </dev/null
+        lib=$(sed -n 's/^.*INFO library=//p' "$f" | head -n 1 | sed 's/^MPICH Version:[[:space:]]*/MPICH /')
+        local ranks
+        ranks=$(sed -n 's/^.*INFO rank=\([0-9]*\) np=[0-9]* cpus=\(.*\)$/rank \1: cpu \2/p' "$f" | sort -n -k2 | paste -sd ';' - | sed 's/;/; /g')
+        [ -n "$ranks" ] && meta_put "bound_$m" "$ranks"
+        local mv
+        mv=$(sed -n 's/^.*INFO mpi_version=//p' "$f" | head -n 1)
+        [ -n "$mv" ] && meta_put "mpi_version_$m" "$mv"
+    fi
+    if [ -z "$lib" ]; then
+        case $m in
+            smartmap)
+                lib="smartmap $(sed -n 's/^project(smartmap VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
+                ;;
+            openmpi) lib=$(mpiexec.openmpi --version 2>/dev/null | head -n 1) ;;
+            mpich) lib="MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')" ;;
+        esac
+    fi
+    [ "$m" = smartmap ] && lib="$lib (git $(git describe --always --dirty 2>/dev/null || echo '?'))"
+    meta_put "version_$m" "$lib"
+}
+for m in "${mpi_list[@]}"; do version_of "$m"; done
+
+# ---------------------------------------------------------------- runs
+in_runs=1
+
+run_probe() {    # $1 = group number
+    local g=$1 line ns="nan" mn="nan" mx="nan"
+    if [ $probe_ok = 1 ]; then
+        line=$(timeout -k 2 20 "$work/probe" 2>/dev/null | grep '^PROBE' | head -n 1)
+        ns=$(sed -n 's/.*one_way_ns=\([^ ]*\).*/\1/p' <<<"$line")
+        mn=$(sed -n 's/.*min_ns=\([^ ]*\).*/\1/p' <<<"$line")
+        mx=$(sed -n 's/.*max_ns=\([^ ]*\).*/\1/p' <<<"$line")
+    fi
+    printf '%s\t%s\t%s\t%s\n' "$g" "${ns:-nan}" "${mn:-nan}" "${mx:-nan}" >>"$probes_tsv"
+    last_probe=${ns:-nan}
+}
+
+fmt_time() {    # milliseconds -> 3m05s
+    local s=$(( $1 / 1000 ))
+    if [ "$s" -ge 60 ]; then printf '%dm%02ds' $((s / 60)) $((s % 60)); else printf '%ds' "$s"; fi
+}
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+total=$(( ${#selected[@]} * ${#mpi_list[@]} * REPS ))
+per_rep=$(( ${#selected[@]} * ${#mpi_list[@]} ))
+declare -A TIMED_OUT    # variant/mpi -> repetition in which it timed out
+declare -A DUR          # last duration (ms) of each variant/mpi, for the estimate
+idx=0
+t_start=$(now_ms)
+tty=0
+[ -t 2 ] && tty=1
+quick_arg=()
+[ "$QUICK" = 1 ] && quick_arg=(--quick)
+
+# Estimated ms left: a repetition costs what the last one of each
+# (benchmark, MPI) took (the mean of the known ones where none ran yet).
+eta_ms() {    # $1 = rep, $2 = runs already done in this rep (their keys in DONE_KEYS)
+    local rep=$1 k sum=0 n=0 mean rep_est done_sum=0
+    for k in "${!DUR[@]}"; do sum=$((sum + DUR[$k])); n=$((n + 1)); done
+    [ $n -eq 0 ] && { echo $(( (total - idx + 1) * 2000 )); return; }
+    mean=$((sum / n))
+    rep_est=$((sum + (per_rep - n) * mean))
+    for k in "${DONE_KEYS[@]}"; do done_sum=$((done_sum + ${DUR[$k]:-mean})); done
+    local left=$((rep_est - done_sum))
+    [ $left -lt 0 ] && left=0
+    echo $((left + (REPS - rep) * rep_est))
+}
+
+say "running ${#selected[@]} benchmark(s) x ${#mpi_list[@]} MPI(s) x $REPS rep(s) = $total runs, np=$NP, quick=$QUICK"
+say "MPIs: $(for m in "${mpi_list[@]}"; do printf '%s[%s] ' "$m" "${STATUS[$m]}"; done)"
+
+group=0
+last_probe=nan
+for ((rep = 1; rep <= REPS && !interrupted; rep++)); do
+    DONE_KEYS=()
+    for v in "${selected[@]}"; do
+        [ $interrupted = 1 ] && break
+        read -r name prog args <<<"$v"
+        vary=0
+        [[ $args == *--vary* ]] && vary=1
+        run_probe "$group"
+        for m in "${mpi_list[@]}"; do
+            [ $interrupted = 1 ] && break
+            idx=$((idx + 1))
+            out=$runs_dir/$name.$m.r$rep.out
+            err=$runs_dir/$name.$m.r$rep.err
+            note=""
+            rc=0
+            wall=0
+            if [ "${STATUS[$m]}" != ok ]; then
+                note="${STATUS[$m]}"
+                rc=-1
+                : >"$out"; : >"$err"
+            elif [ -z "${PROG_OK[$m/$prog]:-}" ]; then
+                note="build failed (see $work/$m/build.log)"
+                rc=-1
+                : >"$out"; : >"$err"
+            elif [ -n "${TIMED_OUT[$name/$m]:-}" ]; then
+                # Once is enough: MPICH oversubscribed can take minutes per run.
+                note="timed out after $TIMEOUT s (in repetition ${TIMED_OUT[$name/$m]}; not run again)"
+                rc=-1
+                : >"$out"; : >"$err"
+            else
+                elapsed=$(( $(now_ms) - t_start ))
+                left=$(eta_ms "$rep")
+                msg=$(printf '[%3d/%d] rep %d/%d  %-15s %-9s probe %6s ns  elapsed %s  left ~%s' \
+                      "$idx" "$total" "$rep" "$REPS" "$name" "$m" "$last_probe" \
+                      "$(fmt_time "$elapsed")" "$(fmt_time "$left")")
+                if [ $tty = 1 ]; then printf '\r\033[K%s' "$msg" >&2; else printf '%s\n' "$msg" >&2; fi
+                t0=$(now_ms)
+                # shellcheck disable=SC2086  # LAUNCH holds a command line
+                timeout -k 5 "$TIMEOUT" ${LAUNCH[$m]} "$work/$m/$prog" $args "${quick_arg[@]}" \
+                    >"$out" 2>"$err" </dev/null 9>&- &
+                child=$!
+                wait "$child"
+                rc=$?
+                if [ $interrupted = 1 ]; then
+                    wait "$child" 2>/dev/null
+                    note="interrupted"
+                fi
+                child=""
+                dur=$(( $(now_ms) - t0 ))
+                wall=$(printf '%d.%02d' $((dur / 1000)) $(( (dur % 1000) / 10 )))
+                DUR[$name/$m]=$dur
+                DONE_KEYS+=("$name/$m")
+                if [ $interrupted = 0 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
+                    note="timed out after $TIMEOUT s"
+                    TIMED_OUT[$name/$m]=$rep
+                fi
+            fi
+            printf '%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$idx" "$rep" "$group" "$name" "$prog" \
+                "$vary" "$m" "$rc" "$wall" "$out" "$err" "$note" >>"$runs_tsv"
+        done
+        group=$((group + 1))
+    done
+done
+run_probe "$group"
+[ $tty = 1 ] && printf '\r\033[K' >&2
+trap - INT TERM
+elapsed=$(( $(now_ms) - t_start ))
+meta_put elapsed "$(fmt_time "$elapsed")"
+[ $interrupted = 1 ] && { meta_put interrupted 1; say "interrupted: reporting what has run"; }
+say "runs done in $(fmt_time "$elapsed")"
+
+# ---------------------------------------------------------------- report
+python3 bench/report.py --work "$work" --results "$results"
+rc=$?
+[ $interrupted = 1 ] && exit 130
+exit $rc
