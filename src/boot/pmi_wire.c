@@ -85,11 +85,41 @@ ssize_t smap_pmi_reader_fill(struct smap_pmi_reader *r, int fd)
     return n;
 }
 
+int smap_pmi_reader_peek_cmd(const struct smap_pmi_reader *r, const char *cmd)
+{
+    size_t n = strlen(cmd);
+    const char *nl = memchr(r->buf, '\n', r->len);
+    if (!nl || (size_t)(nl - r->buf) < 4 + n)
+        return 0;
+    return memcmp(r->buf, "cmd=", 4) == 0 && memcmp(r->buf + 4, cmd, n) == 0 &&
+           (r->buf[4 + n] == ' ' || r->buf[4 + n] == '\n');
+}
+
+/* Removes the first `used` bytes of the buffer. */
+static void reader_consume(struct smap_pmi_reader *r, size_t used)
+{
+    memmove(r->buf, r->buf + used, r->len - used);
+    r->len -= used;
+}
+
+int smap_pmi_reader_take_line(struct smap_pmi_reader *r, char *line, size_t cap)
+{
+    char *nl = memchr(r->buf, '\n', r->len);
+    if (!nl || cap == 0)
+        return 0;
+    size_t len = (size_t)(nl - r->buf);
+    size_t copy = len < cap ? len : cap - 1;
+    memcpy(line, r->buf, copy);
+    line[copy] = '\0';
+    reader_consume(r, len + 1);
+    return 1;
+}
+
 int smap_pmi_reader_next(struct smap_pmi_reader *r, struct smap_pmi_msg *m, const char **why)
 {
     char *nl = memchr(r->buf, '\n', r->len);
     if (!nl) {
-        if (r->len >= SMAP_PMI_MAXLINE) {
+        if (r->len > SMAP_PMI_MAXLINE) {
             if (why)
                 *why = "line too long";
             return -1;
@@ -98,8 +128,7 @@ int smap_pmi_reader_next(struct smap_pmi_reader *r, struct smap_pmi_msg *m, cons
     }
     size_t linelen = (size_t)(nl - r->buf) + 1;
     int rc = smap_pmi_parse(r->buf, linelen, m, why);
-    memmove(r->buf, nl + 1, r->len - linelen);
-    r->len -= linelen;
+    reader_consume(r, linelen);
     return rc == 0 ? 1 : -1;
 }
 

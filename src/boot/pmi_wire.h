@@ -36,7 +36,7 @@ const char *smap_pmi_get(const struct smap_pmi_msg *m, const char *key);
 /* Accumulates bytes from a stream and hands out complete lines. */
 struct smap_pmi_reader {
     size_t len;
-    char buf[SMAP_PMI_MAXLINE + 1];
+    char buf[SMAP_PMI_MAXLINE + 2];   /* a longest line, its '\n', a NUL */
 };
 
 /* Reads what fd has (one read()).  Returns >0 bytes read, 0 on EOF, -1 on
@@ -48,6 +48,14 @@ ssize_t smap_pmi_reader_fill(struct smap_pmi_reader *r, int fd);
  * is malformed or longer than the limit (the reader is then unusable: the
  * peer is violating the protocol). */
 int smap_pmi_reader_next(struct smap_pmi_reader *r, struct smap_pmi_msg *m, const char **why);
+
+/* 1 if the next buffered line is complete and starts with "cmd=<cmd>". */
+int smap_pmi_reader_peek_cmd(const struct smap_pmi_reader *r, const char *cmd);
+
+/* Takes the next complete line out verbatim (without its '\n', truncated to
+ * cap - 1), for commands whose last value is free text with spaces
+ * (abort's error_msg).  Returns 1 if a line was taken, 0 if none is complete. */
+int smap_pmi_reader_take_line(struct smap_pmi_reader *r, char *line, size_t cap);
 
 /* Writes one formatted line (the format must end in '\n'), retrying short
  * writes and EINTR.  Returns 0 or -1. */

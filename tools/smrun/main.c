@@ -1,0 +1,138 @@
+/* smrun: start N ranks on this node, serve them PMI-1, forward their stdio,
+ * and leave nothing behind.  Orchestration only; see README.md for which
+ * file does what. */
+#include "smrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "base/log.h"
+
+/* Our pipes must never land on 0-2 (a rank's dup2 onto stdio would clobber
+ * them), so closed standard descriptors are filled with /dev/null. */
+static void ensure_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
+            _exit(SMRUN_EXIT_FAILURE);
+}
+
+/* Three descriptors per rank stay open in smrun (PMI socket, two pipes),
+ * three more around each fork. */
+static int raise_fd_limit(int nranks)
+{
+    rlim_t need = (rlim_t)nranks * 3 + 32;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        smrun_msg("%d ranks need %lu open files, but the hard limit is %lu (ulimit -n)", nranks,
+                  (unsigned long)need, (unsigned long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = need;
+    return setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int job_init(struct smrun_job *job, const struct smrun_options *opt, const char *program)
+{
+    memset(job, 0, sizeof *job);
+    job->opt = opt;
+    job->program = program;
+    job->n = opt->nranks;
+    job->launcher_pid = getpid();
+    job->devnull = job->wake_fd = -1;
+    job->in.src = job->in.dst = job->in.child_fd = -1;
+    job->ranks = calloc((size_t)job->n, sizeof *job->ranks);
+    if (!job->ranks)
+        return -1;
+    for (int i = 0; i < job->n; i++) {
+        struct smrun_rank *r = &job->ranks[i];
+        r->rank = i;
+        r->cpu = -1;
+        r->pmi.fd = r->child_pmi_fd = r->child_out_fd = r->child_err_fd = -1;
+        smrun_stream_init(&r->out, -1, STDOUT_FILENO, i);
+        smrun_stream_init(&r->err, -1, STDERR_FILENO, i);
+    }
+    job->ncpus = smrun_allowed_cpus(&job->cpus);
+    return 0;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void job_free(struct smrun_job *job)
+{
+    for (int i = 0; job->ranks && i < job->n; i++) {
+        struct smrun_rank *r = &job->ranks[i];
+        smrun_pmi_close(r);
+        smrun_stream_close(job, &r->out);
+        smrun_stream_close(job, &r->err);
+        close_fd(&r->child_pmi_fd);
+        close_fd(&r->child_out_fd);
+        close_fd(&r->child_err_fd);
+    }
+    smrun_stdin_close(job);
+    close_fd(&job->in.child_fd);
+    close_fd(&job->devnull);
+    free(job->ranks);
+    free(job->cpus);
+    smrun_env_free(job->env);
+    smrun_kvs_free(&job->kvs);
+}
+
+static int run(const struct smrun_options *opt, const char *program)
+{
+    static struct smrun_job job;   /* holds the 64 KiB stdin buffer */
+    if (raise_fd_limit(opt->nranks) != 0)
+        return SMRUN_EXIT_FAILURE;
+    if (job_init(&job, opt, program) != 0) {
+        smrun_msg("out of memory");
+        return SMRUN_EXIT_FAILURE;
+    }
+    /* Before the first fork, so no SIGCHLD is missed. */
+    job.wake_fd = smrun_signals_install();
+    if (job.wake_fd < 0) {
+        smrun_msg("cannot set up signal handling: %s", strerror(errno));
+        job_free(&job);
+        return SMRUN_EXIT_FAILURE;
+    }
+    if (smrun_session_create(&job.session) != 0) {
+        job_free(&job);
+        return SMRUN_EXIT_FAILURE;
+    }
+    smap_debug("session directory %s, %d CPUs", job.session.path, job.ncpus);
+    smrun_pmi_setup(&job);
+    smrun_spawn_all(&job);   /* a failure there stops the ranks already started */
+    int rc = smrun_job_run(&job);
+    smrun_session_remove(&job.session);
+    job_free(&job);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    smap_log_set_name("smrun");
+    ensure_std_fds();
+    struct smrun_options opt;
+    int rc = smrun_options_parse(argc, argv, &opt);
+    if (rc < 0) {
+        if (opt.verbose)
+            smap_log_set_level(SMAP_LOG_DEBUG);
+        char program[PATH_MAX];
+        rc = smrun_resolve_program(opt.argv[0], program, sizeof program);
+        if (rc == 0)
+            rc = run(&opt, program);
+    }
+    smrun_options_free(&opt);
+    return rc;
+}

@@ -1,0 +1,354 @@
+/* smrun's command line.  Options come before the program; the first
+ * argument that is not an option (or anything after "--") starts the
+ * program's own command line.  Long options take one or two dashes
+ * (-np, --np; -bind-to, --bind-to) so command lines written for Open MPI's
+ * mpirun and MPICH's mpiexec both work. */
+#include "smrun.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smap_config.h"
+
+#define SMRUN_MAX_RANKS 65536
+#define SMRUN_CONTINUE  (-1)
+
+static const char usage_text[] =
+"NAME\n"
+"    smrun, mpiexec, mpirun - start an MPI job of smartmap on this node\n"
+"\n"
+"SYNOPSIS\n"
+"    smrun [options] [--] program [arguments...]\n"
+"\n"
+"DESCRIPTION\n"
+"    smrun starts N copies (ranks) of program on this node, serves them the\n"
+"    PMI-1 wire protocol (the MPICH \"simple\" PMI of mpiexec.hydra), forwards\n"
+"    their standard output and error, and forwards its standard input to\n"
+"    rank 0 (the other ranks read /dev/null).  The environment of smrun is\n"
+"    passed on to every rank.\n"
+"\n"
+"    If any rank exits with a non-zero status or is killed by a signal, smrun\n"
+"    prints which rank failed and how, stops the other ranks (SIGTERM, then\n"
+"    SIGKILL 2 s later, to each rank's process group, so children of ranks\n"
+"    stop too) and exits with that rank's status.  The first failure decides.\n"
+"    A rank may exit without using MPI at all; only exit statuses count.\n"
+"\n"
+"OPTIONS\n"
+"    Options come before the program.  Long options take one or two dashes\n"
+"    (-np or --np, -bind-to or --bind-to); one with a single argument may\n"
+"    also be written --name=value.\n"
+"\n"
+"    -n N, -np N, --np N\n"
+"        Number of ranks (default 1).\n"
+"    -x VAR, -x VAR=VALUE\n"
+"        Export VAR to every rank with smrun's current value, or with VALUE.\n"
+"    -genv VAR VALUE, -env VAR VALUE\n"
+"        Set VAR to VALUE in every rank (MPICH style).\n"
+"    --bind-to core|none\n"
+"        core: pin rank i to the i-th CPU of smrun's affinity mask (round\n"
+"        robin when there are more ranks than CPUs).  none: no pinning.\n"
+"        Default: core when N is at most the number of CPUs smrun may run\n"
+"        on, none otherwise.\n"
+"    --report-bindings\n"
+"        Print each rank's binding on stderr.\n"
+"    -l, --tag-output, -prepend-rank\n"
+"        Prefix each line a rank writes (stdout and stderr) with \"[rank] \".\n"
+"        Output is forwarded whole lines at a time, so lines of different\n"
+"        ranks never mix; a last line without newline is printed at exit.\n"
+"    --timeout SECONDS\n"
+"        Stop the job after SECONDS (0: never) and exit with 124.\n"
+"    -v, --verbose\n"
+"        Trace the launch and the PMI traffic on stderr.\n"
+"    -h, --help\n"
+"        Print this text and exit.\n"
+"    -V, --version\n"
+"        Print the version and exit.\n"
+"    --\n"
+"        End of options: the next argument is the program.\n"
+"\n"
+"ENVIRONMENT\n"
+"    Set by smrun in every rank:\n"
+"    PMI_FD            the rank's end of its PMI-1 socket (file descriptor)\n"
+"    PMI_RANK          the rank, 0 .. N-1\n"
+"    PMI_SIZE          N\n"
+"    SMAP_SESSION_DIR  the job's session directory (see FILES)\n"
+"    SMAP_LAUNCHER     \"smrun\"\n"
+"    SMAP_NODE_CPUS    number of CPUs in smrun's affinity mask (all ranks\n"
+"                      together may use this many, even when each is pinned)\n"
+"    Removed from the ranks' environment: PMI_PORT, PMI_ID, PMI_SPAWNED\n"
+"    (left over from an enclosing launcher, they would confuse PMI clients).\n"
+"\n"
+"    Read by smrun:\n"
+"    MPIEXEC_TIMEOUT   default for --timeout, in seconds\n"
+"    SMRUN_BIND_TO     default for --bind-to (core or none), e.g. for test\n"
+"                      suites that run several jobs at once\n"
+"    PATH              searched for a program named without '/'\n"
+"    TMPDIR            session directory location when /dev/shm is unusable\n"
+"\n"
+"PMI-1 SERVICE\n"
+"    Each rank's PMI_FD speaks the PMI-1 wire protocol (lines of key=value):\n"
+"    init, get_maxes, get_appnum, get_my_kvsname, get_universe_size, put,\n"
+"    get, barrier_in/barrier_out, finalize/finalize_ack, abort.  One key-value\n"
+"    space per job; it also holds PMI_process_mapping.  A malformed or\n"
+"    oversized request is a failure of the rank that sent it.\n"
+"\n"
+"FILES\n"
+"    /dev/shm/smartmap-UID-PID/\n"
+"        Session directory of the job run by the smrun with process id PID\n"
+"        ($TMPDIR or /tmp when /dev/shm is unusable).  Removed with anything\n"
+"        named smartmap-UID-PID-* or smartmap-UID-PID.* next to it when the\n"
+"        job ends, however it ends; directories of launchers that no longer\n"
+"        exist are removed when smrun starts.\n"
+"\n"
+"EXIT STATUS\n"
+"    0      every rank exited with 0\n"
+"    N      the first rank to fail exited with N, or called MPI_Abort with N\n"
+"    128+S  the first rank to fail was killed by signal S, or smrun itself\n"
+"           received signal S (SIGINT 130, SIGTERM 143, SIGHUP 129)\n"
+"    1      a rank broke the PMI protocol, or smrun could not start the job\n"
+"    2      bad command line\n"
+"    124    --timeout expired\n"
+"    126    the program is not executable\n"
+"    127    the program was not found\n"
+"\n"
+"EXAMPLES\n"
+"    smrun -n 4 ./ring\n"
+"    mpiexec -np 2 -genv SMAP_VERBOSE 2 -l ./a.out input.dat\n";
+
+static void print_version(void)
+{
+    printf("smrun (smartmap) %s\n%s\n", SMAP_VERSION_STRING, SMAP_BUILD_OPTIONS);
+}
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+    char text[512];
+    snprintf(text, sizeof text, fmt, a, b);
+    smrun_msg("%s (see smrun --help)", text);
+    return SMRUN_EXIT_USAGE;
+}
+
+/* Accepts only a whole positive decimal integer. */
+static int parse_nranks(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > SMRUN_MAX_RANKS)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e9)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int valid_env_name(const char *s, size_t len)
+{
+    if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9')))
+            return 0;
+    return 1;
+}
+
+static int add_env(struct smrun_options *o, const char *name, size_t nlen, const char *value)
+{
+    char **env = realloc(o->env, (size_t)(o->nenv + 1) * sizeof *env);
+    if (!env)
+        return -1;
+    o->env = env;
+    size_t vlen = strlen(value);
+    char *entry = malloc(nlen + vlen + 2);
+    if (!entry)
+        return -1;
+    memcpy(entry, name, nlen);
+    entry[nlen] = '=';
+    memcpy(entry + nlen + 1, value, vlen + 1);
+    o->env[o->nenv++] = entry;
+    return 0;
+}
+
+/* -x VAR or -x VAR=value */
+static int opt_export(struct smrun_options *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (!valid_env_name(arg, nlen))
+        return usage_error("-x: '%s' is not a valid variable name%s", arg, "");
+    if (eq)
+        return add_env(o, arg, nlen, eq + 1) ? SMRUN_EXIT_FAILURE : SMRUN_CONTINUE;
+    const char *value = getenv(arg);
+    if (!value) {
+        /* Nothing to export; the rank would not have it either way. */
+        smrun_msg("warning: -x %s: %s is not set in smrun's environment", arg, arg);
+        return SMRUN_CONTINUE;
+    }
+    return add_env(o, arg, nlen, value) ? SMRUN_EXIT_FAILURE : SMRUN_CONTINUE;
+}
+
+static int opt_genv(struct smrun_options *o, const char *name, const char *value)
+{
+    if (!valid_env_name(name, strlen(name)))
+        return usage_error("-genv: '%s' is not a valid variable name%s", name, "");
+    return add_env(o, name, strlen(name), value) ? SMRUN_EXIT_FAILURE : SMRUN_CONTINUE;
+}
+
+static int opt_bind(struct smrun_options *o, const char *arg)
+{
+    if (strcmp(arg, "core") == 0 || strcmp(arg, "cores") == 0)
+        o->bind = SMRUN_BIND_CORE;
+    else if (strcmp(arg, "none") == 0)
+        o->bind = SMRUN_BIND_NONE;
+    else
+        return usage_error("--bind-to: '%s' is not supported (use core or none)%s", arg, "");
+    return SMRUN_CONTINUE;
+}
+
+enum opt_id { O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION };
+
+struct opt_def {
+    const char *name;        /* matched after stripping one or two dashes */
+    enum opt_id id;
+    int nargs;
+};
+
+static const struct opt_def opt_table[] = {
+    { "n", O_NP, 1 },           { "np", O_NP, 1 },
+    { "x", O_X, 1 },
+    { "genv", O_GENV, 2 },      { "env", O_GENV, 2 },
+    { "bind-to", O_BIND, 1 },
+    { "report-bindings", O_REPORT, 0 },
+    { "l", O_TAG, 0 },          { "tag-output", O_TAG, 0 }, { "prepend-rank", O_TAG, 0 },
+    { "timeout", O_TIMEOUT, 1 },
+    { "v", O_VERBOSE, 0 },      { "verbose", O_VERBOSE, 0 },
+    { "h", O_HELP, 0 },         { "help", O_HELP, 0 },
+    { "V", O_VERSION, 0 },      { "version", O_VERSION, 0 },
+};
+
+/* Finds the option for "-name", "--name" or "--name=value". */
+static const struct opt_def *lookup(const char *arg, const char **inline_value)
+{
+    const char *name = arg + (arg[1] == '-' ? 2 : 1);
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    for (size_t i = 0; i < SMAP_ARRAY_SIZE(opt_table); i++) {
+        if (strlen(opt_table[i].name) == len && strncmp(opt_table[i].name, name, len) == 0) {
+            *inline_value = eq ? eq + 1 : NULL;
+            return &opt_table[i];
+        }
+    }
+    return NULL;
+}
+
+static int apply(struct smrun_options *o, const struct opt_def *d, const char *opt, char **args)
+{
+    switch (d->id) {
+    case O_NP:
+        if (parse_nranks(args[0], &o->nranks))
+            return usage_error("%s: '%s' is not a valid number of ranks (expected a positive integer)",
+                               opt, args[0]);
+        return SMRUN_CONTINUE;
+    case O_X:       return opt_export(o, args[0]);
+    case O_GENV:    return opt_genv(o, args[0], args[1]);
+    case O_BIND:    return opt_bind(o, args[0]);
+    case O_REPORT:  o->report_bindings = 1; return SMRUN_CONTINUE;
+    case O_TAG:     o->tag_output = 1; return SMRUN_CONTINUE;
+    case O_VERBOSE: o->verbose = 1; return SMRUN_CONTINUE;
+    case O_TIMEOUT:
+        if (parse_seconds(args[0], &o->timeout_s))
+            return usage_error("%s: '%s' is not a valid number of seconds", opt, args[0]);
+        return SMRUN_CONTINUE;
+    case O_HELP:
+        fputs(usage_text, stdout);
+        return 0;
+    case O_VERSION:
+        print_version();
+        return 0;
+    }
+    return SMRUN_CONTINUE;
+}
+
+/* Defaults from the environment; the command line overrides them. */
+static int defaults_from_env(struct smrun_options *o)
+{
+    const char *s = getenv("MPIEXEC_TIMEOUT");
+    if (s && *s && parse_seconds(s, &o->timeout_s))
+        return usage_error("MPIEXEC_TIMEOUT='%s' is not a valid number of seconds%s", s, "");
+    s = getenv("SMRUN_BIND_TO");
+    if (s && *s) {
+        if (strcmp(s, "core") == 0)
+            o->bind = SMRUN_BIND_CORE;
+        else if (strcmp(s, "none") == 0)
+            o->bind = SMRUN_BIND_NONE;
+        else
+            return usage_error("SMRUN_BIND_TO='%s' is not supported (use core or none)%s", s, "");
+    }
+    return SMRUN_CONTINUE;
+}
+
+int smrun_options_parse(int argc, char **argv, struct smrun_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->nranks = 1;
+    o->bind = SMRUN_BIND_DEFAULT;
+    int rc = defaults_from_env(o);
+    if (rc != SMRUN_CONTINUE)
+        return rc;
+    int i = 1;
+    while (i < argc && argv[i][0] == '-' && argv[i][1] != '\0') {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        const char *inline_value;
+        const struct opt_def *d = lookup(arg, &inline_value);
+        if (!d)
+            return usage_error("unknown option '%s'%s", arg, "");
+        char *args[2] = { NULL, NULL };
+        int used = 1;
+        if (inline_value) {
+            if (d->nargs != 1)
+                return usage_error("option '%s' takes %s", arg, d->nargs ? "two arguments" : "no argument");
+            args[0] = (char *)inline_value;
+        } else {
+            if (i + d->nargs >= argc)
+                return usage_error("option '%s' needs %s", arg, d->nargs == 2 ? "two arguments" : "an argument");
+            for (int k = 0; k < d->nargs; k++)
+                args[k] = argv[i + 1 + k];
+            used += d->nargs;
+        }
+        rc = apply(o, d, arg, args);
+        if (rc != SMRUN_CONTINUE)
+            return rc;
+        i += used;
+    }
+    if (i >= argc)
+        return usage_error("no program to run%s%s", "", "");
+    o->argv = &argv[i];
+    return SMRUN_CONTINUE;
+}
+
+void smrun_options_free(struct smrun_options *o)
+{
+    for (int i = 0; i < o->nenv; i++)
+        free(o->env[i]);
+    free(o->env);
+    o->env = NULL;
+    o->nenv = 0;
+}

@@ -1,0 +1,230 @@
+/* smrun: the launcher (also mpiexec, mpirun).  State shared by its files:
+ * the options, one entry per rank (pid, PMI connection, output pipes) and
+ * the job (KVS, barrier, stdin forwarding, how and why it is stopping).
+ *
+ * The launcher is one single-threaded poll() loop (job.c); every other file
+ * handles one kind of event and never blocks on a rank. */
+#ifndef SMRUN_SMRUN_H
+#define SMRUN_SMRUN_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/compiler.h"
+#include "boot/pmi_wire.h"
+
+/* Exit codes that are not a rank's own. */
+#define SMRUN_EXIT_FAILURE 1     /* launcher-detected failure (PMI protocol, setup) */
+#define SMRUN_EXIT_USAGE   2     /* bad command line */
+#define SMRUN_EXIT_TIMEOUT 124   /* like timeout(1) */
+#define SMRUN_EXIT_NOEXEC  126   /* program found but not executable */
+#define SMRUN_EXIT_NOTFOUND 127  /* program not found */
+
+/* Seconds between SIGTERM and SIGKILL when the job is stopped. */
+#define SMRUN_KILL_GRACE_S 2.0
+/* Seconds to wait for output pipes to reach EOF once every rank has exited
+ * (a grandchild may still hold them). */
+#define SMRUN_DRAIN_S      1.0
+/* Untagged output: a partial line is forwarded after this much silence, so
+ * prompts show up; tagged output waits for the newline. */
+#define SMRUN_PARTIAL_FLUSH_S 0.2
+
+/* ---- options.c ------------------------------------------------------- */
+
+enum smrun_bind { SMRUN_BIND_DEFAULT, SMRUN_BIND_CORE, SMRUN_BIND_NONE };
+
+struct smrun_options {
+    int nranks;
+    enum smrun_bind bind;
+    int report_bindings;
+    int tag_output;
+    int verbose;
+    double timeout_s;        /* 0: none */
+    char **env;              /* "VAR=value" from -x/-genv, in order */
+    int nenv;
+    char **argv;             /* the program and its arguments (NULL-terminated) */
+};
+
+/* Returns -1 when smrun should go on, otherwise the exit code to leave with
+ * (0 after --help/--version, SMRUN_EXIT_USAGE after an error). */
+int smrun_options_parse(int argc, char **argv, struct smrun_options *o);
+void smrun_options_free(struct smrun_options *o);
+
+/* ---- msg.c ----------------------------------------------------------- */
+
+/* One line on stderr, prefixed "smrun: ", written with one write(). */
+void smrun_msg(const char *fmt, ...) SMAP_PRINTF_LIKE(1, 2);
+
+/* "SIGSEGV" for 11; "signal 77" style text when the number has no name. */
+const char *smrun_signame(int sig, char *buf, size_t len);
+
+/* ---- signals.c ------------------------------------------------------- */
+
+/* Installs the handlers (SIGCHLD, SIGINT, SIGTERM, SIGHUP; SIGPIPE ignored)
+ * and returns the read end of the self-pipe that wakes the loop, or -1. */
+int smrun_signals_install(void);
+/* Drains the self-pipe.  Returns the terminating signal received since the
+ * last call (0 if none); *nterm counts them all (a second ^C escalates). */
+int smrun_signals_take(int *nterm);
+/* Nonzero once SIGINT/SIGTERM/SIGHUP arrived: blocked writes give up. */
+int smrun_signals_terminating(void);
+/* In a forked child before exec: default dispositions, empty mask. */
+void smrun_signals_reset_in_child(void);
+
+/* ---- kvs.c ----------------------------------------------------------- */
+
+struct smrun_kvs_entry;
+struct smrun_kvs {
+    struct smrun_kvs_entry *slots;
+    size_t cap, count, bytes;
+};
+
+/* 0, or -1 when the store is full (SMRUN_KVS_MAX_BYTES) or out of memory. */
+int smrun_kvs_put(struct smrun_kvs *kvs, const char *key, const char *value);
+const char *smrun_kvs_get(const struct smrun_kvs *kvs, const char *key);
+void smrun_kvs_free(struct smrun_kvs *kvs);
+
+/* ---- per-rank state -------------------------------------------------- */
+
+/* One rank's stdout or stderr pipe and the line being assembled. */
+struct smrun_stream {
+    int fd;                  /* our read end, -1 once at EOF */
+    int dest;                /* STDOUT_FILENO or STDERR_FILENO */
+    int rank;
+    char *buf;
+    size_t len, cap;
+    int mid_line;            /* tagged output stopped inside a line */
+    double partial_since;    /* when the buffered partial line arrived, 0 if none */
+};
+
+struct smrun_pmi_conn {
+    int fd;                  /* our end of the socketpair, -1 once closed */
+    int initialized;
+    int finalized;
+    int in_barrier;
+    struct smap_pmi_reader rd;
+};
+
+struct smrun_rank {
+    int rank;
+    pid_t pid;               /* also its process group id; 0 before fork */
+    int alive;               /* forked and not yet reaped */
+    int status;              /* wait status once reaped */
+    int cpu;                 /* CPU it is bound to, -1 if unbound */
+    int child_pmi_fd;        /* the rank's ends, open only around fork */
+    int child_out_fd, child_err_fd;
+    struct smrun_pmi_conn pmi;
+    struct smrun_stream out, err;
+};
+
+/* smrun's stdin, forwarded to rank 0's stdin pipe. */
+struct smrun_stdin {
+    int src;                 /* STDIN_FILENO, -1 when no longer read */
+    int dst;                 /* write end of rank 0's pipe, -1 once closed */
+    int child_fd;            /* rank 0's read end, open only around fork */
+    size_t off, len;
+    char buf[65536];
+};
+
+/* Session directory: <base>/smartmap-<uid>-<smrun pid> */
+struct smrun_session {
+    char base[PATH_MAX];
+    char prefix[64];         /* "smartmap-<uid>-<pid>" */
+    char path[PATH_MAX + 64];
+};
+
+struct smrun_job {
+    const struct smrun_options *opt;
+    const char *program;     /* resolved path to exec */
+    int n;
+    struct smrun_rank *ranks;
+    pid_t launcher_pid;
+    int alive;               /* ranks not yet reaped */
+
+    int *cpus;               /* CPUs in smrun's affinity mask */
+    int ncpus;
+    int bind;                /* ranks are pinned */
+    char **env;              /* environment shared by all ranks (NULL-terminated) */
+
+    struct smrun_session session;
+    char kvsname[64];
+    struct smrun_kvs kvs;
+    int barrier_waiting;
+
+    struct smrun_stdin in;
+    int devnull;             /* stdin of ranks other than 0 */
+    int wake_fd;             /* read end of the signal self-pipe */
+
+    int stopping;            /* a failure, timeout or signal is stopping the job */
+    int exit_code;           /* decided by the first failure */
+    double start;
+    double timeout_at;       /* 0: none */
+    double kill_at;          /* when SIGTERM turns into SIGKILL; 0: none */
+    double drain_until;      /* after the last rank exited; 0: not yet */
+    int leftovers_killed;
+};
+
+/* ---- session.c ------------------------------------------------------- */
+
+/* Sweeps stale session directories of dead launchers, then creates ours in
+ * /dev/shm (or $TMPDIR, /tmp).  Returns 0 or -1 after a message. */
+int smrun_session_create(struct smrun_session *s);
+/* Removes the directory and any <base>/smartmap-<uid>-<pid>[-.]* entry. */
+void smrun_session_remove(struct smrun_session *s);
+
+/* ---- spawn.c --------------------------------------------------------- */
+
+/* Finds the program like execvp (PATH for names without '/').  Returns 0,
+ * or SMRUN_EXIT_NOTFOUND / SMRUN_EXIT_NOEXEC after a message. */
+int smrun_resolve_program(const char *name, char *path, size_t len);
+/* CPUs smrun may run on; returns their count (>= 1) and a malloc'd list. */
+int smrun_allowed_cpus(int **cpus);
+/* Builds the shared environment, then forks and execs every rank.
+ * Returns 0, or -1 after failing the job (ranks already started remain and
+ * are stopped by the loop). */
+int smrun_spawn_all(struct smrun_job *job);
+void smrun_env_free(char **env);
+
+/* ---- pmi_server.c ---------------------------------------------------- */
+
+void smrun_pmi_setup(struct smrun_job *job);
+/* The rank's PMI socket is readable (or hung up). */
+void smrun_pmi_readable(struct smrun_job *job, struct smrun_rank *r);
+/* Handles every request the rank wrote before it exited. */
+void smrun_pmi_drain(struct smrun_job *job, struct smrun_rank *r);
+/* Fails the job if ranks wait in a barrier that an exited rank never joined. */
+void smrun_pmi_check_barrier(struct smrun_job *job);
+void smrun_pmi_close(struct smrun_rank *r);
+
+/* ---- output.c -------------------------------------------------------- */
+
+void smrun_stream_init(struct smrun_stream *s, int fd, int dest, int rank);
+/* Reads once and forwards the complete lines. */
+void smrun_stream_readable(struct smrun_job *job, struct smrun_stream *s);
+/* Reads everything the pipe holds right now (used once a rank has exited). */
+void smrun_stream_drain(struct smrun_job *job, struct smrun_stream *s);
+/* Forwards a partial line held too long (untagged output); returns the time
+ * at which the stream next needs this call, 0 if never. */
+double smrun_stream_tick(struct smrun_job *job, struct smrun_stream *s, double now);
+/* Forwards what is buffered (a partial line ends the output) and closes. */
+void smrun_stream_close(struct smrun_job *job, struct smrun_stream *s);
+
+void smrun_stdin_readable(struct smrun_job *job);
+void smrun_stdin_writable(struct smrun_job *job);
+void smrun_stdin_close(struct smrun_job *job);
+
+/* ---- job.c ----------------------------------------------------------- */
+
+/* Runs the loop until every rank is gone; returns smrun's exit code. */
+int smrun_job_run(struct smrun_job *job);
+/* The first failure decides the exit code: prints the message (if fmt),
+ * records code and stops the job (SIGTERM, SIGKILL after the grace).
+ * Later calls are ignored. */
+void smrun_job_fail(struct smrun_job *job, int code, const char *fmt, ...) SMAP_PRINTF_LIKE(3, 4);
+/* Same without a message (the cause speaks for itself, e.g. EPIPE). */
+void smrun_job_stop_with(struct smrun_job *job, int code);
+/* Sends sig to every rank's process group. */
+void smrun_job_signal(struct smrun_job *job, int sig);
+
+#endif

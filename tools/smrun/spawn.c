@@ -1,0 +1,360 @@
+/* Starting the ranks: finding the program (before any fork, so a typo gives
+ * one message instead of N), the environment, the CPU binding, and the
+ * fork/exec with everything a rank needs set up in the child. */
+#include "smrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+
+extern char **environ;
+
+/* ---- the program ------------------------------------------------------ */
+
+/* 0 if path is an executable regular file, else the errno execve would give. */
+static int exec_error(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno;
+    if (S_ISDIR(st.st_mode))
+        return EISDIR;
+    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+        return EACCES;
+    return 0;
+}
+
+static int report_exec_error(const char *name, int err)
+{
+    smrun_msg("%s: %s", name, strerror(err));
+    return (err == ENOENT || err == ENOTDIR) ? SMRUN_EXIT_NOTFOUND : SMRUN_EXIT_NOEXEC;
+}
+
+int smrun_resolve_program(const char *name, char *path, size_t len)
+{
+    if (strchr(name, '/')) {
+        int err = exec_error(name);
+        if (err)
+            return report_exec_error(name, err);
+        snprintf(path, len, "%s", name);
+        return 0;
+    }
+    /* Like execvp: the first executable match wins; a match that is not
+     * executable only matters when nothing else is found. */
+    const char *dirs = getenv("PATH");
+    if (!dirs)
+        dirs = "/usr/local/bin:/usr/bin:/bin";
+    int saw_noexec = 0;
+    for (const char *p = dirs;; ) {
+        const char *colon = strchrnul(p, ':');
+        int dlen = (int)(colon - p);
+        snprintf(path, len, "%.*s%s%s", dlen, dlen ? p : ".", "/", name);
+        int err = exec_error(path);
+        if (err == 0)
+            return 0;
+        if (err == EACCES || err == EISDIR)
+            saw_noexec = 1;
+        if (!*colon)
+            break;
+        p = colon + 1;
+    }
+    if (saw_noexec)
+        return report_exec_error(name, EACCES);
+    smrun_msg("%s: command not found", name);
+    return SMRUN_EXIT_NOTFOUND;
+}
+
+/* ---- CPUs ------------------------------------------------------------- */
+
+int smrun_allowed_cpus(int **cpus)
+{
+    for (int ncpu = 1024; ncpu <= (1 << 20); ncpu *= 2) {
+        cpu_set_t *set = CPU_ALLOC(ncpu);
+        size_t size = CPU_ALLOC_SIZE(ncpu);
+        if (!set)
+            break;
+        CPU_ZERO_S(size, set);
+        if (sched_getaffinity(0, size, set) == 0) {
+            int count = CPU_COUNT_S(size, set), k = 0;
+            *cpus = malloc((size_t)(count ? count : 1) * sizeof **cpus);
+            if (*cpus)
+                for (int c = 0; c < ncpu && k < count; c++)
+                    if (CPU_ISSET_S(c, size, set))
+                        (*cpus)[k++] = c;
+            CPU_FREE(set);
+            if (*cpus && k > 0)
+                return k;
+            break;
+        }
+        CPU_FREE(set);
+        if (errno != EINVAL)
+            break;
+    }
+    /* Unknown: behave as one CPU that ranks are not pinned to. */
+    free(*cpus);
+    *cpus = NULL;
+    return 1;
+}
+
+static void bind_self(int cpu)
+{
+    cpu_set_t *set = CPU_ALLOC(cpu + 1);
+    size_t size = CPU_ALLOC_SIZE(cpu + 1);
+    if (!set)
+        return;
+    CPU_ZERO_S(size, set);
+    CPU_SET_S(cpu, size, set);
+    if (sched_setaffinity(0, size, set) != 0)
+        dprintf(STDERR_FILENO, "smrun: warning: cannot bind to CPU %d: %s\n", cpu, strerror(errno));
+    CPU_FREE(set);
+}
+
+/* ---- environment ------------------------------------------------------ */
+
+/* Set per rank by smrun, or inherited from an enclosing launcher where they
+ * would point a PMI client at the wrong server. */
+static const char *const owned_vars[] = {
+    "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "PMI_SPAWNED",
+    "SMAP_SESSION_DIR", "SMAP_LAUNCHER", "SMAP_NODE_CPUS",
+};
+
+static int name_matches(const char *entry, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+static int overridden(const char *entry, const struct smrun_options *o)
+{
+    for (size_t i = 0; i < SMAP_ARRAY_SIZE(owned_vars); i++)
+        if (name_matches(entry, owned_vars[i]))
+            return 1;
+    for (int i = 0; i < o->nenv; i++) {
+        size_t n = strcspn(o->env[i], "=");
+        if (strncmp(entry, o->env[i], n) == 0 && entry[n] == '=')
+            return 1;
+    }
+    return 0;
+}
+
+static char *format_var(const char *name, const char *fmt, ...) SMAP_PRINTF_LIKE(2, 3);
+static char *format_var(const char *name, const char *fmt, ...)
+{
+    char value[PATH_MAX + 64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    char *s = NULL;
+    if (asprintf(&s, "%s=%s", name, value) < 0)
+        return NULL;
+    return s;
+}
+
+/* smrun's environment, then -x/-genv, then the job-wide variables of smrun.
+ * PMI_FD and PMI_RANK are added per rank in the child. */
+static char **build_env(const struct smrun_job *job)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + (size_t)job->opt->nenv + 8, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!overridden(environ[i], job->opt) && !(env[k++] = strdup(environ[i])))
+            goto oom;
+    for (int i = 0; i < job->opt->nenv; i++)
+        if (!(env[k++] = strdup(job->opt->env[i])))
+            goto oom;
+    if (!(env[k++] = format_var("PMI_SIZE", "%d", job->n)) ||
+        !(env[k++] = format_var("SMAP_SESSION_DIR", "%s", job->session.path)) ||
+        !(env[k++] = format_var("SMAP_LAUNCHER", "smrun")) ||
+        !(env[k++] = format_var("SMAP_NODE_CPUS", "%d", job->ncpus)))
+        goto oom;
+    return env;
+oom:
+    smrun_env_free(env);
+    return NULL;
+}
+
+void smrun_env_free(char **env)
+{
+    if (!env)
+        return;
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(env);
+}
+
+/* ---- fork/exec -------------------------------------------------------- */
+
+static _Noreturn void child_fail(const char *what)
+{
+    dprintf(STDERR_FILENO, "smrun: %s: %s\n", what, strerror(errno));
+    _exit(SMRUN_EXIT_NOEXEC);
+}
+
+/* Runs in the child: everything here must be done before exec. */
+static _Noreturn void exec_rank(struct smrun_job *job, struct smrun_rank *r)
+{
+    /* Own process group: smrun signals the rank and its children together,
+     * and a ^C at the terminal reaches only smrun, which decides. */
+    setpgid(0, 0);
+    /* Die with the launcher; if it died before prctl, getppid() shows it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != job->launcher_pid)
+        _exit(SMRUN_EXIT_FAILURE);
+    smrun_signals_reset_in_child();
+    int in = r->rank == 0 ? job->in.child_fd : job->devnull;
+    if (dup2(in, STDIN_FILENO) < 0 || dup2(r->child_out_fd, STDOUT_FILENO) < 0 ||
+        dup2(r->child_err_fd, STDERR_FILENO) < 0)
+        child_fail("dup2");
+    if (job->bind)
+        bind_self(r->cpu);
+    /* Every other descriptor smrun made is close-on-exec; this one stays. */
+    if (fcntl(r->child_pmi_fd, F_SETFD, 0) != 0)
+        child_fail("PMI_FD");
+    size_t n = 0;
+    while (job->env[n])
+        n++;
+    char **env = calloc(n + 3, sizeof *env);
+    if (!env)
+        child_fail("environment");
+    memcpy(env, job->env, n * sizeof *env);
+    env[n] = format_var("PMI_FD", "%d", r->child_pmi_fd);
+    env[n + 1] = format_var("PMI_RANK", "%d", r->rank);
+    execve(job->program, job->opt->argv, env);
+    int err = errno;
+    dprintf(STDERR_FILENO, "smrun: %s: %s\n", job->opt->argv[0], strerror(err));
+    _exit(err == ENOENT ? SMRUN_EXIT_NOTFOUND : SMRUN_EXIT_NOEXEC);
+}
+
+static int set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Our ends are non-blocking: the loop must never wait on one rank. */
+static int make_channels(struct smrun_rank *r)
+{
+    int sv[2], po[2], pe[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return -1;
+    if (pipe2(po, O_CLOEXEC) != 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    if (pipe2(pe, O_CLOEXEC) != 0) {
+        close(sv[0]);
+        close(sv[1]);
+        close(po[0]);
+        close(po[1]);
+        return -1;
+    }
+    r->pmi.fd = sv[0];
+    r->child_pmi_fd = sv[1];
+    smrun_stream_init(&r->out, po[0], STDOUT_FILENO, r->rank);
+    r->child_out_fd = po[1];
+    smrun_stream_init(&r->err, pe[0], STDERR_FILENO, r->rank);
+    r->child_err_fd = pe[1];
+    set_nonblock(r->pmi.fd);
+    set_nonblock(r->out.fd);
+    set_nonblock(r->err.fd);
+    return 0;
+}
+
+static void close_child_ends(struct smrun_rank *r)
+{
+    close(r->child_pmi_fd);
+    close(r->child_out_fd);
+    close(r->child_err_fd);
+    r->child_pmi_fd = r->child_out_fd = r->child_err_fd = -1;
+}
+
+static int make_stdin(struct smrun_job *job)
+{
+    int p[2];
+    job->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (job->devnull < 0 || pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    job->in.child_fd = p[0];
+    job->in.dst = p[1];
+    job->in.src = STDIN_FILENO;
+    set_nonblock(job->in.dst);
+    return 0;
+}
+
+static void report_binding(const struct smrun_job *job, const struct smrun_rank *r)
+{
+    if (r->cpu >= 0)
+        smrun_msg("rank %d (pid %d) bound to CPU %d", r->rank, (int)r->pid, r->cpu);
+    else if (job->opt->bind == SMRUN_BIND_NONE)
+        smrun_msg("rank %d (pid %d) not bound (--bind-to none)", r->rank, (int)r->pid);
+    else
+        smrun_msg("rank %d (pid %d) not bound (%d ranks, %d CPUs)", r->rank, (int)r->pid,
+                  job->n, job->ncpus);
+}
+
+static void choose_binding(struct smrun_job *job)
+{
+    int want = job->opt->bind == SMRUN_BIND_CORE ||
+               (job->opt->bind == SMRUN_BIND_DEFAULT && job->n <= job->ncpus);
+    job->bind = want && job->cpus != NULL;
+    if (job->bind && job->n > job->ncpus)
+        smrun_msg("warning: %d ranks on %d CPUs: binding round robin, ranks share CPUs",
+                  job->n, job->ncpus);
+    for (int i = 0; i < job->n; i++)
+        job->ranks[i].cpu = job->bind ? job->cpus[i % job->ncpus] : -1;
+}
+
+int smrun_spawn_all(struct smrun_job *job)
+{
+    choose_binding(job);
+    job->env = build_env(job);
+    if (!job->env || make_stdin(job) != 0) {
+        smrun_job_fail(job, SMRUN_EXIT_FAILURE, "cannot set up the job: %s", strerror(errno));
+        return -1;
+    }
+    for (int i = 0; i < job->n; i++) {
+        struct smrun_rank *r = &job->ranks[i];
+        if (make_channels(r) != 0) {
+            smrun_job_fail(job, SMRUN_EXIT_FAILURE, "cannot create the channels of rank %d: %s",
+                           i, strerror(errno));
+            return -1;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            smrun_job_fail(job, SMRUN_EXIT_FAILURE, "cannot start rank %d: fork: %s", i, strerror(errno));
+            close_child_ends(r);
+            return -1;
+        }
+        if (pid == 0)
+            exec_rank(job, r);
+        setpgid(pid, pid);   /* also here, so signals never miss a fresh rank */
+        r->pid = pid;
+        r->alive = 1;
+        job->alive++;
+        close_child_ends(r);
+        smap_debug("rank %d: pid %d, cpu %d", i, (int)pid, r->cpu);
+        if (job->opt->report_bindings)
+            report_binding(job, r);
+    }
+    close(job->in.child_fd);
+    job->in.child_fd = -1;
+    return 0;
+}
