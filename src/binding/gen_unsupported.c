@@ -2067,13 +2067,6 @@ int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_accumulate_c");
 }
 
-int PMPI_Get_address(const void *location, MPI_Aint *address)
-{
-    (void)location;
-    (void)address;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_address");
-}
-
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     (void)origin_addr;
@@ -3503,90 +3496,6 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     (void)info;
     (void)port_name;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Open_port");
-}
-
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
-{
-    (void)inbuf;
-    (void)incount;
-    (void)datatype;
-    (void)outbuf;
-    (void)outsize;
-    (void)position;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Pack");
-}
-
-int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
-{
-    (void)inbuf;
-    (void)incount;
-    (void)datatype;
-    (void)outbuf;
-    (void)outsize;
-    (void)position;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Pack_c");
-}
-
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
-{
-    (void)datarep;
-    (void)inbuf;
-    (void)incount;
-    (void)datatype;
-    (void)outbuf;
-    (void)outsize;
-    (void)position;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Pack_external");
-}
-
-int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
-{
-    (void)datarep;
-    (void)inbuf;
-    (void)incount;
-    (void)datatype;
-    (void)outbuf;
-    (void)outsize;
-    (void)position;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Pack_external_c");
-}
-
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
-{
-    (void)datarep;
-    (void)incount;
-    (void)datatype;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Pack_external_size");
-}
-
-int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
-{
-    (void)datarep;
-    (void)incount;
-    (void)datatype;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Pack_external_size_c");
-}
-
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
-{
-    (void)incount;
-    (void)datatype;
-    (void)comm;
-    (void)size;
-    return smap_err_unsupported(comm, "MPI_Pack_size");
-}
-
-int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
-{
-    (void)incount;
-    (void)datatype;
-    (void)comm;
-    (void)size;
-    return smap_err_unsupported(comm, "MPI_Pack_size_c");
 }
 
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
@@ -5233,58 +5142,6 @@ MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype)
     return 0;
 }
 
-int PMPI_Type_commit(MPI_Datatype *datatype)
-{
-    (void)datatype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_commit");
-}
-
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_contiguous");
-}
-
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_contiguous_c");
-}
-
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)size;
-    (void)rank;
-    (void)ndims;
-    (void)array_of_gsizes;
-    (void)array_of_distribs;
-    (void)array_of_dargs;
-    (void)array_of_psizes;
-    (void)order;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_darray");
-}
-
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)size;
-    (void)rank;
-    (void)ndims;
-    (void)array_of_gsizes;
-    (void)array_of_distribs;
-    (void)array_of_dargs;
-    (void)array_of_psizes;
-    (void)order;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_darray_c");
-}
-
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     (void)p;
@@ -5308,148 +5165,6 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_f90_real");
 }
 
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_hindexed");
-}
-
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)blocklength;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_hindexed_block");
-}
-
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)blocklength;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_hindexed_block_c");
-}
-
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_hindexed_c");
-}
-
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)blocklength;
-    (void)stride;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_hvector");
-}
-
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)blocklength;
-    (void)stride;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_hvector_c");
-}
-
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)blocklength;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_indexed_block");
-}
-
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)blocklength;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_indexed_block_c");
-}
-
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
-{
-    (void)oldtype;
-    (void)lb;
-    (void)extent;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_resized");
-}
-
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
-{
-    (void)oldtype;
-    (void)lb;
-    (void)extent;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_resized_c");
-}
-
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)array_of_types;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_struct");
-}
-
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)array_of_types;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_struct_c");
-}
-
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)ndims;
-    (void)array_of_sizes;
-    (void)array_of_subsizes;
-    (void)array_of_starts;
-    (void)order;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_subarray");
-}
-
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)ndims;
-    (void)array_of_sizes;
-    (void)array_of_subsizes;
-    (void)array_of_starts;
-    (void)order;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_subarray_c");
-}
-
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     (void)datatype;
@@ -5457,24 +5172,11 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_delete_attr");
 }
 
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_dup");
-}
-
 MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype)
 {
     (void)datatype;
     (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_f2c");
     return MPI_DATATYPE_NULL;
-}
-
-int PMPI_Type_free(MPI_Datatype *datatype)
-{
-    (void)datatype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_free");
 }
 
 MPI_Datatype PMPI_Type_fromint(int datatype)
@@ -5493,143 +5195,12 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_attr");
 }
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
-{
-    (void)datatype;
-    (void)max_integers;
-    (void)max_addresses;
-    (void)max_datatypes;
-    (void)array_of_integers;
-    (void)array_of_addresses;
-    (void)array_of_datatypes;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_contents");
-}
-
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
-{
-    (void)datatype;
-    (void)max_integers;
-    (void)max_addresses;
-    (void)max_large_counts;
-    (void)max_datatypes;
-    (void)array_of_integers;
-    (void)array_of_addresses;
-    (void)array_of_large_counts;
-    (void)array_of_datatypes;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_contents_c");
-}
-
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
-{
-    (void)datatype;
-    (void)num_integers;
-    (void)num_addresses;
-    (void)num_datatypes;
-    (void)combiner;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_envelope");
-}
-
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
-{
-    (void)datatype;
-    (void)num_integers;
-    (void)num_addresses;
-    (void)num_large_counts;
-    (void)num_datatypes;
-    (void)combiner;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_envelope_c");
-}
-
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
-{
-    (void)datatype;
-    (void)lb;
-    (void)extent;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_extent");
-}
-
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    (void)datatype;
-    (void)lb;
-    (void)extent;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_extent_c");
-}
-
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    (void)datatype;
-    (void)lb;
-    (void)extent;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_extent_x");
-}
-
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
-{
-    (void)datatype;
-    (void)type_name;
-    (void)resultlen;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_name");
-}
-
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
-{
-    (void)datatype;
-    (void)true_lb;
-    (void)true_extent;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_true_extent");
-}
-
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    (void)datatype;
-    (void)true_lb;
-    (void)true_extent;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_true_extent_c");
-}
-
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    (void)datatype;
-    (void)true_lb;
-    (void)true_extent;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_true_extent_x");
-}
-
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
 {
     (void)value_type;
     (void)index_type;
     (void)pair_type;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_value_index");
-}
-
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_indexed");
-}
-
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_indexed_c");
-}
-
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
-{
-    (void)typeclass;
-    (void)size;
-    (void)datatype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_match_size");
 }
 
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
@@ -5640,107 +5211,11 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_set_attr");
 }
 
-int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
-{
-    (void)datatype;
-    (void)type_name;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_set_name");
-}
-
-int PMPI_Type_size(MPI_Datatype datatype, int *size)
-{
-    (void)datatype;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_size");
-}
-
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
-{
-    (void)datatype;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_size_c");
-}
-
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
-{
-    (void)datatype;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_size_x");
-}
-
 int PMPI_Type_toint(MPI_Datatype datatype)
 {
     (void)datatype;
     (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_toint");
     return 0;
-}
-
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)blocklength;
-    (void)stride;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_vector");
-}
-
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    (void)count;
-    (void)blocklength;
-    (void)stride;
-    (void)oldtype;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_vector_c");
-}
-
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
-{
-    (void)inbuf;
-    (void)insize;
-    (void)position;
-    (void)outbuf;
-    (void)outcount;
-    (void)datatype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Unpack");
-}
-
-int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
-{
-    (void)inbuf;
-    (void)insize;
-    (void)position;
-    (void)outbuf;
-    (void)outcount;
-    (void)datatype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Unpack_c");
-}
-
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
-{
-    (void)datarep;
-    (void)inbuf;
-    (void)insize;
-    (void)position;
-    (void)outbuf;
-    (void)outcount;
-    (void)datatype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Unpack_external");
-}
-
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
-{
-    (void)datarep;
-    (void)inbuf;
-    (void)insize;
-    (void)position;
-    (void)outbuf;
-    (void)outcount;
-    (void)datatype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Unpack_external_c");
 }
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)

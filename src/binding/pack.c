@@ -1,0 +1,310 @@
+/* MPI_Pack / MPI_Unpack / MPI_Pack_size and the external32 variants, with
+ * their large-count twins, over the datatype engine (src/dtype/engine.h). */
+#include <limits.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "binding/check.h"
+#include "binding/dtype_check.h"
+#include "dtype/engine.h"
+
+/* count * size, or -1 on overflow. */
+static MPI_Count total_bytes(MPI_Count count, MPI_Count size)
+{
+    MPI_Count r;
+    return __builtin_mul_overflow(count, size, &r) ? -1 : r;
+}
+
+static int pack(const char *func, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    struct MPI_ABI_Comm *c;
+    smap_dtype_t *t;
+    SMAP_CHECK_RUNNING(func);
+    SMAP_CHECK_COMM(func, comm, c);
+    (void)c;
+    if (incount < 0)
+        return smap_err_raise(comm, MPI_ERR_COUNT, func, "incount %lld is negative",
+                              (long long)incount);
+    SMAP_CHECK_DTYPE_COMMITTED(func, comm, datatype, t);
+    SMAP_CHECK_PTR(func, comm, position);
+    if (outsize < 0 || *position < 0)
+        return smap_err_raise(comm, MPI_ERR_ARG, func, "outsize %lld or position %lld is negative",
+                              (long long)outsize, (long long)*position);
+    MPI_Count n = total_bytes(incount, t->size);
+    if (n < 0 || n > outsize - *position)
+        return smap_err_raise(comm, MPI_ERR_TRUNCATE, func,
+                              "%lld bytes do not fit at position %lld of a %lld-byte buffer",
+                              (long long)n, (long long)*position, (long long)outsize);
+    if (n > 0 && !outbuf)
+        return smap_err_raise(comm, MPI_ERR_BUFFER, func, "outbuf is NULL");
+    smap_dtype_pack(inbuf, incount, t, (char *)outbuf + *position, 0, n);
+    *position += n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+              int *position, MPI_Comm comm)
+{
+    SMAP_CHECK_PTR("MPI_Pack", comm, position);
+    MPI_Count pos = *position;
+    int rc = pack("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, &pos, comm);
+    if (rc == MPI_SUCCESS)
+        *position = (int)pos;
+    return rc;
+}
+
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    return pack("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+
+static int unpack(const char *func, const void *inbuf, MPI_Count insize, MPI_Count *position,
+                  void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    struct MPI_ABI_Comm *c;
+    smap_dtype_t *t;
+    SMAP_CHECK_RUNNING(func);
+    SMAP_CHECK_COMM(func, comm, c);
+    (void)c;
+    if (outcount < 0)
+        return smap_err_raise(comm, MPI_ERR_COUNT, func, "outcount %lld is negative",
+                              (long long)outcount);
+    SMAP_CHECK_DTYPE_COMMITTED(func, comm, datatype, t);
+    SMAP_CHECK_PTR(func, comm, position);
+    if (insize < 0 || *position < 0)
+        return smap_err_raise(comm, MPI_ERR_ARG, func, "insize %lld or position %lld is negative",
+                              (long long)insize, (long long)*position);
+    MPI_Count n = total_bytes(outcount, t->size);
+    if (n < 0 || n > insize - *position)
+        return smap_err_raise(comm, MPI_ERR_TRUNCATE, func,
+                              "%lld bytes wanted at position %lld of a %lld-byte buffer",
+                              (long long)n, (long long)*position, (long long)insize);
+    if (n > 0 && !inbuf)
+        return smap_err_raise(comm, MPI_ERR_BUFFER, func, "inbuf is NULL");
+    smap_dtype_unpack((const char *)inbuf + *position, n, outbuf, outcount, t, 0);
+    *position += n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm)
+{
+    SMAP_CHECK_PTR("MPI_Unpack", comm, position);
+    MPI_Count pos = *position;
+    int rc = unpack("MPI_Unpack", inbuf, insize, &pos, outbuf, outcount, datatype, comm);
+    if (rc == MPI_SUCCESS)
+        *position = (int)pos;
+    return rc;
+}
+
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    return unpack("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+
+static int pack_size(const char *func, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                     MPI_Count *size)
+{
+    struct MPI_ABI_Comm *c;
+    smap_dtype_t *t;
+    SMAP_CHECK_RUNNING(func);
+    SMAP_CHECK_COMM(func, comm, c);
+    (void)c;
+    if (incount < 0)
+        return smap_err_raise(comm, MPI_ERR_COUNT, func, "incount %lld is negative",
+                              (long long)incount);
+    SMAP_CHECK_DTYPE(func, comm, datatype, t);
+    SMAP_CHECK_PTR(func, comm, size);
+    MPI_Count n = total_bytes(incount, t->size);
+    if (n < 0)
+        return smap_err_raise(comm, MPI_ERR_VALUE_TOO_LARGE, func, "the size overflows");
+    *size = n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    MPI_Count n = 0;
+    SMAP_CHECK_PTR("MPI_Pack_size", comm, size);
+    int rc = pack_size("MPI_Pack_size", incount, datatype, comm, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (n > INT_MAX)
+        return smap_err_raise(comm, MPI_ERR_VALUE_TOO_LARGE, "MPI_Pack_size",
+                              "%lld bytes do not fit an int: use MPI_Pack_size_c", (long long)n);
+    *size = (int)n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+    return pack_size("MPI_Pack_size_c", incount, datatype, comm, size);
+}
+
+/* ---- external32 ---- */
+
+static int check_datarep(const char *func, const char *datarep)
+{
+    if (!datarep)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func, "datarep is NULL");
+    if (strcmp(datarep, "external32") != 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_UNSUPPORTED_DATAREP, func,
+                              "data representation \"%.64s\" is not supported (only "
+                              "\"external32\")", datarep);
+    return MPI_SUCCESS;
+}
+
+static int ext_size(const char *func, smap_dtype_t *t, MPI_Count count, MPI_Count *n)
+{
+    MPI_Count x = smap_dtype_external_size(t);
+    if (x < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, func, "out of memory");
+    *n = total_bytes(count, x);
+    if (*n < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_VALUE_TOO_LARGE, func, "the size overflows");
+    return MPI_SUCCESS;
+}
+
+static int pack_external(const char *func, const char *datarep, const void *inbuf,
+                         MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                         MPI_Count outsize, MPI_Count *position)
+{
+    smap_dtype_t *t;
+    MPI_Count n;
+    SMAP_CHECK_RUNNING(func);
+    int rc = check_datarep(func, datarep);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (incount < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COUNT, func, "incount %lld is negative",
+                              (long long)incount);
+    SMAP_CHECK_DTYPE_COMMITTED(func, MPI_COMM_NULL, datatype, t);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, position);
+    if (outsize < 0 || *position < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func,
+                              "outsize or position is negative");
+    if ((rc = ext_size(func, t, incount, &n)) != MPI_SUCCESS)
+        return rc;
+    if (n > outsize - *position)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TRUNCATE, func,
+                              "%lld bytes do not fit at position %lld of a %lld-byte buffer",
+                              (long long)n, (long long)*position, (long long)outsize);
+    if (n > 0 && !outbuf)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "outbuf is NULL");
+    rc = smap_dtype_pack_external(inbuf, incount, t, (char *)outbuf + *position);
+    if (rc != MPI_SUCCESS)
+        return smap_err_raise(MPI_COMM_NULL, rc, func, "%s",
+                              rc == MPI_ERR_CONVERSION
+                                  ? "a value does not fit its external32 representation"
+                                  : "conversion failed");
+    *position += n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+{
+    SMAP_CHECK_PTR("MPI_Pack_external", MPI_COMM_NULL, position);
+    MPI_Count pos = *position;
+    int rc = pack_external("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf,
+                           outsize, &pos);
+    if (rc == MPI_SUCCESS)
+        *position = (MPI_Aint)pos;
+    return rc;
+}
+
+int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount,
+                         MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                         MPI_Count *position)
+{
+    return pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf,
+                         outsize, position);
+}
+
+static int unpack_external(const char *func, const char *datarep, const void *inbuf,
+                           MPI_Count insize, MPI_Count *position, void *outbuf,
+                           MPI_Count outcount, MPI_Datatype datatype)
+{
+    smap_dtype_t *t;
+    MPI_Count n;
+    SMAP_CHECK_RUNNING(func);
+    int rc = check_datarep(func, datarep);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (outcount < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COUNT, func, "outcount %lld is negative",
+                              (long long)outcount);
+    SMAP_CHECK_DTYPE_COMMITTED(func, MPI_COMM_NULL, datatype, t);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, position);
+    if (insize < 0 || *position < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func, "insize or position is negative");
+    if ((rc = ext_size(func, t, outcount, &n)) != MPI_SUCCESS)
+        return rc;
+    if (n > insize - *position)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TRUNCATE, func,
+                              "%lld bytes wanted at position %lld of a %lld-byte buffer",
+                              (long long)n, (long long)*position, (long long)insize);
+    if (n > 0 && !inbuf)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "inbuf is NULL");
+    rc = smap_dtype_unpack_external((const char *)inbuf + *position, outbuf, outcount, t);
+    if (rc != MPI_SUCCESS)
+        return smap_err_raise(MPI_COMM_NULL, rc, func, "conversion failed");
+    *position += n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+{
+    SMAP_CHECK_PTR("MPI_Unpack_external", MPI_COMM_NULL, position);
+    MPI_Count pos = *position;
+    int rc = unpack_external("MPI_Unpack_external", datarep, inbuf, insize, &pos, outbuf,
+                             outcount, datatype);
+    if (rc == MPI_SUCCESS)
+        *position = (MPI_Aint)pos;
+    return rc;
+}
+
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+                           MPI_Count *position, void *outbuf, MPI_Count outcount,
+                           MPI_Datatype datatype)
+{
+    return unpack_external("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf,
+                           outcount, datatype);
+}
+
+static int pack_external_size(const char *func, const char *datarep, MPI_Count incount,
+                              MPI_Datatype datatype, MPI_Count *size)
+{
+    smap_dtype_t *t;
+    SMAP_CHECK_RUNNING(func);
+    int rc = check_datarep(func, datarep);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (incount < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COUNT, func, "incount %lld is negative",
+                              (long long)incount);
+    SMAP_CHECK_DTYPE(func, MPI_COMM_NULL, datatype, t);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, size);
+    return ext_size(func, t, incount, size);
+}
+
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                            MPI_Aint *size)
+{
+    MPI_Count n = 0;
+    int rc = pack_external_size("MPI_Pack_external_size", datarep, incount, datatype, &n);
+    if (rc == MPI_SUCCESS)
+        *size = (MPI_Aint)n;
+    return rc;
+}
+
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                              MPI_Count *size)
+{
+    return pack_external_size("MPI_Pack_external_size_c", datarep, incount, datatype, size);
+}
