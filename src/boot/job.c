@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/tunables.h"
 #include "boot/pmi.h"
+#include "boot/pmi_wire.h"
 #include "boot/singleton_kvs.h"
 
 struct smap_job smap_job;
@@ -21,14 +23,15 @@ static int node_index_of(char **hosts, int upto, const char *host)
     return -1;
 }
 
-/* Publishes our host name, then groups ranks by host in order of first
- * appearance, so node ids and local ranks agree on every rank. */
-static int learn_node_layout(char *err, size_t errlen)
+/* Publishes our node name (the host name unless SMAP_NODE_NAME says
+ * otherwise), then groups ranks by it in order of first appearance, so node
+ * ids and local ranks agree on every rank. */
+static int learn_node_layout(const char *node_name, char *err, size_t errlen)
 {
     char key[64], val[256];
     int n = smap_job.size;
     snprintf(key, sizeof key, "smap.host.%d", smap_job.rank);
-    if (smap_boot_put(key, smap_job.hostname) || smap_boot_fence()) {
+    if (smap_boot_put(key, node_name) || smap_boot_fence()) {
         snprintf(err, errlen, "could not publish the host name through PMI");
         return -1;
     }
@@ -44,7 +47,7 @@ static int learn_node_layout(char *err, size_t errlen)
     for (int r = 0; r < n && rc == 0; r++) {
         snprintf(key, sizeof key, "smap.host.%d", r);
         if (r == smap_job.rank)
-            snprintf(val, sizeof val, "%s", smap_job.hostname);
+            snprintf(val, sizeof val, "%s", node_name);
         else if (smap_boot_get(key, val, sizeof val) != 0) {
             snprintf(err, errlen, "rank %d's host name is missing from the PMI key-value space", r);
             rc = -1;
@@ -93,6 +96,12 @@ int smap_boot_init(char *err, size_t errlen)
     memset(&smap_job, 0, sizeof smap_job);
     if (gethostname(smap_job.hostname, sizeof smap_job.hostname - 1) != 0)
         snprintf(smap_job.hostname, sizeof smap_job.hostname, "localhost");
+    const char *node_name = smap_tun.node_name && *smap_tun.node_name ? smap_tun.node_name
+                                                                      : smap_job.hostname;
+    if (!smap_pmi_valid_value(node_name)) {
+        snprintf(err, errlen, "node name '%s' cannot be exchanged (empty, spaces or too long)", node_name);
+        return -1;
+    }
     int launched = smap_pmi_detect(&smap_job.rank, &smap_job.size, err, errlen);
     if (launched < 0)
         return -1;
@@ -105,7 +114,7 @@ int smap_boot_init(char *err, size_t errlen)
     }
     if (smap_job.universe_size < smap_job.size)
         smap_job.universe_size = smap_job.size;
-    return learn_node_layout(err, errlen);
+    return learn_node_layout(node_name, err, errlen);
 }
 
 void smap_boot_finalize(void)
