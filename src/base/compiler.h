@@ -2,7 +2,11 @@
 #ifndef SMAP_BASE_COMPILER_H
 #define SMAP_BASE_COMPILER_H
 
+#include <stdint.h>
+
 #if defined(__GNUC__) || defined(__clang__)
+#define SMAP_HAVE_BUILTIN_OVERFLOW 1
+#define SMAP_CONSTRUCTOR __attribute__((constructor))
 #define SMAP_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #define SMAP_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define SMAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -10,6 +14,8 @@
 #define SMAP_EXPORT      __attribute__((visibility("default")))
 #define SMAP_HAVE_WEAK_ALIAS 1
 #else
+#define SMAP_HAVE_BUILTIN_OVERFLOW 0
+#define SMAP_CONSTRUCTOR   /* callers also initialise explicitly, idempotently */
 #define SMAP_PRINTF_LIKE(f, a)
 #define SMAP_LIKELY(x)   (x)
 #define SMAP_UNLIKELY(x) (x)
@@ -19,5 +25,32 @@
 #endif
 
 #define SMAP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Checked 64-bit arithmetic for sizes computed from user counts: return 1
+ * (and leave *r alone) when the exact result does not fit. */
+static inline int smap_mul_overflow_i64(int64_t a, int64_t b, int64_t *r)
+{
+#if SMAP_HAVE_BUILTIN_OVERFLOW
+    return __builtin_mul_overflow(a, b, r);
+#else
+    if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+              : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
+        return 1;
+    *r = a * b;
+    return 0;
+#endif
+}
+
+static inline int smap_add_overflow_i64(int64_t a, int64_t b, int64_t *r)
+{
+#if SMAP_HAVE_BUILTIN_OVERFLOW
+    return __builtin_add_overflow(a, b, r);
+#else
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
+        return 1;
+    *r = a + b;
+    return 0;
+#endif
+}
 
 #endif

@@ -9,36 +9,42 @@
 #include "binding/dtype_check.h"
 #include "dtype/engine.h"
 
-/* count * size, or -1 on overflow. */
-static MPI_Count total_bytes(MPI_Count count, MPI_Count size)
+/* The checks MPI_Pack and MPI_Unpack share: a valid communicator, a
+ * non-negative count of a committed type, a position inside a buffer of
+ * `bufsize` bytes with room for the count's bytes.  On success *t and *n (the
+ * bytes to move) are set. */
+static int check_stream(const char *func, MPI_Count count, MPI_Datatype datatype, const void *buf,
+                        MPI_Count bufsize, const MPI_Count *position, MPI_Comm comm,
+                        smap_dtype_t **t, MPI_Count *n)
 {
-    MPI_Count r;
-    return __builtin_mul_overflow(count, size, &r) ? -1 : r;
+    struct MPI_ABI_Comm *c;
+    SMAP_CHECK_RUNNING(func);
+    SMAP_CHECK_COMM(func, comm, c);
+    (void)c;
+    if (count < 0)
+        return smap_err_raise(comm, MPI_ERR_COUNT, func, "count %lld is negative", (long long)count);
+    SMAP_CHECK_DTYPE_COMMITTED(func, comm, datatype, *t);
+    SMAP_CHECK_PTR(func, comm, position);
+    if (bufsize < 0 || *position < 0)
+        return smap_err_raise(comm, MPI_ERR_ARG, func, "buffer size %lld or position %lld is negative",
+                              (long long)bufsize, (long long)*position);
+    if (smap_mul_overflow_i64(count, (*t)->size, n) || *n > bufsize - *position)
+        return smap_err_raise(comm, MPI_ERR_TRUNCATE, func,
+                              "%lld elements do not fit at position %lld of a %lld-byte buffer",
+                              (long long)count, (long long)*position, (long long)bufsize);
+    if (*n > 0 && !buf)
+        return smap_err_raise(comm, MPI_ERR_BUFFER, func, "the packed buffer is NULL");
+    return MPI_SUCCESS;
 }
 
 static int pack(const char *func, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
                 void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
-    struct MPI_ABI_Comm *c;
     smap_dtype_t *t;
-    SMAP_CHECK_RUNNING(func);
-    SMAP_CHECK_COMM(func, comm, c);
-    (void)c;
-    if (incount < 0)
-        return smap_err_raise(comm, MPI_ERR_COUNT, func, "incount %lld is negative",
-                              (long long)incount);
-    SMAP_CHECK_DTYPE_COMMITTED(func, comm, datatype, t);
-    SMAP_CHECK_PTR(func, comm, position);
-    if (outsize < 0 || *position < 0)
-        return smap_err_raise(comm, MPI_ERR_ARG, func, "outsize %lld or position %lld is negative",
-                              (long long)outsize, (long long)*position);
-    MPI_Count n = total_bytes(incount, t->size);
-    if (n < 0 || n > outsize - *position)
-        return smap_err_raise(comm, MPI_ERR_TRUNCATE, func,
-                              "%lld bytes do not fit at position %lld of a %lld-byte buffer",
-                              (long long)n, (long long)*position, (long long)outsize);
-    if (n > 0 && !outbuf)
-        return smap_err_raise(comm, MPI_ERR_BUFFER, func, "outbuf is NULL");
+    MPI_Count n;
+    int rc = check_stream(func, incount, datatype, outbuf, outsize, position, comm, &t, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
     smap_dtype_pack(inbuf, incount, t, (char *)outbuf + *position, 0, n);
     *position += n;
     return MPI_SUCCESS;
@@ -64,26 +70,11 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 static int unpack(const char *func, const void *inbuf, MPI_Count insize, MPI_Count *position,
                   void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    struct MPI_ABI_Comm *c;
     smap_dtype_t *t;
-    SMAP_CHECK_RUNNING(func);
-    SMAP_CHECK_COMM(func, comm, c);
-    (void)c;
-    if (outcount < 0)
-        return smap_err_raise(comm, MPI_ERR_COUNT, func, "outcount %lld is negative",
-                              (long long)outcount);
-    SMAP_CHECK_DTYPE_COMMITTED(func, comm, datatype, t);
-    SMAP_CHECK_PTR(func, comm, position);
-    if (insize < 0 || *position < 0)
-        return smap_err_raise(comm, MPI_ERR_ARG, func, "insize %lld or position %lld is negative",
-                              (long long)insize, (long long)*position);
-    MPI_Count n = total_bytes(outcount, t->size);
-    if (n < 0 || n > insize - *position)
-        return smap_err_raise(comm, MPI_ERR_TRUNCATE, func,
-                              "%lld bytes wanted at position %lld of a %lld-byte buffer",
-                              (long long)n, (long long)*position, (long long)insize);
-    if (n > 0 && !inbuf)
-        return smap_err_raise(comm, MPI_ERR_BUFFER, func, "inbuf is NULL");
+    MPI_Count n;
+    int rc = check_stream(func, outcount, datatype, inbuf, insize, position, comm, &t, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
     smap_dtype_unpack((const char *)inbuf + *position, n, outbuf, outcount, t, 0);
     *position += n;
     return MPI_SUCCESS;
@@ -119,8 +110,8 @@ static int pack_size(const char *func, MPI_Count incount, MPI_Datatype datatype,
                               (long long)incount);
     SMAP_CHECK_DTYPE(func, comm, datatype, t);
     SMAP_CHECK_PTR(func, comm, size);
-    MPI_Count n = total_bytes(incount, t->size);
-    if (n < 0)
+    MPI_Count n;
+    if (smap_mul_overflow_i64(incount, t->size, &n))
         return smap_err_raise(comm, MPI_ERR_VALUE_TOO_LARGE, func, "the size overflows");
     *size = n;
     return MPI_SUCCESS;
@@ -163,8 +154,7 @@ static int ext_size(const char *func, smap_dtype_t *t, MPI_Count count, MPI_Coun
     MPI_Count x = smap_dtype_external_size(t);
     if (x < 0)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, func, "out of memory");
-    *n = total_bytes(count, x);
-    if (*n < 0)
+    if (smap_mul_overflow_i64(count, x, n))
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_VALUE_TOO_LARGE, func, "the size overflows");
     return MPI_SUCCESS;
 }
@@ -174,7 +164,7 @@ static int pack_external(const char *func, const char *datarep, const void *inbu
                          MPI_Count outsize, MPI_Count *position)
 {
     smap_dtype_t *t;
-    MPI_Count n;
+    MPI_Count n = 0;
     SMAP_CHECK_RUNNING(func);
     int rc = check_datarep(func, datarep);
     if (rc != MPI_SUCCESS)
@@ -230,7 +220,7 @@ static int unpack_external(const char *func, const char *datarep, const void *in
                            MPI_Count outcount, MPI_Datatype datatype)
 {
     smap_dtype_t *t;
-    MPI_Count n;
+    MPI_Count n = 0;
     SMAP_CHECK_RUNNING(func);
     int rc = check_datarep(func, datarep);
     if (rc != MPI_SUCCESS)

@@ -72,4 +72,8 @@ MPI_Count smap_dtype_external_size(smap_dtype_t *t);
 int smap_dtype_pack_external(const void *src, MPI_Count count, smap_dtype_t *t, void *dst);
 int smap_dtype_unpack_external(const void *src, void *dst, MPI_Count count, smap_dtype_t *t);
 
+/* Fills the table of predefined datatypes; idempotent, thread-safe.  Run at
+ * load time and again by MPI_Init, so no use can precede it. */
+void smap_dtype_init(void);
+
 #endif

@@ -4,6 +4,7 @@
  * loaded, so handles work even before MPI_Init (as MPI allows for the
  * inquiry functions). */
 #include <complex.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -129,7 +130,7 @@ static void pair(MPI_Datatype h, const char *name, size_t vsize, int vkind, size
              sizeof(struct p_), _Alignof(struct p_));                                        \
     } while (0)
 
-__attribute__((constructor)) static void smap_dtype_predef_init(void)
+static void predef_init(void)
 {
     BASIC(MPI_AINT, MPI_Aint, sizeof(MPI_Aint));
     BASIC(MPI_COUNT, MPI_Count, sizeof(MPI_Count));
@@ -226,4 +227,18 @@ MPI_Datatype smap_dtype_match_size(int typeclass, int size)
         if (slot(list[i])->size == size)
             return list[i];
     return MPI_DATATYPE_NULL;
+}
+
+/* The table is filled at load time where the compiler has constructors,
+ * and in any case by MPI_Init before any datatype can be used. */
+static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
+
+void smap_dtype_init(void)
+{
+    pthread_once(&predef_once, predef_init);
+}
+
+SMAP_CONSTRUCTOR static void predef_init_at_load(void)
+{
+    smap_dtype_init();
 }

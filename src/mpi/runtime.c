@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
+#include "dtype/engine.h"
 #include "mpi/comm.h"
 
 _Atomic int smap_state = SMAP_STATE_NEW;
@@ -42,6 +43,7 @@ int smap_runtime_init(int required, int *provided)
         return MPI_ERR_ARG;
     }
     smap_log_set_level((int)smap_tun.verbose);
+    smap_dtype_init();
     int max = thread_level_from_name(smap_tun.thread_level);
     if (max < 0) {
         smap_log(SMAP_LOG_ERROR, "MPI_Init: SMAP_THREAD_LEVEL='%s' is not one of "
