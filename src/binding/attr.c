@@ -1,8 +1,10 @@
 /* Entry points on keyvals and cached attributes (src/mpi/attr.h):
- * communicators, and the keyvals of datatypes and windows. */
+ * communicators, datatypes, and the keyvals of windows. */
 #include <mpi.h>
 
 #include "binding/check.h"
+#include "binding/dtype_check.h"
+#include "dtype/dtype.h"
 #include "mpi/attr.h"
 
 #define NOCOMM MPI_COMM_NULL
@@ -109,8 +111,9 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
     return comm_delete("MPI_Attr_delete", comm, keyval);
 }
 
-/* ---- datatypes and windows: keyvals only, until those objects exist
- * (MPI_Type_set_attr and friends are still the generated stubs) ---- */
+/* ---- datatypes: predefined ones carry attributes too (their table
+ * entries have a list); MPI_Type_dup / MPI_Type_free (datatype.c) run the
+ * copy / delete callbacks.  Errors go to MPI_COMM_SELF's handler. ---- */
 
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                             MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
@@ -124,6 +127,41 @@ int PMPI_Type_free_keyval(int *type_keyval)
 {
     return free_keyval("MPI_Type_free_keyval", SMAP_OBJ_TYPE, type_keyval);
 }
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    static const char func[] = "MPI_Type_set_attr";
+    smap_dtype_t *t;
+    SMAP_CHECK_RUNNING(func);
+    SMAP_CHECK_DTYPE(func, NOCOMM, datatype, t);
+    return smap_attr_set(SMAP_OBJ_TYPE, smap_dtype_handle(t), &t->attrs, type_keyval,
+                         attribute_val, NOCOMM, func);
+}
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    static const char func[] = "MPI_Type_get_attr";
+    smap_dtype_t *t;
+    SMAP_CHECK_RUNNING(func);
+    SMAP_CHECK_DTYPE(func, NOCOMM, datatype, t);
+    SMAP_CHECK_PTR(func, NOCOMM, attribute_val);
+    SMAP_CHECK_PTR(func, NOCOMM, flag);
+    /* attribute_val is a void ** in C (MPI-5.0 7.7.4). */
+    return smap_attr_get(SMAP_OBJ_TYPE, smap_dtype_handle(t), &t->attrs, type_keyval,
+                         (void **)attribute_val, flag, NOCOMM, func);
+}
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    static const char func[] = "MPI_Type_delete_attr";
+    smap_dtype_t *t;
+    SMAP_CHECK_RUNNING(func);
+    SMAP_CHECK_DTYPE(func, NOCOMM, datatype, t);
+    return smap_attr_delete(SMAP_OBJ_TYPE, smap_dtype_handle(t), &t->attrs, type_keyval, NOCOMM,
+                            func);
+}
+
+/* ---- windows: keyvals only, until windows exist ---- */
 
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                            MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,

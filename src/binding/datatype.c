@@ -12,6 +12,7 @@
 #include "binding/dtype_check.h"
 #include "dtype/dtype.h"
 #include "dtype/engine.h"
+#include "mpi/attr.h"
 
 /* ---- helpers ---- */
 
@@ -21,6 +22,17 @@ static int raise_rc(const char *func, int rc)
                           rc == MPI_ERR_NO_MEM ? "out of memory"
                           : rc == MPI_ERR_COUNT ? "the type's size does not fit MPI_Count"
                                                 : "cannot build the datatype");
+}
+
+/* The error to raise for an attribute callback's return value rc: its class
+ * when rc is an error code, MPI_ERR_OTHER otherwise. */
+static int attr_callback_failed(const char *func, int rc, const char *what)
+{
+    int cls;
+    if (smap_error_class(rc, &cls) != MPI_SUCCESS || cls == MPI_SUCCESS)
+        cls = MPI_ERR_OTHER;
+    return smap_err_raise(MPI_COMM_NULL, cls, func, "an attribute %s callback returned %d", what,
+                          rc);
 }
 
 /* Hands a new type to the caller, or frees it and raises. */
@@ -433,9 +445,22 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return raise_rc(func, rc);
     }
     rc = smap_dtype_set_contents(t, MPI_COMBINER_DUP, 0, 0, NULL, 0, NULL, 0, NULL, 1, &oldtype);
-    if (rc == MPI_SUCCESS)
-        memcpy(t->name, old->name, sizeof t->name);
-    return done(func, rc, t, newtype);
+    if (rc != MPI_SUCCESS)
+        return done(func, rc, t, newtype);
+    memcpy(t->name, old->name, sizeof t->name);
+    /* The attributes, through the keyvals' copy callbacks (MPI-5.0 7.7.4).
+     * On a failing callback smap_attr_list_copy has deleted what it copied
+     * (delete callbacks on the new handle): free the half-built type. */
+    rc = smap_attr_list_copy(SMAP_OBJ_TYPE, smap_dtype_handle(old), &old->attrs,
+                             smap_dtype_handle(t), &t->attrs);
+    if (rc != MPI_SUCCESS) {
+        smap_dtype_release(t);
+        if (rc == MPI_ERR_NO_MEM)
+            return raise_rc(func, rc);
+        return attr_callback_failed(func, rc, "copy");
+    }
+    *newtype = smap_dtype_handle(t);
+    return MPI_SUCCESS;
 }
 
 /* ---- subarray ---- */
@@ -655,9 +680,14 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (t->flags & SMAP_DT_PREDEF)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TYPE, func,
                               "%s is predefined and cannot be freed", t->name);
+    /* The attributes go with the handle, newest first, while the handle is
+     * still valid for the delete callbacks (MPI-5.0 7.7.4).  The list is
+     * empty afterwards whatever they return, so the type is freed even when
+     * one fails; the call then reports the first failure. */
+    int rc = smap_attr_list_delete(SMAP_OBJ_TYPE, *datatype, &t->attrs);
     smap_dtype_release(t);
     *datatype = MPI_DATATYPE_NULL;
-    return MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? rc : attr_callback_failed(func, rc, "delete");
 }
 
 /* ---- queries ---- */

@@ -2080,46 +2080,6 @@ int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_c");
 }
 
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_count");
-}
-
-int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_count_c");
-}
-
-int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_elements");
-}
-
-int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_elements_c");
-}
-
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_elements_x");
-}
-
 int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
 {
     (void)hw_info;
@@ -4596,79 +4556,6 @@ int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_f2f08");
 }
 
-int PMPI_Status_get_error(const MPI_Status *status, int *err)
-{
-    (void)status;
-    (void)err;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_get_error");
-}
-
-int PMPI_Status_get_source(const MPI_Status *status, int *source)
-{
-    (void)status;
-    (void)source;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_get_source");
-}
-
-int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
-{
-    (void)status;
-    (void)tag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_get_tag");
-}
-
-int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
-{
-    (void)status;
-    (void)flag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_set_cancelled");
-}
-
-int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
-{
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_set_elements");
-}
-
-int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
-{
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_set_elements_c");
-}
-
-int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
-{
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_set_elements_x");
-}
-
-int PMPI_Status_set_error(MPI_Status *status, int err)
-{
-    (void)status;
-    (void)err;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_set_error");
-}
-
-int PMPI_Status_set_source(MPI_Status *status, int source)
-{
-    (void)status;
-    (void)source;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_set_source");
-}
-
-int PMPI_Status_set_tag(MPI_Status *status, int tag)
-{
-    (void)status;
-    (void)tag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_set_tag");
-}
-
 int PMPI_T_category_changed(int *update_number)
 {
     (void)update_number;
@@ -5092,13 +4979,6 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Test");
 }
 
-int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
-{
-    (void)status;
-    (void)flag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Test_cancelled");
-}
-
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     (void)count;
@@ -5165,13 +5045,6 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_f90_real");
 }
 
-int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
-{
-    (void)datatype;
-    (void)type_keyval;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_delete_attr");
-}
-
 MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype)
 {
     (void)datatype;
@@ -5186,29 +5059,12 @@ MPI_Datatype PMPI_Type_fromint(int datatype)
     return MPI_DATATYPE_NULL;
 }
 
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
-{
-    (void)datatype;
-    (void)type_keyval;
-    (void)attribute_val;
-    (void)flag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_attr");
-}
-
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
 {
     (void)value_type;
     (void)index_type;
     (void)pair_type;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_value_index");
-}
-
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
-{
-    (void)datatype;
-    (void)type_keyval;
-    (void)attribute_val;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_set_attr");
 }
 
 int PMPI_Type_toint(MPI_Datatype datatype)

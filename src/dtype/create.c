@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/compiler.h"
 #include "dtype/dtype.h"
 #include "dtype/internal.h"
 
@@ -40,6 +41,8 @@ void smap_dtype_release(smap_dtype_t *t)
         return;
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
+    /* t->attrs is NULL here: MPI_Type_free deleted the attributes when the
+     * handle went, and only the handle's holder can set them. */
     if (t->types)
         for (MPI_Count i = 0; i < t->count; i++)
             smap_dtype_release(t->types[i]);
@@ -107,7 +110,7 @@ static void finish(smap_dtype_t *t, const struct bounds *b, int is_struct)
 
 static int mul_ok(MPI_Count a, MPI_Count b, MPI_Count *r)
 {
-    return !__builtin_mul_overflow(a, b, r);
+    return !smap_mul_overflow_i64(a, b, r);
 }
 
 /* ---- constructors ---- */
@@ -185,7 +188,7 @@ int smap_dtype_blocks(MPI_Count count, const MPI_Count *bls, MPI_Count bl_all,
                 t->align = c->align;
             t->flags |= c->flags & SMAP_DT_EXPLICIT;
         }
-        if (!mul_ok(bl, c->size, &s) || __builtin_add_overflow(size, s, &size)) {
+        if (!mul_ok(bl, c->size, &s) || smap_add_overflow_i64(size, s, &size)) {
             smap_dtype_release(t);
             return MPI_ERR_COUNT;
         }
@@ -229,6 +232,9 @@ static int alias(smap_dtype_t *impl, smap_dtype_t **out)
     return MPI_SUCCESS;
 }
 
+/* The duplicate starts with no attributes (new_type zeroes t->attrs):
+ * MPI_Type_dup (binding/datatype.c) copies them through the keyvals' copy
+ * callbacks afterwards, which src/dtype/ may not call. */
 int smap_dtype_dup(smap_dtype_t *old, smap_dtype_t **out)
 {
     int rc = alias(old, out);

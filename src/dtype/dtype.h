@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct smap_attr;   /* src/mpi/attr.h */
+
 #define SMAP_DTYPE_MAGIC 0x44545950u /* "DTYP" */
 
 #define SMAP_DTYPE_PREDEF_BASE 0x200
@@ -90,6 +92,13 @@ struct MPI_ABI_Datatype {
     struct smap_dtype_flat *_Atomic typed;
 
     char name[MPI_MAX_OBJECT_NAME];
+
+    /* cached attributes (src/mpi/attr.h), NULL when none; predefined
+     * entries have one too.  Owned by binding/: MPI_Type_free empties it
+     * (delete callbacks) before the handle's reference goes, MPI_Type_dup
+     * fills the duplicate's through the copy callbacks.  src/dtype/ never
+     * touches it (it may not call src/mpi/). */
+    struct smap_attr *attrs;
 };
 
 typedef struct MPI_ABI_Datatype smap_dtype_t;

@@ -69,7 +69,9 @@ int smap_attr_list_copy(int kind, void *old_handle, struct smap_attr **old_list,
  * failing callback's return value is returned, MPI_SUCCESS otherwise. */
 int smap_attr_list_delete(int kind, void *handle, struct smap_attr **list);
 
-/* The same two for communicators, for MPI_Comm_dup / MPI_Comm_free. */
+/* The same two for communicators, for MPI_Comm_dup / MPI_Comm_free.
+ * Datatypes call the list functions above directly (binding/datatype.c:
+ * MPI_Type_dup, MPI_Type_free), since src/dtype/ may not call src/mpi/. */
 int smap_attr_copy_all(struct MPI_ABI_Comm *oldcomm, struct MPI_ABI_Comm *newcomm);
 int smap_attr_delete_all(struct MPI_ABI_Comm *comm);
 

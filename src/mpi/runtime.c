@@ -8,7 +8,9 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
+#include "dtype/dtype.h"
 #include "dtype/engine.h"
+#include "mpi/attr.h"
 #include "mpi/comm.h"
 
 _Atomic int smap_state = SMAP_STATE_NEW;
@@ -66,11 +68,23 @@ int smap_runtime_init(int required, int *provided)
     return MPI_SUCCESS;
 }
 
+/* Predefined datatypes live for the whole run, so attributes a program
+ * left on them are deleted (their callbacks run) at MPI_Finalize. */
+static void delete_predefined_type_attrs(void)
+{
+    for (size_t i = 0; i < SMAP_DTYPE_PREDEF_N; i++) {
+        smap_dtype_t *t = &smap_dtype_predef[i];
+        if (t->attrs)
+            (void)smap_attr_list_delete(SMAP_OBJ_TYPE, (void *)smap_dtype_handle(t), &t->attrs);
+    }
+}
+
 int smap_runtime_finalize(void)
 {
     /* MPI_Finalize is collective: nobody leaves while a peer may still
      * need it (later layers read peers' memory until here). */
     smap_comm_finalize_begin();
+    delete_predefined_type_attrs();
     int rc = smap_boot_barrier();
     smap_comm_finalize();
     smap_boot_finalize();
