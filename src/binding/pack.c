@@ -159,32 +159,46 @@ static int ext_size(const char *func, smap_dtype_t *t, MPI_Count count, MPI_Coun
     return MPI_SUCCESS;
 }
 
+/* The checks MPI_Pack_external and MPI_Unpack_external share, as
+ * check_stream does for the native representation; *n is set to the
+ * external32 bytes of `count` elements. */
+static int check_external_stream(const char *func, const char *datarep, MPI_Count count,
+                                 MPI_Datatype datatype, const void *buf, MPI_Count bufsize,
+                                 const MPI_Count *position, smap_dtype_t **t, MPI_Count *n)
+{
+    SMAP_CHECK_RUNNING(func);
+    int rc = check_datarep(func, datarep);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COUNT, func, "count %lld is negative",
+                              (long long)count);
+    SMAP_CHECK_DTYPE_COMMITTED(func, MPI_COMM_NULL, datatype, *t);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, position);
+    if (bufsize < 0 || *position < 0)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func,
+                              "buffer size or position is negative");
+    if ((rc = ext_size(func, *t, count, n)) != MPI_SUCCESS)
+        return rc;
+    if (*n > bufsize - *position)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TRUNCATE, func,
+                              "%lld bytes do not fit at position %lld of a %lld-byte buffer",
+                              (long long)*n, (long long)*position, (long long)bufsize);
+    if (*n > 0 && !buf)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "the packed buffer is NULL");
+    return MPI_SUCCESS;
+}
+
 static int pack_external(const char *func, const char *datarep, const void *inbuf,
                          MPI_Count incount, MPI_Datatype datatype, void *outbuf,
                          MPI_Count outsize, MPI_Count *position)
 {
     smap_dtype_t *t;
     MPI_Count n = 0;
-    SMAP_CHECK_RUNNING(func);
-    int rc = check_datarep(func, datarep);
+    int rc = check_external_stream(func, datarep, incount, datatype, outbuf, outsize, position,
+                                   &t, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (incount < 0)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COUNT, func, "incount %lld is negative",
-                              (long long)incount);
-    SMAP_CHECK_DTYPE_COMMITTED(func, MPI_COMM_NULL, datatype, t);
-    SMAP_CHECK_PTR(func, MPI_COMM_NULL, position);
-    if (outsize < 0 || *position < 0)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func,
-                              "outsize or position is negative");
-    if ((rc = ext_size(func, t, incount, &n)) != MPI_SUCCESS)
-        return rc;
-    if (n > outsize - *position)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TRUNCATE, func,
-                              "%lld bytes do not fit at position %lld of a %lld-byte buffer",
-                              (long long)n, (long long)*position, (long long)outsize);
-    if (n > 0 && !outbuf)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "outbuf is NULL");
     rc = smap_dtype_pack_external(inbuf, incount, t, (char *)outbuf + *position);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(MPI_COMM_NULL, rc, func, "%s",
@@ -221,25 +235,10 @@ static int unpack_external(const char *func, const char *datarep, const void *in
 {
     smap_dtype_t *t;
     MPI_Count n = 0;
-    SMAP_CHECK_RUNNING(func);
-    int rc = check_datarep(func, datarep);
+    int rc = check_external_stream(func, datarep, outcount, datatype, inbuf, insize, position,
+                                   &t, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (outcount < 0)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COUNT, func, "outcount %lld is negative",
-                              (long long)outcount);
-    SMAP_CHECK_DTYPE_COMMITTED(func, MPI_COMM_NULL, datatype, t);
-    SMAP_CHECK_PTR(func, MPI_COMM_NULL, position);
-    if (insize < 0 || *position < 0)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func, "insize or position is negative");
-    if ((rc = ext_size(func, t, outcount, &n)) != MPI_SUCCESS)
-        return rc;
-    if (n > insize - *position)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TRUNCATE, func,
-                              "%lld bytes wanted at position %lld of a %lld-byte buffer",
-                              (long long)n, (long long)*position, (long long)insize);
-    if (n > 0 && !inbuf)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "inbuf is NULL");
     rc = smap_dtype_unpack_external((const char *)inbuf + *position, outbuf, outcount, t);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(MPI_COMM_NULL, rc, func, "conversion failed");
