@@ -79,6 +79,7 @@ static const char usage_text[] =
 "    SMAP_LAUNCHER     \"smrun\"\n"
 "    SMAP_NODE_CPUS    number of CPUs in smrun's affinity mask (all ranks\n"
 "                      together may use this many, even when each is pinned)\n"
+"    SMAP_LOCAL_RANK   the rank's index on this host (chooses its heap slot)\n"
 "    Removed from the ranks' environment: PMI_PORT, PMI_ID, PMI_SPAWNED\n"
 "    (left over from an enclosing launcher, they would confuse PMI clients).\n"
 "\n"

@@ -126,7 +126,7 @@ static void bind_self(int cpu)
  * would point a PMI client at the wrong server. */
 static const char *const owned_vars[] = {
     "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "PMI_SPAWNED",
-    "SMAP_SESSION_DIR", "SMAP_LAUNCHER", "SMAP_NODE_CPUS",
+    "SMAP_SESSION_DIR", "SMAP_LAUNCHER", "SMAP_NODE_CPUS", "SMAP_LOCAL_RANK",
 };
 
 static int name_matches(const char *entry, const char *name)
@@ -230,12 +230,15 @@ static _Noreturn void exec_rank(struct smrun_job *job, struct smrun_rank *r)
     size_t n = 0;
     while (job->env[n])
         n++;
-    char **env = calloc(n + 3, sizeof *env);
+    char **env = calloc(n + 4, sizeof *env);
     if (!env)
         child_fail("environment");
     memcpy(env, job->env, n * sizeof *env);
     env[n] = format_var("PMI_FD", "%d", r->child_pmi_fd);
     env[n + 1] = format_var("PMI_RANK", "%d", r->rank);
+    /* All of smrun's ranks share this host: the rank is also the node-local
+     * index, which picks the rank's heap slot before MPI_Init runs. */
+    env[n + 2] = format_var("SMAP_LOCAL_RANK", "%d", r->rank);
     execve(job->program, job->opt->argv, env);
     int err = errno;
     dprintf(STDERR_FILENO, "smrun: %s: %s\n", job->opt->argv[0], strerror(err));

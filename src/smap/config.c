@@ -1,0 +1,140 @@
+/* Settings the SMARTMAP layer needs before MPI_Init: at the first malloc
+ * (which can come from libstdc++'s constructor, before any of ours) and in
+ * the library constructor.  Nothing here may allocate, so the environment is
+ * scanned directly and messages go out with write(2).  The same variables are
+ * declared in the tunables table, which validates them at MPI_Init. */
+#include "smap/smap.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *smap_early_getenv(const char *name)
+{
+    size_t n = strlen(name);
+    for (char **e = environ; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+static int word_is(const char *w, size_t len, const char *name)
+{
+    return strlen(name) == len && strncmp(w, name, len) == 0;
+}
+
+int smap_parse_expose(const char *s, const char **bad, size_t *badlen)
+{
+    static const struct { const char *name; unsigned bits; } words[] = {
+        { "all", SMAP_EXPOSE_ALL },   { "none", 0 },
+        { "heap", SMAP_EXPOSE_HEAP }, { "data", SMAP_EXPOSE_DATA },
+        { "stack", SMAP_EXPOSE_STACK }, { "threads", SMAP_EXPOSE_THREADS },
+    };
+    unsigned mask = 0;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        size_t i;
+        for (i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (word_is(s, len, words[i].name))
+                break;
+        if (i == sizeof words / sizeof words[0]) {
+            if (bad) *bad = s;
+            if (badlen) *badlen = len;
+            return -1;
+        }
+        mask |= words[i].bits;
+        s += len;
+        if (*s == ',')
+            s++;
+    }
+    /* Thread stacks live on the heap: without it they cannot be exposed. */
+    if (!(mask & SMAP_EXPOSE_HEAP))
+        mask &= ~(unsigned)SMAP_EXPOSE_THREADS;
+    return (int)mask;
+}
+
+unsigned smap_expose_mask(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        const char *v = smap_early_getenv("SMAP_EXPOSE");
+        int m = v ? smap_parse_expose(v, NULL, NULL) : -1;
+        cached = m >= 0 ? m : (int)SMAP_EXPOSE_ALL;
+    }
+    return (unsigned)cached;
+}
+
+int smap_parse_copy_level(const char *s)
+{
+    if (strcmp(s, "direct") == 0) return SMAP_COPY_DIRECT;
+    if (strcmp(s, "cma") == 0) return SMAP_COPY_CMA;
+    if (strcmp(s, "bounce") == 0) return SMAP_COPY_BOUNCE;
+    return -1;
+}
+
+int smap_launched(void)
+{
+    return smap_early_getenv("PMI_RANK") || smap_early_getenv("PMI_FD") ||
+           smap_early_getenv("SMAP_LOCAL_RANK");
+}
+
+static int parse_nonneg(const char *v)
+{
+    if (!v || !*v)
+        return -1;
+    long x = 0;
+    for (; *v; v++) {
+        if (*v < '0' || *v > '9' || x > 1000000)
+            return -1;
+        x = x * 10 + (*v - '0');
+    }
+    return (int)x;
+}
+
+int smap_early_local_rank(void)
+{
+    static const char *const vars[] = { "SMAP_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_RANK" };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int r = parse_nonneg(smap_early_getenv(vars[i]));
+        if (r >= 0)
+            return r;
+    }
+    return 0;
+}
+
+size_t smap_heap_slot_size(void)
+{
+    static size_t cached;
+    if (!cached) {
+        size_t sz = (size_t)64 << 30;
+        const char *v = smap_early_getenv("SMAP_HEAP_SLOT");
+        if (v && *v) {
+            char *end;
+            unsigned long long x = strtoull(v, &end, 10);
+            int shift = 0;
+            if (*end == 'K' || *end == 'k') shift = 10, end++;
+            else if (*end == 'M' || *end == 'm') shift = 20, end++;
+            else if (*end == 'G' || *end == 'g') shift = 30, end++;
+            else if (*end == 'T' || *end == 't') shift = 40, end++;
+            /* Invalid or too small values keep the default; MPI_Init
+             * reports malformed ones through the tunables table. */
+            if (*end == '\0' && x > 0 && x < (1ull << (63 - shift)) &&
+                (x << shift) >= ((size_t)1 << 30))
+                sz = (size_t)(x << shift);
+        }
+        sz = (sz + ((size_t)1 << 30) - 1) & ~(((size_t)1 << 30) - 1);
+        cached = sz;
+    }
+    return cached;
+}
+
+void smap_early_warn(const char *msg)
+{
+    static const char prefix[] = "smartmap: ";
+    ssize_t rc = write(2, prefix, sizeof prefix - 1);
+    rc = write(2, msg, strlen(msg));
+    rc = write(2, "\n", 1);
+    (void)rc;
+}
