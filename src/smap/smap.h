@@ -93,6 +93,15 @@ void smap_heap_purge(void);
  * why it did not.  Idempotent. */
 void smap_expose_data(void);
 void smap_expose_stack(void);
+/* What start-up exposure cost this rank (ctor.c; printed at SMAP_VERBOSE>=3
+ * from the constructor, and readable by smartmap_info or the lead's code). */
+struct smap_expose_stats {
+    uint64_t data_ns, stack_ns;   /* wall time of each step */
+    uint64_t data_bss_pages;      /* .bss pages written into the memfd */
+    uint64_t stack_bytes;         /* live stack bytes written into the memfd */
+    int data_pagemap;             /* 1: the .bss copy used /proc/self/pagemap */
+};
+extern struct smap_expose_stats smap_expose_stats;
 
 /* ---- Fork (fork.c) ----------------------------------------------------- */
 /* Registers the atfork handlers; must run before jemalloc registers its
@@ -129,6 +138,36 @@ void smap_finalize(void);
 int smap_peers_reap(void);
 /* In a fork child: forget all peer views (unmapped). */
 void smap_peers_forget(void);
+/* True once every node peer's regions are mapped (between smap_init and
+ * smap_finalize, not in a fork child). */
+int smap_peers_attached(void);
+
+/* This rank's control region (ctl.c): a small memfd "smartmap-ctl",
+ * registered as SMAP_REGION_CTL.  Its first SMAP_CTL_BARRIER_BYTES belong
+ * to the node barrier (barrier.c; used in local rank 0's region). */
+#define SMAP_CTL_SIZE ((size_t)64 << 10)
+#define SMAP_CTL_BARRIER_BYTES 256
+int smap_ctl_create(char *err, size_t errlen);   /* idempotent; 0 or -1 */
+void *smap_ctl_base(void);                         /* NULL before creation */
+
+/* Getting a node peer's region fds (fdpass.c; findings §3.6). */
+enum smap_attach_mode { SMAP_ATTACH_AUTO, SMAP_ATTACH_PROC, SMAP_ATTACH_PIDFD, SMAP_ATTACH_SOCKET };
+int smap_attach_parse(const char *s);              /* -1 when malformed */
+const char *smap_attach_name(int mode);
+/* Opens the file behind peer pid's descriptor fd: through /proc/<pid>/fd
+ * (PTRACE_MODE_READ) or pidfd_getfd (PTRACE_MODE_ATTACH).  Returns a new
+ * O_CLOEXEC descriptor with its own file offset, or -1 with a message. */
+int smap_fd_from_proc(pid_t pid, int fd, char *err, size_t errlen);
+int smap_fd_from_pidfd(int pidfd, int fd, char *err, size_t errlen);
+/* SCM_RIGHTS over abstract Unix sockets named after the job, node and local
+ * rank: works for non-dumpable ranks and across uids.  listen() before the
+ * bootstrap fence that publishes the descriptions; then exchange() connects
+ * to every peer, serves every peer its fds own_fds[SMAP_REGION_KINDS]
+ * (-1: none) and receives theirs into peer_fds[lr * SMAP_REGION_KINDS + k].
+ * Credentials are checked against pids[] (the node's ranks by local rank). */
+int smap_fdsock_listen(int node, int lr, int backlog, char *err, size_t errlen);
+int smap_fdsock_exchange(int lsock, int node, int me, int nlocal, const pid_t *pids,
+                         const int *own_fds, int *peer_fds, char *err, size_t errlen);
 
 /* ---- Copy engine (copy.c) ---------------------------------------------- */
 /* Copies len bytes from peer `lr`'s address src into local dst (or from
@@ -147,6 +186,28 @@ struct smap_caps {
     char thp_why[128];     /* e.g. "never - heap uses 4 KiB pages" */
 };
 extern struct smap_caps smap_caps;
+
+/* ---- Copy engine capabilities (caps.c, copy.c; the copy helper's part) - */
+/* "direct", "cma" or "bounce". */
+const char *smap_copy_level_name(int level);
+/* Validates SMAP_COPY and SMAP_EXPOSE (values as given, NULL: unset), sets
+ * smap_caps.copy_level and the THP fields.  -1 with a message naming the
+ * variable when one is malformed.  Needs no rank: smartmap_info uses it. */
+int smap_caps_configure(const char *copy, const char *expose, char *err, size_t errlen);
+/* Fills smap_caps.shmem_thp/thp_why from /sys/kernel/mm/transparent_hugepage. */
+void smap_caps_check_thp(void);
+/* /proc/sys/kernel/yama/ptrace_scope, or -1 when Yama is absent. */
+int smap_yama_scope(void);
+/* Why process_vm_readv failed with errno err, in smartmap_info's words. */
+void smap_cma_reason(int err, char *why, size_t whylen);
+/* Reads up to 64 bytes at addr in process pid: 1 when that works, else 0
+ * and the reason in why. */
+int smap_cma_try(pid_t pid, const void *addr, size_t len, char *why, size_t whylen);
+/* At the end of smap_init, once peers are attached: validates SMAP_COPY and
+ * SMAP_EXPOSE (from smap_tun), probes CMA against a node peer and the shmem
+ * THP setting, logs the result at SMAP_VERBOSE>=2.  Returns 0, or -1 with a
+ * message naming the malformed variable (MPI_Init must then fail). */
+int smap_caps_probe(char *err, size_t errlen);
 
 /* ---- Node barrier (barrier.c) ------------------------------------------ */
 /* Over the control region of local rank 0 once peers are attached; over the
