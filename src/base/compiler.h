@@ -2,6 +2,7 @@
 #ifndef SMAP_BASE_COMPILER_H
 #define SMAP_BASE_COMPILER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -13,6 +14,9 @@
 #define SMAP_COLD        __attribute__((cold, noinline))
 #define SMAP_EXPORT      __attribute__((visibility("default")))
 #define SMAP_HAVE_WEAK_ALIAS 1
+#define SMAP_NOINLINE    __attribute__((noinline))
+#define SMAP_TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))
+#define SMAP_FRAME_ADDRESS() ((uintptr_t)__builtin_frame_address(0))
 #else
 #define SMAP_HAVE_BUILTIN_OVERFLOW 0
 #define SMAP_CONSTRUCTOR   /* callers also initialise explicitly, idempotently */
@@ -22,6 +26,10 @@
 #define SMAP_COLD
 #define SMAP_EXPORT
 #define SMAP_HAVE_WEAK_ALIAS 0
+#define SMAP_NOINLINE
+#define SMAP_TLS_INITIAL_EXEC
+/* Close enough for "where is this frame": a local's address. */
+#define SMAP_FRAME_ADDRESS() ({ volatile char smap_here_; (uintptr_t)&smap_here_; })
 #endif
 
 #define SMAP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -38,6 +46,53 @@ static inline int smap_mul_overflow_i64(int64_t a, int64_t b, int64_t *r)
         return 1;
     *r = a * b;
     return 0;
+#endif
+}
+
+/* size_t product; returns 1 on overflow. */
+static inline int smap_mul_overflow_size(size_t a, size_t b, size_t *r)
+{
+#if SMAP_HAVE_BUILTIN_OVERFLOW
+    return __builtin_mul_overflow(a, b, r);
+#else
+    if (b != 0 && a > SIZE_MAX / b)
+        return 1;
+    *r = a * b;
+    return 0;
+#endif
+}
+
+/* Bit scans of a non-zero word. */
+static inline int smap_ctz_size(size_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll((unsigned long long)x);
+#else
+    int n = 0;
+    while (!(x & 1)) { x >>= 1; n++; }
+    return n;
+#endif
+}
+
+static inline int smap_bit_width_size(size_t x)   /* index of the top bit + 1 */
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return 64 - __builtin_clzll((unsigned long long)x);
+#else
+    int n = 0;
+    while (x) { x >>= 1; n++; }
+    return n;
+#endif
+}
+
+static inline int smap_popcount_u32(uint32_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcount(x);
+#else
+    int n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
 #endif
 }
 
