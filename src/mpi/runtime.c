@@ -12,6 +12,7 @@
 #include "dtype/engine.h"
 #include "mpi/attr.h"
 #include "mpi/comm.h"
+#include "smap/smap.h"
 
 _Atomic int smap_state = SMAP_STATE_NEW;
 int smap_thread_provided = MPI_THREAD_SINGLE;
@@ -59,6 +60,10 @@ int smap_runtime_init(int required, int *provided)
     char name[32];
     snprintf(name, sizeof name, "rank %d", smap_job.rank);
     smap_log_set_name(name);
+    if (smap_init(err, sizeof err) != 0) {
+        smap_log(SMAP_LOG_ERROR, "MPI_Init: cannot attach the node's ranks to each other: %s", err);
+        return MPI_ERR_OTHER;
+    }
     smap_comm_init(smap_job.rank, smap_job.size);
     smap_thread_provided = choose_thread_level(required, max);
     if (provided)
@@ -87,6 +92,7 @@ int smap_runtime_finalize(void)
     delete_predefined_type_attrs();
     int rc = smap_boot_barrier();
     smap_comm_finalize();
+    smap_finalize();
     smap_boot_finalize();
     atomic_store_explicit(&smap_state, SMAP_STATE_FINALIZED, memory_order_release);
     return rc == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;

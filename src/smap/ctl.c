@@ -1,0 +1,44 @@
+/* This rank's control region: a small memfd ("smartmap-ctl") that every
+ * node peer maps like the other regions.  It always exists, whatever
+ * SMAP_EXPOSE says, because the node barrier (first cache lines of local
+ * rank 0's region) and later the shared-memory queues live in it. */
+#define _GNU_SOURCE
+#include "smap/smap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void *ctl_base;
+
+void *smap_ctl_base(void)
+{
+    return ctl_base;
+}
+
+int smap_ctl_create(char *err, size_t errlen)
+{
+    if (ctl_base)
+        return 0;
+    int fd = memfd_create("smartmap-ctl", MFD_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "memfd_create(smartmap-ctl) failed: %s", strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)SMAP_CTL_SIZE) != 0) {
+        snprintf(err, errlen, "cannot size the control region: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    void *p = mmap(NULL, SMAP_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map the control region: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    ctl_base = p;
+    smap_region_set(SMAP_REGION_CTL, (uintptr_t)p, SMAP_CTL_SIZE, fd, 0);
+    return 0;
+}

@@ -1,0 +1,574 @@
+/* Attaching node peers (findings §2 items 2, 9, 10; §3.6-§3.10).
+ *
+ * At MPI_Init every rank publishes a description of its regions through
+ * the bootstrap KVS (pid, dumpable flag, uid, and per region: base, length,
+ * fd number, file offset, inode), obtains each node peer's fds (fdpass.c),
+ * and maps them: the heap at the peer's own address (a symmetric heap:
+ * heap pointers need no translation), the others where the kernel likes
+ * (remote.h translates).  Each view is prefaulted over the populated parts
+ * of the file only, because reading a hole of shmem allocates it, and is
+ * marked MADV_DONTDUMP, because a core dump would read, and so allocate,
+ * every hole of every peer's 64 GiB slot (§3.9).
+ *
+ * Every rank of the job runs the same two bootstrap fences whatever
+ * happens, so a failure anywhere becomes an agreed failure of the node
+ * instead of a hang: fence 1 publishes the descriptions, fence 2 the
+ * outcome (which also keeps owners alive until all peers have opened their
+ * fds).  In auto mode a failed /proc attach falls back to the socket
+ * exchange, which needs no further fence.
+ *
+ * A peer that dies stays mapped (its memory is not freed while we map it,
+ * §3.7): smap_peers_reap() notices through the pidfd and unmaps it. */
+#define _GNU_SOURCE
+#include "smap/smap.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
+
+struct smap_peer *smap_peers;
+int smap_my_local_rank = -1, smap_nlocal;
+static int attached;
+
+struct rdesc {
+    uintptr_t base;
+    size_t len;
+    int fd;
+    size_t off;
+    unsigned long long ino;
+};
+struct pdesc {
+    long pid;
+    int dumpable;
+    unsigned uid;
+    struct rdesc r[SMAP_REGION_KINDS];
+};
+
+/* Outcome flags of fence 2. */
+enum { ATTACH_OK = 0, ATTACH_SOFT = 1 /* a socket round may help */, ATTACH_HARD = 2 };
+
+struct attach {
+    int n, me, mode;      /* mode: resolved (never auto) */
+    int requested;        /* SMAP_ATTACH as parsed */
+    int lsock;
+    struct pdesc *d;      /* by local rank */
+    int *fds;             /* [lr * SMAP_REGION_KINDS + k], -1: none */
+    pid_t *pids;
+    char *err;
+    size_t errlen;
+    double map_ms;        /* getting fds and mapping, fences excluded */
+};
+
+int smap_peers_attached(void)
+{
+    return attached;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static size_t page_round(size_t len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (len + pg - 1) & ~(pg - 1);
+}
+
+/* ---- descriptions ------------------------------------------------------ */
+
+static void describe_self(struct pdesc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->pid = (long)getpid();
+    d->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
+    d->uid = (unsigned)geteuid();
+    for (int k = 0; k < SMAP_REGION_KINDS; k++) {
+        const struct smap_region *r = smap_region_self((enum smap_region_kind)k);
+        struct stat st;
+        if (!r->base || !r->len || r->fd < 0 || fstat(r->fd, &st) != 0) {
+            d->r[k].fd = -1;
+            continue;
+        }
+        d->r[k] = (struct rdesc){ r->base, r->len, r->fd, r->file_off, (unsigned long long)st.st_ino };
+    }
+}
+
+/* PMI values may not contain blanks: fields are ':'/';'/','-separated hex. */
+static void encode(const struct pdesc *d, char *s, size_t len)
+{
+    size_t n = (size_t)snprintf(s, len, "%lx:%d:%x", d->pid, d->dumpable, d->uid);
+    for (int k = 0; k < SMAP_REGION_KINDS && n < len; k++) {
+        const struct rdesc *r = &d->r[k];
+        n += (size_t)snprintf(s + n, len - n, ";%lx,%zx,%d,%zx,%llx", (unsigned long)r->base, r->len,
+                              r->fd, r->off, r->ino);
+    }
+}
+
+static int decode(const char *s, struct pdesc *d)
+{
+    int used = 0;
+    memset(d, 0, sizeof *d);
+    if (sscanf(s, "%lx:%d:%x%n", &d->pid, &d->dumpable, &d->uid, &used) != 3 || d->pid <= 0)
+        return -1;
+    s += used;
+    for (int k = 0; k < SMAP_REGION_KINDS; k++) {
+        struct rdesc *r = &d->r[k];
+        unsigned long base;
+        if (sscanf(s, ";%lx,%zx,%d,%zx,%llx%n", &base, &r->len, &r->fd, &r->off, &r->ino, &used) != 5)
+            return -1;
+        r->base = (uintptr_t)base;
+        s += used;
+    }
+    return *s ? -1 : 0;
+}
+
+/* A failing rank publishes its reason so that every rank of the node can
+ * print it (the first rank to abort ends the job).  PMI values may not
+ * hold blanks: they travel as '~'. */
+#define SMAP_REASON_MAX 600
+static void reason_pack(const char *msg, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; msg[i] && i + 1 < len && i < SMAP_REASON_MAX; i++) {
+        unsigned char c = (unsigned char)msg[i];
+        out[i] = c <= 0x20 || c == 0x7f ? '~' : (char)c;
+    }
+    out[i] = '\0';
+}
+
+static void reason_unpack(const char *in, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; in[i] && i + 1 < len; i++)
+        out[i] = in[i] == '~' ? ' ' : in[i];
+    out[i] = '\0';
+    if (!i)
+        snprintf(out, len, "see its message");
+}
+
+static int publish(const struct pdesc *self, int failed, const char *why)
+{
+    char key[64], val[SMAP_REASON_MAX + 16];
+    snprintf(key, sizeof key, "smap.peer.%d", smap_job.rank);
+    if (failed) {
+        int n = snprintf(val, sizeof val, "failed:");
+        reason_pack(why, val + n, sizeof val - (size_t)n);
+    } else {
+        encode(self, val, sizeof val);
+    }
+    return smap_boot_put(key, val);
+}
+
+static int read_peers(struct attach *a)
+{
+    char key[64], val[1100];
+    for (int lr = 0; lr < a->n; lr++) {
+        if (lr == a->me)
+            continue;
+        snprintf(key, sizeof key, "smap.peer.%d", smap_job.local_ranks[lr]);
+        if (smap_boot_get(key, val, sizeof val) != 0) {
+            snprintf(a->err, a->errlen, "local rank %d's region description is missing", lr);
+            return -1;
+        }
+        if (strncmp(val, "failed:", 7) == 0) {
+            char why[SMAP_REASON_MAX];
+            reason_unpack(val + 7, why, sizeof why);
+            snprintf(a->err, a->errlen, "local rank %d (rank %d) could not prepare its regions: %s",
+                     lr, smap_job.local_ranks[lr], why);
+            return -1;
+        }
+        if (decode(val, &a->d[lr]) != 0) {
+            snprintf(a->err, a->errlen, "local rank %d's region description is malformed: '%.80s'",
+                     lr, val);
+            return -1;
+        }
+        a->pids[lr] = (pid_t)a->d[lr].pid;
+    }
+    return 0;
+}
+
+/* auto: /proc when every rank of the node can read every other's fds
+ * (dumpable, one uid), else SCM_RIGHTS.  Decided from the published data,
+ * so all ranks of the node choose alike. */
+static int resolve_mode(const struct attach *a)
+{
+    if (a->requested != SMAP_ATTACH_AUTO)
+        return a->requested;
+    for (int lr = 0; lr < a->n; lr++)
+        if (!a->d[lr].dumpable || a->d[lr].uid != a->d[a->me].uid)
+            return SMAP_ATTACH_SOCKET;
+    return SMAP_ATTACH_PROC;
+}
+
+/* ---- views ------------------------------------------------------------- */
+
+/* Page tables for the populated parts only: SEEK_DATA/SEEK_HOLE find them,
+ * MADV_POPULATE_READ fills them (writable PTEs too, for shmem). */
+static void prefault(int fd, const struct rdesc *r, char *local)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    off_t pos = (off_t)r->off, end = (off_t)(r->off + r->len);
+    while (pos < end) {
+        off_t d = lseek(fd, pos, SEEK_DATA);
+        if (d < 0 || d >= end)
+            return;
+        off_t h = lseek(fd, d, SEEK_HOLE);
+        if (h < 0 || h > end)
+            h = end;
+        size_t lo = ((size_t)d - r->off) & ~(pg - 1);
+        size_t hi = page_round((size_t)h - r->off);
+        if (madvise(local + lo, hi - lo, MADV_POPULATE_READ) != 0 && errno == EINVAL)
+            return;   /* kernel < 5.14: first touches will fault instead */
+        pos = h;
+    }
+}
+
+static int map_view(struct attach *a, int lr, int k, int fd)
+{
+    const struct rdesc *r = &a->d[lr].r[k];
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (unsigned long long)st.st_ino != r->ino) {
+        snprintf(a->err, a->errlen, "local rank %d's fd %d is not its %s region any more", lr, r->fd,
+                 smap_region_name((enum smap_region_kind)k));
+        return -1;
+    }
+    size_t len = page_round(r->len);
+    void *p = MAP_FAILED;
+    if (k == SMAP_REGION_HEAP) {
+        p = mmap((void *)r->base, len, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, (off_t)r->off);
+        if (p != MAP_FAILED && p != (void *)r->base) {   /* kernel without NOREPLACE */
+            munmap(p, len);
+            p = MAP_FAILED;
+        }
+        if (p == MAP_FAILED)
+            smap_info("local rank %d's heap cannot sit at its own address %#lx here (%s): "
+                      "its pointers are translated", lr, (unsigned long)r->base, strerror(errno));
+    }
+    if (p == MAP_FAILED)
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, (off_t)r->off);
+    if (p == MAP_FAILED) {
+        snprintf(a->err, a->errlen, "cannot map local rank %d's %s region (%zu bytes): %s", lr,
+                 smap_region_name((enum smap_region_kind)k), len, strerror(errno));
+        return -1;
+    }
+    prefault(fd, r, p);
+    (void)madvise(p, len, MADV_DONTDUMP);
+    smap_peers[lr].view[k] = (struct smap_view){ r->base, r->len, (intptr_t)((uintptr_t)p - r->base) };
+    return 0;
+}
+
+static void unmap_peer(int lr)
+{
+    for (int k = 0; k < SMAP_REGION_KINDS; k++) {
+        struct smap_view *v = &smap_peers[lr].view[k];
+        if (!v->len)
+            continue;
+        size_t len = page_round(v->len);
+        void *local = (void *)(v->base + (uintptr_t)v->delta);
+        v->len = 0;   /* translation fails from now on */
+        munmap(local, len);
+    }
+}
+
+/* Maps every region of lr whose fd we hold; already mapped ones are kept. */
+static int map_peer(struct attach *a, int lr)
+{
+    for (int k = 0; k < SMAP_REGION_KINDS; k++) {
+        int fd = a->fds[lr * SMAP_REGION_KINDS + k];
+        if (fd >= 0 && !smap_peers[lr].view[k].len && map_view(a, lr, k, fd))
+            return -1;
+    }
+    return 0;
+}
+
+static void close_fds(struct attach *a)
+{
+    for (int i = 0; i < a->n * SMAP_REGION_KINDS; i++)
+        if (a->fds[i] >= 0) {
+            close(a->fds[i]);
+            a->fds[i] = -1;
+        }
+}
+
+/* /proc or pidfd_getfd, peer by peer.  Returns an ATTACH_* flag. */
+static int attach_direct(struct attach *a)
+{
+    for (int lr = 0; lr < a->n; lr++) {
+        if (lr == a->me)
+            continue;
+        for (int k = 0; k < SMAP_REGION_KINDS; k++) {
+            int pfd = a->d[lr].r[k].fd, *slot = &a->fds[lr * SMAP_REGION_KINDS + k];
+            if (pfd < 0 || *slot >= 0)
+                continue;
+            char why[200];
+            *slot = a->mode == SMAP_ATTACH_PROC
+                        ? smap_fd_from_proc(a->pids[lr], pfd, why, sizeof why)
+                        : smap_fd_from_pidfd(smap_peers[lr].pidfd, pfd, why, sizeof why);
+            if (*slot < 0) {
+                snprintf(a->err, a->errlen, "SMAP_ATTACH=%s: cannot get local rank %d's (rank %d, "
+                         "pid %ld) %s region: %s", smap_attach_name(a->mode), lr,
+                         smap_job.local_ranks[lr], (long)a->pids[lr],
+                         smap_region_name((enum smap_region_kind)k), why);
+                return ATTACH_SOFT;
+            }
+        }
+        if (map_peer(a, lr))
+            return ATTACH_HARD;
+    }
+    return ATTACH_OK;
+}
+
+static int attach_socket(struct attach *a)
+{
+    int own[SMAP_REGION_KINDS];
+    for (int k = 0; k < SMAP_REGION_KINDS; k++)
+        own[k] = a->d[a->me].r[k].fd;
+    close_fds(a);
+    if (smap_fdsock_exchange(a->lsock, smap_job.node, a->me, a->n, a->pids, own, a->fds, a->err,
+                             a->errlen))
+        return ATTACH_HARD;
+    for (int lr = 0; lr < a->n; lr++)
+        if (lr != a->me && map_peer(a, lr))
+            return ATTACH_HARD;
+    return ATTACH_OK;
+}
+
+static void open_pidfds(struct attach *a)
+{
+    for (int lr = 0; lr < a->n; lr++) {
+        smap_peers[lr].pid = a->pids[lr];
+        smap_peers[lr].alive = 1;
+        if (lr != a->me && smap_peers[lr].pidfd < 0)
+            smap_peers[lr].pidfd = (int)syscall(SYS_pidfd_open, a->pids[lr], 0);
+    }
+}
+
+/* Fence 2: every rank says how it went; the node's ranks read each other's
+ * verdict.  Returns the worst flag of the node and, for a failure
+ * elsewhere, the first local rank that failed. */
+static int agree(struct attach *a, int mine, int *who, char *why, size_t whylen)
+{
+    char key[64], val[SMAP_REASON_MAX + 16];
+    snprintf(key, sizeof key, "smap.attached.%d", smap_job.rank);
+    int n = snprintf(val, sizeof val, "%d:", mine);
+    reason_pack(mine ? a->err : "", val + n, sizeof val - (size_t)n);
+    if (smap_boot_put(key, val) || smap_boot_fence())
+        return ATTACH_HARD;
+    int worst = mine;
+    *who = mine ? a->me : -1;
+    for (int lr = 0; lr < a->n; lr++) {
+        if (lr == a->me)
+            continue;
+        snprintf(key, sizeof key, "smap.attached.%d", smap_job.local_ranks[lr]);
+        int f = smap_boot_get(key, val, sizeof val) == 0 ? atoi(val) : ATTACH_HARD;
+        if (f > worst)
+            worst = f;
+        if (f && *who < 0) {
+            *who = lr;
+            const char *colon = strchr(val, ':');
+            reason_unpack(colon ? colon + 1 : "", why, whylen);
+        }
+    }
+    return worst;
+}
+
+/* ---- init / finalize --------------------------------------------------- */
+
+static int alloc_state(struct attach *a)
+{
+    a->d = calloc((size_t)a->n, sizeof *a->d);
+    a->pids = calloc((size_t)a->n, sizeof *a->pids);
+    a->fds = malloc((size_t)a->n * SMAP_REGION_KINDS * sizeof *a->fds);
+    smap_peers = calloc((size_t)a->n, sizeof *smap_peers);
+    if (!a->d || !a->pids || !a->fds || !smap_peers) {
+        snprintf(a->err, a->errlen, "out of memory attaching %d node peers", a->n);
+        return -1;
+    }
+    for (int i = 0; i < a->n * SMAP_REGION_KINDS; i++)
+        a->fds[i] = -1;
+    for (int lr = 0; lr < a->n; lr++)
+        smap_peers[lr].pidfd = -1;
+    return 0;
+}
+
+/* Everything before fence 1: settings, the control region, our socket. */
+static int prepare(struct attach *a)
+{
+    a->requested = smap_attach_parse(smap_tun.attach);
+    if (a->requested < 0) {
+        snprintf(a->err, a->errlen, "SMAP_ATTACH='%s' is not one of auto|proc|pidfd|socket",
+                 smap_tun.attach ? smap_tun.attach : "");
+        return -1;
+    }
+    if (smap_ctl_create(a->err, a->errlen))
+        return -1;
+    if (smap_heap_exposed() && smap_early_local_rank() != a->me)
+        smap_warn("the heap slot was chosen for local rank %d but this is local rank %d: "
+                  "heap pointers will need translation", smap_early_local_rank(), a->me);
+    describe_self(&a->d[a->me]);
+    a->pids[a->me] = getpid();
+    if (a->n > 1 && (a->requested == SMAP_ATTACH_AUTO || a->requested == SMAP_ATTACH_SOCKET)) {
+        a->lsock = smap_fdsock_listen(smap_job.node, a->me, a->n + 4, a->err, a->errlen);
+        if (a->lsock < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int attach_all(struct attach *a, int failed)
+{
+    int mine = failed ? ATTACH_HARD : ATTACH_OK;
+    if (!failed) {
+        a->mode = resolve_mode(a);
+        double t = now_ms();
+        open_pidfds(a);
+        mine = a->mode == SMAP_ATTACH_SOCKET ? attach_socket(a) : attach_direct(a);
+        a->map_ms = now_ms() - t;
+        if (mine == ATTACH_SOFT && a->requested == SMAP_ATTACH_AUTO)
+            smap_info("%s; trying SCM_RIGHTS", a->err);
+    }
+    int who = -1;
+    char why[SMAP_REASON_MAX];
+    int worst = agree(a, mine, &who, why, sizeof why);
+    if (worst == ATTACH_SOFT && a->requested == SMAP_ATTACH_AUTO && a->lsock >= 0) {
+        a->mode = SMAP_ATTACH_SOCKET;
+        return attach_socket(a) == ATTACH_OK ? 0 : -1;
+    }
+    if (worst != ATTACH_OK) {
+        if (!mine && who >= 0)
+            snprintf(a->err, a->errlen, "local rank %d (rank %d) could not attach its node peers: %s",
+                     who, smap_job.local_ranks[who], why);
+        return -1;
+    }
+    return 0;
+}
+
+static void teardown(void)
+{
+    int n = smap_nlocal;
+    attached = 0;
+    smap_nlocal = 0;   /* translations fail from here on */
+    smap_my_local_rank = -1;
+    for (int lr = 0; smap_peers && lr < n; lr++) {
+        unmap_peer(lr);
+        if (smap_peers[lr].pidfd >= 0)
+            close(smap_peers[lr].pidfd);
+        smap_peers[lr].pidfd = -1;
+    }
+}
+
+int smap_init(char *err, size_t errlen)
+{
+    if (attached)
+        return 0;
+    double t0 = now_ms();
+    struct attach a = { .n = smap_job.local_size, .me = smap_job.local_rank, .lsock = -1,
+                        .err = err, .errlen = errlen };
+    int failed = alloc_state(&a);
+    if (!failed) {
+        smap_my_local_rank = a.me;
+        smap_nlocal = a.n;   /* smap_node_barrier() uses the bootstrap until attached */
+        failed = prepare(&a);
+    }
+    /* Fence 1 even after a failure: the others must not wait for us. */
+    if (publish(a.d ? &a.d[a.me] : NULL, failed || !a.d, err) || smap_boot_fence()) {
+        snprintf(err, errlen, "cannot exchange region descriptions through the bootstrap");
+        failed = 1;
+    }
+    if (!failed)
+        failed = read_peers(&a);
+    int rc = attach_all(&a, failed);
+    double t2 = now_ms();
+    if (a.fds)
+        close_fds(&a);
+    if (a.lsock >= 0)
+        close(a.lsock);
+    free(a.d);
+    free(a.pids);
+    free(a.fds);
+    if (rc) {
+        teardown();
+        free(smap_peers);
+        smap_peers = NULL;
+        return -1;
+    }
+    attached = 1;
+    /* The copy engine's probe needs live, attached peers. */
+    if (smap_caps_probe(err, errlen) != 0) {
+        teardown();
+        free(smap_peers);
+        smap_peers = NULL;
+        return -1;
+    }
+    smap_debug("attached %d node peers by %s in %.3f ms (fds and mappings %.3f ms)", a.n - 1,
+               smap_attach_name(a.n > 1 ? a.mode : a.requested), t2 - t0, a.map_ms);
+    return 0;
+}
+
+void smap_finalize(void)
+{
+    if (!attached)
+        return;
+    /* Nobody unmaps while a peer may still be reading our memory. */
+    (void)smap_node_barrier();
+    teardown();
+    free(smap_peers);
+    smap_peers = NULL;
+}
+
+int smap_peers_reap(void)
+{
+    int n = smap_nlocal, dead = 0;
+    if (!attached || n <= 1)
+        return 0;
+    struct pollfd pf[n];
+    for (int lr = 0; lr < n; lr++) {
+        int watch = lr != smap_my_local_rank && smap_peers[lr].alive && smap_peers[lr].pidfd >= 0;
+        pf[lr] = (struct pollfd){ .fd = watch ? smap_peers[lr].pidfd : -1, .events = POLLIN };
+    }
+    (void)poll(pf, (nfds_t)n, 0);   /* a pidfd turns readable when its process exits */
+    for (int lr = 0; lr < n; lr++) {
+        struct smap_peer *p = &smap_peers[lr];
+        if (lr == smap_my_local_rank || !p->alive)
+            continue;
+        int gone = p->pidfd >= 0 ? (pf[lr].revents & (POLLIN | POLLHUP)) != 0
+                                 : kill(p->pid, 0) != 0 && errno == ESRCH;
+        if (!gone)
+            continue;
+        /* Its memory is freed only when the last mapping goes (§3.7). */
+        unmap_peer(lr);
+        p->alive = 0;
+        if (p->pidfd >= 0)
+            close(p->pidfd);
+        p->pidfd = -1;
+        dead++;
+        smap_debug("local rank %d (pid %ld) exited: its regions are unmapped", lr, (long)p->pid);
+    }
+    return dead;
+}
+
+/* A fork child is not a rank: it drops the views (inherited mappings of
+ * the peers' files) and must not free anything here, because this may run
+ * in an atfork child handler before the allocator's own. */
+void smap_peers_forget(void)
+{
+    if (smap_peers)
+        teardown();
+}
