@@ -1,6 +1,7 @@
 # smartmap — the two commands of the README, plus install.
 #   make check            install missing Debian packages, build, run every test (CTest)
 #   make bench            the side-by-side comparison with Open MPI and MPICH
+#   make bench-smap       the SMARTMAP microbenchmarks (copy bandwidth, start-up, fork)
 #   make install PREFIX=/some/dir
 # Options: BUILD_DIR (default build), BUILD_TYPE (default RelWithDebInfo),
 #          SANITIZE=1 (AddressSanitizer+UBSan build in build-asan/), JOBS.
@@ -10,7 +11,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build check check-asan install bench clean regen
+.PHONY: all deps configure build check check-asan install bench bench-smap clean regen
 
 all: build
 
@@ -42,6 +43,12 @@ install: build
 # bench.sh installs Open MPI, MPICH and gnuplot itself when missing.
 bench:
 	@scripts/bench.sh
+
+# Copy bandwidth from a peer's heap/stack/globals vs private memcpy, CMA,
+# start-up exposure cost and fork cost: bench/results/smap_copy.txt.
+bench-smap: deps
+	@$(MAKE) --no-print-directory build
+	@BUILD_DIR=$(BUILD_DIR) scripts/bench_smap.sh
 
 # Regenerate include/mpi.h, the binding stubs and docs/STATUS.md from
 # ../shared/mpi-standard (outputs are committed; a test checks they are current).

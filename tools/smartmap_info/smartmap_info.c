@@ -2,6 +2,7 @@
  * (DESIGN.md D4, D10).  One function per section of the report; see README.md. */
 #include "base/tunables.h"
 #include "smap_config.h"
+#include "smap_section.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -107,16 +108,12 @@ static void print_install(void)
     printf("library:              (libmpi.so.%d not found under %s)\n", INFO_ABI_VERSION, prefix);
 }
 
-/* ---- section: copy levels -------------------------------------------------
- * SMARTMAP LAYER HOOK (DESIGN.md D4).  The smap/ layer will report here which
- * copy levels this machine allows — direct load/store (shared exposure of
- * heap, data and stack), CMA (process_vm_readv/writev, probed), bounce
- * buffers — and, for each level that is unavailable, why (e.g. "CMA: denied
- * by ptrace_scope=2 / seccomp").  Until it lands this prints a placeholder. */
+/* ---- section: SMARTMAP ------------------------------------------------------
+ * Exposure, copy levels (direct / CMA / bounce) with the reason for each one
+ * that is off, the CMA probe and shmem THP: see smap_section.c. */
 static void print_copy_levels(void)
 {
-    printf("copy levels:          (not reported yet: the SMARTMAP layer will list\n"
-           "                      direct / CMA / bounce availability here)\n");
+    print_smartmap_section();
 }
 
 /* ---- section: tunables ----------------------------------------------------- */
