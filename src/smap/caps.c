@@ -34,27 +34,10 @@ const char *smap_copy_level_name(int level)
     }
 }
 
-/* Reads a small text file into buf (NUL-terminated, trailing newline cut);
- * 0 or -1 when it cannot be read. */
-static int read_small_file(const char *path, char *buf, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, len - 1);
-    close(fd);
-    if (n < 0)
-        return -1;
-    buf[n] = '\0';
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-        buf[--n] = '\0';
-    return 0;
-}
-
 int smap_yama_scope(void)
 {
     char buf[16];
-    if (read_small_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof buf) != 0)
+    if (smap_read_small_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof buf) != 0)
         return -1;
     return buf[0] >= '0' && buf[0] <= '9' ? buf[0] - '0' : -1;
 }
@@ -117,7 +100,7 @@ static int selected_word(const char *list, char *out, size_t len)
 void smap_caps_check_thp(void)
 {
     char list[256], mode[32], sized[32];
-    if (read_small_file(THP_DIR "/shmem_enabled", list, sizeof list) != 0 ||
+    if (smap_read_small_file(THP_DIR "/shmem_enabled", list, sizeof list) != 0 ||
         selected_word(list, mode, sizeof mode) != 0) {
         smap_caps.shmem_thp = 0;
         snprintf(smap_caps.thp_why, sizeof smap_caps.thp_why,
@@ -126,7 +109,7 @@ void smap_caps_check_thp(void)
     }
     /* Since Linux 6.11 the 2 MiB size has its own switch; "inherit" defers
      * to the global one. */
-    if (read_small_file(THP_DIR "/hugepages-2048kB/shmem_enabled", list, sizeof list) == 0 &&
+    if (smap_read_small_file(THP_DIR "/hugepages-2048kB/shmem_enabled", list, sizeof list) == 0 &&
         selected_word(list, sized, sizeof sized) == 0 && strcmp(sized, "inherit") != 0)
         snprintf(mode, sizeof mode, "%s", sized);
     if (strcmp(mode, "never") == 0 || strcmp(mode, "deny") == 0) {

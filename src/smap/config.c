@@ -5,6 +5,7 @@
  * declared in the tunables table, which validates them at MPI_Init. */
 #include "smap/smap.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,6 +129,21 @@ size_t smap_heap_slot_size(void)
         cached = sz;
     }
     return cached;
+}
+
+int smap_read_small_file(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    return 0;
 }
 
 void smap_early_warn(const char *msg)

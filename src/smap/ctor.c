@@ -44,14 +44,8 @@ static void report_costs(void)
 static int thread_count(void)
 {
     char buf[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (smap_read_small_file("/proc/self/stat", buf, sizeof buf) != 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     char *p = strrchr(buf, ')');   /* the command name may hold anything */
     for (int field = 2; p && field < 20; field++)
         p = strchr(p + 1, ' ');

@@ -92,14 +92,8 @@ static int early_verbose(void)
 static int shmem_thp_available(void)
 {
     char buf[128];
-    int fd = open("/sys/kernel/mm/transparent_hugepage/shmem_enabled", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (smap_read_small_file("/sys/kernel/mm/transparent_hugepage/shmem_enabled", buf, sizeof buf) != 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     return strstr(buf, "[advise]") || strstr(buf, "[always]") || strstr(buf, "[within_size]");
 }
 

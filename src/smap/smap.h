@@ -63,6 +63,9 @@ int smap_early_local_rank(void);
  * slot 0 (16 TiB: below the legacy mmap base and the PIE base). */
 size_t smap_heap_slot_size(void);
 #define SMAP_HEAP_SLOT_BASE ((uintptr_t)1 << 44)
+/* Reads a small text file (sysfs, procfs) into buf, NUL-terminated, the
+ * trailing newline cut, without allocating.  0, or -1 when unreadable. */
+int smap_read_small_file(const char *path, char *buf, size_t len);
 /* Writes a message to stderr with write(2): usable where stdio is not. */
 void smap_early_warn(const char *msg);
 
