@@ -660,13 +660,6 @@ int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
     return smap_err_unsupported(comm, "MPI_Comm_attach_buffer_c");
 }
 
-MPI_Fint PMPI_Comm_c2f(MPI_Comm comm)
-{
-    (void)comm;
-    (void)smap_err_unsupported(comm, "MPI_Comm_c2f");
-    return 0;
-}
-
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     (void)comm1;
@@ -749,13 +742,6 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return smap_err_unsupported(comm, "MPI_Comm_dup_with_info");
 }
 
-MPI_Comm PMPI_Comm_f2c(MPI_Fint comm)
-{
-    (void)comm;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_f2c");
-    return MPI_COMM_NULL;
-}
-
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
     (void)comm;
@@ -766,13 +752,6 @@ int PMPI_Comm_free(MPI_Comm *comm)
 {
     (void)comm;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_free");
-}
-
-MPI_Comm PMPI_Comm_fromint(int comm)
-{
-    (void)comm;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_fromint");
-    return MPI_COMM_NULL;
 }
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
@@ -894,13 +873,6 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return smap_err_unsupported(comm, "MPI_Comm_test_inter");
 }
 
-int PMPI_Comm_toint(MPI_Comm comm)
-{
-    (void)comm;
-    (void)smap_err_unsupported(comm, "MPI_Comm_toint");
-    return 0;
-}
-
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     (void)origin_addr;
@@ -911,14 +883,6 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     (void)target_disp;
     (void)win;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Compare_and_swap");
-}
-
-int PMPI_Dims_create(int nnodes, int ndims, int dims[])
-{
-    (void)nnodes;
-    (void)ndims;
-    (void)dims;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Dims_create");
 }
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
@@ -969,34 +933,6 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
     (void)outdegree;
     (void)weighted;
     return smap_err_unsupported(comm, "MPI_Dist_graph_neighbors_count");
-}
-
-MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler)
-{
-    (void)errhandler;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Errhandler_c2f");
-    return 0;
-}
-
-MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
-{
-    (void)errhandler;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Errhandler_f2c");
-    return MPI_ERRHANDLER_NULL;
-}
-
-MPI_Errhandler PMPI_Errhandler_fromint(int errhandler)
-{
-    (void)errhandler;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Errhandler_fromint");
-    return MPI_ERRHANDLER_NULL;
-}
-
-int PMPI_Errhandler_toint(MPI_Errhandler errhandler)
-{
-    (void)errhandler;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Errhandler_toint");
-    return 0;
 }
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -1059,13 +995,6 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Fetch_and_op");
 }
 
-MPI_Fint PMPI_File_c2f(MPI_File file)
-{
-    (void)file;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_File_c2f");
-    return 0;
-}
-
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     (void)fh;
@@ -1091,20 +1020,6 @@ int PMPI_File_delete(const char *filename, MPI_Info info)
     (void)filename;
     (void)info;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_File_delete");
-}
-
-MPI_File PMPI_File_f2c(MPI_Fint file)
-{
-    (void)file;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_File_f2c");
-    return MPI_FILE_NULL;
-}
-
-MPI_File PMPI_File_fromint(int file)
-{
-    (void)file;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_File_fromint");
-    return MPI_FILE_NULL;
 }
 
 int PMPI_File_get_amode(MPI_File fh, int *amode)
@@ -1687,13 +1602,6 @@ int PMPI_File_sync(MPI_File fh)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_File_sync");
 }
 
-int PMPI_File_toint(MPI_File file)
-{
-    (void)file;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_File_toint");
-    return 0;
-}
-
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     (void)fh;
@@ -2158,40 +2066,12 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Grequest_start");
 }
 
-MPI_Fint PMPI_Group_c2f(MPI_Group group)
-{
-    (void)group;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_c2f");
-    return 0;
-}
-
-MPI_Group PMPI_Group_f2c(MPI_Fint group)
-{
-    (void)group;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_f2c");
-    return MPI_GROUP_NULL;
-}
-
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
     (void)session;
     (void)pset_name;
     (void)newgroup;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_from_session_pset");
-}
-
-MPI_Group PMPI_Group_fromint(int group)
-{
-    (void)group;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_fromint");
-    return MPI_GROUP_NULL;
-}
-
-int PMPI_Group_toint(MPI_Group group)
-{
-    (void)group;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_toint");
-    return 0;
 }
 
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -2664,34 +2544,6 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
     return smap_err_unsupported(comm, "MPI_Ineighbor_alltoallw_c");
 }
 
-MPI_Fint PMPI_Info_c2f(MPI_Info info)
-{
-    (void)info;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_c2f");
-    return 0;
-}
-
-MPI_Info PMPI_Info_f2c(MPI_Fint info)
-{
-    (void)info;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_f2c");
-    return MPI_INFO_NULL;
-}
-
-MPI_Info PMPI_Info_fromint(int info)
-{
-    (void)info;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_fromint");
-    return MPI_INFO_NULL;
-}
-
-int PMPI_Info_toint(MPI_Info info)
-{
-    (void)info;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Info_toint");
-    return 0;
-}
-
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     (void)local_comm;
@@ -3056,34 +2908,6 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Lookup_name");
 }
 
-MPI_Fint PMPI_Message_c2f(MPI_Message message)
-{
-    (void)message;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Message_c2f");
-    return 0;
-}
-
-MPI_Message PMPI_Message_f2c(MPI_Fint message)
-{
-    (void)message;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Message_f2c");
-    return MPI_MESSAGE_NULL;
-}
-
-MPI_Message PMPI_Message_fromint(int message)
-{
-    (void)message;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Message_fromint");
-    return MPI_MESSAGE_NULL;
-}
-
-int PMPI_Message_toint(MPI_Message message)
-{
-    (void)message;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Message_toint");
-    return 0;
-}
-
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     (void)source;
@@ -3394,63 +3218,6 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
     return smap_err_unsupported(comm, "MPI_Neighbor_alltoallw_init_c");
 }
 
-MPI_Fint PMPI_Op_c2f(MPI_Op op)
-{
-    (void)op;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Op_c2f");
-    return 0;
-}
-
-int PMPI_Op_commutative(MPI_Op op, int *commute)
-{
-    (void)op;
-    (void)commute;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Op_commutative");
-}
-
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
-{
-    (void)user_fn;
-    (void)commute;
-    (void)op;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Op_create");
-}
-
-int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
-{
-    (void)user_fn;
-    (void)commute;
-    (void)op;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Op_create_c");
-}
-
-MPI_Op PMPI_Op_f2c(MPI_Fint op)
-{
-    (void)op;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Op_f2c");
-    return MPI_OP_NULL;
-}
-
-int PMPI_Op_free(MPI_Op *op)
-{
-    (void)op;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Op_free");
-}
-
-MPI_Op PMPI_Op_fromint(int op)
-{
-    (void)op;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Op_fromint");
-    return MPI_OP_NULL;
-}
-
-int PMPI_Op_toint(MPI_Op op)
-{
-    (void)op;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Op_toint");
-    return 0;
-}
-
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
     (void)info;
@@ -3690,26 +3457,6 @@ int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
     return smap_err_unsupported(comm, "MPI_Reduce_init_c");
 }
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
-{
-    (void)inbuf;
-    (void)inoutbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Reduce_local");
-}
-
-int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
-{
-    (void)inbuf;
-    (void)inoutbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Reduce_local_c");
-}
-
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     (void)sendbuf;
@@ -3826,31 +3573,10 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
 }
 
-MPI_Fint PMPI_Request_c2f(MPI_Request request)
-{
-    (void)request;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_c2f");
-    return 0;
-}
-
-MPI_Request PMPI_Request_f2c(MPI_Fint request)
-{
-    (void)request;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_f2c");
-    return MPI_REQUEST_NULL;
-}
-
 int PMPI_Request_free(MPI_Request *request)
 {
     (void)request;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_free");
-}
-
-MPI_Request PMPI_Request_fromint(int request)
-{
-    (void)request;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_fromint");
-    return MPI_REQUEST_NULL;
 }
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
@@ -3888,13 +3614,6 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
     (void)array_of_indices;
     (void)array_of_statuses;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_get_status_some");
-}
-
-int PMPI_Request_toint(MPI_Request request)
-{
-    (void)request;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_toint");
-    return 0;
 }
 
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
@@ -4323,13 +4042,6 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count si
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_attach_buffer_c");
 }
 
-MPI_Fint PMPI_Session_c2f(MPI_Session session)
-{
-    (void)session;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_c2f");
-    return 0;
-}
-
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
     (void)session;
@@ -4360,13 +4072,6 @@ int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Cou
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_detach_buffer_c");
 }
 
-MPI_Session PMPI_Session_f2c(MPI_Fint session)
-{
-    (void)session;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_f2c");
-    return MPI_SESSION_NULL;
-}
-
 int PMPI_Session_finalize(MPI_Session *session)
 {
     (void)session;
@@ -4377,13 +4082,6 @@ int PMPI_Session_flush_buffer(MPI_Session session)
 {
     (void)session;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_flush_buffer");
-}
-
-MPI_Session PMPI_Session_fromint(int session)
-{
-    (void)session;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_fromint");
-    return MPI_SESSION_NULL;
 }
 
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
@@ -4448,13 +4146,6 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_set_errhandler");
 }
 
-int PMPI_Session_toint(MPI_Session session)
-{
-    (void)session;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_toint");
-    return 0;
-}
-
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     (void)buf;
@@ -4512,48 +4203,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
     (void)count;
     (void)array_of_requests;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Startall");
-}
-
-int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
-{
-    (void)c_status;
-    (void)f_status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_c2f");
-}
-
-int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
-{
-    (void)c_status;
-    (void)f08_status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_c2f08");
-}
-
-int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
-{
-    (void)f08_status;
-    (void)c_status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_f082c");
-}
-
-int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
-{
-    (void)f08_status;
-    (void)f_status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_f082f");
-}
-
-int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
-{
-    (void)f_status;
-    (void)c_status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_f2c");
-}
-
-int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
-{
-    (void)f_status;
-    (void)f08_status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Status_f2f08");
 }
 
 int PMPI_T_category_changed(int *update_number)
@@ -5015,13 +4664,6 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     return smap_err_unsupported(comm, "MPI_Topo_test");
 }
 
-MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype)
-{
-    (void)datatype;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_c2f");
-    return 0;
-}
-
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     (void)p;
@@ -5045,33 +4687,12 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_f90_real");
 }
 
-MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype)
-{
-    (void)datatype;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_f2c");
-    return MPI_DATATYPE_NULL;
-}
-
-MPI_Datatype PMPI_Type_fromint(int datatype)
-{
-    (void)datatype;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_fromint");
-    return MPI_DATATYPE_NULL;
-}
-
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
 {
     (void)value_type;
     (void)index_type;
     (void)pair_type;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_value_index");
-}
-
-int PMPI_Type_toint(MPI_Datatype datatype)
-{
-    (void)datatype;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_toint");
-    return 0;
 }
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
@@ -5168,13 +4789,6 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_attach");
 }
 
-MPI_Fint PMPI_Win_c2f(MPI_Win win)
-{
-    (void)win;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_c2f");
-    return 0;
-}
-
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     (void)win;
@@ -5239,13 +4853,6 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_detach");
 }
 
-MPI_Win PMPI_Win_f2c(MPI_Fint win)
-{
-    (void)win;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_f2c");
-    return MPI_WIN_NULL;
-}
-
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
     (void)assert;
@@ -5283,13 +4890,6 @@ int PMPI_Win_free(MPI_Win *win)
 {
     (void)win;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_free");
-}
-
-MPI_Win PMPI_Win_fromint(int win)
-{
-    (void)win;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_fromint");
-    return MPI_WIN_NULL;
 }
 
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
@@ -5422,13 +5022,6 @@ int PMPI_Win_test(MPI_Win win, int *flag)
     (void)win;
     (void)flag;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_test");
-}
-
-int PMPI_Win_toint(MPI_Win win)
-{
-    (void)win;
-    (void)smap_err_unsupported(MPI_COMM_NULL, "MPI_Win_toint");
-    return 0;
 }
 
 int PMPI_Win_unlock(int rank, MPI_Win win)
