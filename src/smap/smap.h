@@ -26,6 +26,7 @@ enum smap_region_kind {
     SMAP_REGION_DATA,   /* executable's writable PT_LOAD minus RELRO */
     SMAP_REGION_STACK,  /* main thread's stack below the kept argv/env page */
     SMAP_REGION_CTL,    /* control region: barrier, later shm queues */
+    SMAP_REGION_COLL,   /* collectives' per-communicator control blocks */
     SMAP_REGION_KINDS
 };
 const char *smap_region_name(enum smap_region_kind k);
@@ -171,6 +172,19 @@ int smap_fd_from_pidfd(int pidfd, int fd, char *err, size_t errlen);
 int smap_fdsock_listen(int node, int lr, int backlog, char *err, size_t errlen);
 int smap_fdsock_exchange(int lsock, int node, int me, int nlocal, const pid_t *pids,
                          const int *own_fds, int *peer_fds, char *err, size_t errlen);
+
+/* Shared regions that exist whatever SMAP_EXPOSE says (shared_region.c): a
+ * sparse memfd `name` of `size` bytes, mapped here and registered as kind
+ * k.  Returns its address, or NULL with a message. */
+void *smap_shared_region_create(enum smap_region_kind k, const char *name, size_t size,
+                                char *err, size_t errlen);
+/* The collectives' region "smartmap-coll" (SMAP_COLL_REGION_SIZE, sparse):
+ * per-communicator control blocks of src/coll/smap live in it, so they are
+ * reachable by node peers even when the heap is not exposed.  Created in
+ * smap_init; smap_coll_region() is NULL before. */
+#define SMAP_COLL_REGION_SIZE ((size_t)4 << 20)
+int smap_coll_region_create(char *err, size_t errlen);
+void *smap_coll_region(void);
 
 /* ---- Copy engine (copy.c) ---------------------------------------------- */
 /* Copies len bytes from peer `lr`'s address src into local dst (or from
