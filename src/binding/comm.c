@@ -3,6 +3,9 @@
 
 #include "binding/check.h"
 #include "boot/boot.h"
+#include "base/wait.h"
+#include "p2p/p2p.h"
+#include "smap/smap.h"
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -24,14 +27,45 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-/* Over the bootstrap for now: correct, not fast; the collectives issue
- * replaces it with the SMARTMAP barrier. */
+static SMAP_COLD int barrier_failed(MPI_Comm comm)
+{
+    return smap_err_raise(comm, MPI_ERR_OTHER, "MPI_Barrier", "%s",
+                          "the node barrier failed (a rank on this node died)");
+}
+
+/* The node barrier, progressing point-to-point while waiting: a peer may
+ * need this rank to stream a message it sent before the barrier, or to
+ * take the rendezvous message its posted receive matches. */
+static int node_barrier(MPI_Comm comm)
+{
+    unsigned g;
+    int rc = smap_node_barrier_arrive(&g);
+    if (rc != 0)
+        return rc > 0 ? MPI_SUCCESS : barrier_failed(comm);
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (;;) {
+        if (smap_node_barrier_done(g))
+            return MPI_SUCCESS;
+        smap_p2p_progress();
+        if (smap_wait_step(&w) && smap_node_barrier_peer_died())
+            return barrier_failed(comm);
+    }
+}
+
+/* When the whole job is one node, the SMARTMAP node barrier (shared
+ * counter, about a microsecond); otherwise over the bootstrap (correct, not
+ * fast) until the collectives issue brings a hierarchical one. */
 int PMPI_Barrier(MPI_Comm comm)
 {
     struct MPI_ABI_Comm *c;
     SMAP_CHECK_RUNNING("MPI_Barrier");
     SMAP_CHECK_COMM("MPI_Barrier", comm, c);
-    if (c->size > 1 && smap_boot_barrier() != 0)
+    if (c->size <= 1)
+        return MPI_SUCCESS;
+    if (smap_job.nnodes == 1 && smap_job.local_size == c->size && smap_peers_attached())
+        return node_barrier(comm);
+    if (smap_boot_barrier() != 0)
         return smap_err_raise(comm, MPI_ERR_OTHER, "MPI_Barrier", "the launcher's barrier failed");
     return MPI_SUCCESS;
 }

@@ -464,80 +464,6 @@ int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int 
     return smap_err_unsupported(comm, "MPI_Bcast_init_c");
 }
 
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Bsend");
-}
-
-int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Bsend_c");
-}
-
-int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Bsend_init");
-}
-
-int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Bsend_init_c");
-}
-
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    (void)buffer;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_attach");
-}
-
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    (void)buffer;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_attach_c");
-}
-
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    (void)buffer_addr;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_detach");
-}
-
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    (void)buffer_addr;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_detach_c");
-}
-
 int PMPI_Buffer_flush(void)
 {
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_flush");
@@ -547,12 +473,6 @@ int PMPI_Buffer_iflush(MPI_Request *request)
 {
     (void)request;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_iflush");
-}
-
-int PMPI_Cancel(MPI_Request *request)
-{
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Cancel");
 }
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
@@ -2267,30 +2187,6 @@ int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root
     return smap_err_unsupported(comm, "MPI_Ibcast_c");
 }
 
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ibsend");
-}
-
-int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ibsend_c");
-}
-
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     (void)sendbuf;
@@ -2371,37 +2267,6 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     (void)comm;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Igatherv_c");
-}
-
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
-{
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)flag;
-    (void)message;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Improbe");
-}
-
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)message;
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Imrecv");
-}
-
-int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)message;
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Imrecv_c");
 }
 
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -2576,40 +2441,6 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     return smap_err_unsupported(intercomm, "MPI_Intercomm_merge");
 }
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
-{
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)flag;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Iprobe");
-}
-
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Irecv");
-}
-
-int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Irecv_c");
-}
-
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
     (void)sendbuf;
@@ -2682,30 +2513,6 @@ int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count r
     (void)comm;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Ireduce_scatter_c");
-}
-
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Irsend");
-}
-
-int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Irsend_c");
 }
 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
@@ -2790,152 +2597,12 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     return smap_err_unsupported(comm, "MPI_Iscatterv_c");
 }
 
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Isend");
-}
-
-int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Isend_c");
-}
-
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)dest;
-    (void)sendtag;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Isendrecv");
-}
-
-int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)dest;
-    (void)sendtag;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Isendrecv_c");
-}
-
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)sendtag;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Isendrecv_replace");
-}
-
-int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)sendtag;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Isendrecv_replace_c");
-}
-
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Issend");
-}
-
-int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Issend_c");
-}
-
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     (void)service_name;
     (void)info;
     (void)port_name;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Lookup_name");
-}
-
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
-{
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)message;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Mprobe");
-}
-
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)message;
-    (void)status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Mrecv");
-}
-
-int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)message;
-    (void)status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Mrecv_c");
 }
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -3270,15 +2937,6 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
     return smap_err_unsupported(comm, "MPI_Precv_init");
 }
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Probe");
-}
-
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)buf;
@@ -3355,54 +3013,6 @@ int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Data
     (void)win;
     (void)request;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Raccumulate_c");
-}
-
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Recv");
-}
-
-int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Recv_c");
-}
-
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Recv_init");
-}
-
-int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Recv_init_c");
 }
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
@@ -3573,20 +3183,6 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
 }
 
-int PMPI_Request_free(MPI_Request *request)
-{
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_free");
-}
-
-int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
-{
-    (void)request;
-    (void)flag;
-    (void)status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_get_status");
-}
-
 int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     (void)count;
@@ -3706,52 +3302,6 @@ int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype or
     (void)win;
     (void)request;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Rput_c");
-}
-
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Rsend");
-}
-
-int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Rsend_c");
-}
-
-int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Rsend_init");
-}
-
-int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Rsend_init_c");
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -3918,114 +3468,6 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
     return smap_err_unsupported(comm, "MPI_Scatterv_init_c");
 }
 
-int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Send");
-}
-
-int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Send_c");
-}
-
-int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Send_init");
-}
-
-int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Send_init_c");
-}
-
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)dest;
-    (void)sendtag;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Sendrecv");
-}
-
-int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)dest;
-    (void)sendtag;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Sendrecv_c");
-}
-
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)sendtag;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Sendrecv_replace");
-}
-
-int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)sendtag;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Sendrecv_replace_c");
-}
-
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
 {
     (void)session;
@@ -4144,65 +3586,6 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     (void)session;
     (void)errhandler;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_set_errhandler");
-}
-
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Ssend");
-}
-
-int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Ssend_c");
-}
-
-int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ssend_init");
-}
-
-int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ssend_init_c");
-}
-
-int PMPI_Start(MPI_Request *request)
-{
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Start");
-}
-
-int PMPI_Startall(int count, MPI_Request array_of_requests[])
-{
-    (void)count;
-    (void)array_of_requests;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Startall");
 }
 
 int PMPI_T_category_changed(int *update_number)
@@ -4620,43 +4003,6 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
     return smap_err_tool_unsupported("MPI_T_source_get_timestamp");
 }
 
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    (void)request;
-    (void)flag;
-    (void)status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Test");
-}
-
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)flag;
-    (void)array_of_statuses;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Testall");
-}
-
-int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)index;
-    (void)flag;
-    (void)status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Testany");
-}
-
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
-{
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Testsome");
-}
-
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     (void)comm;
@@ -4701,40 +4047,6 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
     (void)info;
     (void)port_name;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Unpublish_name");
-}
-
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
-{
-    (void)request;
-    (void)status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Wait");
-}
-
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)array_of_statuses;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Waitall");
-}
-
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)index;
-    (void)status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Waitany");
-}
-
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
-{
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Waitsome");
 }
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)

@@ -8,11 +8,11 @@
 #include "mpi/info.h"
 
 struct MPI_ABI_Comm smap_comm_world = {
-    .magic = SMAP_COMM_MAGIC, .rank = 0, .size = 1, .errhandler = MPI_ERRORS_ARE_FATAL,
+    .magic = SMAP_COMM_MAGIC, .rank = 0, .size = 1, .ctx = 0, .errhandler = MPI_ERRORS_ARE_FATAL,
     .name = "MPI_COMM_WORLD", .handle = MPI_COMM_WORLD, .group = &smap_group_world,
 };
 struct MPI_ABI_Comm smap_comm_self = {
-    .magic = SMAP_COMM_MAGIC, .rank = 0, .size = 1, .errhandler = MPI_ERRORS_ARE_FATAL,
+    .magic = SMAP_COMM_MAGIC, .rank = 0, .size = 1, .ctx = 1, .errhandler = MPI_ERRORS_ARE_FATAL,
     .name = "MPI_COMM_SELF", .handle = MPI_COMM_SELF, .group = &smap_group_self,
 };
 

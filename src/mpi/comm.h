@@ -17,6 +17,7 @@ struct smap_attr;
 struct MPI_ABI_Comm {
     uint32_t magic;
     int rank, size;
+    int ctx;                     /* context id: matching keeps communicators apart (WORLD 0, SELF 1) */
     MPI_Errhandler errhandler;   /* predefined handle or user object */
     char name[MPI_MAX_OBJECT_NAME];
     MPI_Comm handle;             /* what users hold: MPI_COMM_WORLD, or the object itself */

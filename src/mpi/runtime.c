@@ -35,6 +35,10 @@ static int thread_level_from_name(const char *s)
  * when we can, else the highest we have. */
 static int choose_thread_level(int required, int max)
 {
+    /* Point-to-point progress has no locks yet: granting MULTIPLE would be
+     * a promise the library cannot keep. */
+    if (max > MPI_THREAD_SERIALIZED)
+        max = MPI_THREAD_SERIALIZED;
     return required < max ? required : max;
 }
 

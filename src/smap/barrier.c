@@ -23,6 +23,7 @@
 
 #include "base/compiler.h"
 #include "base/log.h"
+#include "base/wait.h"
 #include "boot/boot.h"
 
 struct node_bar {
@@ -30,30 +31,6 @@ struct node_bar {
     _Alignas(64) atomic_uint gen;
 };
 _Static_assert(sizeof(struct node_bar) <= SMAP_CTL_BARRIER_BYTES, "barrier outgrew its ctl bytes");
-
-static inline void cpu_relax(void)
-{
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    __builtin_ia32_pause();
-#else
-    /* Portable fallback: only keep the compiler from fusing the loads. */
-    atomic_signal_fence(memory_order_seq_cst);
-#endif
-}
-
-/* Pause iterations before yielding: near zero when oversubscribed. */
-static unsigned spin_bound(void)
-{
-    static unsigned bound;
-    if (!bound) {
-        const char *v = getenv("SMAP_NODE_CPUS");
-        long cpus = v ? strtol(v, NULL, 10) : 0;
-        if (cpus <= 0)
-            cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        bound = smap_nlocal > cpus ? 8 : 4000;
-    }
-    return bound;
-}
 
 static struct node_bar *bar_of_lr0(void)
 {
@@ -97,12 +74,10 @@ static SMAP_COLD int wait_slow(struct node_bar *b, unsigned g)
     }
 }
 
-SMAP_EXPORT int smap_node_barrier(void)
+/* Arrival half: 1 when this rank completed the barrier (it was the last),
+ * 0 with the generation to wait on in *gen, -1 on failure. */
+int smap_node_barrier_arrive(unsigned *gen)
 {
-    if (SMAP_UNLIKELY(!smap_peers_attached()))
-        return smap_nlocal > 0 ? smap_boot_node_barrier() : -1;
-    if (smap_nlocal == 1)
-        return 0;
     struct node_bar *b = bar_of_lr0();
     if (SMAP_UNLIKELY(!b))
         return -1;
@@ -114,13 +89,47 @@ SMAP_EXPORT int smap_node_barrier(void)
         /* Nobody touches count until the new generation is visible. */
         atomic_store_explicit(&b->count, 0, memory_order_relaxed);
         atomic_store_explicit(&b->gen, g + 1, memory_order_release);
-        return 0;
+        return 1;
     }
-    unsigned spin = spin_bound();
+    *gen = g;
+    return 0;
+}
+
+/* Whether the barrier entered at generation g has completed. */
+int smap_node_barrier_done(unsigned g)
+{
+    struct node_bar *b = bar_of_lr0();
+    return atomic_load_explicit(&b->gen, memory_order_acquire) != g;
+}
+
+/* For waiters that poll (MPI_Barrier progresses point-to-point meanwhile):
+ * 1 when a node peer has died, checked at most every 50 ms. */
+int smap_node_barrier_peer_died(void)
+{
+    static double next_check;
+    double t = now_s();
+    if (t < next_check)
+        return 0;
+    next_check = t + 0.05;
+    return peer_died();
+}
+
+SMAP_EXPORT int smap_node_barrier(void)
+{
+    if (SMAP_UNLIKELY(!smap_peers_attached()))
+        return smap_nlocal > 0 ? smap_boot_node_barrier() : -1;
+    if (smap_nlocal == 1)
+        return 0;
+    unsigned g;
+    int rc = smap_node_barrier_arrive(&g);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    struct node_bar *b = bar_of_lr0();
+    unsigned spin = smap_wait_spin_bound(smap_nlocal);
     for (unsigned i = 0; i < spin; i++) {
         if (atomic_load_explicit(&b->gen, memory_order_acquire) != g)
             return 0;
-        cpu_relax();
+        smap_cpu_relax();
     }
     return wait_slow(b, g);
 }

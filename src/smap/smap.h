@@ -146,11 +146,21 @@ void smap_peers_forget(void);
  * smap_finalize, not in a fork child). */
 int smap_peers_attached(void);
 
-/* This rank's control region (ctl.c): a small memfd "smartmap-ctl",
- * registered as SMAP_REGION_CTL.  Its first SMAP_CTL_BARRIER_BYTES belong
- * to the node barrier (barrier.c; used in local rank 0's region). */
-#define SMAP_CTL_SIZE ((size_t)64 << 10)
+/* This rank's control region (ctl.c): a memfd "smartmap-ctl", registered
+ * as SMAP_REGION_CTL.  Layout:
+ *   [0, SMAP_CTL_BARRIER_BYTES)          the node barrier (barrier.c; used in
+ *                                        local rank 0's region)
+ *   [SMAP_CTL_BARRIER_BYTES, SMAP_CTL_FIXED)  the shm layer's fixed words
+ *                                        (completion words of this rank's sends)
+ *   [SMAP_CTL_FIXED + lr * SMAP_CTL_PER_PEER, +SMAP_CTL_PER_PEER)
+ *                                        the shm queue that local rank lr
+ *                                        writes into (src/shm/)
+ * so its size grows with the node's rank count; pages are only allocated
+ * when touched. */
 #define SMAP_CTL_BARRIER_BYTES 256
+#define SMAP_CTL_FIXED ((size_t)64 << 10)
+#define SMAP_CTL_PER_PEER ((size_t)520 << 10)   /* 64 cells, 64 slots of 8 KiB, control */
+size_t smap_ctl_size(void);                        /* valid after creation */
 int smap_ctl_create(char *err, size_t errlen);   /* idempotent; 0 or -1 */
 void *smap_ctl_base(void);                         /* NULL before creation */
 
@@ -230,5 +240,12 @@ int smap_caps_probe(char *err, size_t errlen);
 /* Over the control region of local rank 0 once peers are attached; over the
  * bootstrap before.  Returns 0 or -1. */
 int smap_node_barrier(void);
+/* The same in two halves, for callers that must do other work while they
+ * wait (MPI_Barrier drives point-to-point progress).  Only once peers are
+ * attached and with more than one local rank.  arrive: 1 done at once, 0
+ * wait for *gen, -1 failure. */
+int smap_node_barrier_arrive(unsigned *gen);
+int smap_node_barrier_done(unsigned gen);
+int smap_node_barrier_peer_died(void);
 
 #endif

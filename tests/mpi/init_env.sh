@@ -8,7 +8,8 @@ bin="$SMAP_TEST_BIN"
 
 # Singleton: run the program directly, without smrun.
 env -u PMI_FD -u PMI_RANK -u PMI_SIZE timeout 30 "$bin/init_basic" 1 || fail "singleton start"
-env -u PMI_FD timeout 30 "$bin/thread_level" multiple multiple || fail "default thread level is not multiple"
+env -u PMI_FD timeout 30 "$bin/thread_level" multiple serialized || fail "default thread level is not serialized"
+SMAP_THREAD_LEVEL=multiple timeout 30 "$bin/thread_level" multiple serialized || fail "MULTIPLE granted although progress is not thread-safe"
 SMAP_THREAD_LEVEL=funneled timeout 30 "$bin/thread_level" multiple funneled || fail "SMAP_THREAD_LEVEL=funneled not honoured"
 SMAP_THREAD_LEVEL=funneled timeout 30 "$bin/thread_level" single single || fail "required single must give single"
 

@@ -1,0 +1,66 @@
+/* The waiting policy (DESIGN.md D7): spin with a pause hint for a bounded
+ * number of polls, then give the CPU away with sched_yield() on every poll.
+ *
+ * The spin bound depends on oversubscription: when the node runs more
+ * local ranks than the CPUs the launcher gave us (SMAP_NODE_CPUS, else the
+ * online CPUs), a spinning rank only delays the rank it waits for, so the
+ * bound drops to a handful of polls.  Used by the node barrier and by the
+ * point-to-point progress loop.  Header-only: the hot path is inline. */
+#ifndef SMAP_BASE_WAIT_H
+#define SMAP_BASE_WAIT_H
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static inline void smap_cpu_relax(void)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#else
+    /* Portable fallback: only keep the compiler from fusing the loads. */
+    atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+/* Polls before yielding, for `nlocal` ranks sharing the node.  Computed
+ * once (the layout of a job does not change). */
+static inline unsigned smap_wait_spin_bound(int nlocal)
+{
+    static unsigned bound;
+    if (__builtin_expect(!bound, 0)) {
+        const char *v = getenv("SMAP_NODE_CPUS");
+        long cpus = v ? strtol(v, NULL, 10) : 0;
+        if (cpus <= 0)
+            cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        bound = nlocal > cpus ? 8 : 4000;
+    }
+    return bound;
+}
+
+/* One waiter per blocking call: smap_wait_step() after every unsuccessful
+ * poll. */
+struct smap_waiter {
+    unsigned polls, bound;
+};
+
+static inline void smap_wait_init(struct smap_waiter *w, int nlocal)
+{
+    w->polls = 0;
+    w->bound = smap_wait_spin_bound(nlocal);
+}
+
+/* Returns 1 once the waiter is in its yielding phase. */
+static inline int smap_wait_step(struct smap_waiter *w)
+{
+    if (w->polls < w->bound) {
+        w->polls++;
+        smap_cpu_relax();
+        return 0;
+    }
+    sched_yield();
+    return 1;
+}
+
+#endif

@@ -1,0 +1,135 @@
+/* Request objects and their completion.  Freed requests go to a small
+ * cache so that message-rate loops do not call the allocator. */
+#include "mpi/request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype/engine.h"
+#include "mpi/status.h"
+
+#define CACHE_MAX 256
+static struct MPI_ABI_Request *cache[CACHE_MAX];
+static int ncache;
+
+static struct MPI_ABI_Request *orphans;
+
+static SMAP_COLD void reap_orphans(void)
+{
+    smap_p2p_progress();
+    struct MPI_ABI_Request **pp = &orphans;
+    while (*pp) {
+        struct MPI_ABI_Request *r = *pp;
+        if (smap_req_ready((MPI_Request)r)) {
+            *pp = r->orphan_next;
+            MPI_Request h = (MPI_Request)r;
+            r->persist = SMAP_REQ_ONCE;
+            (void)smap_req_finish(&h, MPI_STATUS_IGNORE);
+        } else {
+            pp = &r->orphan_next;
+        }
+    }
+}
+
+void smap_req_orphan(struct MPI_ABI_Request *r)
+{
+    r->orphan_next = orphans;
+    orphans = r;
+}
+
+struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
+{
+    if (SMAP_UNLIKELY(orphans != NULL))
+        reap_orphans();
+    struct MPI_ABI_Request *r = ncache ? cache[--ncache] : malloc(sizeof *r);
+    if (!r)
+        return NULL;
+    r->magic = SMAP_REQ_MAGIC;
+    r->persist = SMAP_REQ_ONCE;
+    r->active = 0;
+    r->proc_null = 0;
+    r->comm = comm;
+    r->p.next = NULL;
+    r->p.dt = NULL;
+    r->p.kind = 0;
+    r->p.done = 0;
+    r->p.err = MPI_SUCCESS;
+    r->p.cancelled = 0;
+    r->extra = NULL;
+    r->tmp = NULL;
+    r->udt = NULL;
+    return r;
+}
+
+void smap_req_free(struct MPI_ABI_Request *r)
+{
+    if (r->p.dt && !(r->p.dt->flags & SMAP_DT_PREDEF))
+        smap_dtype_release(r->p.dt);
+    if (r->udt)
+        smap_dtype_release(r->udt);
+    free(r->extra);
+    free(r->tmp);
+    r->magic = 0;
+    if (ncache < CACHE_MAX)
+        cache[ncache++] = r;
+    else
+        free(r);
+}
+
+int smap_req_start(struct MPI_ABI_Request *r)
+{
+    r->active = 1;
+    r->p.next = NULL;
+    if (r->proc_null) {
+        smap_p2p_null(&r->p, r->persist == SMAP_REQ_PSEND ? SMAP_PREQ_SEND : SMAP_PREQ_RECV);
+        return MPI_SUCCESS;
+    }
+    if (r->pmode == SMAP_REQ_BUFFERED) {
+        const char *why = "";
+        int rc = smap_bsend(r->comm, r->pbuf, r->pcount, r->p.dt, r->prank, r->plr, r->pme,
+                            r->ptag, r->pctx, &why);
+        smap_p2p_null(&r->p, SMAP_PREQ_SEND);
+        r->p.err = rc;
+        return MPI_SUCCESS;
+    }
+    if (r->persist == SMAP_REQ_PRECV)
+        return smap_p2p_irecv(&r->p, (void *)(uintptr_t)r->pbuf, r->pcount, r->p.dt, r->prank,
+                              r->ptag, r->pctx);
+    return smap_p2p_isend(&r->p, r->pbuf, r->pcount, r->p.dt, r->prank, r->plr, r->pme, r->ptag,
+                          r->pctx, r->pmode);
+}
+
+int smap_req_finish(MPI_Request *h, MPI_Status *st)
+{
+    if (*h == MPI_REQUEST_NULL) {
+        if (st != MPI_STATUS_IGNORE)
+            smap_status_set_empty(st);
+        return MPI_SUCCESS;
+    }
+    struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)*h;
+    if (r->persist && !r->active) {
+        if (st != MPI_STATUS_IGNORE)
+            smap_status_set_empty(st);
+        return MPI_SUCCESS;
+    }
+    smap_preq_status(&r->p, st);
+    int err = r->p.err;
+    if (r->tmp) {
+        /* MPI_Isendrecv_replace: the received bytes into the user's buffer. */
+        if (r->p.got)
+            smap_dtype_unpack(r->tmp, (MPI_Count)r->p.got, r->ubuf, r->ucount, r->udt, 0);
+        free(r->tmp);
+        r->tmp = NULL;
+    }
+    if (r->extra) {
+        free(r->extra);
+        r->extra = NULL;
+    }
+    if (r->persist) {
+        r->active = 0;
+    } else {
+        smap_req_free(r);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
+}

@@ -1,0 +1,99 @@
+/* MPI_Request objects: a point-to-point operation (src/p2p) plus what MPI
+ * adds around it: the communicator whose error handler reports its
+ * failure, and persistence (MPI_Send_init ... MPI_Start).  The completion functions (test and
+ * wait on one, any, some or all) live in request.c. */
+#ifndef SMAP_MPI_REQUEST_H
+#define SMAP_MPI_REQUEST_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "mpi/status.h"
+#include "p2p/p2p.h"
+
+#define SMAP_REQ_MAGIC 0x52455155u   /* "REQU" */
+
+enum smap_req_persist { SMAP_REQ_ONCE = 0, SMAP_REQ_PSEND, SMAP_REQ_PRECV };
+/* pmode of a persistent buffered send (the others are enum smap_p2p_mode). */
+#define SMAP_REQ_BUFFERED 16
+
+struct MPI_ABI_Request {
+    struct smap_preq p;       /* first: the hot fields */
+    uint32_t magic;
+    int persist;              /* enum smap_req_persist */
+    int active;               /* persistent: started and not completed yet */
+    int proc_null;            /* persistent: peer is MPI_PROC_NULL */
+    MPI_Comm comm;
+    /* MPI_Isendrecv(_replace): the send half, and for _replace the packed
+     * receive to unpack into the user's buffer at completion. */
+    struct smap_preq *extra;
+    void *tmp, *ubuf;
+    MPI_Count ucount;
+    smap_dtype_t *udt;
+    struct MPI_ABI_Request *orphan_next;   /* freed by the user while in flight */
+    /* persistent arguments */
+    const void *pbuf;
+    MPI_Count pcount;
+    int prank, plr, pme, ptag, pctx, pmode;
+};
+
+static inline struct MPI_ABI_Request *smap_req_get(MPI_Request h)
+{
+    struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)h;
+    if ((uintptr_t)h < 65536 || ((uintptr_t)h & 7) || r->magic != SMAP_REQ_MAGIC)
+        return NULL;
+    return r;
+}
+
+/* A new request (not started), or NULL when out of memory. */
+struct MPI_ABI_Request *smap_req_new(MPI_Comm comm);
+void smap_req_free(struct MPI_ABI_Request *r);
+/* MPI_Request_free of an operation still in flight: it completes in the
+ * background and is freed then. */
+void smap_req_orphan(struct MPI_ABI_Request *r);
+
+/* Starts a persistent request (or re-starts an inactive one). */
+int smap_req_start(struct MPI_ABI_Request *r);
+
+/* Fills *st (may be MPI_STATUS_IGNORE) from a completed operation. */
+static inline void smap_preq_status(const struct smap_preq *p, MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    if (p->kind == SMAP_PREQ_RECV)
+        smap_status_fill(st, p->src, p->rtag, (MPI_Count)p->got);
+    else
+        smap_status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    if (SMAP_UNLIKELY(p->cancelled)) {
+        smap_status_set_cancelled(st, 1);
+        st->MPI_SOURCE = MPI_ANY_SOURCE;
+        st->MPI_TAG = MPI_ANY_TAG;
+    }
+}
+
+/* A completed request: status out, then freed (or made inactive when
+ * persistent) and *h set to MPI_REQUEST_NULL (non-persistent).  Returns the
+ * request's error class. */
+int smap_req_finish(MPI_Request *h, MPI_Status *st);
+
+/* Whether *h is complete (progressing once when it is not); NULL and
+ * inactive requests count as complete with an empty status. */
+static inline int smap_req_ready(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL)
+        return 1;
+    struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)h;
+    if (r->persist && !r->active)
+        return 1;
+    return r->p.done && (!r->extra || r->extra->done);
+}
+
+/* Buffered sends (bsend.c): the data is packed into the attached buffer
+ * and sent from there by an internal request.  Each returns MPI_SUCCESS or
+ * an error class with *why. */
+int smap_bsend(MPI_Comm comm, const void *buf, MPI_Count count, smap_dtype_t *dt, int rank,
+               int lr, int me, int tag, int ctx, const char **why);
+int smap_buffer_attach(void *buf, MPI_Count size, const char **why);
+int smap_buffer_detach(void **addr, MPI_Count *size, const char **why);
+
+#endif

@@ -1,0 +1,77 @@
+/* State shared by the files of src/p2p (one process: no locking; the
+ * library serialises calls). */
+#ifndef SMAP_P2P_INTERNAL_H
+#define SMAP_P2P_INTERNAL_H
+
+#include "p2p/p2p.h"
+#include "shm/shm.h"
+
+/* A FIFO of requests linked through ->next. */
+struct smap_rq {
+    struct smap_preq *head, *tail;
+};
+
+static inline void smap_rq_push(struct smap_rq *q, struct smap_preq *r)
+{
+    r->next = NULL;
+    if (q->tail)
+        q->tail->next = r;
+    else
+        q->head = r;
+    q->tail = r;
+}
+
+/* Unlinks r, whose predecessor is prev (NULL: r is the head). */
+static inline void smap_rq_unlink(struct smap_rq *q, struct smap_preq *prev, struct smap_preq *r)
+{
+    if (prev)
+        prev->next = r->next;
+    else
+        q->head = r->next;
+    if (q->tail == r)
+        q->tail = prev;
+    r->next = NULL;
+}
+
+struct smap_p2p_state {
+    int ready;
+    int nlocal, me;
+    struct smap_shm_peer *peers;     /* by local rank */
+    struct smap_rq *pending;         /* sends waiting for a cell, per local rank */
+    int npending;                    /* requests in all pending queues */
+    struct smap_rq active;           /* sends waiting on a completion word */
+    struct smap_rq posted;           /* receives not matched yet, in post order */
+    struct smap_rq streams;          /* receives being streamed into */
+    struct smap_rq splits;           /* receives waiting for the sender's half */
+    struct smap_p2p_msg *uhead, *utail;   /* unexpected messages, arrival order */
+    int *lr_of;                      /* job rank -> local rank or -1 */
+    uint32_t *free_words;            /* stack of free completion words */
+    unsigned nfree;
+    struct smap_shm_word *words;     /* our completion words */
+    int rr;                          /* where the next poll starts */
+    size_t eager_limit;
+    size_t split_min;                /* 0: never split a copy */
+};
+
+extern struct smap_p2p_state smap_p2p;
+
+static inline void smap_p2p_ensure(void)
+{
+    if (SMAP_UNLIKELY(!smap_p2p.ready))
+        smap_p2p_init();
+}
+
+/* send.c */
+void smap_p2p_push_pending(void);
+void smap_p2p_check_active(void);
+void smap_p2p_check_splits(void);
+/* recv.c: one incoming cell from local rank lr (consumed and released). */
+void smap_p2p_incoming(int lr, struct smap_shm_cell *c);
+
+static inline int smap_p2p_matches(int rctx, int rsrc, int rtag, int ctx, int src, int tag)
+{
+    return rctx == ctx && (rsrc == MPI_ANY_SOURCE || rsrc == src) &&
+           (rtag == MPI_ANY_TAG || rtag == tag);
+}
+
+#endif

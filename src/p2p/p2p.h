@@ -1,0 +1,99 @@
+/* MPI point-to-point semantics over the intra-node transport (DESIGN.md
+ * D5): requests, matching by (context, source, tag) with wildcards, the
+ * posted-receive and unexpected-message queues, probe/mprobe, cancel of
+ * receives, and the progress engine.  The caller (src/mpi, src/binding)
+ * has checked every argument and translated ranks: `rank` is the peer's
+ * rank in the communicator (what matching compares), `lr` its local rank
+ * on this node (which queue carries the data).
+ *
+ * Protocols: a message of at most SMAP_EAGER_LIMIT packed bytes travels
+ * inside one cell and the send completes at once (unless synchronous).  A
+ * larger one sends a descriptor of the sender's buffer; the receiver, when
+ * it finds the match, copies it in one go (smap_copy_from: direct, else
+ * CMA) and raises the sender's completion word.  When the copy engine
+ * cannot reach the buffer, or the send datatype is not one dense block,
+ * the receiver asks for the data to be streamed through queue cells
+ * (pipelined bounce), packed by the sender and unpacked by the receiver
+ * with the datatype engine. */
+#ifndef SMAP_P2P_P2P_H
+#define SMAP_P2P_P2P_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "dtype/dtype.h"
+
+enum smap_p2p_mode { SMAP_P2P_STANDARD = 0, SMAP_P2P_SYNC = 1, SMAP_P2P_READY = 2 };
+enum smap_preq_kind { SMAP_PREQ_SEND = 1, SMAP_PREQ_RECV = 2 };
+
+/* One point-to-point operation.  Embedded first in MPI_Request objects. */
+struct smap_preq {
+    struct smap_preq *next;   /* in exactly one list while in flight */
+    int kind;
+    int done;                 /* completed (data moved, or cancelled) */
+    int err;                  /* MPI error class once done: MPI_SUCCESS or MPI_ERR_TRUNCATE */
+    /* the user buffer */
+    void *buf;
+    MPI_Count count;
+    smap_dtype_t *dt;
+    char *block;              /* start of the dense data, or NULL (non-contiguous) */
+    size_t bytes;             /* packed size: count * size */
+    /* addressing */
+    int ctx, rank, tag, lr, me;
+    /* send state */
+    int mode, streaming;
+    uint32_t word;
+    size_t off;               /* bytes streamed so far */
+    /* receive results */
+    int src, rtag, cancelled;
+    size_t got, total, roff;
+};
+
+/* An unexpected message (or one taken by MPI_Mprobe). */
+struct smap_p2p_msg {
+    struct smap_p2p_msg *next;
+    int ctx, src, tag, lr, kind, flags;
+    uint32_t word;
+    size_t len;               /* message bytes */
+    uint64_t addr;            /* rendezvous: the sender's buffer */
+    unsigned char data[];     /* eager: the payload */
+};
+
+/* The local rank of job rank `world_rank`, or -1 when it lives on another
+ * node (no inter-node transport yet). */
+extern int *smap_p2p_lr_of;        /* NULL until the first operation */
+extern int smap_p2p_nranks;
+void smap_p2p_init(void);
+static inline int smap_p2p_local_rank(int world_rank)
+{
+    if (SMAP_UNLIKELY(!smap_p2p_lr_of))
+        smap_p2p_init();
+    return (unsigned)world_rank < (unsigned)smap_p2p_nranks ? smap_p2p_lr_of[world_rank] : -1;
+}
+
+/* Starts a send or a receive.  r is filled in; it completes in progress
+ * (r->done).  rank MPI_ANY_SOURCE: lr is ignored.  Returns MPI_SUCCESS or
+ * an MPI error class (transport not available). */
+int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_dtype_t *dt,
+                   int rank, int lr, int me, int tag, int ctx, int mode);
+int smap_p2p_irecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
+                   int rank, int tag, int ctx);
+/* A request whose peer is MPI_PROC_NULL: complete, empty status. */
+void smap_p2p_null(struct smap_preq *r, int kind);
+
+/* One round of progress: consume incoming cells, inject queued sends,
+ * check completion words, push stream fragments. */
+void smap_p2p_progress(void);
+
+/* Matching an unexpected message without receiving it.  Returns the
+ * message or NULL; remove: take it out of the queue (MPI_Mprobe). */
+struct smap_p2p_msg *smap_p2p_probe(int ctx, int rank, int tag, int remove);
+/* Receives a message taken by smap_p2p_probe(..., 1). */
+void smap_p2p_mrecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
+                    struct smap_p2p_msg *m);
+/* Cancels a receive that has not matched yet: 1 when cancelled. */
+int smap_p2p_cancel_recv(struct smap_preq *r);
+
+#endif

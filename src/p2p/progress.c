@@ -1,0 +1,86 @@
+/* The point-to-point state and the progress engine.  Progress is driven by
+ * whoever waits or tests (no thread): every MPI_Test, MPI_Wait loop, probe
+ * or new operation calls smap_p2p_progress, so an application that only
+ * calls MPI_Test still moves every protocol forward. */
+#include "p2p/internal.h"
+
+#include <stdlib.h>
+
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
+#include "smap/smap.h"
+
+struct smap_p2p_state smap_p2p;
+int *smap_p2p_lr_of;
+int smap_p2p_nranks;
+
+static SMAP_COLD void oom(void)
+{
+    smap_fatal("point-to-point: out of memory setting up %d node peers", smap_nlocal);
+}
+
+/* First use after MPI_Init: the control regions are mapped by then. */
+SMAP_COLD void smap_p2p_init(void)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    s->nlocal = smap_nlocal > 0 ? smap_nlocal : 1;
+    s->me = smap_my_local_rank;
+    s->peers = calloc((size_t)s->nlocal, sizeof *s->peers);
+    s->pending = calloc((size_t)s->nlocal, sizeof *s->pending);
+    s->lr_of = malloc((size_t)(smap_job.size > 0 ? smap_job.size : 1) * sizeof *s->lr_of);
+    s->free_words = malloc(SMAP_SHM_NWORDS * sizeof *s->free_words);
+    if (!s->peers || !s->pending || !s->lr_of || !s->free_words)
+        oom();
+    for (int r = 0; r < smap_job.size; r++)
+        s->lr_of[r] = -1;
+    for (int lr = 0; lr < smap_job.local_size; lr++)
+        s->lr_of[smap_job.local_ranks[lr]] = lr;
+    if (smap_job.size <= 0)
+        s->lr_of[0] = 0;
+    if (smap_shm_init(s->peers, s->nlocal, s->me) != 0)
+        smap_fatal("point-to-point: the shared-memory queues are not mapped (control region "
+                   "of %zu bytes)", smap_ctl_size());
+    /* Highest word on top: any order works, this one is easy to read. */
+    s->nfree = 0;
+    for (unsigned w = SMAP_SHM_NWORDS; w-- > 0;)
+        s->free_words[s->nfree++] = w;
+    s->words = smap_shm_my_words();
+    size_t lim = smap_tun.eager_limit;
+    s->eager_limit = lim > SMAP_SHM_PAYLOAD ? SMAP_SHM_PAYLOAD : lim;
+    s->split_min = smap_tun.split_min;
+    s->ready = 1;
+    smap_p2p_nranks = smap_job.size > 0 ? smap_job.size : 1;
+    smap_p2p_lr_of = s->lr_of;
+}
+
+/* Consumes what each peer's queue holds, peers in rotating order so that
+ * no sender starves a wildcard receive. */
+static inline void poll_queues(void)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    int n = s->nlocal, lr = s->rr;
+    for (int i = 0; i < n; i++) {
+        struct smap_shm_peer *p = &s->peers[lr];
+        struct smap_shm_cell *c;
+        /* At most one queue's worth per visit: a fast sender cannot keep
+         * us in its queue forever. */
+        for (unsigned k = 0; k < SMAP_SHM_NCELLS && (c = smap_shm_in_cell(p)); k++)
+            smap_p2p_incoming(lr, c);
+        if (++lr == n)
+            lr = 0;
+    }
+    s->rr = s->rr + 1 == n ? 0 : s->rr + 1;
+}
+
+void smap_p2p_progress(void)
+{
+    smap_p2p_ensure();
+    poll_queues();
+    if (smap_p2p.npending)
+        smap_p2p_push_pending();
+    if (smap_p2p.active.head)
+        smap_p2p_check_active();
+    if (smap_p2p.splits.head)
+        smap_p2p_check_splits();
+}

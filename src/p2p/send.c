@@ -1,0 +1,201 @@
+/* The sending side: eager cells, rendezvous descriptors, the per-peer queue
+ * of sends waiting for a free cell (or completion word), completion words,
+ * and streaming (pipelined bounce) of messages whose buffer the receiver
+ * cannot reach. */
+#include "p2p/internal.h"
+
+#include <string.h>
+
+#include "base/log.h"
+#include "dtype/engine.h"
+
+static inline int take_word(uint32_t *w)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    if (SMAP_UNLIKELY(!s->nfree))
+        return 0;
+    *w = s->free_words[--s->nfree];
+    /* Ordered before the cell that names it by the cell's release store. */
+    atomic_store_explicit(&s->words[*w].v, SMAP_SHM_PENDING, memory_order_relaxed);
+    return 1;
+}
+
+static inline void give_word(uint32_t w)
+{
+    smap_p2p.free_words[smap_p2p.nfree++] = w;
+}
+
+/* Puts r into the queue to its peer.  0 when no cell (or no completion
+ * word) is free: the caller queues r and progress retries in order. */
+static int inject(struct smap_preq *r)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    struct smap_shm_peer *p = &s->peers[r->lr];
+    struct smap_shm_cell *c = smap_shm_out_cell(p);
+    if (SMAP_UNLIKELY(!c))
+        return 0;
+    int eager = r->bytes <= s->eager_limit;
+    int need_word = !eager || r->mode == SMAP_P2P_SYNC;
+    if (need_word && !take_word(&r->word))
+        return 0;
+    c->ctx = r->ctx;
+    c->src = r->me;
+    c->tag = r->tag;
+    c->len = r->bytes;
+    if (eager) {
+        c->kind = SMAP_SHM_EAGER;
+        c->flags = need_word ? SMAP_SHM_F_SYNC : 0;
+        c->word = r->word;
+        unsigned char *d = smap_shm_payload(p->out, c, r->bytes);
+        if (SMAP_LIKELY(r->block != NULL))
+            memcpy(d, r->block, r->bytes);
+        else
+            smap_dtype_pack(r->buf, r->count, r->dt, d, 0, (MPI_Count)r->bytes);
+    } else {
+        c->kind = SMAP_SHM_RTS;
+        c->flags = r->block ? 0 : SMAP_SHM_F_NONCONTIG;
+        c->word = r->word;
+        uint64_t a = (uint64_t)(uintptr_t)r->block;
+        memcpy(c->data, &a, sizeof a);
+    }
+    smap_shm_post(p, c);
+    if (need_word)
+        smap_rq_push(&s->active, r);
+    else
+        r->done = 1;
+    return 1;
+}
+
+int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_dtype_t *dt,
+                   int rank, int lr, int me, int tag, int ctx, int mode)
+{
+    smap_p2p_ensure();
+    r->kind = SMAP_PREQ_SEND;
+    r->done = 0;
+    r->err = MPI_SUCCESS;
+    r->buf = (void *)(uintptr_t)buf;
+    r->count = count;
+    r->dt = dt;
+    r->bytes = (size_t)(count * smap_dtype_size(dt));
+    /* Predefined contiguous types start at buf (no call needed). */
+    r->block = !smap_dtype_is_contiguous(dt)   ? NULL
+               : (dt->flags & SMAP_DT_PREDEF) ? (char *)buf
+                                              : (char *)buf + smap_dtype_data_offset(dt);
+    r->rank = rank;
+    r->lr = lr;
+    r->me = me;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->mode = mode;
+    r->streaming = 0;
+    r->off = 0;
+    r->cancelled = 0;
+    r->got = 0;
+    /* Non-overtaking: once a send to this peer waits, later ones wait too. */
+    struct smap_rq *q = &smap_p2p.pending[lr];
+    if (SMAP_LIKELY(!q->head) && inject(r))
+        return MPI_SUCCESS;
+    smap_rq_push(q, r);
+    smap_p2p.npending++;
+    return MPI_SUCCESS;
+}
+
+void smap_p2p_push_pending(void)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    for (int lr = 0; lr < s->nlocal; lr++) {
+        struct smap_rq *q = &s->pending[lr];
+        struct smap_preq *r;
+        while ((r = q->head) != NULL) {
+            q->head = r->next;
+            if (!q->head)
+                q->tail = NULL;
+            r->next = NULL;
+            if (!inject(r)) {
+                /* Back at the head: order is kept. */
+                r->next = q->head;
+                q->head = r;
+                if (!q->tail)
+                    q->tail = r;
+                break;
+            }
+            s->npending--;
+        }
+    }
+}
+
+/* Streams the next fragments of r into its peer's queue.  Returns 1 when
+ * the whole message is out (r is done). */
+static int push_fragments(struct smap_preq *r)
+{
+    struct smap_shm_peer *p = &smap_p2p.peers[r->lr];
+    while (r->off < r->bytes) {
+        struct smap_shm_cell *c = smap_shm_out_cell(p);
+        if (!c)
+            return 0;
+        size_t n = r->bytes - r->off;
+        if (n > SMAP_SHM_FRAG_PAYLOAD)
+            n = SMAP_SHM_FRAG_PAYLOAD;
+        uint64_t off = r->off;
+        memcpy(c->data, &off, sizeof off);
+        unsigned char *d = smap_shm_slot(p->out, c);
+        if (r->block)
+            memcpy(d, r->block + r->off, n);
+        else
+            smap_dtype_pack(r->buf, r->count, r->dt, d, (MPI_Count)r->off, (MPI_Count)n);
+        c->kind = SMAP_SHM_FRAG;
+        c->flags = 0;
+        c->word = r->word;
+        c->len = n;
+        smap_shm_post(p, c);
+        r->off += n;
+    }
+    return 1;
+}
+
+/* The receiver copies the first part of the message and asked us to copy
+ * the rest into its buffer meanwhile (it checked that we can reach it). */
+static void copy_my_half(struct smap_preq *r)
+{
+    struct smap_shm_word *w = &smap_p2p.words[r->word];
+    size_t split = (size_t)w->split, end = (size_t)w->end;
+    char *dst = (char *)(uintptr_t)w->dst;
+    if (smap_copy_to(r->lr, dst + split, r->block + split, end - split) == SMAP_COPY_BOUNCE)
+        smap_fatal("point-to-point: cannot reach local rank %d's receive buffer for a split "
+                   "copy", r->lr);
+    atomic_store_explicit(&w->v, SMAP_SHM_HALF, memory_order_release);
+}
+
+/* Sends waiting on their completion word: DONE finishes them; CTS turns
+ * them into streams.  The word stays reserved until the last fragment is
+ * out, so that fragments of two messages never share a key. */
+void smap_p2p_check_active(void)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    struct smap_preq *prev = NULL, *r = s->active.head;
+    while (r) {
+        struct smap_preq *next = r->next;
+        int finished = 0;
+        if (r->streaming) {
+            finished = push_fragments(r);
+        } else {
+            uint32_t v = atomic_load_explicit(&s->words[r->word].v, memory_order_acquire);
+            if (v == SMAP_SHM_DONE) {
+                finished = 1;
+            } else if (v == SMAP_SHM_CTS) {
+                r->streaming = 1;
+                finished = push_fragments(r);
+            } else if (v == SMAP_SHM_SPLIT) {
+                copy_my_half(r);
+            }
+        }
+        if (finished) {
+            smap_rq_unlink(&s->active, prev, r);
+            give_word(r->word);
+            r->done = 1;
+        } else {
+            prev = r;
+        }
+        r = next;
+    }
+}
