@@ -17,6 +17,7 @@
 #define SMAP_NOINLINE    __attribute__((noinline))
 #define SMAP_TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))
 #define SMAP_FRAME_ADDRESS() ((uintptr_t)__builtin_frame_address(0))
+#define SMAP_PREFETCH_WRITE(p) __builtin_prefetch((p), 1, 3)
 #else
 #define SMAP_HAVE_BUILTIN_OVERFLOW 0
 #define SMAP_CONSTRUCTOR   /* callers also initialise explicitly, idempotently */
@@ -28,6 +29,7 @@
 #define SMAP_HAVE_WEAK_ALIAS 0
 #define SMAP_NOINLINE
 #define SMAP_TLS_INITIAL_EXEC
+#define SMAP_PREFETCH_WRITE(p) ((void)(p))   /* a hint only */
 /* Close enough for "where is this frame": a local's address. */
 #define SMAP_FRAME_ADDRESS() ({ volatile char smap_here_; (uintptr_t)&smap_here_; })
 #endif

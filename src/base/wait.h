@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/compiler.h"
+
 static inline void smap_cpu_relax(void)
 {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -29,7 +31,7 @@ static inline void smap_cpu_relax(void)
 static inline unsigned smap_wait_spin_bound(int nlocal)
 {
     static unsigned bound;
-    if (__builtin_expect(!bound, 0)) {
+    if (SMAP_UNLIKELY(!bound)) {
         const char *v = getenv("SMAP_NODE_CPUS");
         long cpus = v ? strtol(v, NULL, 10) : 0;
         if (cpus <= 0)

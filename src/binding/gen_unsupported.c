@@ -3183,35 +3183,6 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
 }
 
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)flag;
-    (void)array_of_statuses;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_get_status_all");
-}
-
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)index;
-    (void)flag;
-    (void)status;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_get_status_any");
-}
-
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
-{
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Request_get_status_some");
-}
-
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     (void)origin_addr;

@@ -126,6 +126,25 @@ static inline void p2p_wait(struct smap_preq *r)
     }
 }
 
+/* Blocks until the send r is complete, or detached: a blocking standard
+ * send that its receiver has not matched by the time we start yielding
+ * gives its data to a library-owned copy and returns (no deadlock when two
+ * ranks send to each other first; smap_p2p_send_detach). */
+static inline void p2p_wait_send(struct smap_preq *r)
+{
+    if (r->done)
+        return;
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (;;) {
+        smap_p2p_progress();
+        if (r->done)
+            return;
+        if (smap_wait_step(&w) && r->movable == 2 && smap_p2p_send_detach(r))
+            return;
+    }
+}
+
 /* The start of every nonblocking send/receive: a request with a reference
  * on the datatype. */
 static inline struct MPI_ABI_Request *p2p_new_req(MPI_Comm comm, smap_dtype_t *t)

@@ -23,8 +23,9 @@ static int send_common(const char *func, const void *buf, MPI_Count count, MPI_D
     if (!req) {
         /* Blocking: the operation lives on our stack until it completes. */
         struct smap_preq p;
-        smap_p2p_isend(&p, buf, count, t, dest, lr, c->rank, tag, c->ctx, mode);
-        p2p_wait(&p);
+        smap_p2p_isend(&p, buf, count, t, dest, lr, c->rank, tag, c->ctx,
+                       mode == SMAP_P2P_STANDARD ? SMAP_P2P_DETACHABLE : mode);
+        p2p_wait_send(&p);
         return MPI_SUCCESS;
     }
     struct MPI_ABI_Request *r = p2p_new_req(comm, t);

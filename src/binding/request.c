@@ -291,6 +291,121 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
+/* Status of a request without freeing it: empty for a null or inactive
+ * one.  Returns the request's error class. */
+static int peek_status(MPI_Request h, MPI_Status *st)
+{
+    if (!is_active(h)) {
+        if (st != MPI_STATUS_IGNORE)
+            smap_status_set_empty(st);
+        return MPI_SUCCESS;
+    }
+    const struct smap_preq *p = &((const struct MPI_ABI_Request *)h)->p;
+    smap_preq_status(p, st);
+    return p->err;
+}
+
+/* The non-destructive twins of Testall/any/some (MPI 4.1): requests stay
+ * allocated and active; only the statuses are filled in. */
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[])
+{
+    const char *func = "MPI_Request_get_status_all";
+    SMAP_CHECK_RUNNING(func);
+    CHECK_ARRAY(func, count, array_of_requests);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, flag);
+    MPI_Request *reqs = (MPI_Request *)(uintptr_t)array_of_requests;
+    if (!all_ready(count, reqs)) {
+        smap_p2p_progress();
+        if (!all_ready(count, reqs)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    MPI_Comm bad = MPI_COMM_NULL;
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                                                   : &array_of_statuses[i];
+        int err = peek_status(reqs[i], st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+        if (err != MPI_SUCCESS && !failed) {
+            failed = 1;
+            bad = ((struct MPI_ABI_Request *)reqs[i])->comm;
+        }
+    }
+    if (!failed)
+        return MPI_SUCCESS;
+    return smap_err_raise(bad, MPI_ERR_IN_STATUS, func, "%s",
+                          "a request failed: see the MPI_ERROR field of its status");
+}
+
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status)
+{
+    const char *func = "MPI_Request_get_status_any";
+    SMAP_CHECK_RUNNING(func);
+    CHECK_ARRAY(func, count, array_of_requests);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, index);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, flag);
+    MPI_Request *reqs = (MPI_Request *)(uintptr_t)array_of_requests;
+    int i = find_any(count, reqs);
+    if (i == -1) {
+        smap_p2p_progress();
+        i = find_any(count, reqs);
+    }
+    *flag = i != -1;
+    *index = i >= 0 ? i : MPI_UNDEFINED;
+    if (i == -2 && status != MPI_STATUS_IGNORE)
+        smap_status_set_empty(status);
+    if (i < 0)
+        return MPI_SUCCESS;
+    int err = peek_status(reqs[i], status);
+    return err == MPI_SUCCESS ? err
+                              : p2p_request_error(func, ((struct MPI_ABI_Request *)reqs[i])->comm,
+                                                  err);
+}
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[])
+{
+    const char *func = "MPI_Request_get_status_some";
+    SMAP_CHECK_RUNNING(func);
+    CHECK_ARRAY(func, incount, array_of_requests);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, outcount);
+    if (incount > 0)
+        SMAP_CHECK_PTR(func, MPI_COMM_NULL, array_of_indices);
+    MPI_Request *reqs = (MPI_Request *)(uintptr_t)array_of_requests;
+    smap_p2p_progress();
+    int n = 0, active = 0, failed = 0;
+    MPI_Comm bad = MPI_COMM_NULL;
+    for (int i = 0; i < incount; i++) {
+        if (!is_active(reqs[i]))
+            continue;
+        active = 1;
+        if (!smap_req_ready(reqs[i]))
+            continue;
+        MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                                                   : &array_of_statuses[n];
+        int err = peek_status(reqs[i], st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+        if (err != MPI_SUCCESS && !failed) {
+            failed = 1;
+            bad = ((struct MPI_ABI_Request *)reqs[i])->comm;
+        }
+        array_of_indices[n++] = i;
+    }
+    *outcount = active ? n : MPI_UNDEFINED;
+    if (!failed)
+        return MPI_SUCCESS;
+    return smap_err_raise(bad, MPI_ERR_IN_STATUS, func, "%s",
+                          "a request failed: see the MPI_ERROR field of its status");
+}
+
 int PMPI_Request_free(MPI_Request *request)
 {
     SMAP_CHECK_RUNNING("MPI_Request_free");

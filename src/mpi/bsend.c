@@ -98,13 +98,8 @@ int smap_buffer_attach(void *buf, MPI_Count size, const char **why)
     return MPI_SUCCESS;
 }
 
-int smap_buffer_detach(void **addr, MPI_Count *size, const char **why)
+void smap_bsend_drain(void)
 {
-    if (!bbuf) {
-        *why = "no buffer is attached";
-        return MPI_ERR_BUFFER;
-    }
-    /* Blocks until every buffered message has left the buffer. */
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
     while (segs) {
@@ -112,6 +107,16 @@ int smap_buffer_detach(void **addr, MPI_Count *size, const char **why)
         if (segs)
             smap_wait_step(&w);
     }
+}
+
+int smap_buffer_detach(void **addr, MPI_Count *size, const char **why)
+{
+    if (!bbuf) {
+        *why = "no buffer is attached";
+        return MPI_ERR_BUFFER;
+    }
+    /* Blocks until every buffered message has left the buffer. */
+    smap_bsend_drain();
     *addr = bbuf;
     *size = (MPI_Count)bsize;
     bbuf = NULL;

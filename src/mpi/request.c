@@ -67,8 +67,11 @@ void smap_req_free(struct MPI_ABI_Request *r)
         smap_dtype_release(r->p.dt);
     if (r->udt)
         smap_dtype_release(r->udt);
-    free(r->extra);
-    free(r->tmp);
+    /* Usually both NULL: skip the allocator's call in message-rate loops. */
+    if (SMAP_UNLIKELY(r->extra || r->tmp)) {
+        free(r->extra);
+        free(r->tmp);
+    }
     r->magic = 0;
     if (ncache < CACHE_MAX)
         cache[ncache++] = r;

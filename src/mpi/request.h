@@ -95,5 +95,8 @@ int smap_bsend(MPI_Comm comm, const void *buf, MPI_Count count, smap_dtype_t *dt
                int lr, int me, int tag, int ctx, const char **why);
 int smap_buffer_attach(void *buf, MPI_Count size, const char **why);
 int smap_buffer_detach(void **addr, MPI_Count *size, const char **why);
+/* Progresses until every buffered send has left the attached buffer (the
+ * receivers took them): MPI_Buffer_detach and MPI_Finalize. */
+void smap_bsend_drain(void);
 
 #endif

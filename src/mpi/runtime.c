@@ -12,6 +12,7 @@
 #include "dtype/engine.h"
 #include "mpi/attr.h"
 #include "mpi/comm.h"
+#include "mpi/request.h"
 #include "smap/smap.h"
 
 _Atomic int smap_state = SMAP_STATE_NEW;
@@ -92,6 +93,10 @@ int smap_runtime_finalize(void)
 {
     /* MPI_Finalize is collective: nobody leaves while a peer may still
      * need it (later layers read peers' memory until here). */
+    /* Buffered sends must reach their receivers before we leave (MPI 4.1
+     * section 3.6.1): the receivers are still in their own MPI calls. */
+    smap_bsend_drain();
+    smap_p2p_drain();
     smap_comm_finalize_begin();
     delete_predefined_type_attrs();
     int rc = smap_boot_barrier();

@@ -51,6 +51,7 @@ struct smap_p2p_state {
     int rr;                          /* where the next poll starts */
     size_t eager_limit;
     size_t split_min;                /* 0: never split a copy */
+    int nowned;                      /* detached sends in flight */
 };
 
 extern struct smap_p2p_state smap_p2p;

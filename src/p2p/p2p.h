@@ -25,7 +25,10 @@
 #include "base/compiler.h"
 #include "dtype/dtype.h"
 
-enum smap_p2p_mode { SMAP_P2P_STANDARD = 0, SMAP_P2P_SYNC = 1, SMAP_P2P_READY = 2 };
+/* DETACHABLE: a blocking standard send (see smap_p2p_send_detach). */
+enum smap_p2p_mode {
+    SMAP_P2P_STANDARD = 0, SMAP_P2P_SYNC = 1, SMAP_P2P_READY = 2, SMAP_P2P_DETACHABLE = 3
+};
 enum smap_preq_kind { SMAP_PREQ_SEND = 1, SMAP_PREQ_RECV = 2 };
 
 /* One point-to-point operation.  Embedded first in MPI_Request objects. */
@@ -44,6 +47,9 @@ struct smap_preq {
     int ctx, rank, tag, lr, me;
     /* send state */
     int mode, streaming;
+    int movable;              /* blocking standard send small enough to detach:
+                               * 1, then 2 once its descriptor is out */
+    int owned;                /* a detached copy: the library frees it */
     uint32_t word;
     size_t off;               /* bytes streamed so far */
     /* receive results */
@@ -80,6 +86,18 @@ int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_d
                    int rank, int lr, int me, int tag, int ctx, int mode);
 int smap_p2p_irecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
                    int rank, int tag, int ctx);
+/* A blocking standard send of at most SMAP_P2P_DETACH_MAX contiguous bytes
+ * whose receiver has not matched it for a while: copies the data into a
+ * library-owned request, unless the receiver claimed it first.  Returns 1
+ * when r (and the user's buffer) are free: the send completes like an
+ * eager one.  So that programs which, as with other MPIs' eager protocol,
+ * exchange a few KiB with head-to-head blocking sends do not deadlock,
+ * while matched sends keep the single-copy rendezvous. */
+#define SMAP_P2P_DETACH_MAX 8192
+int smap_p2p_send_detach(struct smap_preq *r);
+/* Progresses until every detached send has completed (MPI_Finalize). */
+void smap_p2p_drain(void);
+
 /* A request whose peer is MPI_PROC_NULL: complete, empty status. */
 void smap_p2p_null(struct smap_preq *r, int kind);
 

@@ -91,6 +91,16 @@ static void rendezvous(struct smap_preq *r, int lr, uint64_t addr, int flags, ui
 {
     struct smap_shm_peer *p = &smap_p2p.peers[lr];
     const void *src = (const void *)(uintptr_t)addr;
+    if (flags & SMAP_SHM_F_MOVABLE) {
+        /* Keep the sender from detaching now, or learn where it moved the
+         * data (acquire: its copy and dst are visible then). */
+        struct smap_shm_word *w = &p->words[word];
+        uint32_t expect = SMAP_SHM_PENDING;
+        if (!atomic_compare_exchange_strong_explicit(&w->v, &expect, SMAP_SHM_CLAIMED,
+                                                     memory_order_acquire,
+                                                     memory_order_acquire))
+            src = (const void *)(uintptr_t)w->dst;
+    }
     if (!(flags & SMAP_SHM_F_NONCONTIG)) {
         if (r->block && r->got >= smap_p2p.split_min && smap_p2p.split_min &&
             try_split(r, lr, src, word))

@@ -4,10 +4,13 @@
  * cannot reach. */
 #include "p2p/internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "dtype/engine.h"
+#include "smap/smap.h"
 
 static inline int take_word(uint32_t *w)
 {
@@ -53,7 +56,8 @@ static int inject(struct smap_preq *r)
             smap_dtype_pack(r->buf, r->count, r->dt, d, 0, (MPI_Count)r->bytes);
     } else {
         c->kind = SMAP_SHM_RTS;
-        c->flags = r->block ? 0 : SMAP_SHM_F_NONCONTIG;
+        c->flags = r->block ? (r->movable ? SMAP_SHM_F_MOVABLE : 0) : SMAP_SHM_F_NONCONTIG;
+        r->movable <<= 1;
         c->word = r->word;
         uint64_t a = (uint64_t)(uintptr_t)r->block;
         memcpy(c->data, &a, sizeof a);
@@ -86,8 +90,10 @@ int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_d
     r->me = me;
     r->tag = tag;
     r->ctx = ctx;
-    r->mode = mode;
+    r->mode = mode == SMAP_P2P_DETACHABLE ? SMAP_P2P_STANDARD : mode;
     r->streaming = 0;
+    r->movable = mode == SMAP_P2P_DETACHABLE && r->block && r->bytes <= SMAP_P2P_DETACH_MAX;
+    r->owned = 0;
     r->off = 0;
     r->cancelled = 0;
     r->got = 0;
@@ -193,9 +199,66 @@ void smap_p2p_check_active(void)
             smap_rq_unlink(&s->active, prev, r);
             give_word(r->word);
             r->done = 1;
+            if (SMAP_UNLIKELY(r->owned)) {
+                s->nowned--;
+                free(r);
+            }
         } else {
             prev = r;
         }
         r = next;
+    }
+}
+
+int smap_p2p_send_detach(struct smap_preq *r)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    if (r->movable != 2 || r->done || r->streaming)
+        return 0;
+    /* The copy lives on the heap, which the receiver reaches like the
+     * user's buffer (directly, else by CMA). */
+    struct smap_preq *o = malloc(sizeof *o + r->bytes);
+    if (!o)
+        return 0;
+    *o = *r;
+    o->block = (char *)(o + 1);
+    o->buf = o->block;
+    o->count = (MPI_Count)r->bytes;
+    o->dt = smap_dtype_get(MPI_BYTE);
+    o->owned = 1;
+    memcpy(o->block, r->block, r->bytes);
+    struct smap_shm_word *w = &s->words[r->word];
+    w->dst = (uint64_t)(uintptr_t)o->block;
+    uint32_t expect = SMAP_SHM_PENDING;
+    /* Release: the copy and dst before MOVED.  Failing, the receiver has
+     * claimed the original buffer: r waits for DONE as before. */
+    if (!atomic_compare_exchange_strong_explicit(&w->v, &expect, SMAP_SHM_MOVED,
+                                                 memory_order_release, memory_order_acquire)) {
+        free(o);
+        r->movable = 0;
+        return 0;
+    }
+    struct smap_preq *prev = NULL, *x = s->active.head;
+    while (x != r) {
+        prev = x;
+        x = x->next;
+    }
+    smap_rq_unlink(&s->active, prev, r);
+    smap_rq_push(&s->active, o);
+    s->nowned++;
+    r->done = 1;
+    return 1;
+}
+
+void smap_p2p_drain(void)
+{
+    if (!smap_p2p.ready || !smap_p2p.nowned)
+        return;
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    while (smap_p2p.nowned) {
+        smap_p2p_progress();
+        if (smap_p2p.nowned)
+            smap_wait_step(&w);
     }
 }

@@ -35,6 +35,7 @@ enum { SMAP_SHM_EAGER = 1, SMAP_SHM_RTS = 2, SMAP_SHM_FRAG = 3 };
 enum {
     SMAP_SHM_F_SYNC = 1,       /* EAGER: raise the completion word on match */
     SMAP_SHM_F_NONCONTIG = 2,  /* RTS: sender's data is not one block: stream it */
+    SMAP_SHM_F_MOVABLE = 4,    /* RTS: the sender may move the data (SMAP_SHM_MOVED) */
 };
 /* Completion word values (written by the receiver, read by the sender). */
 enum {
@@ -43,6 +44,10 @@ enum {
     SMAP_SHM_CTS = 2,     /* receiver: stream the message to me */
     SMAP_SHM_SPLIT = 3,   /* receiver: copy [split, end) of it to dst yourself */
     SMAP_SHM_HALF = 4,    /* sender: my part of a split copy is done */
+    /* SMAP_SHM_F_MOVABLE only, each set by compare-and-swap from PENDING
+     * (the one race of the protocol: who goes first decides): */
+    SMAP_SHM_CLAIMED = 5, /* receiver: I am reading your buffer, keep it */
+    SMAP_SHM_MOVED = 6,   /* sender: the data is now at word.dst (a heap copy) */
 };
 
 /* A cell is one cache line: the header and up to SMAP_SHM_INLINE bytes of
@@ -95,6 +100,8 @@ struct smap_shm_qctl {
     _Alignas(64) _Atomic uint32_t consumed;
 };
 #define SMAP_SHM_CREDIT_STEP 16u
+/* How many cells ahead the sender claims lines (smap_shm_post). */
+#define SMAP_SHM_PREFETCH 4u
 #define SMAP_SHM_QCTL_OFF (SMAP_SHM_SLOTS_OFF + (size_t)SMAP_SHM_NCELLS * SMAP_SHM_SLOT_BYTES)
 _Static_assert(SMAP_SHM_QCTL_OFF + sizeof(struct smap_shm_qctl) <= SMAP_CTL_PER_PEER,
                "queue outgrew ctl");
@@ -148,6 +155,10 @@ static inline void smap_shm_post(struct smap_shm_peer *p, struct smap_shm_cell *
 {
     p->head++;
     atomic_store_explicit(&c->seq, p->head, memory_order_release);
+    /* Ask for ownership of a cell a little ahead now: stores commit in
+     * order, so a cell line still held by the receiver's cache would
+     * otherwise stall every store behind it for a whole line transfer. */
+    SMAP_PREFETCH_WRITE(&p->out[(p->head + SMAP_SHM_PREFETCH) % SMAP_SHM_NCELLS]);
 }
 
 /* The next incoming cell from peer p, or NULL when none. */
