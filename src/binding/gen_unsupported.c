@@ -76,30 +76,6 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Accumulate_c");
 }
 
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Allgather");
-}
-
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Allgather_c");
-}
-
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -126,32 +102,6 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Allgather_init_c");
-}
-
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Allgatherv");
-}
-
-int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Allgatherv_c");
 }
 
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -192,28 +142,6 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Alloc_mem");
 }
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Allreduce");
-}
-
-int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Allreduce_c");
-}
-
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -238,30 +166,6 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Allreduce_init_c");
-}
-
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Alltoall");
-}
-
-int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Alltoall_c");
 }
 
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -290,34 +194,6 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Alltoall_init_c");
-}
-
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Alltoallv");
-}
-
-int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Alltoallv_c");
 }
 
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -350,34 +226,6 @@ int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Alltoallv_init_c");
-}
-
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Alltoallw");
-}
-
-int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Alltoallw_c");
 }
 
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -418,26 +266,6 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Barrier_init");
-}
-
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    (void)buffer;
-    (void)count;
-    (void)datatype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Bcast");
-}
-
-int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    (void)buffer;
-    (void)count;
-    (void)datatype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Bcast_c");
 }
 
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -853,28 +681,6 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
     (void)outdegree;
     (void)weighted;
     return smap_err_unsupported(comm, "MPI_Dist_graph_neighbors_count");
-}
-
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Exscan");
-}
-
-int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Exscan_c");
 }
 
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1732,32 +1538,6 @@ int PMPI_Free_mem(void *base)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Free_mem");
 }
 
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Gather");
-}
-
-int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Gather_c");
-}
-
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -1786,34 +1566,6 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Gather_init_c");
-}
-
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Gatherv");
-}
-
-int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Gatherv_c");
 }
 
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -3015,30 +2767,6 @@ int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Data
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Raccumulate_c");
 }
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Reduce");
-}
-
-int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Reduce_c");
-}
-
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -3067,39 +2795,6 @@ int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_
     return smap_err_unsupported(comm, "MPI_Reduce_init_c");
 }
 
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Reduce_scatter");
-}
-
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Reduce_scatter_block");
-}
-
-int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Reduce_scatter_block_c");
-}
-
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -3124,17 +2819,6 @@ int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Cou
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Reduce_scatter_block_init_c");
-}
-
-int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Reduce_scatter_c");
 }
 
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -3275,28 +2959,6 @@ int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype or
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Rput_c");
 }
 
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Scan");
-}
-
-int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Scan_c");
-}
-
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -3321,32 +2983,6 @@ int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Scan_init_c");
-}
-
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Scatter");
-}
-
-int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Scatter_c");
 }
 
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -3377,34 +3013,6 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Scatter_init_c");
-}
-
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Scatterv");
-}
-
-int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Scatterv_c");
 }
 
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)

@@ -1,0 +1,160 @@
+/* Entry points of the reducing collectives: MPI_Reduce, MPI_Allreduce,
+ * MPI_Reduce_scatter, MPI_Reduce_scatter_block, MPI_Scan, MPI_Exscan and
+ * their large-count twins.  Checks here, data movement in src/coll/. */
+#include <mpi.h>
+
+#include "binding/coll_common.h"
+
+static int reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    struct MPI_ABI_Comm *c;
+    smap_dtype_t *t;
+    COLL_ENTER(F, comm, c);
+    COLL_CHECK_ROOT(F, comm, c, root);
+    int is_root = c->rank == root;
+    if (rbuf == MPI_IN_PLACE && is_root)
+        return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
+    if (sbuf == MPI_IN_PLACE && !is_root)
+        return COLL_IN_PLACE_ERR(F, comm, "sendbuf on a non-root rank");
+    COLL_CHECK_BUF(F, comm, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, datatype, t);
+    if (is_root) {
+        COLL_CHECK_BUF(F, comm, rbuf, count, datatype, t);
+        COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
+    }
+    COLL_CHECK_OP(F, comm, op, t, datatype);
+    int rc = smap_coll_reduce(sbuf, rbuf, count, t, datatype, op, root, c);
+    return COLL_DONE(F, comm, rc);
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
+{
+    return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+/* Allreduce, Scan and Exscan share their checks. */
+enum { K_ALLREDUCE, K_SCAN, K_EXSCAN };
+
+static int allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    struct MPI_ABI_Comm *c;
+    smap_dtype_t *t;
+    COLL_ENTER(F, comm, c);
+    if (rbuf == MPI_IN_PLACE)
+        return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
+    COLL_CHECK_BUF(F, comm, rbuf, count, datatype, t);
+    if (sbuf != MPI_IN_PLACE)
+        COLL_CHECK_BUF(F, comm, sbuf, count, datatype, t);
+    COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
+    COLL_CHECK_OP(F, comm, op, t, datatype);
+    int rc = kind == K_ALLREDUCE
+                 ? smap_coll_allreduce(sbuf, rbuf, count, t, datatype, op, c)
+                 : smap_coll_scan(sbuf, rbuf, count, t, datatype, op, kind == K_EXSCAN, c);
+    return COLL_DONE(F, comm, rc);
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm)
+{
+    return allred("MPI_Allreduce", K_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm)
+{
+    return allred("MPI_Allreduce_c", K_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
+{
+    return allred("MPI_Scan", K_SCAN, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)
+{
+    return allred("MPI_Scan_c", K_SCAN, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+{
+    return allred("MPI_Exscan", K_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    return allred("MPI_Exscan_c", K_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+/* rcounts.p NULL: Reduce_scatter_block with `block` elements per rank. */
+static int redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+                   MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    struct MPI_ABI_Comm *c;
+    smap_dtype_t *t;
+    COLL_ENTER(F, comm, c);
+    if (rcounts.p == NULL && block < 0)
+        return smap_err_raise(comm, MPI_ERR_COUNT, F, "recvcount %lld is negative",
+                              (long long)block);
+    MPI_Count total = 0;
+    for (int j = 0; j < c->size; j++) {
+        MPI_Count n = rcounts.p ? smap_cvec_at(rcounts, j) : block;
+        if (n < 0)
+            return smap_err_raise(comm, MPI_ERR_COUNT, F, "recvcounts[%d] = %lld is negative",
+                                  j, (long long)n);
+        total += n;
+    }
+    MPI_Count mine = rcounts.p ? smap_cvec_at(rcounts, c->rank) : block;
+    if (rbuf == MPI_IN_PLACE)
+        return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
+    COLL_CHECK_BUF(F, comm, rbuf, sbuf == MPI_IN_PLACE ? total : mine, datatype, t);
+    if (sbuf != MPI_IN_PLACE)
+        COLL_CHECK_BUF(F, comm, sbuf, total, datatype, t);
+    COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, total > 0);
+    COLL_CHECK_OP(F, comm, op, t, datatype);
+    int rc = smap_coll_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c);
+    return COLL_DONE(F, comm, rc);
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char F[] = "MPI_Reduce_scatter";
+    if (!recvcounts)
+        return smap_err_raise(comm, MPI_ERR_ARG, F, "recvcounts is NULL");
+    return redscat(F, sendbuf, recvbuf, CV_INT(recvcounts), 0, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char F[] = "MPI_Reduce_scatter_c";
+    if (!recvcounts)
+        return smap_err_raise(comm, MPI_ERR_ARG, F, "recvcounts is NULL");
+    return redscat(F, sendbuf, recvbuf, CV_BIG(recvcounts), 0, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return redscat("MPI_Reduce_scatter_block", sendbuf, recvbuf, CV_INT(NULL), recvcount,
+                   datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return redscat("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, CV_INT(NULL), recvcount,
+                   datatype, op, comm);
+}

@@ -1,0 +1,77 @@
+/* Blocking collectives: the interface the bindings call (DESIGN.md D6).
+ *
+ * The binding has checked every argument (communicator, root range, counts,
+ * committed types, MPI_IN_PLACE rules, the op/type pair) and resolved the
+ * handles; these functions only move data.  Each returns MPI_SUCCESS or an
+ * MPI error class, and then smap_coll_why() says why in words.
+ *
+ * Buffers equal to MPI_IN_PLACE are passed as the constant itself: each
+ * function knows where the standard allows it.  Count and displacement
+ * arrays arrive as given by the int or the large-count (_c) binding, in a
+ * struct smap_cvec that reads either. */
+#ifndef SMAP_COLL_COLL_H
+#define SMAP_COLL_COLL_H
+
+#include <mpi.h>
+
+#include "dtype/dtype.h"
+#include "mpi/comm.h"
+
+/* An int[] or MPI_Count[] (counts), or an int[] or MPI_Aint[] (displs). */
+struct smap_cvec {
+    const void *p;
+    int large;   /* 1: MPI_Count / MPI_Aint elements (both 64-bit) */
+};
+static inline MPI_Count smap_cvec_at(struct smap_cvec v, int i)
+{
+    return v.large ? ((const MPI_Count *)v.p)[i] : (MPI_Count)((const int *)v.p)[i];
+}
+
+typedef struct MPI_ABI_Comm smap_comm_t;
+
+int smap_coll_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c);
+
+/* The reductions: `type` and `op` are handles (user functions get them as
+ * given); t is the object behind `type`. */
+int smap_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                     MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c);
+int smap_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                        MPI_Datatype type, MPI_Op op, smap_comm_t *c);
+/* rcounts NULL: every block has `block` elements (Reduce_scatter_block). */
+int smap_coll_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+                             MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
+                             smap_comm_t *c);
+int smap_coll_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                   MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c);
+
+/* Data movement.  The v variants take counts and displacements; the plain
+ * ones pass .p == NULL there and use the scalar count. */
+int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                     MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                     smap_dtype_t *rt, int root, smap_comm_t *c);
+int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
+                      struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
+                      smap_dtype_t *rt, int root, smap_comm_t *c);
+int smap_coll_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                        MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                        smap_dtype_t *rt, smap_comm_t *c);
+/* Alltoall (counts .p NULL), Alltoallv (types NULL: st/rt for all) and
+ * Alltoallw (displs in bytes, one type per peer). */
+struct smap_a2a {
+    const void *sbuf;
+    MPI_Count scount;
+    struct smap_cvec scounts, sdispls;
+    smap_dtype_t *st;
+    const MPI_Datatype *stypes;
+    void *rbuf;
+    MPI_Count rcount;
+    struct smap_cvec rcounts, rdispls;
+    smap_dtype_t *rt;
+    const MPI_Datatype *rtypes;
+};
+int smap_coll_alltoall(const struct smap_a2a *a, smap_comm_t *c);
+
+/* Why the last collective of this thread failed (static text). */
+const char *smap_coll_why(void);
+
+#endif

@@ -1,0 +1,56 @@
+/* The one place that chooses an algorithm per (collective, size, ranks)
+ * (DESIGN.md D6).  Two algorithms exist per collective:
+ *
+ *   INLINE  data go through the control blocks: a source packs its block
+ *           into its own slot, the peers copy it out (two copies, but one
+ *           synchronisation and no pointer translation); reductions are
+ *           then "replicated": each rank that needs a result folds all
+ *           inputs itself.
+ *   DIRECT  one copy between user buffers through SMARTMAP views (pulls),
+ *           reductions "threaded": each rank reduces one slice of the
+ *           element range across all ranks' buffers, in rank order.  Costs
+ *           a descriptor exchange and a closing synchronisation.
+ *
+ * DIRECT silently becomes a chunked INLINE (bounce) transfer when a buffer
+ * cannot be reached through a view (not exposed, SMAP_COPY=cma|bounce, a
+ * non-contiguous layout on the source side, MPI_IN_PLACE alltoall).
+ *
+ * Crossovers: bytes are those of one source block (transfers) or of the
+ * whole vector (reductions).  Below them the extra synchronisation of
+ * DIRECT (descriptor step + closing sync) should cost more than INLINE's
+ * second copy.  The values are first estimates (a sync costs ~0.1-0.2 us
+ * with 2 ranks, a copy runs at ~40 GB/s in cache), not yet tuned from
+ * `make bench` sweeps at several rank counts. */
+#include "coll/select.h"
+
+#include <stddef.h>
+
+struct row {
+    enum smap_coll_id id;
+    int max_ranks;        /* row applies up to this many ranks */
+    size_t inline_max;    /* INLINE up to this many bytes, DIRECT above */
+};
+
+static const struct row table[] = {
+    { SMAP_COLL_BCAST, 1 << 30, 16u << 10 },
+    { SMAP_COLL_GATHER, 1 << 30, 8u << 10 },
+    { SMAP_COLL_SCATTER, 1 << 30, 8u << 10 },
+    { SMAP_COLL_ALLGATHER, 1 << 30, 8u << 10 },
+    { SMAP_COLL_ALLTOALL, 1 << 30, 4u << 10 },
+    { SMAP_COLL_REDUCE, 4, 32u << 10 },
+    { SMAP_COLL_REDUCE, 1 << 30, 16u << 10 },
+    { SMAP_COLL_ALLREDUCE, 4, 32u << 10 },
+    { SMAP_COLL_ALLREDUCE, 1 << 30, 16u << 10 },
+    { SMAP_COLL_REDUCE_SCATTER, 1 << 30, 16u << 10 },
+    { SMAP_COLL_SCAN, 1 << 30, 16u << 10 },
+};
+
+enum smap_coll_algo smap_coll_select(enum smap_coll_id id, size_t bytes, int nranks)
+{
+    if (nranks <= 1)
+        return SMAP_ALGO_INLINE;   /* nothing to share: local copies only */
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].id == id && nranks <= table[i].max_ranks)
+            return bytes <= table[i].inline_max ? SMAP_ALGO_INLINE : SMAP_ALGO_DIRECT;
+    return SMAP_ALGO_DIRECT;
+}

@@ -1,0 +1,133 @@
+/* Internal interface of the SMARTMAP collectives (src/coll/smap/).
+ *
+ * Every rank owns, per communicator, a control block ("slot") in its
+ * collectives region (smap_coll_region(): always shared with the node's
+ * ranks, whatever SMAP_EXPOSE says).  A slot is
+ *   [0, 4 KiB)   header: the rank's step counter, alone on its cache line
+ *   two halves   each = descriptor area + payload (inline data, bounce
+ *                chunks, reduction accumulators)
+ * A collective is a sequence of steps.  Step t: a rank writes what peers
+ * need (descriptor, packed data) into its half t%2, publishes t in its
+ * header, and waits until every peer published >= t (csm_sync).  Data of
+ * step t is read by peers after sync t and is not overwritten before sync
+ * t+1 has completed (the next write into that half belongs to step t+2),
+ * so consecutive chunks pipeline through the two halves.  User buffers a
+ * peer reads or writes directly stay valid because such collectives end
+ * with one more sync.  All ranks of a communicator make the same number of
+ * syncs per collective: every count that decides it is known to all (or is
+ * published in step one's descriptors).
+ *
+ * Rooted steps may wait for fewer peers (csm_sync_some: a bcast's
+ * receivers wait for the root only, the root for nobody).  Then "all peers
+ * are done with my step t-2 data" no longer follows from the last sync, so
+ * every write into a half is preceded by csm_prepare(), which waits for
+ * every peer to have published the step before the one being written (a
+ * no-op after a full sync: a rank can run at most one step ahead). */
+#ifndef SMAP_COLL_SMAP_CSM_H
+#define SMAP_COLL_SMAP_CSM_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/coll.h"
+#include "dtype/engine.h"
+#include "smap/remote.h"
+
+#define CSM_NSLOTS 2                                   /* WORLD (ctx 0), SELF (ctx 1) */
+#define CSM_SLOT_BYTES (SMAP_COLL_REGION_SIZE / CSM_NSLOTS)
+#define CSM_HDR_BYTES ((size_t)4096)
+#define CSM_HALF_BYTES ((CSM_SLOT_BYTES - CSM_HDR_BYTES) / 2)
+#define CSM_DESC_BYTES ((size_t)16 << 10)
+#define CSM_PAY_BYTES (CSM_HALF_BYTES - CSM_DESC_BYTES)  /* 64-byte multiple */
+
+struct csm_hdr {
+    _Alignas(64) _Atomic uint64_t step;
+};
+
+/* What a rank publishes at the first step of a collective. */
+enum { CSM_F_STAGED = 1u, CSM_F_DIRECT_OK = 2u, CSM_F_CMA = 4u };
+struct csm_blk {
+    uint64_t addr, bytes;   /* a dense block in the owner's address space */
+};
+struct csm_desc {
+    uint64_t flags;
+    uint64_t nrounds;       /* staged transfers: chunks this rank sends */
+    uint64_t in, out;       /* reductions: buffer base addresses */
+    struct csm_blk blk[];   /* transfers: one per destination (or one: same) */
+};
+#define CSM_MAX_RANKS ((int)((CSM_DESC_BYTES - sizeof(struct csm_desc)) / sizeof(struct csm_blk)))
+
+/* Per-communicator state of this rank (allocated once per communicator). */
+struct csm_comm {
+    int n, me;
+    int *lr;              /* node-local rank of each comm rank */
+    char **slot;          /* local address of each comm rank's slot */
+    uint64_t step;        /* last step this rank published */
+    MPI_Count *disp;      /* n+1 scratch counts (reduce_scatter offsets) */
+    unsigned char *flag;  /* n scratch flags (each source's step-one decision) */
+};
+
+/* The state of communicator c, or an error class (comm spans nodes, no
+ * memory) with smap_coll_why() set. */
+int csm_get(smap_comm_t *c, struct csm_comm **out);
+/* Publishes the next step and waits for every peer to reach it.  0, or
+ * MPI_ERR_OTHER when a peer died. */
+int csm_sync(struct csm_comm *s);
+/* The same, waiting only for comm rank `who` (CSM_ALL: everyone;
+ * CSM_NONE, or ourselves: nobody). */
+enum { CSM_ALL = -1, CSM_NONE = -2 };
+int csm_sync_some(struct csm_comm *s, int who);
+/* Before writing the next step's data into our half: every peer has
+ * published the current step (so it is done with what that half held). */
+int csm_prepare(struct csm_comm *s);
+/* Records the reason of a failure; returns cls. */
+int csm_fail(int cls, const char *why);
+
+static inline char *csm_half(const struct csm_comm *s, int i, uint64_t step)
+{
+    return s->slot[i] + CSM_HDR_BYTES + (size_t)(step & 1) * CSM_HALF_BYTES;
+}
+static inline struct csm_desc *csm_desc(const struct csm_comm *s, int i, uint64_t step)
+{
+    return (struct csm_desc *)(void *)csm_half(s, i, step);
+}
+static inline char *csm_pay(const struct csm_comm *s, int i, uint64_t step)
+{
+    return csm_half(s, i, step) + CSM_DESC_BYTES;
+}
+/* The step the next csm_sync publishes: where to write its data. */
+static inline uint64_t csm_next(const struct csm_comm *s)
+{
+    return s->step + 1;
+}
+
+/* Local address of comm rank i's [addr, addr+len), or NULL. */
+static inline void *csm_view(const struct csm_comm *s, int i, uint64_t addr, size_t len)
+{
+    return smap_remote_inline(s->lr[i], (const void *)(uintptr_t)addr, len);
+}
+/* Whether peers can load/store [p, p+len) of ours through their views. */
+int csm_exposed(const void *p, size_t len);
+/* Whether peers may read or write our memory with CMA (SMAP_COPY allows it
+ * and the start-up probe found it working). */
+int csm_cma_ok(void);
+
+/* Layout helpers for (count, t) buffers. */
+static inline MPI_Count csm_span(const smap_dtype_t *t, MPI_Count n)
+{
+    return n > 0 ? (n - 1) * t->extent + t->true_extent : 0;
+}
+/* The first byte of n elements at buf (true lower bound). */
+static inline const char *csm_lo(const void *buf, const smap_dtype_t *t)
+{
+    return (const char *)buf + t->true_lb;
+}
+/* Dense start of a contiguous (count, t) buffer. */
+static inline char *csm_dense(const void *buf, smap_dtype_t *t)
+{
+    return (char *)buf + smap_dtype_data_offset(t);
+}
+
+#endif

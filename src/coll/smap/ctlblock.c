@@ -1,0 +1,207 @@
+/* Per-communicator control blocks in the collectives region and the step
+ * synchronisation between them (csm.h describes the layout and the rules).
+ *
+ * The state of a communicator is built on its first collective: the
+ * node-local rank of every member and the local address of every member's
+ * slot (through our view of its collectives region).  Communicators whose
+ * members live on several nodes need the inter-node layer, which does not
+ * exist yet: they fail with MPI_ERR_UNSUPPORTED_OPERATION. */
+#define _GNU_SOURCE
+#include "coll/smap/csm.h"
+
+#include <stdlib.h>
+
+#include "base/compiler.h"
+#include "base/wait.h"
+#include "boot/boot.h"
+#include "mpi/group.h"
+#include "p2p/p2p.h"
+
+static _Thread_local const char *last_why = "";
+
+const char *smap_coll_why(void)
+{
+    return last_why;
+}
+
+int csm_fail(int cls, const char *why)
+{
+    last_why = why;
+    return cls;
+}
+
+static struct csm_comm *states[CSM_NSLOTS];
+
+/* Local address of local rank lr's slot `k`, or NULL when not mapped. */
+static char *slot_of(int lr, int k)
+{
+    char *base;
+    if (lr == smap_my_local_rank || smap_nlocal <= 1) {
+        base = smap_coll_region();
+    } else {
+        if (!smap_peers || (unsigned)lr >= (unsigned)smap_nlocal)
+            return NULL;
+        const struct smap_view *v = &smap_peers[lr].view[SMAP_REGION_COLL];
+        if (v->len < SMAP_COLL_REGION_SIZE)
+            return NULL;
+        base = (char *)(uintptr_t)(v->base + (uintptr_t)v->delta);
+    }
+    return base ? base + (size_t)k * CSM_SLOT_BYTES : NULL;
+}
+
+static SMAP_COLD int build(smap_comm_t *c, int k, struct csm_comm **out)
+{
+    if (!smap_coll_region()) {
+        /* a singleton may not have made it yet; it is only ours then */
+        char err[160];
+        if (smap_coll_region_create(err, sizeof err) != 0)
+            return csm_fail(MPI_ERR_INTERN, "cannot create the collectives' shared region");
+    }
+    int n = c->size;
+    if (n > CSM_MAX_RANKS)
+        return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
+                        "communicator too large for the collectives' control blocks");
+    struct csm_comm *s = calloc(1, sizeof *s);
+    int *lr = calloc((size_t)n, sizeof *lr);
+    char **slot = calloc((size_t)n, sizeof *slot);
+    MPI_Count *disp = calloc((size_t)n + 1, sizeof *disp);
+    unsigned char *flag = calloc((size_t)n, 1);
+    if (!s || !lr || !slot || !disp || !flag) {
+        free(s), free(lr), free(slot), free(disp), free(flag);
+        return csm_fail(MPI_ERR_NO_MEM, "out of memory for the collectives' state");
+    }
+    for (int i = 0; i < n; i++) {
+        int w = smap_group_world_rank(c->group, i);
+        lr[i] = -1;
+        if (smap_job.node_of && smap_job.node_of[w] == smap_job.node)
+            for (int j = 0; j < smap_job.local_size; j++)
+                if (smap_job.local_ranks[j] == w)
+                    lr[i] = j;
+        if (n == 1)
+            lr[i] = smap_my_local_rank;
+        if (lr[i] < 0 || !(slot[i] = slot_of(lr[i], k))) {
+            free(s), free(lr), free(slot), free(disp), free(flag);
+            return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
+                            "the communicator spans several nodes: collectives between nodes "
+                            "need the inter-node layer (src/net, coll/hier), not built yet");
+        }
+    }
+    s->n = n;
+    s->me = c->rank;
+    s->lr = lr;
+    s->slot = slot;
+    s->disp = disp;
+    s->flag = flag;
+    s->step = atomic_load_explicit(&((struct csm_hdr *)(void *)slot[c->rank])->step,
+                                   memory_order_relaxed);
+    states[k] = s;
+    *out = s;
+    return MPI_SUCCESS;
+}
+
+int csm_get(smap_comm_t *c, struct csm_comm **out)
+{
+    int k = c->ctx;
+    /* Slots are per context id; new communicators need a slot allocator
+     * (and a way to reuse slots) before they can run collectives. */
+    if (SMAP_UNLIKELY((unsigned)k >= CSM_NSLOTS))
+        return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
+                        "no collectives control block for this communicator yet "
+                        "(only MPI_COMM_WORLD and MPI_COMM_SELF have one)");
+    if (SMAP_LIKELY(states[k] != NULL)) {
+        *out = states[k];
+        return MPI_SUCCESS;
+    }
+    return build(c, k, out);
+}
+
+/* Waiting for a peer's step, past the spin phase: yield, drive
+ * point-to-point now and then (a peer may wait for our sends before it
+ * joins), and give up when a node peer has died. */
+static SMAP_COLD int wait_slow(struct csm_hdr *h, uint64_t t, struct smap_waiter *w)
+{
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(&h->step, memory_order_acquire) >= t)
+            return 0;
+        smap_wait_step(w);
+        if ((i & 63) == 0) {
+            smap_p2p_progress();
+            if (smap_nlocal > 1 && smap_peers_attached() && smap_node_barrier_peer_died())
+                return csm_fail(MPI_ERR_OTHER, "a rank of the communicator died");
+        }
+    }
+}
+
+/* Waits until comm rank i has published step t or more. */
+static int wait_peer(const struct csm_comm *s, int i, uint64_t t)
+{
+    struct csm_hdr *h = (struct csm_hdr *)(void *)s->slot[i];
+    if (SMAP_LIKELY(atomic_load_explicit(&h->step, memory_order_acquire) >= t))
+        return MPI_SUCCESS;
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (unsigned spins = w.bound; spins > 0; spins--) {
+        smap_cpu_relax();
+        if (atomic_load_explicit(&h->step, memory_order_acquire) >= t)
+            return MPI_SUCCESS;
+    }
+    return wait_slow(h, t, &w);
+}
+
+static int wait_all(const struct csm_comm *s, uint64_t t)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (i == s->me)
+            continue;
+        int rc = wait_peer(s, i, t);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int csm_prepare(struct csm_comm *s)
+{
+    return s->step ? wait_all(s, s->step) : MPI_SUCCESS;
+}
+
+int csm_sync_some(struct csm_comm *s, int who)
+{
+    uint64_t t = ++s->step;
+    struct csm_hdr *mine = (struct csm_hdr *)(void *)s->slot[s->me];
+    /* release: our descriptor and payload of step t become visible */
+    atomic_store_explicit(&mine->step, t, memory_order_release);
+    if (who == CSM_ALL)
+        return wait_all(s, t);
+    if (who >= 0 && who != s->me)
+        return wait_peer(s, who, t);
+    return MPI_SUCCESS;
+}
+
+int csm_sync(struct csm_comm *s)
+{
+    return csm_sync_some(s, CSM_ALL);
+}
+
+int csm_exposed(const void *p, size_t len)
+{
+    if (smap_caps.copy_level != SMAP_COPY_DIRECT)
+        return 0;
+    static const enum smap_region_kind kinds[] = { SMAP_REGION_HEAP, SMAP_REGION_DATA,
+                                                   SMAP_REGION_STACK, SMAP_REGION_COLL };
+    uintptr_t a = (uintptr_t)p;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const struct smap_region *r = smap_region_self(kinds[k]);
+        if (!r || !r->base)
+            continue;
+        uintptr_t off = a - r->base;
+        if (off < r->len && len <= r->len - off)
+            return 1;
+    }
+    return 0;
+}
+
+int csm_cma_ok(void)
+{
+    return smap_caps.copy_level <= SMAP_COPY_CMA && smap_caps.cma_ok;
+}

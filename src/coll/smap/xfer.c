@@ -1,0 +1,205 @@
+/* The data-movement engine (xfer.h).
+ *
+ * Step one: every source decides, from its own blocks only, how peers get
+ * them: through a view (contiguous and exposed), with CMA (contiguous, not
+ * exposed, CMA allowed: the copy engine's kernel single copy), or staged
+ * in its control block (small per select.c, not contiguous, unreachable,
+ * or forced), and publishes that decision with either the first chunk of
+ * every block in its payload or the dense address of every block in its
+ * descriptor, plus the number of chunks it needs.  After the sync all ranks
+ * read all descriptors, so they agree on the number of further chunk steps
+ * (the largest any source needs) and on whether a closing sync is needed
+ * (some source let peers read its user buffer).  Destinations copy out in
+ * parallel: each pulls its own blocks.
+ *
+ * Chunks: a source that sends the same block to everyone uses the whole
+ * payload as one slot; otherwise slot j of size payload/n holds the chunk
+ * for destination j. */
+#include "coll/smap/xfer.h"
+
+#include "base/compiler.h"
+
+enum { F_STAGED = CSM_F_STAGED, F_DIRECT = CSM_F_DIRECT_OK, F_CMA = CSM_F_CMA };
+
+static size_t slot_bytes(const struct xfer *x)
+{
+    return x->same ? CSM_PAY_BYTES : (CSM_PAY_BYTES / (size_t)x->s->n) & ~(size_t)63;
+}
+
+/* Packs chunk r of every block we send into pay. */
+static void pack_round(const struct xfer *x, char *pay, uint64_t r)
+{
+    const struct csm_comm *s = x->s;
+    size_t slot = slot_bytes(x);
+    for (int j = 0; j < s->n; j++) {
+        struct xblk b;
+        if (j == s->me || !x->src(x, j, &b))
+            continue;
+        char *at = pay + (x->same ? 0 : (size_t)j * slot);
+        smap_dtype_pack(b.buf, b.count, b.t, at, (MPI_Count)(r * slot), (MPI_Count)slot);
+        if (x->same)
+            break;
+    }
+}
+
+/* Our decision as a source; fills the descriptor of step t. */
+static void publish(const struct xfer *x, uint64_t t)
+{
+    const struct csm_comm *s = x->s;
+    struct csm_desc *d = csm_desc(s, s->me, t);
+    MPI_Count maxb = 0;
+    int reach = 1, cma = csm_cma_ok();
+    for (int j = 0; j < s->n; j++) {
+        struct xblk b;
+        if (j == s->me || !x->src(x, j, &b))
+            continue;
+        MPI_Count bytes = xblk_bytes(&b);
+        if (bytes > maxb)
+            maxb = bytes;
+        if (bytes > 0) {
+            char *p = csm_dense(b.buf, b.t);
+            int dense = smap_dtype_is_contiguous(b.t);
+            reach &= dense && csm_exposed(p, (size_t)bytes);
+            cma &= dense;
+            d->blk[x->same ? 0 : j] = (struct csm_blk){ (uint64_t)(uintptr_t)p, (uint64_t)bytes };
+        }
+        if (x->same)
+            break;
+    }
+    int staged = x->force_stage || (!reach && !cma) ||
+                 smap_coll_select(x->id, (size_t)maxb, s->n) == SMAP_ALGO_INLINE;
+    size_t slot = slot_bytes(x);
+    d->nrounds = staged ? ((uint64_t)maxb + slot - 1) / slot : 0;
+    d->flags = staged ? F_STAGED : maxb == 0 ? 0 : reach ? F_DIRECT : F_CMA;
+    if (staged && maxb > 0)
+        pack_round(x, csm_pay(s, s->me, t), 0);
+}
+
+/* The source's block is only reachable with CMA: straight into our block
+ * when it is contiguous, else chunk by chunk through our other half (no
+ * peer reads it before we publish the next step). */
+static SMAP_COLD int cma_failed(void)
+{
+    return csm_fail(MPI_ERR_OTHER, "CMA (process_vm_readv) failed on a peer's buffer");
+}
+
+static int take_cma(const struct xfer *x, int i, const struct xblk *b, uint64_t addr,
+                    MPI_Count n, uint64_t t0)
+{
+    const struct csm_comm *s = x->s;
+    const void *src = (const void *)(uintptr_t)addr;
+    if (smap_dtype_is_contiguous(b->t)) {
+        if (smap_copy_from(s->lr[i], csm_dense(b->buf, b->t), src, (size_t)n) == SMAP_COPY_BOUNCE)
+            return cma_failed();
+        return MPI_SUCCESS;
+    }
+    /* every peer must have published t0 (done with that half's old data) */
+    int rc = csm_prepare((struct csm_comm *)s);
+    if (rc)
+        return rc;
+    char *tmp = csm_pay(s, s->me, t0 + 1);
+    for (MPI_Count off = 0; off < n; off += (MPI_Count)CSM_PAY_BYTES) {
+        size_t len = (size_t)(n - off < (MPI_Count)CSM_PAY_BYTES ? n - off : (MPI_Count)CSM_PAY_BYTES);
+        if (smap_copy_from(s->lr[i], tmp, (const char *)src + off, len) == SMAP_COPY_BOUNCE)
+            return cma_failed();
+        smap_dtype_unpack(tmp, (MPI_Count)len, (void *)b->buf, b->count, b->t, off);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Copies what source i offers at step t (chunk r) into our block b. */
+static int take(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, uint64_t t,
+                uint64_t r)
+{
+    const struct csm_comm *s = x->s;
+    MPI_Count bytes = xblk_bytes(b);
+    if (s->flag[i] & F_STAGED) {
+        size_t slot = slot_bytes(x);
+        MPI_Count off = (MPI_Count)(r * slot);
+        if (off >= bytes)
+            return MPI_SUCCESS;
+        const char *from = csm_pay(s, i, t) + (x->same ? 0 : (size_t)s->me * slot);
+        smap_dtype_unpack(from, (MPI_Count)slot, (void *)b->buf, b->count, b->t, off);
+        return MPI_SUCCESS;
+    }
+    if (r > 0 || bytes == 0)
+        return MPI_SUCCESS;
+    /* descriptors are read at the first step only: a source that has
+     * finished may already write its next collective's */
+    const struct csm_desc *d = csm_desc(s, i, t0);
+    struct csm_blk blk = d->blk[x->same ? 0 : s->me];
+    MPI_Count n = (MPI_Count)blk.bytes < bytes ? (MPI_Count)blk.bytes : bytes;
+    if (s->flag[i] & F_CMA)
+        return take_cma(x, i, b, blk.addr, n, t0);
+    const void *view = csm_view(s, i, blk.addr, (size_t)n);
+    if (SMAP_UNLIKELY(!view))
+        return csm_fail(MPI_ERR_INTERN, "a peer's buffer vanished from its exposed memory");
+    smap_dtype_unpack(view, n, (void *)b->buf, b->count, b->t, 0);
+    return MPI_SUCCESS;
+}
+
+static int consume(const struct xfer *x, uint64_t t0, uint64_t t, uint64_t r)
+{
+    const struct csm_comm *s = x->s;
+    int rc = MPI_SUCCESS;
+    for (int k = 1; k < s->n; k++) {
+        /* start after ourselves: destinations spread over the sources */
+        int i = (s->me + k) % s->n;
+        struct xblk b;
+        if (!x->dst(x, i, &b))
+            continue;
+        int e = take(x, i, &b, t0, t, r);
+        if (e && !rc)
+            rc = e;
+    }
+    return rc;
+}
+
+int csm_xfer(const struct xfer *x)
+{
+    struct csm_comm *s = x->s;
+    /* one source (bcast): receivers wait for it only, it for nobody, and
+     * only its descriptor decides the rounds */
+    int one = x->single - 1, lo = one >= 0 ? one : 0, hi = one >= 0 ? one + 1 : s->n;
+    int who = one < 0 ? CSM_ALL : one == s->me ? CSM_NONE : one;
+    uint64_t t0 = csm_next(s);
+    int rc = csm_prepare(s);
+    if (rc)
+        return rc;
+    publish(x, t0);
+    if ((rc = csm_sync_some(s, who)))
+        return rc;
+    uint64_t rounds = 0;
+    int any_direct = 0;
+    for (int i = lo; i < hi; i++) {
+        const struct csm_desc *d = csm_desc(s, i, t0);
+        if (d->nrounds > rounds)
+            rounds = d->nrounds;
+        any_direct |= (d->flags & (F_DIRECT | F_CMA)) != 0;
+        s->flag[i] = (unsigned char)d->flags;
+    }
+    int mine_staged = (one < 0 || one == s->me) && (s->flag[s->me] & F_STAGED);
+    if (x->self)
+        x->self(x);
+    rc = consume(x, t0, t0, 0);
+    for (uint64_t r = 1; r < rounds; r++) {
+        uint64_t t = csm_next(s);
+        int e = csm_prepare(s);
+        if (e)
+            return e;
+        if (mine_staged)
+            pack_round(x, csm_pay(s, s->me, t), r);
+        if ((e = csm_sync_some(s, who)))
+            return e;
+        e = consume(x, t0, t, r);
+        if (e && !rc)
+            rc = e;
+    }
+    if (any_direct) {
+        /* sources may return only once nobody reads their buffers */
+        int e = csm_sync_some(s, one < 0 || one == s->me ? CSM_ALL : CSM_NONE);
+        if (e)
+            return e;
+    }
+    return rc;
+}
