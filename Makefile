@@ -40,9 +40,11 @@ check-asan:
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
-# bench.sh installs Open MPI, MPICH and gnuplot itself when missing.
-bench:
-	@scripts/bench.sh
+# bench.sh installs Open MPI, MPICH and gnuplot itself when missing; the
+# build step first, so that a tree updated since the last build is measured.
+bench: deps
+	@$(MAKE) --no-print-directory build
+	@BUILD_DIR=$(BUILD_DIR) scripts/bench.sh
 
 # Copy bandwidth from a peer's heap/stack/globals vs private memcpy, CMA,
 # start-up exposure cost and fork cost: bench/results/smap_copy.txt.
