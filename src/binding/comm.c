@@ -1,9 +1,11 @@
-/* Entry points on communicators (the predefined ones for now). */
+/* Entry points on communicators: rank, size, barrier (creation and free:
+ * comm_create.c, comm_split.c). */
 #include <mpi.h>
 
 #include "binding/check.h"
 #include "boot/boot.h"
 #include "base/wait.h"
+#include "coll/coll.h"
 #include "p2p/p2p.h"
 #include "smap/smap.h"
 
@@ -53,9 +55,10 @@ static int node_barrier(MPI_Comm comm)
     }
 }
 
-/* When the whole job is one node, the SMARTMAP node barrier (shared
+/* WORLD: when the whole job is one node, the SMARTMAP node barrier (shared
  * counter, about a microsecond); otherwise over the bootstrap (correct, not
- * fast) until the collectives issue brings a hierarchical one. */
+ * fast) until the collectives issue brings a hierarchical one.  Other
+ * communicators (a subset of the node): one sync of their control blocks. */
 int PMPI_Barrier(MPI_Comm comm)
 {
     struct MPI_ABI_Comm *c;
@@ -63,6 +66,10 @@ int PMPI_Barrier(MPI_Comm comm)
     SMAP_CHECK_COMM("MPI_Barrier", comm, c);
     if (c->size <= 1)
         return MPI_SUCCESS;
+    if (c != &smap_comm_world) {
+        int rc = smap_coll_barrier(c);
+        return rc ? smap_err_raise(comm, rc, "MPI_Barrier", "%s", smap_coll_why()) : MPI_SUCCESS;
+    }
     if (smap_job.nnodes == 1 && smap_job.local_size == c->size && smap_peers_attached())
         return node_barrier(comm);
     if (smap_boot_barrier() != 0)

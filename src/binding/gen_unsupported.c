@@ -408,14 +408,6 @@ int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
     return smap_err_unsupported(comm, "MPI_Comm_attach_buffer_c");
 }
 
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
-{
-    (void)comm1;
-    (void)comm2;
-    (void)result;
-    return smap_err_unsupported(comm1, "MPI_Comm_compare");
-}
-
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     (void)port_name;
@@ -426,14 +418,6 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
     return smap_err_unsupported(comm, "MPI_Comm_connect");
 }
 
-int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
-{
-    (void)comm;
-    (void)group;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Comm_create");
-}
-
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
     (void)group;
@@ -442,15 +426,6 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     (void)errhandler;
     (void)newcomm;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_create_from_group");
-}
-
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
-{
-    (void)comm;
-    (void)group;
-    (void)tag;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Comm_create_group");
 }
 
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
@@ -475,39 +450,10 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_disconnect");
 }
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
-{
-    (void)comm;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Comm_dup");
-}
-
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
-{
-    (void)comm;
-    (void)info;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Comm_dup_with_info");
-}
-
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
     (void)comm;
     return smap_err_unsupported(comm, "MPI_Comm_flush_buffer");
-}
-
-int PMPI_Comm_free(MPI_Comm *comm)
-{
-    (void)comm;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_free");
-}
-
-int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
-{
-    (void)comm;
-    (void)comm_name;
-    (void)resultlen;
-    return smap_err_unsupported(comm, "MPI_Comm_get_name");
 }
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
@@ -561,13 +507,6 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     return smap_err_unsupported(comm, "MPI_Comm_remote_size");
 }
 
-int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
-{
-    (void)comm;
-    (void)comm_name;
-    return smap_err_unsupported(comm, "MPI_Comm_set_name");
-}
-
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
     (void)command;
@@ -593,32 +532,6 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
     (void)intercomm;
     (void)array_of_errcodes;
     return smap_err_unsupported(comm, "MPI_Comm_spawn_multiple");
-}
-
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
-{
-    (void)comm;
-    (void)color;
-    (void)key;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Comm_split");
-}
-
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
-{
-    (void)comm;
-    (void)split_type;
-    (void)key;
-    (void)info;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Comm_split_type");
-}
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    (void)comm;
-    (void)flag;
-    return smap_err_unsupported(comm, "MPI_Comm_test_inter");
 }
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)

@@ -12,6 +12,7 @@
 #include "binding/dtype_check.h"
 #include "boot/boot.h"
 #include "dtype/engine.h"
+#include "mpi/group.h"
 #include "mpi/request.h"
 #include "p2p/p2p.h"
 #include "smap/smap.h"
@@ -50,11 +51,11 @@ static SMAP_COLD __attribute__((unused)) int p2p_buffer_error(const char *func, 
                           (long long)count);
 }
 
-/* The node-local rank behind rank `rank` of c (a real rank), or an error. */
+/* The node-local rank behind rank `rank` of c (a real rank), or an error:
+ * through c's group, whose members are job ranks. */
 static inline int p2p_peer_lr(struct MPI_ABI_Comm *c, int rank)
 {
-    int world = c->ctx == 0 ? rank : smap_job.rank;
-    return smap_p2p_local_rank(world);
+    return smap_p2p_local_rank(smap_group_world_rank(c->group, rank));
 }
 
 static SMAP_COLD __attribute__((unused)) int p2p_offnode_error(const char *func, MPI_Comm comm, int rank)

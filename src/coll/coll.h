@@ -13,6 +13,7 @@
 #define SMAP_COLL_COLL_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "dtype/dtype.h"
 #include "mpi/comm.h"
@@ -70,6 +71,23 @@ struct smap_a2a {
     const MPI_Datatype *rtypes;
 };
 int smap_coll_alltoall(const struct smap_a2a *a, smap_comm_t *c);
+
+/* Control blocks ("slots") of communicators in the collectives region.
+ * WORLD has slot 0 and SELF slot 1; a new communicator gets a slot free on
+ * all its members, agreed at creation (bit k of the mask: slot k is free
+ * here), or none (-1: its collectives fail with a clear error).  A slot's
+ * step counters are only ever raised, so that a communicator reusing it
+ * starts from the members' common maximum (smap_coll_slot_step, agreed
+ * with MPI_MAX) while a past user of the slot may still read them. */
+#define SMAP_COLL_NSLOTS 8
+uint32_t smap_coll_slots_free(void);
+uint64_t smap_coll_slot_step(int k);
+void smap_coll_slot_claim(int k, uint64_t step);
+/* Collective over c when c ran collectives: a last sync, so no member still
+ * reads c's blocks, then frees c's state and its slot. */
+int smap_coll_release(smap_comm_t *c);
+/* A barrier through the control blocks (one sync). */
+int smap_coll_barrier(smap_comm_t *c);
 
 /* Why the last collective of this thread failed (static text). */
 const char *smap_coll_why(void);

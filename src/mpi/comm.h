@@ -1,6 +1,6 @@
-/* Communicators.  For now the two predefined ones, MPI_COMM_WORLD and
- * MPI_COMM_SELF; the object model issue adds the rest behind the same
- * lookup. */
+/* Communicators: the predefined MPI_COMM_WORLD and MPI_COMM_SELF (static
+ * objects behind small handles) and user ones (malloc'd, the handle is the
+ * object).  All of one node (intracommunicators only). */
 #ifndef SMAP_MPI_COMM_H
 #define SMAP_MPI_COMM_H
 
@@ -24,7 +24,15 @@ struct MPI_ABI_Comm {
     struct MPI_ABI_Group *group; /* one reference (src/mpi/group.h) */
     struct smap_attr *attrs;     /* cached attributes, newest first (src/mpi/attr.h) */
     struct MPI_ABI_Info *hints;  /* info hints accepted by MPI_Comm_set_info, or NULL */
+    int slot;                    /* collectives control block (src/coll), or -1: none free */
 };
+
+/* Context ids: WORLD 0, SELF 1, user communicators any other id below
+ * SMAP_CTX_MAX, agreed on by the members at creation from their masks of
+ * ids free here (bit set = free), so that no two live communicators of a
+ * rank share one.  Point-to-point matches on it. */
+#define SMAP_CTX_MAX 2048
+#define SMAP_CTX_WORDS (SMAP_CTX_MAX / 32)
 
 extern struct MPI_ABI_Comm smap_comm_world, smap_comm_self;
 
@@ -47,14 +55,36 @@ void smap_comm_finalize_begin(void);
 void smap_comm_finalize(void);
 
 /* The object behind a handle, or NULL for MPI_COMM_NULL and anything that is
- * not a live communicator. */
+ * not a live communicator (a freed one has its magic cleared). */
 static inline struct MPI_ABI_Comm *smap_comm_get(MPI_Comm h)
 {
     if (h == MPI_COMM_WORLD)
         return &smap_comm_world;
     if (h == MPI_COMM_SELF)
         return &smap_comm_self;
-    return NULL;
+    if (!smap_plausible_object(h, _Alignof(struct MPI_ABI_Comm)))
+        return NULL;
+    struct MPI_ABI_Comm *c = h;
+    return c->magic == SMAP_COMM_MAGIC ? c : NULL;
 }
+
+static inline int smap_comm_is_predefined(const struct MPI_ABI_Comm *c)
+{
+    return c == &smap_comm_world || c == &smap_comm_self;
+}
+
+/* This rank's mask of free context ids (SMAP_CTX_WORDS words). */
+void smap_comm_ctx_free_mask(uint32_t *mask);
+/* The lowest id set in an agreed mask, or -1 when none is free. */
+int smap_comm_ctx_pick(const uint32_t *mask);
+/* A new communicator of group g (its reference is taken over; this rank
+ * must be a member) with context id ctx and control block slot, inheriting
+ * parent's error handler.  No attributes, no hints, an empty name.  NULL
+ * when out of memory (g is released then). */
+struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,
+                                   int ctx, int slot);
+/* Releases what a user communicator holds and the object itself (its
+ * attributes must have been deleted and its control block released). */
+void smap_comm_destroy(struct MPI_ABI_Comm *c);
 
 #endif

@@ -192,7 +192,7 @@ void *smap_shared_region_create(enum smap_region_kind k, const char *name, size_
  * per-communicator control blocks of src/coll/smap live in it, so they are
  * reachable by node peers even when the heap is not exposed.  Created in
  * smap_init; smap_coll_region() is NULL before. */
-#define SMAP_COLL_REGION_SIZE ((size_t)4 << 20)
+#define SMAP_COLL_REGION_SIZE ((size_t)16 << 20)   /* 8 slots of 2 MiB */
 int smap_coll_region_create(char *err, size_t errlen);
 void *smap_coll_region(void);
 

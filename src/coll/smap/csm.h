@@ -35,7 +35,9 @@
 #include "dtype/engine.h"
 #include "smap/remote.h"
 
-#define CSM_NSLOTS 2                                   /* WORLD (ctx 0), SELF (ctx 1) */
+/* WORLD slot 0, SELF slot 1, the rest for user communicators, allocated at
+ * their creation (smap_coll_slots_free / smap_coll_slot_claim). */
+#define CSM_NSLOTS SMAP_COLL_NSLOTS
 #define CSM_SLOT_BYTES (SMAP_COLL_REGION_SIZE / CSM_NSLOTS)
 #define CSM_HDR_BYTES ((size_t)4096)
 #define CSM_HALF_BYTES ((CSM_SLOT_BYTES - CSM_HDR_BYTES) / 2)

@@ -31,6 +31,19 @@ int csm_fail(int cls, const char *why)
 }
 
 static struct csm_comm *states[CSM_NSLOTS];
+static uint32_t slots_used = 3u;   /* WORLD's and SELF's, for good */
+
+/* Our collectives region, created if a singleton has not made it yet (it
+ * is only ours then). */
+static char *own_region(void)
+{
+    if (!smap_coll_region()) {
+        char err[160];
+        if (smap_coll_region_create(err, sizeof err) != 0)
+            return NULL;
+    }
+    return smap_coll_region();
+}
 
 /* Local address of local rank lr's slot `k`, or NULL when not mapped. */
 static char *slot_of(int lr, int k)
@@ -51,12 +64,8 @@ static char *slot_of(int lr, int k)
 
 static SMAP_COLD int build(smap_comm_t *c, int k, struct csm_comm **out)
 {
-    if (!smap_coll_region()) {
-        /* a singleton may not have made it yet; it is only ours then */
-        char err[160];
-        if (smap_coll_region_create(err, sizeof err) != 0)
-            return csm_fail(MPI_ERR_INTERN, "cannot create the collectives' shared region");
-    }
+    if (!own_region())
+        return csm_fail(MPI_ERR_INTERN, "cannot create the collectives' shared region");
     int n = c->size;
     if (n > CSM_MAX_RANKS)
         return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
@@ -101,13 +110,12 @@ static SMAP_COLD int build(smap_comm_t *c, int k, struct csm_comm **out)
 
 int csm_get(smap_comm_t *c, struct csm_comm **out)
 {
-    int k = c->ctx;
-    /* Slots are per context id; new communicators need a slot allocator
-     * (and a way to reuse slots) before they can run collectives. */
+    int k = c->slot;
     if (SMAP_UNLIKELY((unsigned)k >= CSM_NSLOTS))
         return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                        "no collectives control block for this communicator yet "
-                        "(only MPI_COMM_WORLD and MPI_COMM_SELF have one)");
+                        "no collectives control block was free when this communicator was "
+                        "created: at most 6 communicators besides MPI_COMM_WORLD and "
+                        "MPI_COMM_SELF can run collectives at once (free some first)");
     if (SMAP_LIKELY(states[k] != NULL)) {
         *out = states[k];
         return MPI_SUCCESS;
@@ -204,4 +212,54 @@ int csm_exposed(const void *p, size_t len)
 int csm_cma_ok(void)
 {
     return smap_caps.copy_level <= SMAP_COPY_CMA && smap_caps.cma_ok;
+}
+
+uint32_t smap_coll_slots_free(void)
+{
+    return ~slots_used & ((1u << CSM_NSLOTS) - 1);
+}
+
+static struct csm_hdr *own_hdr(int k)
+{
+    char *r = own_region();
+    return r ? (struct csm_hdr *)(void *)(r + (size_t)k * CSM_SLOT_BYTES) : NULL;
+}
+
+uint64_t smap_coll_slot_step(int k)
+{
+    struct csm_hdr *h = own_hdr(k);
+    return h ? atomic_load_explicit(&h->step, memory_order_acquire) : 0;
+}
+
+void smap_coll_slot_claim(int k, uint64_t step)
+{
+    slots_used |= 1u << k;
+    struct csm_hdr *h = own_hdr(k);
+    /* raised, never lowered: a past user's peer may still wait for it */
+    if (h && atomic_load_explicit(&h->step, memory_order_relaxed) < step)
+        atomic_store_explicit(&h->step, step, memory_order_release);
+}
+
+int smap_coll_release(smap_comm_t *c)
+{
+    int k = c->slot, rc = MPI_SUCCESS;
+    if ((unsigned)k >= CSM_NSLOTS || k < 2)
+        return MPI_SUCCESS;
+    struct csm_comm *s = states[k];
+    if (s) {
+        if (s->n > 1)
+            rc = csm_sync(s);
+        free(s->lr), free(s->slot), free(s->disp), free(s->flag), free(s);
+        states[k] = NULL;
+    }
+    slots_used &= ~(1u << k);
+    c->slot = -1;
+    return rc;
+}
+
+int smap_coll_barrier(smap_comm_t *c)
+{
+    struct csm_comm *s;
+    int rc = csm_get(c, &s);
+    return rc ? rc : csm_sync(s);
 }
