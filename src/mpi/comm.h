@@ -13,6 +13,7 @@
 struct MPI_ABI_Group;
 struct MPI_ABI_Info;
 struct smap_attr;
+struct smap_topo;
 
 struct MPI_ABI_Comm {
     uint32_t magic;
@@ -25,6 +26,13 @@ struct MPI_ABI_Comm {
     struct smap_attr *attrs;     /* cached attributes, newest first (src/mpi/attr.h) */
     struct MPI_ABI_Info *hints;  /* info hints accepted by MPI_Comm_set_info, or NULL */
     int slot;                    /* collectives control block (src/coll), or -1: none free */
+    /* Intercommunicators (src/mpi/intercomm.c): the remote group (one
+     * reference) and the local intracommunicator the collectives use; both
+     * NULL for an intracommunicator. */
+    struct MPI_ABI_Group *remote_group;
+    struct MPI_ABI_Comm *local_comm;
+    struct smap_topo *topo;      /* virtual topology (src/topo), or NULL */
+    uint32_t nbc_seq;            /* non-blocking collectives started here (src/coll/sched) */
 };
 
 /* Context ids: WORLD 0, SELF 1, user communicators any other id below

@@ -104,6 +104,11 @@ void smap_p2p_null(struct smap_preq *r, int kind);
 /* One round of progress: consume incoming cells, inject queued sends,
  * check completion words, push stream fragments. */
 void smap_p2p_progress(void);
+/* Called at the end of every progress round while set: the non-blocking
+ * collectives' schedules (src/coll/sched) advance from the same calls that
+ * move point-to-point, so an application that only tests still completes
+ * them.  NULL while no schedule is active. */
+extern void (*smap_p2p_progress_hook)(void);
 
 /* Matching an unexpected message without receiving it.  Returns the
  * message or NULL; remove: take it out of the queue (MPI_Mprobe). */

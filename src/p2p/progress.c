@@ -14,6 +14,7 @@
 struct smap_p2p_state smap_p2p;
 int *smap_p2p_lr_of;
 int smap_p2p_nranks;
+void (*smap_p2p_progress_hook)(void);
 
 static SMAP_COLD void oom(void)
 {
@@ -83,4 +84,6 @@ void smap_p2p_progress(void)
         smap_p2p_check_active();
     if (smap_p2p.splits.head)
         smap_p2p_check_splits();
+    if (SMAP_UNLIKELY(smap_p2p_progress_hook != NULL))
+        smap_p2p_progress_hook();
 }
