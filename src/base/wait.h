@@ -27,18 +27,21 @@ static inline void smap_cpu_relax(void)
 }
 
 /* Polls before yielding, for `nlocal` ranks sharing the node.  Computed
- * once (the layout of a job does not change). */
+ * once (the layout of a job does not change); threads that race to compute
+ * it store the same value (atomic: MPI_THREAD_MULTIPLE). */
 static inline unsigned smap_wait_spin_bound(int nlocal)
 {
-    static unsigned bound;
-    if (SMAP_UNLIKELY(!bound)) {
+    static _Atomic unsigned bound;
+    unsigned b = atomic_load_explicit(&bound, memory_order_relaxed);
+    if (SMAP_UNLIKELY(!b)) {
         const char *v = getenv("SMAP_NODE_CPUS");
         long cpus = v ? strtol(v, NULL, 10) : 0;
         if (cpus <= 0)
             cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        bound = nlocal > cpus ? 8 : 4000;
+        b = nlocal > cpus ? 8 : 4000;
+        atomic_store_explicit(&bound, b, memory_order_relaxed);
     }
-    return bound;
+    return b;
 }
 
 /* One waiter per blocking call: smap_wait_step() after every unsuccessful

@@ -51,11 +51,20 @@ static SMAP_COLD __attribute__((unused)) int p2p_buffer_error(const char *func, 
                           (long long)count);
 }
 
+/* The group the peers of c's point-to-point belong to: c's group, or the
+ * remote group of an intercommunicator (src/mpi/intercomm.h: ranks name
+ * remote members there, while the source a receiver sees is the sender's
+ * rank in its own group, c->rank, as MPI wants). */
+static inline const struct MPI_ABI_Group *p2p_peers(const struct MPI_ABI_Comm *c)
+{
+    return SMAP_UNLIKELY(c->remote_group != NULL) ? c->remote_group : c->group;
+}
+
 /* The node-local rank behind rank `rank` of c (a real rank), or an error:
- * through c's group, whose members are job ranks. */
+ * through c's peer group, whose members are job ranks. */
 static inline int p2p_peer_lr(struct MPI_ABI_Comm *c, int rank)
 {
-    return smap_p2p_local_rank(smap_group_world_rank(c->group, rank));
+    return smap_p2p_local_rank(smap_group_world_rank(p2p_peers(c), rank));
 }
 
 static SMAP_COLD __attribute__((unused)) int p2p_offnode_error(const char *func, MPI_Comm comm, int rank)
@@ -78,8 +87,9 @@ static SMAP_COLD __attribute__((unused)) int p2p_rank_error(const char *func, MP
 /* Destination of a send: MPI_PROC_NULL or a rank of c. */
 #define P2P_CHECK_DEST(func, comm, c, dest, tag)                                            \
     do {                                                                                    \
-        if (SMAP_UNLIKELY((dest) != MPI_PROC_NULL && ((unsigned)(dest) >= (unsigned)(c)->size))) \
-            return p2p_rank_error(func, comm, "destination", dest, (c)->size);             \
+        if (SMAP_UNLIKELY((dest) != MPI_PROC_NULL &&                                    \
+                          ((unsigned)(dest) >= (unsigned)p2p_peers(c)->size)))              \
+            return p2p_rank_error(func, comm, "destination", dest, p2p_peers(c)->size);    \
         if (SMAP_UNLIKELY((tag) < 0))                                                       \
             return smap_err_raise(comm, MPI_ERR_TAG, func,                                  \
                                   "tag %d is not in [0, MPI_TAG_UB=%d]", tag, INT_MAX);     \
@@ -89,8 +99,8 @@ static SMAP_COLD __attribute__((unused)) int p2p_rank_error(const char *func, MP
 #define P2P_CHECK_SOURCE(func, comm, c, source, tag)                                        \
     do {                                                                                    \
         if (SMAP_UNLIKELY((source) != MPI_PROC_NULL && (source) != MPI_ANY_SOURCE &&         \
-                          (unsigned)(source) >= (unsigned)(c)->size))                       \
-            return p2p_rank_error(func, comm, "source", source, (c)->size);                \
+                          (unsigned)(source) >= (unsigned)p2p_peers(c)->size))              \
+            return p2p_rank_error(func, comm, "source", source, p2p_peers(c)->size);       \
         if (SMAP_UNLIKELY((tag) < 0 && (tag) != MPI_ANY_TAG))                              \
             return smap_err_raise(comm, MPI_ERR_TAG, func,                                  \
                                   "tag %d is not in [0, MPI_TAG_UB=%d] nor MPI_ANY_TAG", tag, \
@@ -112,16 +122,17 @@ static SMAP_COLD __attribute__((unused)) int p2p_request_error(const char *func,
     return smap_err_raise(comm, err, func, "%s", "the operation failed");
 }
 
-/* Blocks until r is complete (progressing). */
+/* Blocks until r is complete (progressing).  No lock is held while it
+ * waits: progress takes and drops it once per poll. */
 static inline void p2p_wait(struct smap_preq *r)
 {
-    if (r->done)
+    if (smap_preq_done(r))
         return;
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
     for (;;) {
         smap_p2p_progress();
-        if (r->done)
+        if (smap_preq_done(r))
             return;
         smap_wait_step(&w);
     }
@@ -133,15 +144,16 @@ static inline void p2p_wait(struct smap_preq *r)
  * ranks send to each other first; smap_p2p_send_detach). */
 static inline void p2p_wait_send(struct smap_preq *r)
 {
-    if (r->done)
+    if (smap_preq_done(r))
         return;
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
     for (;;) {
         smap_p2p_progress();
-        if (r->done)
+        if (smap_preq_done(r))
             return;
-        if (smap_wait_step(&w) && r->movable == 2 && smap_p2p_send_detach(r))
+        /* (whether r may detach is read under the lock, in the call) */
+        if (smap_wait_step(&w) && smap_p2p_send_detach(r))
             return;
     }
 }

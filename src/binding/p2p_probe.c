@@ -15,17 +15,19 @@ static int probe_args(const char *func, int source, int tag, MPI_Comm comm,
     return MPI_SUCCESS;
 }
 
-static void msg_status(const struct smap_p2p_msg *m, MPI_Status *status)
-{
-    if (status != MPI_STATUS_IGNORE)
-        smap_status_fill(status, m->src, m->tag, (MPI_Count)m->len);
-}
+/* What a probe saw: the matched message's envelope (copied while the
+ * message was still queued: another thread may receive it right after). */
+struct seen {
+    int src, tag;
+    size_t len;
+    struct smap_p2p_msg *taken;   /* remove: the message, now ours */
+};
 
-/* One attempt: progress, then look.  Returns the message or NULL. */
-static struct smap_p2p_msg *probe_once(struct MPI_ABI_Comm *c, int source, int tag, int remove)
+/* One attempt: progress, then look.  Returns whether a message matched. */
+static int probe_once(struct MPI_ABI_Comm *c, int source, int tag, int remove, struct seen *s)
 {
-    smap_p2p_progress();
-    return smap_p2p_probe(c->ctx, source, tag, remove);
+    return smap_p2p_iprobe(c->ctx, source, tag, remove, &s->src, &s->tag, &s->len,
+                           remove ? &s->taken : NULL);
 }
 
 static int probe(const char *func, int source, int tag, MPI_Comm comm, int *flag,
@@ -47,23 +49,25 @@ static int probe(const char *func, int source, int tag, MPI_Comm comm, int *flag
         return MPI_SUCCESS;
     }
     int remove = message != NULL;
-    struct smap_p2p_msg *m = probe_once(c, source, tag, remove);
-    if (!m && blocking) {
+    struct seen s = { 0, 0, 0, NULL };
+    int found = probe_once(c, source, tag, remove, &s);
+    if (!found && blocking) {
         struct smap_waiter w;
         smap_wait_init(&w, smap_nlocal);
-        while (!(m = probe_once(c, source, tag, remove)))
+        while (!(found = probe_once(c, source, tag, remove, &s)))
             smap_wait_step(&w);
     }
     if (flag)
-        *flag = m != NULL;
-    if (!m) {
+        *flag = found;
+    if (!found) {
         if (message)
             *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
-    msg_status(m, status);
+    if (status != MPI_STATUS_IGNORE)
+        smap_status_fill(status, s.src, s.tag, (MPI_Count)s.len);
     if (message)
-        *message = (MPI_Message)(void *)m;
+        *message = (MPI_Message)(void *)s.taken;
     return MPI_SUCCESS;
 }
 

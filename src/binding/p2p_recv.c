@@ -15,7 +15,8 @@ static int recv_common(const char *func, void *buf, MPI_Count count, MPI_Datatyp
     P2P_CHECK_SOURCE(func, comm, c, source, tag);
     if (req)
         SMAP_CHECK_PTR(func, comm, req);
-    if (SMAP_UNLIKELY(source >= 0 && p2p_peer_lr(c, source) < 0))
+    int lr = -1;
+    if (SMAP_UNLIKELY(source >= 0 && (lr = p2p_peer_lr(c, source)) < 0))
         return p2p_offnode_error(func, comm, source);
     if (!req) {
         if (SMAP_UNLIKELY(source == MPI_PROC_NULL)) {
@@ -24,8 +25,13 @@ static int recv_common(const char *func, void *buf, MPI_Count count, MPI_Datatyp
             return MPI_SUCCESS;
         }
         struct smap_preq p;
-        smap_p2p_irecv(&p, buf, count, t, source, tag, c->ctx);
-        p2p_wait(&p);
+        /* From one peer into one block: its queue alone while it spins. */
+        if (!(lr >= 0 && (t->flags & SMAP_DT_PREDEF) && smap_dtype_is_contiguous(t) &&
+              smap_p2p_recv_direct(&p, buf, (size_t)(count * smap_dtype_size(t)), source, lr,
+                                   tag, c->ctx))) {
+            smap_p2p_irecv(&p, buf, count, t, source, tag, c->ctx);
+            p2p_wait(&p);
+        }
         smap_preq_status(&p, status);
         if (SMAP_UNLIKELY(p.err != MPI_SUCCESS))
             return p2p_request_error(func, comm, p.err);

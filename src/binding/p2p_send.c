@@ -21,7 +21,14 @@ static int send_common(const char *func, const void *buf, MPI_Count count, MPI_D
         return p2p_offnode_error(func, comm, dest);
     }
     if (!req) {
-        /* Blocking: the operation lives on our stack until it completes. */
+        /* A small contiguous message goes into a cell at once (predefined
+         * types start at buf); else the operation lives on our stack
+         * until it completes. */
+        if (SMAP_LIKELY(mode != SMAP_P2P_SYNC && (t->flags & SMAP_DT_PREDEF) &&
+                        smap_dtype_is_contiguous(t)) &&
+            smap_p2p_send_eager(buf, (size_t)(count * smap_dtype_size(t)), lr, c->rank, tag,
+                                c->ctx))
+            return MPI_SUCCESS;
         struct smap_preq p;
         smap_p2p_isend(&p, buf, count, t, dest, lr, c->rank, tag, c->ctx,
                        mode == SMAP_P2P_STANDARD ? SMAP_P2P_DETACHABLE : mode);
@@ -174,9 +181,6 @@ static int attach(const char *func, void *buffer, MPI_Count size)
     if (size < 0)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func, "size %lld is negative",
                               (long long)size);
-    if (buffer == MPI_BUFFER_AUTOMATIC)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "%s",
-                              "MPI_BUFFER_AUTOMATIC is not supported yet");
     if (!buffer && size > 0)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "%s", "buffer is NULL");
     const char *why = "";

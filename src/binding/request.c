@@ -157,7 +157,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
  * that Waitany serves every request; -1 none ready, -2 none active. */
 static int find_any(int n, MPI_Request reqs[])
 {
-    static unsigned start;
+    static _Thread_local unsigned start;   /* per thread: no shared write */
     int active = 0;
     for (int k = 0; k < n; k++) {
         int i = (int)((start + (unsigned)k) % (unsigned)n);
@@ -434,6 +434,9 @@ int PMPI_Cancel(MPI_Request *request)
     struct MPI_ABI_Request *r = smap_req_get(*request);
     if (!r)
         return request_error("MPI_Cancel");
+    if (r->p.kind == SMAP_PREQ_COLL)   /* MPI 5.0 3.8.4: not for collectives */
+        return smap_err_raise(r->comm, MPI_ERR_REQUEST, "MPI_Cancel", "%s",
+                              "a collective operation cannot be cancelled");
     if (!is_active(*request) || r->p.done)
         return MPI_SUCCESS;
     if (r->p.kind == SMAP_PREQ_RECV)

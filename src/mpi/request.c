@@ -1,10 +1,13 @@
 /* Request objects and their completion.  Freed requests go to a small
- * cache so that message-rate loops do not call the allocator. */
+ * cache so that message-rate loops do not call the allocator.  Under
+ * MPI_THREAD_MULTIPLE the cache and the orphans are guarded by the
+ * point-to-point lock (the `_mt` twins; one branch otherwise). */
 #include "mpi/request.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/sched/sched.h"
 #include "dtype/engine.h"
 #include "mpi/status.h"
 
@@ -16,6 +19,7 @@ static struct MPI_ABI_Request *orphans;
 
 static SMAP_COLD void reap_orphans(void)
 {
+    smap_p2p_lock();
     smap_p2p_progress();
     struct MPI_ABI_Request **pp = &orphans;
     while (*pp) {
@@ -29,19 +33,50 @@ static SMAP_COLD void reap_orphans(void)
             pp = &r->orphan_next;
         }
     }
+    smap_p2p_unlock();
 }
 
 void smap_req_orphan(struct MPI_ABI_Request *r)
 {
+    smap_p2p_lock();
     r->orphan_next = orphans;
     orphans = r;
+    smap_p2p_unlock();
+}
+
+static inline struct MPI_ABI_Request *cache_take(void)
+{
+    if (SMAP_UNLIKELY(orphans != NULL))
+        reap_orphans();
+    return ncache ? cache[--ncache] : malloc(sizeof(struct MPI_ABI_Request));
+}
+
+static SMAP_NOINLINE struct MPI_ABI_Request *cache_take_mt(void)
+{
+    smap_p2p_lock();
+    struct MPI_ABI_Request *r = cache_take();
+    smap_p2p_unlock();
+    return r;
+}
+
+static inline void cache_put(struct MPI_ABI_Request *r)
+{
+    if (ncache < CACHE_MAX)
+        cache[ncache++] = r;
+    else
+        free(r);
+}
+
+static SMAP_NOINLINE void cache_put_mt(struct MPI_ABI_Request *r)
+{
+    smap_p2p_lock();
+    cache_put(r);
+    smap_p2p_unlock();
 }
 
 struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
 {
-    if (SMAP_UNLIKELY(orphans != NULL))
-        reap_orphans();
-    struct MPI_ABI_Request *r = ncache ? cache[--ncache] : malloc(sizeof *r);
+    struct MPI_ABI_Request *r = SMAP_UNLIKELY(smap_mt) ? cache_take_mt() : cache_take();
     if (!r)
         return NULL;
     r->magic = SMAP_REQ_MAGIC;
@@ -49,15 +84,17 @@ struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
     r->active = 0;
     r->proc_null = 0;
     r->comm = comm;
+    smap_comm_hold(comm);   /* MPI_Comm_free waits for us (mpi/comm.h) */
     r->p.next = NULL;
     r->p.dt = NULL;
     r->p.kind = 0;
-    r->p.done = 0;
+    smap_preq_reset(&r->p);
     r->p.err = MPI_SUCCESS;
     r->p.cancelled = 0;
     r->extra = NULL;
     r->tmp = NULL;
     r->udt = NULL;
+    r->sched = NULL;
     return r;
 }
 
@@ -67,16 +104,21 @@ void smap_req_free(struct MPI_ABI_Request *r)
         smap_dtype_release(r->p.dt);
     if (r->udt)
         smap_dtype_release(r->udt);
+    if (SMAP_UNLIKELY(r->sched)) {   /* a collective's schedule (complete by now) */
+        smap_sched_release(r->sched);
+        r->sched = NULL;
+    }
     /* Usually both NULL: skip the allocator's call in message-rate loops. */
     if (SMAP_UNLIKELY(r->extra || r->tmp)) {
         free(r->extra);
         free(r->tmp);
     }
+    smap_comm_drop(r->comm);   /* after the schedule, which uses it */
     r->magic = 0;
-    if (ncache < CACHE_MAX)
-        cache[ncache++] = r;
+    if (SMAP_UNLIKELY(smap_mt))
+        cache_put_mt(r);
     else
-        free(r);
+        cache_put(r);
 }
 
 int smap_req_start(struct MPI_ABI_Request *r)

@@ -16,6 +16,10 @@
 enum smap_req_persist { SMAP_REQ_ONCE = 0, SMAP_REQ_PSEND, SMAP_REQ_PRECV };
 /* pmode of a persistent buffered send (the others are enum smap_p2p_mode). */
 #define SMAP_REQ_BUFFERED 16
+/* p.kind of a collective's request: a schedule (src/coll/sched) sets p.done
+ * and p.err when it completes; its status is empty. */
+#define SMAP_PREQ_COLL 3
+struct smap_sched;
 
 struct MPI_ABI_Request {
     struct smap_preq p;       /* first: the hot fields */
@@ -35,6 +39,7 @@ struct MPI_ABI_Request {
     const void *pbuf;
     MPI_Count pcount;
     int prank, plr, pme, ptag, pctx, pmode;
+    struct smap_sched *sched;   /* SMAP_PREQ_COLL: the schedule, released with the request */
 };
 
 static inline struct MPI_ABI_Request *smap_req_get(MPI_Request h)
@@ -85,7 +90,7 @@ static inline int smap_req_ready(MPI_Request h)
     struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)h;
     if (r->persist && !r->active)
         return 1;
-    return r->p.done && (!r->extra || r->extra->done);
+    return smap_preq_done(&r->p) && (!r->extra || smap_preq_done(r->extra));
 }
 
 /* Buffered sends (bsend.c): the data is packed into the attached buffer

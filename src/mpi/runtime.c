@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/lock.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
@@ -13,6 +14,7 @@
 #include "mpi/attr.h"
 #include "mpi/comm.h"
 #include "mpi/request.h"
+#include "p2p/p2p.h"
 #include "smap/smap.h"
 
 _Atomic int smap_state = SMAP_STATE_NEW;
@@ -33,14 +35,19 @@ static int thread_level_from_name(const char *s)
 
 /* The standard's levels are ordered single < funneled < serialized <
  * multiple (their ABI values increase too); provide the required level
- * when we can, else the highest we have. */
+ * when we can, else the highest SMAP_THREAD_LEVEL allows. */
 static int choose_thread_level(int required, int max)
 {
-    /* Point-to-point progress has no locks yet: granting MULTIPLE would be
-     * a promise the library cannot keep. */
-    if (max > MPI_THREAD_SERIALIZED)
-        max = MPI_THREAD_SERIALIZED;
     return required < max ? required : max;
+}
+
+/* MPI_THREAD_MULTIPLE: the locks (base/lock.h) go live, and the
+ * point-to-point tables that are read without the lock are built now,
+ * before any other thread can call MPI. */
+static void enable_threads(void)
+{
+    smap_mt = 1;
+    smap_p2p_init();
 }
 
 int smap_runtime_init(int required, int *provided)
@@ -71,6 +78,8 @@ int smap_runtime_init(int required, int *provided)
     }
     smap_comm_init(smap_job.rank, smap_job.size);
     smap_thread_provided = choose_thread_level(required, max);
+    if (smap_thread_provided == MPI_THREAD_MULTIPLE)
+        enable_threads();
     if (provided)
         *provided = smap_thread_provided;
     main_thread = pthread_self();

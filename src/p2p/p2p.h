@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "base/lock.h"
 #include "dtype/dtype.h"
 
 /* DETACHABLE: a blocking standard send (see smap_p2p_send_detach). */
@@ -35,7 +36,12 @@ enum smap_preq_kind { SMAP_PREQ_SEND = 1, SMAP_PREQ_RECV = 2 };
 struct smap_preq {
     struct smap_preq *next;   /* in exactly one list while in flight */
     int kind;
-    int done;                 /* completed (data moved, or cancelled) */
+    /* Completed (data moved, or cancelled).  Atomic because, under
+     * MPI_THREAD_MULTIPLE, the thread that completes an operation (in its
+     * progress) is not always the one waiting for it: set with release
+     * once every other field is final (smap_preq_complete), read with
+     * acquire (smap_preq_done); whoever set it touches the request no more. */
+    _Atomic int done;
     int err;                  /* MPI error class once done: MPI_SUCCESS or MPI_ERR_TRUNCATE */
     /* the user buffer */
     void *buf;
@@ -57,10 +63,43 @@ struct smap_preq {
     size_t got, total, roff;
 };
 
+static inline int smap_preq_done(struct smap_preq *r)
+{
+    return atomic_load_explicit(&r->done, memory_order_acquire);
+}
+
+static inline void smap_preq_complete(struct smap_preq *r)
+{
+    atomic_store_explicit(&r->done, 1, memory_order_release);
+}
+
+/* Not complete yet (a request being set up, not visible to others). */
+static inline void smap_preq_reset(struct smap_preq *r)
+{
+    atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+}
+
+/* The lock of the point-to-point state under MPI_THREAD_MULTIPLE (see the
+ * thread model in README.md).  Every function of this header takes it
+ * itself; callers that keep state of their own next to point-to-point
+ * (buffered sends, the request cache, collective schedules) may take it
+ * around theirs: it is recursive. */
+extern struct smap_lock smap_p2p_lk;
+static inline void smap_p2p_lock(void)
+{
+    smap_mt_lock(&smap_p2p_lk);
+}
+
+static inline void smap_p2p_unlock(void)
+{
+    smap_mt_unlock(&smap_p2p_lk);
+}
+
 /* An unexpected message (or one taken by MPI_Mprobe). */
 struct smap_p2p_msg {
     struct smap_p2p_msg *next;
     int ctx, src, tag, lr, kind, flags;
+    int pooled;               /* from the small-message pool (recv.c) */
     uint32_t word;
     size_t len;               /* message bytes */
     uint64_t addr;            /* rendezvous: the sender's buffer */
@@ -86,6 +125,22 @@ int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_d
                    int rank, int lr, int me, int tag, int ctx, int mode);
 int smap_p2p_irecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
                    int rank, int tag, int ctx);
+/* A blocking receive of at most `cap` contiguous bytes into `block` from
+ * rank `rank` (local rank lr; no wildcard source) while nothing else is in
+ * flight here: waits on lr's queue alone, while it spins, and takes an
+ * eager message straight into the buffer -- no posted request, no general
+ * progress round per poll (ping-pong latency).  Returns 1 with r complete
+ * (status fields set), or 0 having consumed nothing: anything else
+ * happening, a message that does not match, or the spin phase over: then
+ * post the receive with smap_p2p_irecv and wait as usual. */
+int smap_p2p_recv_direct(struct smap_preq *r, void *block, size_t cap, int rank, int lr, int tag,
+                         int ctx);
+/* A blocking standard (or ready) send of `bytes` contiguous bytes at
+ * `block`, done at once when it is small enough to travel eagerly and a
+ * cell is free (nothing queued to that peer before it): returns 1 then,
+ * with the message on its way and no request used.  Returns 0 otherwise,
+ * having done nothing: use smap_p2p_isend. */
+int smap_p2p_send_eager(const void *block, size_t bytes, int lr, int me, int tag, int ctx);
 /* A blocking standard send of at most SMAP_P2P_DETACH_MAX contiguous bytes
  * whose receiver has not matched it for a while: copies the data into a
  * library-owned request, unless the receiver claimed it first.  Returns 1
@@ -107,12 +162,23 @@ void smap_p2p_progress(void);
 /* Called at the end of every progress round while set: the non-blocking
  * collectives' schedules (src/coll/sched) advance from the same calls that
  * move point-to-point, so an application that only tests still completes
- * them.  NULL while no schedule is active. */
+ * them.  NULL while no schedule is active.  Under MPI_THREAD_MULTIPLE it
+ * runs with smap_p2p_lock held (one thread at a time; it may start sends
+ * and receives: the lock is recursive). */
 extern void (*smap_p2p_progress_hook)(void);
 
 /* Matching an unexpected message without receiving it.  Returns the
- * message or NULL; remove: take it out of the queue (MPI_Mprobe). */
+ * message or NULL; remove: take it out of the queue (MPI_Mprobe).  A message
+ * left in the queue may be received by another thread as soon as the lock
+ * is dropped: single-threaded callers, or callers holding smap_p2p_lock,
+ * only.  Others use smap_p2p_iprobe. */
 struct smap_p2p_msg *smap_p2p_probe(int ctx, int rank, int tag, int remove);
+/* One progress round, then smap_p2p_probe, under the lock; the matched
+ * message's source, tag and length go to *src, *tag, *len (read before the
+ * lock is dropped).  Returns 0 when nothing matched, else 1 with *taken the
+ * message when remove (the caller owns it then), NULL otherwise. */
+int smap_p2p_iprobe(int ctx, int rank, int tag, int remove, int *src, int *mtag, size_t *len,
+                    struct smap_p2p_msg **taken);
 /* Receives a message taken by smap_p2p_probe(..., 1). */
 void smap_p2p_mrecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
                     struct smap_p2p_msg *m);

@@ -1,7 +1,11 @@
 /* The point-to-point state and the progress engine.  Progress is driven by
  * whoever waits or tests (no thread): every MPI_Test, MPI_Wait loop, probe
  * or new operation calls smap_p2p_progress, so an application that only
- * calls MPI_Test still moves every protocol forward. */
+ * calls MPI_Test still moves every protocol forward.
+ *
+ * Under MPI_THREAD_MULTIPLE every entry point of src/p2p takes smap_p2p_lk
+ * around its work (the `_mt` twins); otherwise it runs the same body with
+ * no lock: one branch on smap_mt. */
 #include "p2p/internal.h"
 
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 #include "smap/smap.h"
 
 struct smap_p2p_state smap_p2p;
+struct smap_lock smap_p2p_lk = SMAP_LOCK_INITIALIZER;
 int *smap_p2p_lr_of;
 int smap_p2p_nranks;
 void (*smap_p2p_progress_hook)(void);
@@ -21,10 +26,14 @@ static SMAP_COLD void oom(void)
     smap_fatal("point-to-point: out of memory setting up %d node peers", smap_nlocal);
 }
 
-/* First use after MPI_Init: the control regions are mapped by then. */
-SMAP_COLD void smap_p2p_init(void)
+/* First use after MPI_Init: the control regions are mapped by then.
+ * Under MPI_THREAD_MULTIPLE MPI_Init_thread calls it before any other
+ * thread may communicate (smap_p2p_local_rank reads the table unlocked). */
+static SMAP_COLD void init_locked(void)
 {
     struct smap_p2p_state *s = &smap_p2p;
+    if (s->ready)
+        return;
     s->nlocal = smap_nlocal > 0 ? smap_nlocal : 1;
     s->me = smap_my_local_rank;
     s->peers = calloc((size_t)s->nlocal, sizeof *s->peers);
@@ -55,6 +64,13 @@ SMAP_COLD void smap_p2p_init(void)
     smap_p2p_lr_of = s->lr_of;
 }
 
+SMAP_COLD void smap_p2p_init(void)
+{
+    smap_p2p_lock();
+    init_locked();
+    smap_p2p_unlock();
+}
+
 /* Consumes what each peer's queue holds, peers in rotating order so that
  * no sender starves a wildcard receive. */
 static inline void poll_queues(void)
@@ -74,7 +90,7 @@ static inline void poll_queues(void)
     s->rr = s->rr + 1 == n ? 0 : s->rr + 1;
 }
 
-void smap_p2p_progress(void)
+static inline void progress_body(void)
 {
     smap_p2p_ensure();
     poll_queues();
@@ -86,4 +102,20 @@ void smap_p2p_progress(void)
         smap_p2p_check_splits();
     if (SMAP_UNLIKELY(smap_p2p_progress_hook != NULL))
         smap_p2p_progress_hook();
+}
+
+static SMAP_NOINLINE void progress_mt(void)
+{
+    smap_lock_acquire(&smap_p2p_lk);
+    progress_body();
+    smap_lock_release(&smap_p2p_lk);
+}
+
+void smap_p2p_progress(void)
+{
+    if (SMAP_UNLIKELY(smap_mt)) {
+        progress_mt();
+        return;
+    }
+    progress_body();
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "dtype/engine.h"
 #include "smap/remote.h"
 
@@ -23,10 +24,10 @@ static void set_result(struct smap_preq *r, int src, int tag, size_t len)
 static void eager_into(struct smap_preq *r, const unsigned char *data)
 {
     if (SMAP_LIKELY(r->block != NULL))
-        memcpy(r->block, data, r->got);
+        smap_shm_copy(r->block, data, r->got);
     else if (r->got)
         smap_dtype_unpack(data, (MPI_Count)r->got, r->buf, r->count, r->dt, 0);
-    r->done = 1;
+    smap_preq_complete(r);
 }
 
 /* Whether [p, p+len) lies in one of this rank's exposed regions (so that
@@ -78,7 +79,7 @@ void smap_p2p_check_splits(void)
         if (atomic_load_explicit(&p->words[r->word].v, memory_order_acquire) == SMAP_SHM_HALF) {
             smap_rq_unlink(q, prev, r);
             smap_shm_signal(p, r->word, SMAP_SHM_DONE);
-            r->done = 1;
+            smap_preq_complete(r);
         } else {
             prev = r;
         }
@@ -126,7 +127,7 @@ static void rendezvous(struct smap_preq *r, int lr, uint64_t addr, int flags, ui
     return;
 copied:
     smap_shm_signal(p, word, SMAP_SHM_DONE);
-    r->done = 1;
+    smap_preq_complete(r);
 }
 
 static void fragment(int lr, struct smap_shm_cell *c)
@@ -153,7 +154,7 @@ static void fragment(int lr, struct smap_shm_cell *c)
     r->roff += n;
     if (r->roff >= r->total) {
         smap_rq_unlink(q, prev, r);
-        r->done = 1;
+        smap_preq_complete(r);
     }
 }
 
@@ -162,14 +163,54 @@ static SMAP_COLD void oom(size_t n)
     smap_fatal("point-to-point: out of memory keeping an unexpected message of %zu bytes", n);
 }
 
+/* Unexpected messages of at most POOL_BYTES payload come from a free list
+ * (under the point-to-point lock like the rest), so that a sender running
+ * ahead of its receiver costs no allocator call per message. */
+#define POOL_BYTES 64
+#define POOL_MAX 1024
+static struct smap_p2p_msg *pool;
+static int npool;
+
+static inline struct smap_p2p_msg *msg_new(size_t keep)
+{
+    struct smap_p2p_msg *m;
+    if (keep <= POOL_BYTES) {
+        if (SMAP_LIKELY(pool != NULL)) {
+            m = pool;
+            pool = m->next;
+            npool--;
+        } else {
+            m = malloc(sizeof *m + POOL_BYTES);
+        }
+        if (m)
+            m->pooled = 1;
+    } else {
+        m = malloc(sizeof *m + keep);
+        if (m)
+            m->pooled = 0;
+    }
+    if (SMAP_UNLIKELY(!m))
+        oom(keep);
+    return m;
+}
+
+static inline void msg_free(struct smap_p2p_msg *m)
+{
+    if (m->pooled && npool < POOL_MAX) {
+        m->next = pool;
+        pool = m;
+        npool++;
+    } else {
+        free(m);
+    }
+}
+
 /* Keeps a message nobody has asked for yet (eager payload copied out so
  * that the cell goes back to the sender at once). */
 static void unexpected(int lr, struct smap_shm_cell *c)
 {
     size_t keep = c->kind == SMAP_SHM_EAGER ? c->len : 0;
-    struct smap_p2p_msg *m = malloc(sizeof *m + keep);
-    if (!m)
-        oom(keep);
+    struct smap_p2p_msg *m = msg_new(keep);
     m->next = NULL;
     m->ctx = c->ctx;
     m->src = c->src;
@@ -181,7 +222,7 @@ static void unexpected(int lr, struct smap_shm_cell *c)
     m->len = c->len;
     m->addr = 0;
     if (keep)
-        memcpy(m->data, smap_shm_payload(smap_p2p.peers[lr].in, c, keep), keep);
+        smap_shm_copy(m->data, smap_shm_payload(smap_p2p.peers[lr].in, c, keep), keep);
     if (c->kind == SMAP_SHM_RTS)
         memcpy(&m->addr, c->data, sizeof m->addr);
     struct smap_p2p_state *s = &smap_p2p;
@@ -235,13 +276,13 @@ static void deliver(struct smap_preq *r, struct smap_p2p_msg *m)
     } else {
         rendezvous(r, m->lr, m->addr, m->flags, m->word);
     }
-    free(m);
+    msg_free(m);
 }
 
 static void init_recv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt)
 {
     r->kind = SMAP_PREQ_RECV;
-    r->done = 0;
+    smap_preq_reset(r);
     r->err = MPI_SUCCESS;
     r->buf = buf;
     r->count = count;
@@ -275,8 +316,8 @@ struct smap_p2p_msg *smap_p2p_probe(int ctx, int rank, int tag, int remove)
     return m;
 }
 
-int smap_p2p_irecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
-                   int rank, int tag, int ctx)
+static inline int irecv_body(struct smap_preq *r, void *buf, MPI_Count count,
+                             smap_dtype_t *dt, int rank, int tag, int ctx)
 {
     smap_p2p_ensure();
     init_recv(r, buf, count, dt);
@@ -293,9 +334,90 @@ int smap_p2p_irecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t
     return MPI_SUCCESS;
 }
 
+static SMAP_NOINLINE int irecv_mt(struct smap_preq *r, void *buf, MPI_Count count,
+                                  smap_dtype_t *dt, int rank, int tag, int ctx)
+{
+    smap_lock_acquire(&smap_p2p_lk);
+    int rc = irecv_body(r, buf, count, dt, rank, tag, ctx);
+    smap_lock_release(&smap_p2p_lk);
+    return rc;
+}
+
+int smap_p2p_irecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
+                   int rank, int tag, int ctx)
+{
+    if (SMAP_UNLIKELY(smap_mt))
+        return irecv_mt(r, buf, count, dt, rank, tag, ctx);
+    return irecv_body(r, buf, count, dt, rank, tag, ctx);
+}
+
+/* Whether a queue other than lr's holds a message. */
+static inline int others_waiting(int lr)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    for (int i = 0; i < s->nlocal; i++)
+        if (i != lr && smap_shm_in_cell(&s->peers[i]))
+            return 1;
+    return 0;
+}
+
+int smap_p2p_recv_direct(struct smap_preq *r, void *block, size_t cap, int rank, int lr, int tag,
+                         int ctx)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    if (SMAP_UNLIKELY(smap_mt))
+        return 0;
+    smap_p2p_ensure();
+    if (s->uhead || s->posted.head || smap_p2p_progress_hook)
+        return 0;
+    struct smap_shm_peer *p = &s->peers[lr];
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (;;) {
+        struct smap_shm_cell *c = smap_shm_in_cell(p);
+        if (c) {
+            if (c->kind != SMAP_SHM_EAGER ||
+                !smap_p2p_matches(ctx, rank, tag, c->ctx, c->src, c->tag))
+                return 0;
+            r->kind = SMAP_PREQ_RECV;
+            r->bytes = cap;
+            r->cancelled = 0;
+            set_result(r, c->src, c->tag, c->len);
+            smap_shm_copy(block, smap_shm_payload(p->in, c, c->len), r->got);
+            if (c->flags & SMAP_SHM_F_SYNC)
+                smap_shm_signal(p, c->word, SMAP_SHM_DONE);
+            smap_shm_release(p, c);
+            smap_preq_complete(r);
+            return 1;
+        }
+        /* Anything else to do: the general path does it. */
+        if (s->npending || s->active.head || s->splits.head || others_waiting(lr) ||
+            smap_wait_step(&w))
+            return 0;
+    }
+}
+
+int smap_p2p_iprobe(int ctx, int rank, int tag, int remove, int *src, int *mtag, size_t *len,
+                    struct smap_p2p_msg **taken)
+{
+    smap_p2p_lock();
+    smap_p2p_progress();
+    struct smap_p2p_msg *m = smap_p2p_probe(ctx, rank, tag, remove);
+    if (m) {
+        *src = m->src;
+        *mtag = m->tag;
+        *len = m->len;
+    }
+    smap_p2p_unlock();
+    if (taken)
+        *taken = remove ? m : NULL;
+    return m != NULL;
+}
+
 void smap_p2p_mrecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
                     struct smap_p2p_msg *m)
 {
+    smap_p2p_lock();
     smap_p2p_ensure();
     init_recv(r, buf, count, dt);
     r->rank = m->src;
@@ -303,21 +425,22 @@ void smap_p2p_mrecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_
     r->ctx = m->ctx;
     r->lr = -1;
     deliver(r, m);
+    smap_p2p_unlock();
 }
 
 void smap_p2p_null(struct smap_preq *r, int kind)
 {
     r->kind = kind;
-    r->done = 1;
     r->err = MPI_SUCCESS;
     r->src = MPI_PROC_NULL;
     r->rtag = MPI_ANY_TAG;
     r->got = 0;
     r->cancelled = 0;
     r->next = NULL;
+    smap_preq_complete(r);
 }
 
-int smap_p2p_cancel_recv(struct smap_preq *r)
+static int cancel_locked(struct smap_preq *r)
 {
     struct smap_rq *q = &smap_p2p.posted;
     struct smap_preq *prev = NULL, *x = q->head;
@@ -329,7 +452,15 @@ int smap_p2p_cancel_recv(struct smap_preq *r)
         return 0;
     smap_rq_unlink(q, prev, r);
     r->cancelled = 1;
-    r->done = 1;
     r->got = 0;
+    smap_preq_complete(r);
     return 1;
+}
+
+int smap_p2p_cancel_recv(struct smap_preq *r)
+{
+    smap_p2p_lock();
+    int rc = cancel_locked(r);
+    smap_p2p_unlock();
+    return rc;
 }

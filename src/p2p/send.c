@@ -51,7 +51,7 @@ static int inject(struct smap_preq *r)
         c->word = r->word;
         unsigned char *d = smap_shm_payload(p->out, c, r->bytes);
         if (SMAP_LIKELY(r->block != NULL))
-            memcpy(d, r->block, r->bytes);
+            smap_shm_copy(d, r->block, r->bytes);
         else
             smap_dtype_pack(r->buf, r->count, r->dt, d, 0, (MPI_Count)r->bytes);
     } else {
@@ -63,19 +63,21 @@ static int inject(struct smap_preq *r)
         memcpy(c->data, &a, sizeof a);
     }
     smap_shm_post(p, c);
+    if (!r->movable)   /* (a blocking standard send: see smap_shm_prefetch_next) */
+        smap_shm_prefetch_next(p);
     if (need_word)
         smap_rq_push(&s->active, r);
     else
-        r->done = 1;
+        smap_preq_complete(r);
     return 1;
 }
 
-int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_dtype_t *dt,
-                   int rank, int lr, int me, int tag, int ctx, int mode)
+static inline int isend_body(struct smap_preq *r, const void *buf, MPI_Count count,
+                             smap_dtype_t *dt, int rank, int lr, int me, int tag, int ctx, int mode)
 {
     smap_p2p_ensure();
     r->kind = SMAP_PREQ_SEND;
-    r->done = 0;
+    smap_preq_reset(r);
     r->err = MPI_SUCCESS;
     r->buf = (void *)(uintptr_t)buf;
     r->count = count;
@@ -104,6 +106,65 @@ int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_d
     smap_rq_push(q, r);
     smap_p2p.npending++;
     return MPI_SUCCESS;
+}
+
+static SMAP_NOINLINE int isend_mt(struct smap_preq *r, const void *buf, MPI_Count count,
+                                  smap_dtype_t *dt, int rank, int lr, int me, int tag, int ctx,
+                                  int mode)
+{
+    smap_lock_acquire(&smap_p2p_lk);
+    int rc = isend_body(r, buf, count, dt, rank, lr, me, tag, ctx, mode);
+    smap_lock_release(&smap_p2p_lk);
+    return rc;
+}
+
+int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_dtype_t *dt,
+                   int rank, int lr, int me, int tag, int ctx, int mode)
+{
+    if (SMAP_UNLIKELY(smap_mt))
+        return isend_mt(r, buf, count, dt, rank, lr, me, tag, ctx, mode);
+    return isend_body(r, buf, count, dt, rank, lr, me, tag, ctx, mode);
+}
+
+/* The blocking small send without a request: the message goes straight
+ * into a free cell when nothing to that peer waits before it.  Returns 0
+ * (nothing done) when the general path is needed. */
+static inline int send_eager_body(const char *block, size_t bytes, int lr, int me, int tag,
+                                  int ctx)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    smap_p2p_ensure();
+    if (SMAP_UNLIKELY(bytes > s->eager_limit || s->pending[lr].head != NULL))
+        return 0;
+    struct smap_shm_peer *p = &s->peers[lr];
+    struct smap_shm_cell *c = smap_shm_out_cell(p);
+    if (SMAP_UNLIKELY(!c))
+        return 0;
+    c->ctx = ctx;
+    c->src = me;
+    c->tag = tag;
+    c->len = bytes;
+    c->kind = SMAP_SHM_EAGER;
+    c->flags = 0;
+    smap_shm_copy(smap_shm_payload(p->out, c, bytes), block, bytes);
+    smap_shm_post(p, c);
+    return 1;
+}
+
+static SMAP_NOINLINE int send_eager_mt(const char *block, size_t bytes, int lr, int me, int tag,
+                                       int ctx)
+{
+    smap_lock_acquire(&smap_p2p_lk);
+    int done = send_eager_body(block, bytes, lr, me, tag, ctx);
+    smap_lock_release(&smap_p2p_lk);
+    return done;
+}
+
+int smap_p2p_send_eager(const void *block, size_t bytes, int lr, int me, int tag, int ctx)
+{
+    if (SMAP_UNLIKELY(smap_mt))
+        return send_eager_mt(block, bytes, lr, me, tag, ctx);
+    return send_eager_body(block, bytes, lr, me, tag, ctx);
 }
 
 void smap_p2p_push_pending(void)
@@ -154,6 +215,7 @@ static int push_fragments(struct smap_preq *r)
         c->word = r->word;
         c->len = n;
         smap_shm_post(p, c);
+        smap_shm_prefetch_next(p);
         r->off += n;
     }
     return 1;
@@ -198,10 +260,13 @@ void smap_p2p_check_active(void)
         if (finished) {
             smap_rq_unlink(&s->active, prev, r);
             give_word(r->word);
-            r->done = 1;
+            /* Once done, r may be gone (its waiter returned): decide
+             * about it first. */
             if (SMAP_UNLIKELY(r->owned)) {
                 s->nowned--;
                 free(r);
+            } else {
+                smap_preq_complete(r);
             }
         } else {
             prev = r;
@@ -210,10 +275,10 @@ void smap_p2p_check_active(void)
     }
 }
 
-int smap_p2p_send_detach(struct smap_preq *r)
+static int send_detach_locked(struct smap_preq *r)
 {
     struct smap_p2p_state *s = &smap_p2p;
-    if (r->movable != 2 || r->done || r->streaming)
+    if (r->movable != 2 || smap_preq_done(r) || r->streaming)
         return 0;
     /* The copy lives on the heap, which the receiver reaches like the
      * user's buffer (directly, else by CMA). */
@@ -246,19 +311,36 @@ int smap_p2p_send_detach(struct smap_preq *r)
     smap_rq_unlink(&s->active, prev, r);
     smap_rq_push(&s->active, o);
     s->nowned++;
-    r->done = 1;
+    smap_preq_complete(r);
     return 1;
+}
+
+int smap_p2p_send_detach(struct smap_preq *r)
+{
+    smap_p2p_lock();
+    int rc = send_detach_locked(r);
+    smap_p2p_unlock();
+    return rc;
+}
+
+/* Whether detached sends are still in flight, after one progress round. */
+static int owned_left(void)
+{
+    smap_p2p_lock();
+    int left = smap_p2p.ready && smap_p2p.nowned;
+    if (left) {
+        smap_p2p_progress();
+        left = smap_p2p.nowned != 0;
+    }
+    smap_p2p_unlock();
+    return left;
 }
 
 void smap_p2p_drain(void)
 {
-    if (!smap_p2p.ready || !smap_p2p.nowned)
-        return;
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
-    while (smap_p2p.nowned) {
-        smap_p2p_progress();
-        if (smap_p2p.nowned)
-            smap_wait_step(&w);
-    }
+    /* The lock is dropped between polls: other threads go on meanwhile. */
+    while (owned_left())
+        smap_wait_step(&w);
 }

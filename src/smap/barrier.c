@@ -106,7 +106,7 @@ int smap_node_barrier_done(unsigned g)
  * 1 when a node peer has died, checked at most every 50 ms. */
 int smap_node_barrier_peer_died(void)
 {
-    static double next_check;
+    static _Thread_local double next_check;   /* per thread: MPI_THREAD_MULTIPLE */
     double t = now_s();
     if (t < next_check)
         return 0;

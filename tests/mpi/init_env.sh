@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Start-up behaviour that depends on the environment: singleton start (no
-# launcher), SMAP_THREAD_LEVEL capping the provided level, and malformed
+# launcher), the provided thread level (MULTIPLE by default, capped by
+# SMAP_THREAD_LEVEL), and malformed
 # tunables failing MPI_Init with a message naming the variable.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
@@ -8,8 +9,10 @@ bin="$SMAP_TEST_BIN"
 
 # Singleton: run the program directly, without smrun.
 env -u PMI_FD -u PMI_RANK -u PMI_SIZE timeout 30 "$bin/init_basic" 1 || fail "singleton start"
-env -u PMI_FD timeout 30 "$bin/thread_level" multiple serialized || fail "default thread level is not serialized"
-SMAP_THREAD_LEVEL=multiple timeout 30 "$bin/thread_level" multiple serialized || fail "MULTIPLE granted although progress is not thread-safe"
+env -u PMI_FD timeout 30 "$bin/thread_level" multiple multiple || fail "default thread level is not multiple"
+env -u PMI_FD timeout 30 "$bin/thread_level" serialized serialized || fail "required serialized must give serialized"
+timeout 30 "$SMAP_STAGE/bin/smrun" -n 2 "$bin/thread_level" multiple multiple || fail "MULTIPLE not granted under smrun"
+SMAP_THREAD_LEVEL=serialized timeout 30 "$bin/thread_level" multiple serialized || fail "SMAP_THREAD_LEVEL=serialized not honoured"
 SMAP_THREAD_LEVEL=funneled timeout 30 "$bin/thread_level" multiple funneled || fail "SMAP_THREAD_LEVEL=funneled not honoured"
 SMAP_THREAD_LEVEL=funneled timeout 30 "$bin/thread_level" single single || fail "required single must give single"
 
