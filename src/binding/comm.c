@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include "binding/check.h"
+#include "binding/intercomm.h"
 #include "boot/boot.h"
 #include "base/wait.h"
 #include "coll/coll.h"
@@ -64,6 +65,8 @@ int PMPI_Barrier(MPI_Comm comm)
     struct MPI_ABI_Comm *c;
     SMAP_CHECK_RUNNING("MPI_Barrier");
     SMAP_CHECK_COMM("MPI_Barrier", comm, c);
+    if (smap_comm_is_inter(c))
+        return inter_barrier("MPI_Barrier", comm, c);
     if (c->size <= 1)
         return MPI_SUCCESS;
     if (c != &smap_comm_world) {

@@ -12,10 +12,13 @@
 
 #include "binding/check.h"
 #include "binding/comm_create.h"
+#include "binding/intercomm.h"
 #include "coll/coll.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/info.h"
+#include "p2p/p2p.h"
+#include "topo/topo.h"
 
 static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *parent, const char *func)
 {
@@ -24,29 +27,57 @@ static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *parent, const char *func)
                           "communicators alive at once)", SMAP_CTX_MAX);
 }
 
-int comm_agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func)
+static int agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func)
 {
     if (parent->slot < 0) {
         /* the parent cannot run collectives: agree over point-to-point */
         comm_agree_p2p(parent, parent->group, 0, ids);
         return ids->ctx < 0 ? no_ctx(parent, func) : MPI_SUCCESS;
     }
-    uint32_t m[SMAP_CTX_WORDS + 1];
-    smap_comm_ctx_free_mask(m);
-    m[SMAP_CTX_WORDS] = smap_coll_slots_free();
-    int rc = PMPI_Allreduce(MPI_IN_PLACE, m, SMAP_CTX_WORDS + 1, MPI_UINT32_T, MPI_BAND,
-                            parent->handle);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    ids->ctx = smap_comm_ctx_pick(m);
+    /* Rounds until every member offered its free ids at once (other
+     * threads may be agreeing too: smap_comm_ctx_offer, mpi/comm.h).
+     * Words: free ids, free control blocks, "every member offered". */
+    uint64_t key = smap_comm_ctx_key(parent->ctx, -1);
+    uint32_t m[SMAP_CTX_WORDS + 2];
+    for (;;) {
+        m[SMAP_CTX_WORDS] = smap_coll_slots_free();
+        int mine = smap_comm_ctx_offer(key, m, &m[SMAP_CTX_WORDS]);
+        m[SMAP_CTX_WORDS + 1] = (uint32_t)mine;
+        int rc = PMPI_Allreduce(MPI_IN_PLACE, m, SMAP_CTX_WORDS + 2, MPI_UINT32_T, MPI_BAND,
+                                parent->handle);
+        int agreed = rc == MPI_SUCCESS && m[SMAP_CTX_WORDS + 1];
+        ids->ctx = agreed ? smap_comm_ctx_pick(m) : -1;
+        /* no free control block is not an error yet: only collectives need one */
+        ids->slot = agreed && m[SMAP_CTX_WORDS] ? __builtin_ctz(m[SMAP_CTX_WORDS]) : -1;
+        smap_comm_ctx_settle(key, mine,
+                             rc != MPI_SUCCESS ? SMAP_CTX_ABANDON
+                             : agreed          ? SMAP_CTX_AGREED
+                                               : SMAP_CTX_RETRY,
+                             ids->ctx, ids->slot);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (agreed)
+            break;
+        smap_p2p_progress();   /* an MPI_Comm_idup holding the offer moves on (comm_idup.c) */
+    }
     if (ids->ctx < 0)
         return no_ctx(parent, func);
-    /* no free control block is not an error yet: only collectives need one */
-    ids->slot = m[SMAP_CTX_WORDS] ? __builtin_ctz(m[SMAP_CTX_WORDS]) : -1;
     ids->step = ids->slot >= 0 ? smap_coll_slot_step(ids->slot) : 0;
     if (ids->slot < 0)
         return MPI_SUCCESS;
     return PMPI_Allreduce(MPI_IN_PLACE, &ids->step, 1, MPI_UINT64_T, MPI_MAX, parent->handle);
+}
+
+_Thread_local int comm_agreeing;
+
+int comm_agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func)
+{
+    /* an MPI_Comm_idup progressed from inside this agreement must not
+     * offer ids now (comm_idup.c) */
+    comm_agreeing++;
+    int rc = agree(parent, ids, func);
+    comm_agreeing--;
+    return rc;
 }
 
 int comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g, const struct comm_ids *ids,
@@ -57,6 +88,7 @@ int comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g, const struct
         return smap_err_raise(parent->handle, MPI_ERR_NO_MEM, func, "out of memory");
     if (ids->slot >= 0)
         smap_coll_slot_claim(ids->slot, ids->step);
+    smap_comm_ctx_release_mine();   /* both are taken now: no reservation needed */
     *newcomm = c;
     return MPI_SUCCESS;
 }
@@ -64,12 +96,22 @@ int comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g, const struct
 /* A duplicate of c (same group, new context), without attributes yet. */
 static int dup_plain(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func)
 {
+    if (smap_comm_is_inter(c))
+        return inter_dup(c, newcomm, func);
     struct comm_ids ids;
     int rc = comm_agree(c, &ids, func);
     if (rc != MPI_SUCCESS)
         return rc;
     smap_group_retain(c->group);
-    return comm_make(c, c->group, &ids, newcomm, func);
+    rc = comm_make(c, c->group, &ids, newcomm, func);
+    /* MPI-5.0 8.4: a duplicate keeps the virtual topology (src/topo) */
+    if (rc == MPI_SUCCESS && c->topo && !((*newcomm)->topo = smap_topo_dup(c->topo))) {
+        (void)smap_coll_release(*newcomm);   /* fresh: released without a sync */
+        smap_comm_destroy(*newcomm);
+        *newcomm = MPI_COMM_NULL;
+        return smap_err_raise(c->handle, MPI_ERR_NO_MEM, func, "out of memory");
+    }
+    return rc;
 }
 
 /* Undoes a constructor that failed after making the object (no collectives
@@ -150,6 +192,9 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return smap_err_raise(comm, MPI_ERR_GROUP, F, "group is not a valid group");
     if (!is_subgroup(g, c))
         return smap_err_raise(comm, MPI_ERR_GROUP, F, "group is not a subset of comm's group");
+    if (smap_comm_is_inter(c))   /* group: a subset of the local group */
+        return inter_split(c, g->my_rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0, g->my_rank,
+                           newcomm, F);
     struct comm_ids ids;
     int rc = comm_agree(c, &ids, F);
     if (rc != MPI_SUCCESS)
@@ -177,7 +222,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     rc = smap_coll_release(c);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(*comm, rc, F, "%s", smap_coll_why());
-    smap_comm_destroy(c);
+    c->magic = 0;         /* the handle is dead now ... */
+    smap_comm_unref(c);   /* ... the object once its last request is gone */
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -194,6 +240,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (smap_comm_is_inter(a) || smap_comm_is_inter(b)) {
+        *result = smap_inter_compare(a, b);
+        return MPI_SUCCESS;
+    }
     int g = smap_group_compare(a->group, b->group);
     *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
     return MPI_SUCCESS;
@@ -205,7 +255,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     SMAP_CHECK_RUNNING("MPI_Comm_test_inter");
     SMAP_CHECK_COMM("MPI_Comm_test_inter", comm, c);
     SMAP_CHECK_PTR("MPI_Comm_test_inter", comm, flag);
-    *flag = 0;   /* no intercommunicators yet */
+    *flag = smap_comm_is_inter(c);
     return MPI_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "coll/coll.h"
 #include "mpi/comm.h"
 #include "mpi/group.h"
 
@@ -19,11 +20,29 @@ struct comm_ids {
  * the slot's step counters).  MPI_SUCCESS or the raised error. */
 int comm_agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func);
 
+/* Non-zero while this thread runs comm_agree: from its settled offer to
+ * its end this thread holds a reservation that a new offer would drop, so
+ * MPI_Comm_idup (comm_idup.c, progressed from inside) defers its offers. */
+extern _Thread_local int comm_agreeing;
+
 /* The same among the members of g (a subgroup of parent's) only, over
  * point-to-point: for MPI_Comm_create_group, and for parents without a
  * control block.  Returns ids->ctx < 0 when no id is free. */
 void comm_agree_p2p(struct MPI_ABI_Comm *parent, const struct MPI_ABI_Group *g, int tag,
                     struct comm_ids *ids);
+
+/* One member's offer in an agreement over point-to-point (comm_group.c)
+ * or across an intercommunicator (intercomm.c); comm_group.c. */
+struct comm_offer {
+    uint32_t mask[SMAP_CTX_WORDS + 1];   /* free ids, then free control blocks */
+    uint32_t offered;                    /* 0: another thread's agreement has the offer */
+    uint64_t step[SMAP_COLL_NSLOTS];
+};
+/* Fills o with this thread's offer under key; returns whether this rank
+ * offered (smap_comm_ctx_offer, mpi/comm.h). */
+int comm_offer_mine(struct comm_offer *o, uint64_t key);
+/* Folds x into o: AND of the masks and of `offered`, maximum of the steps. */
+void comm_offer_fold(struct comm_offer *o, const struct comm_offer *x);
 
 /* The communicator of group g (reference taken over) for this member:
  * claims the slot and stores the new handle.  MPI_SUCCESS or the raised

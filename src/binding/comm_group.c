@@ -9,10 +9,8 @@
 #include "binding/p2p_common.h"
 #include "coll/coll.h"
 
-struct offer {
-    uint32_t mask[SMAP_CTX_WORDS + 1];   /* free ids, then free slots */
-    uint64_t step[SMAP_COLL_NSLOTS];
-};
+/* ids.ctx sent back when some member did not offer: another round. */
+#define RETRY_CTX (-2)
 
 /* Blocking exchange with group member i (its parent rank and local rank
  * from the group's job rank). */
@@ -31,44 +29,69 @@ static void xfer(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, int i, v
     p2p_wait(&r);
 }
 
-static void offer_mine(struct offer *o)
+/* (shared with intercomm.c: see comm_create.h) */
+int comm_offer_mine(struct comm_offer *o, uint64_t key)
 {
-    smap_comm_ctx_free_mask(o->mask);
     o->mask[SMAP_CTX_WORDS] = smap_coll_slots_free();
+    o->offered = (uint32_t)smap_comm_ctx_offer(key, o->mask, &o->mask[SMAP_CTX_WORDS]);
     for (int k = 0; k < SMAP_COLL_NSLOTS; k++)
         o->step[k] = smap_coll_slot_step(k);
+    return (int)o->offered;
+}
+
+void comm_offer_fold(struct comm_offer *o, const struct comm_offer *x)
+{
+    for (int j = 0; j <= SMAP_CTX_WORDS; j++)
+        o->mask[j] &= x->mask[j];
+    o->offered &= x->offered;
+    for (int k = 0; k < SMAP_COLL_NSLOTS; k++)
+        o->step[k] = x->step[k] > o->step[k] ? x->step[k] : o->step[k];
 }
 
 /* At the group's rank 0: every member's offer folded into o. */
-static void fold_offers(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, struct offer *o,
-                        int tag)
+static void fold_offers(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g,
+                        struct comm_offer *o, int tag)
 {
     for (int i = 1; i < g->size; i++) {
-        struct offer x;
+        struct comm_offer x;
         xfer(p, g, i, &x, sizeof x, tag, 0);
-        for (int j = 0; j <= SMAP_CTX_WORDS; j++)
-            o->mask[j] &= x.mask[j];
-        for (int k = 0; k < SMAP_COLL_NSLOTS; k++)
-            o->step[k] = x.step[k] > o->step[k] ? x.step[k] : o->step[k];
+        comm_offer_fold(o, &x);
     }
+}
+
+/* One round: the choice, or ids->ctx RETRY_CTX. */
+static void agree_round(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, int tag,
+                        struct comm_offer *o, struct comm_ids *ids)
+{
+    if (g->my_rank != 0) {
+        xfer(p, g, 0, o, sizeof *o, tag, 1);
+        xfer(p, g, 0, ids, sizeof *ids, tag, 0);
+        return;
+    }
+    fold_offers(p, g, o, tag);
+    ids->ctx = o->offered ? smap_comm_ctx_pick(o->mask) : RETRY_CTX;
+    ids->slot = o->offered && o->mask[SMAP_CTX_WORDS] ? __builtin_ctz(o->mask[SMAP_CTX_WORDS]) : -1;
+    ids->step = ids->slot >= 0 ? o->step[ids->slot] : 0;
+    for (int i = 1; i < g->size; i++)
+        xfer(p, g, i, ids, sizeof *ids, tag, 1);
 }
 
 void comm_agree_p2p(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, int tag,
                     struct comm_ids *ids)
 {
-    struct offer o;
-    offer_mine(&o);
-    if (g->my_rank != 0) {
-        xfer(p, g, 0, &o, sizeof o, tag, 1);
-        xfer(p, g, 0, ids, sizeof *ids, tag, 0);
-        return;
+    /* Rounds until every member offered at once (other threads may be
+     * agreeing too); each round's messages follow the previous ones'. */
+    uint64_t key = smap_comm_ctx_key(p->ctx, tag);
+    for (;;) {
+        struct comm_offer o;
+        int mine = comm_offer_mine(&o, key);
+        agree_round(p, g, tag, &o, ids);
+        int agreed = ids->ctx != RETRY_CTX;
+        smap_comm_ctx_settle(key, mine, agreed ? SMAP_CTX_AGREED : SMAP_CTX_RETRY,
+                             agreed ? ids->ctx : -1, agreed ? ids->slot : -1);
+        if (agreed)
+            return;
     }
-    fold_offers(p, g, &o, tag);
-    ids->ctx = smap_comm_ctx_pick(o.mask);
-    ids->slot = o.mask[SMAP_CTX_WORDS] ? __builtin_ctz(o.mask[SMAP_CTX_WORDS]) : -1;
-    ids->step = ids->slot >= 0 ? o.step[ids->slot] : 0;
-    for (int i = 1; i < g->size; i++)
-        xfer(p, g, i, ids, sizeof *ids, tag, 1);
 }
 
 /* Whether some member of g is not in c's group or not on this node. */

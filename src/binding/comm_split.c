@@ -5,10 +5,13 @@
  * no message or block is ever shared between two of them). */
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "binding/check.h"
 #include "binding/comm_create.h"
+#include "binding/intercomm.h"
 #include "boot/boot.h"
+#include "mpi/info.h"
 
 struct member {
     int key, prank, world;
@@ -47,6 +50,8 @@ static struct MPI_ABI_Group *color_group(const struct MPI_ABI_Comm *c, const int
 
 static int split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm, const char *func)
 {
+    if (smap_comm_is_inter(c))
+        return inter_split(c, color, key, newcomm, func);
     int *ck = malloc((size_t)c->size * 2 * sizeof *ck);
     if (!ck)
         return smap_err_raise(c->handle, MPI_ERR_NO_MEM, func, "out of memory");
@@ -80,13 +85,41 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     return split(c, color, key, newcomm, F);
 }
 
-/* Every type we know groups the ranks that share memory, i.e. a node: the
- * hardware-guided ones have no finer level to offer here (MPI-5.0 7.4.2
- * lets an implementation return the same as MPI_COMM_TYPE_SHARED). */
-static int known_type(int type)
+/* The color of this rank for split_type.  Memory is shared by the ranks
+ * of a node, and we know no finer hardware level (no topology query yet):
+ *   SHARED, RESOURCE_GUIDED   the node
+ *   HW_GUIDED                 the node when info names "mpi_shared_memory"
+ *                             in mpi_hw_resource_type, else MPI_COMM_NULL
+ *                             (MPI 5.0 §7.4.2: a resource type the
+ *                             implementation does not know gives NULL)
+ *   HW_UNGUIDED               a strict subset of comm's group: the node if
+ *                             comm spans several, else MPI_COMM_NULL (no
+ *                             finer level).
+ * -2: split_type is not a type at all. */
+static int type_color(const struct MPI_ABI_Comm *c, int split_type, MPI_Info info)
 {
-    return type == MPI_COMM_TYPE_SHARED || type == MPI_COMM_TYPE_HW_GUIDED ||
-           type == MPI_COMM_TYPE_HW_UNGUIDED || type == MPI_COMM_TYPE_RESOURCE_GUIDED;
+    int node = smap_job.node;
+    switch (split_type) {
+    case MPI_UNDEFINED:
+        return MPI_UNDEFINED;
+    case MPI_COMM_TYPE_SHARED:
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        return node;
+    case MPI_COMM_TYPE_HW_GUIDED: {
+        const struct MPI_ABI_Info *i = info == MPI_INFO_NULL ? NULL : smap_info_get(info);
+        const char *v = i ? smap_info_lookup(i, "mpi_hw_resource_type") : NULL;
+        return v && !strcmp(v, "mpi_shared_memory") ? node : MPI_UNDEFINED;
+    }
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+        for (int r = 0; r < c->size; r++) {
+            int w = smap_group_world_rank(c->group, r);
+            if (smap_job.node_of && smap_job.node_of[w] != node)
+                return node;
+        }
+        return MPI_UNDEFINED;
+    default:
+        return -2;
+    }
 }
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
@@ -96,10 +129,11 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM(F, comm, c);
     SMAP_CHECK_PTR(F, comm, newcomm);
-    (void)info;   /* no hint changes the result (mpi_hw_resource_type: one level) */
-    if (split_type != MPI_UNDEFINED && !known_type(split_type))
+    if (info != MPI_INFO_NULL && !smap_info_get(info))
+        return smap_err_raise(comm, MPI_ERR_INFO, F, "info is not a valid info object");
+    int color = type_color(c, split_type, info);
+    if (color == -2)
         return smap_err_raise(comm, MPI_ERR_ARG, F, "split_type %d is not a known type",
                               split_type);
-    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : smap_job.node;
     return split(c, color, key, newcomm, F);
 }

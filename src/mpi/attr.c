@@ -362,6 +362,18 @@ int smap_attr_list_delete(int kind, void *handle, struct smap_attr **list)
     }
 }
 
+void smap_attr_list_forget(struct smap_attr **list)
+{
+    pthread_mutex_lock(&lock);
+    while (*list) {
+        struct smap_attr *node = *list;
+        *list = node->next;
+        kv_release(node->kv);
+        free(node);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 int smap_attr_list_copy(int kind, void *old_handle, struct smap_attr **old_list, void *new_handle,
                         struct smap_attr **new_list)
 {

@@ -68,6 +68,9 @@ int smap_attr_list_copy(int kind, void *old_handle, struct smap_attr **old_list,
  * The list is empty afterwards even when a callback fails; the first
  * failing callback's return value is returned, MPI_SUCCESS otherwise. */
 int smap_attr_list_delete(int kind, void *handle, struct smap_attr **list);
+/* Drops every attribute without calling anything (MPI_Finalize's sweep of
+ * communicators the program never freed). */
+void smap_attr_list_forget(struct smap_attr **list);
 
 /* The same two for communicators, for MPI_Comm_dup / MPI_Comm_free.
  * Datatypes call the list functions above directly (binding/datatype.c:

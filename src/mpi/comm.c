@@ -1,13 +1,16 @@
 #include "mpi/comm.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/timer.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/group.h"
 #include "mpi/handles.h"
 #include "mpi/info.h"
+#include "topo/topo.h"
 
 struct MPI_ABI_Comm smap_comm_world = {
     .magic = SMAP_COMM_MAGIC, .rank = 0, .size = 1, .ctx = 0, .errhandler = MPI_ERRORS_ARE_FATAL,
@@ -37,8 +40,23 @@ void smap_comm_finalize_begin(void)
     (void)smap_attr_delete_all(&smap_comm_self);
 }
 
+/* User communicators not destroyed yet (MPI_Finalize sweeps them). */
+static struct MPI_ABI_Comm *live;
+
+/* Communicators the program never freed: MPI_Finalize releases their
+ * memory (no callbacks: MPI only runs MPI_COMM_SELF's at finalize). */
+static void sweep_live(void)
+{
+    while (live) {
+        struct MPI_ABI_Comm *c = live;
+        smap_attr_list_forget(&c->attrs);
+        smap_comm_destroy(c);
+    }
+}
+
 void smap_comm_finalize(void)
 {
+    sweep_live();
     (void)smap_attr_delete_all(&smap_comm_world);
     smap_info_free(smap_comm_world.hints);
     smap_info_free(smap_comm_self.hints);
@@ -50,13 +68,140 @@ void smap_comm_finalize(void)
 
 /* Context ids in use by this rank's live communicators: WORLD's and SELF's
  * for good.  Creation and free are collective, hence in the same order on
- * every member; concurrent creation from several threads is not supported. */
+ * every member of one communicator; several threads may create
+ * communicators at once (MPI_THREAD_MULTIPLE), see "offers" below.  All
+ * of this state is under ctx_lock (creation is a cold path). */
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t ctx_used[SMAP_CTX_WORDS] = { 3u };
+
+/* ---- offers: agreeing on ids while other threads agree too ----
+ * Two agreements running at once on this rank must not pick the same id
+ * (or control block).  So at most one thread at a time offers this rank's
+ * free ids (`offering`); any other contributes nothing, which makes its
+ * round fail on every member, and tries again.  Ids an agreement picked
+ * stay reserved by its thread until the communicator exists (or until
+ * that thread's next offer, when this rank turned out not to be a
+ * member).  Livelock (each of two ranks offering to a different
+ * agreement, forever) is broken as in MPICH: an agreement whose round
+ * failed waits under its key (parent context id and tag, the same on
+ * every member), and no agreement with a larger key may offer while it
+ * waits, so the smallest waiting key eventually gets every member's offer.
+ * A wait that is not renewed (by a failed round) for WAIT_STALE seconds is
+ * forgotten: the priority only serves progress (exclusion comes from the
+ * offer and the reservations), and an agreement that ended without
+ * settling must not block every later one. */
+#define MAX_WAITING 64
+#define WAIT_STALE 0.5
+static uint32_t ctx_reserved[SMAP_CTX_WORDS];
+static uint32_t slot_reserved;
+static int offering;
+static struct {
+    uint64_t key;
+    double since;   /* its last failed round */
+} waiting[MAX_WAITING];
+static int nwaiting;
+static _Thread_local int my_ctx = -1, my_slot = -1;   /* this thread's reservation */
 
 void smap_comm_ctx_free_mask(uint32_t *mask)
 {
+    pthread_mutex_lock(&ctx_lock);
     for (int i = 0; i < SMAP_CTX_WORDS; i++)
-        mask[i] = ~ctx_used[i];
+        mask[i] = ~(ctx_used[i] | ctx_reserved[i]);
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+uint64_t smap_comm_ctx_key(int parent_ctx, int tag)
+{
+    return (uint64_t)(uint32_t)parent_ctx << 32 | (uint32_t)tag;
+}
+
+/* Under ctx_lock. */
+static void drop_mine(void)
+{
+    if (my_ctx >= 0)
+        ctx_reserved[my_ctx / 32] &= ~(1u << (my_ctx % 32));
+    if (my_slot >= 0)
+        slot_reserved &= ~(1u << my_slot);
+    my_ctx = my_slot = -1;
+}
+
+/* Under ctx_lock: where key waits, or -1. */
+static int waiting_at(uint64_t key)
+{
+    for (int i = 0; i < nwaiting; i++)
+        if (waiting[i].key == key)
+            return i;
+    return -1;
+}
+
+static int smaller_waits(uint64_t key)
+{
+    double now = smap_now();
+    for (int i = 0; i < nwaiting; i++) {
+        if (now - waiting[i].since > WAIT_STALE) {
+            waiting[i--] = waiting[--nwaiting];
+            continue;
+        }
+        if (waiting[i].key < key)
+            return 1;
+    }
+    return 0;
+}
+
+int smap_comm_ctx_offer(uint64_t key, uint32_t *mask, uint32_t *slots)
+{
+    pthread_mutex_lock(&ctx_lock);
+    drop_mine();
+    int mine = !offering && !smaller_waits(key);
+    if (mine) {
+        offering = 1;
+        for (int i = 0; i < SMAP_CTX_WORDS; i++)
+            mask[i] = ~(ctx_used[i] | ctx_reserved[i]);
+        *slots &= ~slot_reserved;
+    } else {
+        for (int i = 0; i < SMAP_CTX_WORDS; i++)
+            mask[i] = 0;
+        *slots = 0;
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    return mine;
+}
+
+void smap_comm_ctx_settle(uint64_t key, int mine, int outcome, int ctx, int slot)
+{
+    pthread_mutex_lock(&ctx_lock);
+    if (mine)
+        offering = 0;
+    int at = waiting_at(key);
+    if (outcome == SMAP_CTX_RETRY) {
+        if (at < 0 && nwaiting < MAX_WAITING)
+            at = nwaiting++;
+        if (at >= 0) {
+            waiting[at].key = key;
+            waiting[at].since = smap_now();
+        }
+    } else {
+        if (at >= 0)
+            waiting[at] = waiting[--nwaiting];
+        if (outcome == SMAP_CTX_AGREED) {
+            if (ctx >= 0) {
+                ctx_reserved[ctx / 32] |= 1u << (ctx % 32);
+                my_ctx = ctx;
+            }
+            if (slot >= 0) {
+                slot_reserved |= 1u << slot;
+                my_slot = slot;
+            }
+        }
+    }
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+void smap_comm_ctx_release_mine(void)
+{
+    pthread_mutex_lock(&ctx_lock);
+    drop_mine();
+    pthread_mutex_unlock(&ctx_lock);
 }
 
 int smap_comm_ctx_pick(const uint32_t *mask)
@@ -84,17 +229,41 @@ struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI
     c->handle = c;
     c->errhandler = parent->errhandler;
     smap_errhandler_retain(c->errhandler);
+    atomic_init(&c->refs, 1);
+    pthread_mutex_lock(&ctx_lock);
     ctx_used[ctx / 32] |= 1u << (ctx % 32);
+    c->live_next = live;
+    if (live)
+        live->live_prev = c;
+    live = c;
+    pthread_mutex_unlock(&ctx_lock);
     return c;
+}
+
+void smap_comm_unref(struct MPI_ABI_Comm *c)
+{
+    if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
+        smap_comm_destroy(c);
 }
 
 void smap_comm_destroy(struct MPI_ABI_Comm *c)
 {
     smap_handle_forget(c);
+    pthread_mutex_lock(&ctx_lock);
     ctx_used[c->ctx / 32] &= ~(1u << (c->ctx % 32));
+    if (c->live_prev)
+        c->live_prev->live_next = c->live_next;
+    else
+        live = c->live_next;
+    if (c->live_next)
+        c->live_next->live_prev = c->live_prev;
+    pthread_mutex_unlock(&ctx_lock);
     smap_group_release(c->group);
+    if (c->remote_group)   /* an intercommunicator's (src/mpi/intercomm.h) */
+        smap_group_release(c->remote_group);
     smap_errhandler_release(c->errhandler);
     smap_info_free(c->hints);
+    smap_topo_free(c->topo);   /* its virtual topology (src/topo), if any */
     c->magic = 0;   /* a stale handle no longer passes smap_comm_get */
     free(c);
 }

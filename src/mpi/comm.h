@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #define SMAP_COMM_MAGIC 0x434f4d4du  /* "COMM": tells our objects from garbage */
@@ -26,13 +27,19 @@ struct MPI_ABI_Comm {
     struct smap_attr *attrs;     /* cached attributes, newest first (src/mpi/attr.h) */
     struct MPI_ABI_Info *hints;  /* info hints accepted by MPI_Comm_set_info, or NULL */
     int slot;                    /* collectives control block (src/coll), or -1: none free */
-    /* Intercommunicators (src/mpi/intercomm.c): the remote group (one
-     * reference) and the local intracommunicator the collectives use; both
-     * NULL for an intracommunicator. */
+    /* Intercommunicators (src/mpi/intercomm.h): the remote group (one
+     * reference), NULL for an intracommunicator.  local_comm is unused
+     * (NULL): the intercommunicator collectives run over point-to-point. */
     struct MPI_ABI_Group *remote_group;
     struct MPI_ABI_Comm *local_comm;
     struct smap_topo *topo;      /* virtual topology (src/topo), or NULL */
     uint32_t nbc_seq;            /* non-blocking collectives started here (src/coll/sched) */
+    /* User communicators: one reference for the user's handle plus one per
+     * request alive on it (src/mpi/request.c), so that MPI_Comm_free with
+     * operations pending destroys the object only once they are gone
+     * (MPI 5.0 §7.4.3).  Unused for WORLD and SELF. */
+    _Atomic int refs;
+    struct MPI_ABI_Comm *live_prev, *live_next;   /* live user communicators */
 };
 
 /* Context ids: WORLD 0, SELF 1, user communicators any other id below
@@ -83,6 +90,23 @@ static inline int smap_comm_is_predefined(const struct MPI_ABI_Comm *c)
 
 /* This rank's mask of free context ids (SMAP_CTX_WORDS words). */
 void smap_comm_ctx_free_mask(uint32_t *mask);
+/* Agreeing on a context id (and a collectives control block) while other
+ * threads of this rank may agree on theirs (comm.c explains the scheme).
+ * A round: smap_comm_ctx_offer fills mask (SMAP_CTX_WORDS words) with the
+ * ids free here and masks *slots (the free control blocks) with the
+ * reserved ones -- or zeroes both and returns 0 when another agreement has
+ * the offer; the members combine their masks and whether every one
+ * offered; then smap_comm_ctx_settle(key, offer's result, outcome, the
+ * picked ctx and slot or -1).  SMAP_CTX_AGREED reserves them for the
+ * calling thread until smap_comm_ctx_release_mine (after the communicator
+ * is made and its slot claimed) or its next offer; SMAP_CTX_RETRY (some
+ * member did not offer) queues key for priority: run another round.
+ * key: smap_comm_ctx_key(parent's ctx, tag or -1), equal on all members. */
+enum { SMAP_CTX_AGREED = 0, SMAP_CTX_RETRY = 1, SMAP_CTX_ABANDON = 2 };
+uint64_t smap_comm_ctx_key(int parent_ctx, int tag);
+int smap_comm_ctx_offer(uint64_t key, uint32_t *mask, uint32_t *slots);
+void smap_comm_ctx_settle(uint64_t key, int mine, int outcome, int ctx, int slot);
+void smap_comm_ctx_release_mine(void);
 /* The lowest id set in an agreed mask, or -1 when none is free. */
 int smap_comm_ctx_pick(const uint32_t *mask);
 /* A new communicator of group g (its reference is taken over; this rank
@@ -94,5 +118,23 @@ struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI
 /* Releases what a user communicator holds and the object itself (its
  * attributes must have been deleted and its control block released). */
 void smap_comm_destroy(struct MPI_ABI_Comm *c);
+
+/* Drops one reference; the last one destroys c (smap_comm_destroy).
+ * MPI_Comm_free drops the handle's, after clearing the magic so that the
+ * handle is dead at once even while requests keep the object. */
+void smap_comm_unref(struct MPI_ABI_Comm *c);
+
+/* A request on handle h holds its communicator (predefined ones and
+ * MPI_COMM_NULL need nothing: small handles). */
+static inline void smap_comm_hold(MPI_Comm h)
+{
+    if ((uintptr_t)h >= 65536)
+        atomic_fetch_add_explicit(&((struct MPI_ABI_Comm *)h)->refs, 1, memory_order_relaxed);
+}
+static inline void smap_comm_drop(MPI_Comm h)
+{
+    if ((uintptr_t)h >= 65536)
+        smap_comm_unref((struct MPI_ABI_Comm *)h);
+}
 
 #endif

@@ -134,6 +134,25 @@ static void check_split_type(int wr, int wn)
     CHECK_RC(MPI_Comm_free(&c));
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
     CHECK(c == MPI_COMM_NULL, "MPI_UNDEFINED gives MPI_COMM_NULL");
+    /* hardware-guided: "mpi_shared_memory" is the node, an unknown
+     * resource (or none named) gives MPI_COMM_NULL everywhere */
+    MPI_Info info;
+    CHECK_RC(MPI_Info_create(&info));
+    CHECK_RC(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, wr, info, &c));
+    CHECK(c != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory gives the node");
+    CHECK_RC(MPI_Comm_size(c, &n));
+    CHECK(n == wn, "HW_GUIDED node size %d", n);
+    CHECK_RC(MPI_Comm_free(&c));
+    CHECK_RC(MPI_Info_set(info, "mpi_hw_resource_type", "no-such-resource"));
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, wr, info, &c));
+    CHECK(c == MPI_COMM_NULL, "HW_GUIDED with an unknown resource gives MPI_COMM_NULL");
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, wr, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "HW_GUIDED without a resource gives MPI_COMM_NULL");
+    /* one node: no strict subset is known */
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, wr, info, &c));
+    CHECK(c == MPI_COMM_NULL, "HW_UNGUIDED on one node gives MPI_COMM_NULL");
+    CHECK_RC(MPI_Info_free(&info));
     /* only even ranks get one */
     CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, wr % 2 ? MPI_UNDEFINED : 0, 0, &c));
     CHECK((c == MPI_COMM_NULL) == (wr % 2 == 1), "undefined color");

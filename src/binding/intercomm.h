@@ -1,0 +1,53 @@
+/* Intercommunicator entry points shared with the other binding files: the
+ * intercommunicator forms of MPI_Comm_dup/split/create (intercomm.c) and
+ * of the blocking collectives (intercomm_coll.c), called by the
+ * intracommunicator entry points when comm is an intercommunicator. */
+#ifndef SMAP_BINDING_INTERCOMM_H
+#define SMAP_BINDING_INTERCOMM_H
+
+#include <mpi.h>
+
+#include "coll/coll.h"
+#include "mpi/intercomm.h"
+
+/* A new intercommunicator with c's groups (no attributes yet). */
+int inter_dup(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
+/* MPI_Comm_split on an intercommunicator: the members of each group with
+ * one color form the local group, the remote members with that color the
+ * remote group; MPI_COMM_NULL for MPI_UNDEFINED or an empty side.
+ * MPI_Comm_create is the split with color 0 for the members of its group,
+ * ordered as in it. */
+int inter_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm, const char *func);
+
+/* The blocking collectives: checks for intercommunicator semantics (root
+ * MPI_ROOT / MPI_PROC_NULL / remote rank, no MPI_IN_PLACE, counts over the
+ * remote group), then src/coll/inter. */
+int inter_barrier(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c);
+int inter_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype, int root,
+                MPI_Comm comm, struct MPI_ABI_Comm *c);
+int inter_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                 void *rbuf, MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                 MPI_Datatype rtype, int root, MPI_Comm comm, struct MPI_ABI_Comm *c, int vec);
+int inter_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
+                  struct smap_cvec displs, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                  MPI_Datatype rtype, int root, MPI_Comm comm, struct MPI_ABI_Comm *c, int vec);
+int inter_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                    void *rbuf, MPI_Count rcount, struct smap_cvec rcounts,
+                    struct smap_cvec displs, MPI_Datatype rtype, MPI_Comm comm,
+                    struct MPI_ABI_Comm *c, int vec);
+/* kind 0: Alltoall, 1: Alltoallv, 2: Alltoallw. */
+int inter_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Datatype rtype,
+                   MPI_Comm comm, struct MPI_ABI_Comm *c, int kind);
+int inter_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                 struct MPI_ABI_Comm *c);
+/* scan: MPI_Scan / MPI_Exscan, which MPI defines for intracommunicators
+ * only (MPI_ERR_COMM); else MPI_Allreduce. */
+int inter_allreduce(const char *F, int scan, const void *sbuf, void *rbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, struct MPI_ABI_Comm *c);
+/* rcounts.p NULL: Reduce_scatter_block with `block` elements per rank. */
+int inter_reduce_scatter(const char *F, const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+                         MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                         struct MPI_ABI_Comm *c);
+
+#endif
