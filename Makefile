@@ -2,6 +2,7 @@
 #   make check            install missing Debian packages, build, run every test (CTest)
 #   make bench            the side-by-side comparison with Open MPI and MPICH
 #   make bench-smap       the SMARTMAP microbenchmarks (copy bandwidth, start-up, fork)
+#   make bench-crossover  the collectives' inline/direct crossovers (src/coll/select.c)
 #   make install PREFIX=/some/dir
 # Options: BUILD_DIR (default build), BUILD_TYPE (default RelWithDebInfo),
 #          SANITIZE=1 (AddressSanitizer+UBSan build in build-asan/), JOBS.
@@ -11,7 +12,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build check check-asan install bench bench-smap clean regen
+.PHONY: all deps configure build check check-asan install bench bench-smap bench-crossover clean regen
 
 all: build
 
@@ -51,6 +52,12 @@ bench: deps
 bench-smap: deps
 	@$(MAKE) --no-print-directory build
 	@BUILD_DIR=$(BUILD_DIR) scripts/bench_smap.sh
+
+# Inline vs direct collectives per size and rank count, the data behind
+# src/coll/select.c's table: bench/results/coll_crossover.txt.
+bench-crossover: deps
+	@$(MAKE) --no-print-directory build
+	@BUILD_DIR=$(BUILD_DIR) scripts/coll_crossover.sh
 
 # Regenerate include/mpi.h, the binding stubs and docs/STATUS.md from
 # ../shared/mpi-standard (outputs are committed; a test checks they are current).

@@ -1,5 +1,5 @@
 /* Argument checks shared by the collective entry points (coll_move.c,
- * coll_reduce.c).  Each check returns from the entry point with the
+ * coll_reduce.c, coll_neighbor.c, intercomm_coll.c).  Each check returns from the entry point with the
  * communicator's error handler's verdict. */
 #ifndef SMAP_BINDING_COLL_COMMON_H
 #define SMAP_BINDING_COLL_COMMON_H
@@ -8,7 +8,9 @@
 
 #include "binding/check.h"
 #include "binding/dtype_check.h"
+#include "binding/intercomm.h"
 #include "coll/coll.h"
+#include "coll/nbc/nbc.h"
 #include "dtype/engine.h"
 #include "mpi/op.h"
 
@@ -84,6 +86,84 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
 
 #define COLL_DONE(func, comm, rc)                                                          \
     ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_coll_why()))
+
+/* Runs a checked collective: through the control blocks (`blocking`), or
+ * through a schedule (`sched`, src/coll/nbc) when it is non-blocking (req
+ * non-NULL) or when c has no control block (any number of communicators
+ * can run collectives: the schedule engine needs none). */
+#define COLL_RUN(func, comm, c, req, blocking, sched)                                      \
+    ((req) || (c)->slot < 0 ? NBC_DONE(func, comm, sched) : COLL_DONE(func, comm, blocking))
+
+#define NBC_DONE(func, comm, rc)                                                           \
+    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_nbc_why()))
+
+/* Non-blocking entry points (req non-NULL: the wrapper checked the
+ * pointer): the request is MPI_REQUEST_NULL until the collective has
+ * started; intercommunicators are not handled by the schedules yet. */
+#define COLL_CHECK_REQ(func, comm, c, req)                                                 \
+    do {                                                                                   \
+        if (req) {                                                                         \
+            *(req) = MPI_REQUEST_NULL;                                                     \
+            if (SMAP_UNLIKELY((c)->remote_group != NULL))                                  \
+                return smap_err_raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, func, "%s",     \
+                                      "non-blocking collectives on intercommunicators are "\
+                                      "not implemented");                                  \
+        }                                                                                  \
+    } while (0)
+
+/* The entry of a collective that may be non-blocking (req non-NULL). */
+#define COLL_ENTER_REQ(func, comm, c, req)                                                 \
+    do {                                                                                   \
+        COLL_ENTER(func, comm, c);                                                         \
+        COLL_CHECK_REQ(func, comm, c, req);                                                \
+    } while (0)
+
+/* The collectives' checks and dispatch (coll_move.c, coll_reduce.c), shared
+ * by the blocking (req NULL) and the non-blocking entry points
+ * (coll_nonblocking.c). */
+int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype, int root,
+               MPI_Comm comm, MPI_Request *req);
+int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                void *rbuf, MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                MPI_Datatype rtype, int root, MPI_Comm comm, int vec, MPI_Request *req);
+int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
+                 struct smap_cvec displs, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                 MPI_Datatype rtype, int root, MPI_Comm comm, int vec, MPI_Request *req);
+int coll_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                   void *rbuf, MPI_Count rcount, struct smap_cvec rcounts,
+                   struct smap_cvec displs, MPI_Datatype rtype, MPI_Comm comm, int vec,
+                   MPI_Request *req);
+/* kind 0: Alltoall, 1: Alltoallv, 2: Alltoallw. */
+int coll_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Datatype rtype,
+                  MPI_Comm comm, int kind, MPI_Request *req);
+int coll_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req);
+/* Allreduce, Scan and Exscan share their checks. */
+enum { K_ALLREDUCE, K_SCAN, K_EXSCAN };
+int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *req);
+/* rcounts.p NULL: Reduce_scatter_block with `block` elements per rank. */
+int coll_redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+                 MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *req);
+
+/* One side of a collective with a block per peer, n peers (the
+ * communicator's size, the remote group's, a topology's degree): counts
+ * >= 0 and displacements, then the one committed type (w 0, resolved into
+ * *t) or n committed types (w 1, alltoallw).  The arrays may be NULL only
+ * when n == 0 (a process without neighbours).  `what` is "send"/"recv". */
+int coll_check_vside(const char *F, MPI_Comm comm, int n, const char *what,
+                     struct smap_cvec counts, struct smap_cvec displs, MPI_Datatype type,
+                     const MPI_Datatype *types, int w, smap_dtype_t **t);
+/* One side of an alltoall over n peers: kind 0 one count and type for
+ * every block (the buffer checked too), 1 v, 2 w (coll_check_vside). */
+int coll_a2a_side(const char *F, MPI_Comm comm, int n, const char *what, const void *buf,
+                  MPI_Count count, struct smap_cvec counts, struct smap_cvec displs,
+                  MPI_Datatype type, const MPI_Datatype *types, int kind, smap_dtype_t **t);
+/* Reduce_scatter(_block) over the n ranks that receive (rcounts.p NULL:
+ * `block` each): every count >= 0; *total their sum, *mine rank's. */
+int coll_redscat_counts(const char *F, MPI_Comm comm, struct smap_cvec rcounts, MPI_Count block,
+                        int n, int rank, MPI_Count *total, MPI_Count *mine);
 
 /* Count/displacement arrays as given by the int and the _c bindings. */
 #define CV_INT(p) ((struct smap_cvec){ (p), 0 })

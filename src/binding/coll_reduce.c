@@ -5,12 +5,14 @@
 
 #include "binding/coll_common.h"
 
-static int reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
-                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+int coll_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
 {
     struct MPI_ABI_Comm *c;
     smap_dtype_t *t;
-    COLL_ENTER(F, comm, c);
+    COLL_ENTER_REQ(F, comm, c, req);
+    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
+        return inter_reduce(F, sbuf, rbuf, count, datatype, op, root, comm, c);
     COLL_CHECK_ROOT(F, comm, c, root);
     int is_root = c->rank == root;
     if (rbuf == MPI_IN_PLACE && is_root)
@@ -23,31 +25,31 @@ static int reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
         COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
     }
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    int rc = smap_coll_reduce(sbuf, rbuf, count, t, datatype, op, root, c);
-    return COLL_DONE(F, comm, rc);
+    return COLL_RUN(F, comm, c, req, smap_coll_reduce(sbuf, rbuf, count, t, datatype, op, root, c),
+                    smap_nbc_reduce(sbuf, rbuf, count, t, datatype, op, root, c, req));
 }
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
-    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm);
+    return coll_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
-    return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm);
+    return coll_reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
-/* Allreduce, Scan and Exscan share their checks. */
-enum { K_ALLREDUCE, K_SCAN, K_EXSCAN };
-
-static int allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count count,
-                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
     struct MPI_ABI_Comm *c;
     smap_dtype_t *t;
-    COLL_ENTER(F, comm, c);
+    COLL_ENTER_REQ(F, comm, c, req);
+    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
+        return inter_allreduce(F, kind != K_ALLREDUCE, sbuf, rbuf, count, datatype, op, comm,
+                               c);
     if (rbuf == MPI_IN_PLACE)
         return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
     COLL_CHECK_BUF(F, comm, rbuf, count, datatype, t);
@@ -55,67 +57,82 @@ static int allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Cou
         COLL_CHECK_BUF(F, comm, sbuf, count, datatype, t);
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    int rc = kind == K_ALLREDUCE
-                 ? smap_coll_allreduce(sbuf, rbuf, count, t, datatype, op, c)
-                 : smap_coll_scan(sbuf, rbuf, count, t, datatype, op, kind == K_EXSCAN, c);
-    return COLL_DONE(F, comm, rc);
+    if (kind == K_ALLREDUCE)
+        return COLL_RUN(F, comm, c, req, smap_coll_allreduce(sbuf, rbuf, count, t, datatype, op, c),
+                        smap_nbc_allreduce(sbuf, rbuf, count, t, datatype, op, c, req));
+    int ex = kind == K_EXSCAN;
+    return COLL_RUN(F, comm, c, req, smap_coll_scan(sbuf, rbuf, count, t, datatype, op, ex, c),
+                    smap_nbc_scan(sbuf, rbuf, count, t, datatype, op, ex, c, req));
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
-    return allred("MPI_Allreduce", K_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm);
+    return coll_allred("MPI_Allreduce", K_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm)
 {
-    return allred("MPI_Allreduce_c", K_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm);
+    return coll_allred("MPI_Allreduce_c", K_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
-    return allred("MPI_Scan", K_SCAN, sendbuf, recvbuf, count, datatype, op, comm);
+    return coll_allred("MPI_Scan", K_SCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm)
 {
-    return allred("MPI_Scan_c", K_SCAN, sendbuf, recvbuf, count, datatype, op, comm);
+    return coll_allred("MPI_Scan_c", K_SCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
-    return allred("MPI_Exscan", K_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm);
+    return coll_allred("MPI_Exscan", K_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)
 {
-    return allred("MPI_Exscan_c", K_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm);
+    return coll_allred("MPI_Exscan_c", K_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
-/* rcounts.p NULL: Reduce_scatter_block with `block` elements per rank. */
-static int redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec rcounts,
-                   MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+/* (shared with intercomm_coll.c: see coll_common.h) */
+int coll_redscat_counts(const char *F, MPI_Comm comm, struct smap_cvec rcounts, MPI_Count block,
+                        int n, int rank, MPI_Count *total, MPI_Count *mine)
 {
-    struct MPI_ABI_Comm *c;
-    smap_dtype_t *t;
-    COLL_ENTER(F, comm, c);
     if (rcounts.p == NULL && block < 0)
         return smap_err_raise(comm, MPI_ERR_COUNT, F, "recvcount %lld is negative",
                               (long long)block);
-    MPI_Count total = 0;
-    for (int j = 0; j < c->size; j++) {
-        MPI_Count n = rcounts.p ? smap_cvec_at(rcounts, j) : block;
-        if (n < 0)
+    *total = 0;
+    for (int j = 0; j < n; j++) {
+        MPI_Count nj = rcounts.p ? smap_cvec_at(rcounts, j) : block;
+        if (nj < 0)
             return smap_err_raise(comm, MPI_ERR_COUNT, F, "recvcounts[%d] = %lld is negative",
-                                  j, (long long)n);
-        total += n;
+                                  j, (long long)nj);
+        *total += nj;
     }
-    MPI_Count mine = rcounts.p ? smap_cvec_at(rcounts, c->rank) : block;
+    *mine = rcounts.p ? smap_cvec_at(rcounts, rank) : block;
+    return MPI_SUCCESS;
+}
+
+int coll_redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+                 MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    struct MPI_ABI_Comm *c;
+    smap_dtype_t *t;
+    COLL_ENTER_REQ(F, comm, c, req);
+    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
+        return inter_reduce_scatter(F, sbuf, rbuf, rcounts, block, datatype, op, comm, c);
+    MPI_Count total, mine;
+    int rc = coll_redscat_counts(F, comm, rcounts, block, c->size, c->rank, &total, &mine);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (rbuf == MPI_IN_PLACE)
         return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
     COLL_CHECK_BUF(F, comm, rbuf, sbuf == MPI_IN_PLACE ? total : mine, datatype, t);
@@ -123,8 +140,9 @@ static int redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec
         COLL_CHECK_BUF(F, comm, sbuf, total, datatype, t);
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, total > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    int rc = smap_coll_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c);
-    return COLL_DONE(F, comm, rc);
+    return COLL_RUN(F, comm, c, req,
+                    smap_coll_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c),
+                    smap_nbc_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c, req));
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -133,7 +151,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     static const char F[] = "MPI_Reduce_scatter";
     if (!recvcounts)
         return smap_err_raise(comm, MPI_ERR_ARG, F, "recvcounts is NULL");
-    return redscat(F, sendbuf, recvbuf, CV_INT(recvcounts), 0, datatype, op, comm);
+    return coll_redscat(F, sendbuf, recvbuf, CV_INT(recvcounts), 0, datatype, op, comm, NULL);
 }
 
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
@@ -142,19 +160,19 @@ int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
     static const char F[] = "MPI_Reduce_scatter_c";
     if (!recvcounts)
         return smap_err_raise(comm, MPI_ERR_ARG, F, "recvcounts is NULL");
-    return redscat(F, sendbuf, recvbuf, CV_BIG(recvcounts), 0, datatype, op, comm);
+    return coll_redscat(F, sendbuf, recvbuf, CV_BIG(recvcounts), 0, datatype, op, comm, NULL);
 }
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return redscat("MPI_Reduce_scatter_block", sendbuf, recvbuf, CV_INT(NULL), recvcount,
-                   datatype, op, comm);
+    return coll_redscat("MPI_Reduce_scatter_block", sendbuf, recvbuf, CV_INT(NULL), recvcount,
+                   datatype, op, comm, NULL);
 }
 
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return redscat("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, CV_INT(NULL), recvcount,
-                   datatype, op, comm);
+    return coll_redscat("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, CV_INT(NULL), recvcount,
+                   datatype, op, comm, NULL);
 }

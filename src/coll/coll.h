@@ -75,7 +75,7 @@ int smap_coll_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 /* Control blocks ("slots") of communicators in the collectives region.
  * WORLD has slot 0 and SELF slot 1; a new communicator gets a slot free on
  * all its members, agreed at creation (bit k of the mask: slot k is free
- * here), or none (-1: its collectives fail with a clear error).  A slot's
+ * here), or none (-1: its collectives run as schedules, src/coll/nbc).  A slot's
  * step counters are only ever raised, so that a communicator reusing it
  * starts from the members' common maximum (smap_coll_slot_step, agreed
  * with MPI_MAX) while a past user of the slot may still read them. */

@@ -24,6 +24,10 @@
 #include "coll/select.h"
 
 #include <stddef.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/tunables.h"
 
 struct row {
     enum smap_coll_id id;
@@ -45,10 +49,33 @@ static const struct row table[] = {
     { SMAP_COLL_SCAN, 1 << 30, 16u << 10 },
 };
 
+/* SMAP_COLL_ALGO: -1 auto (the table), else the algorithm forced. */
+static int forced(void)
+{
+    static int mode = -2;
+    if (SMAP_UNLIKELY(mode == -2)) {
+        const char *v = smap_tun.coll_algo;
+        if (!strcmp(v, "inline"))
+            mode = SMAP_ALGO_INLINE;
+        else if (!strcmp(v, "direct"))
+            mode = SMAP_ALGO_DIRECT;
+        else {
+            if (strcmp(v, "auto") != 0)
+                smap_log(SMAP_LOG_WARN, "SMAP_COLL_ALGO='%s' is not one of auto|inline|direct: "
+                         "using auto", v);
+            mode = -1;
+        }
+    }
+    return mode;
+}
+
 enum smap_coll_algo smap_coll_select(enum smap_coll_id id, size_t bytes, int nranks)
 {
     if (nranks <= 1)
         return SMAP_ALGO_INLINE;   /* nothing to share: local copies only */
+    int f = forced();
+    if (SMAP_UNLIKELY(f >= 0))
+        return (enum smap_coll_algo)f;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (table[i].id == id && nranks <= table[i].max_ranks)
             return bytes <= table[i].inline_max ? SMAP_ALGO_INLINE : SMAP_ALGO_DIRECT;

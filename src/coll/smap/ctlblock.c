@@ -14,6 +14,7 @@
 #include "base/compiler.h"
 #include "base/wait.h"
 #include "boot/boot.h"
+#include "coll/nbc/nbc.h"
 #include "mpi/group.h"
 #include "p2p/p2p.h"
 
@@ -31,7 +32,10 @@ int csm_fail(int cls, const char *why)
 }
 
 static struct csm_comm *states[CSM_NSLOTS];
-static uint32_t slots_used = 3u;   /* WORLD's and SELF's, for good */
+/* WORLD's and SELF's for good.  Atomic: threads may create and free
+ * communicators at once (MPI_THREAD_MULTIPLE; which thread may pick which
+ * free block is settled in mpi/comm.c). */
+static _Atomic uint32_t slots_used = 3u;
 
 /* Our collectives region, created if a singleton has not made it yet (it
  * is only ours then). */
@@ -113,9 +117,8 @@ int csm_get(smap_comm_t *c, struct csm_comm **out)
     int k = c->slot;
     if (SMAP_UNLIKELY((unsigned)k >= CSM_NSLOTS))
         return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                        "no collectives control block was free when this communicator was "
-                        "created: at most 6 communicators besides MPI_COMM_WORLD and "
-                        "MPI_COMM_SELF can run collectives at once (free some first)");
+                        "this communicator has no collectives control block (its "
+                        "collectives run as schedules, src/coll/nbc: this path is a bug)");
     if (SMAP_LIKELY(states[k] != NULL)) {
         *out = states[k];
         return MPI_SUCCESS;
@@ -216,7 +219,7 @@ int csm_cma_ok(void)
 
 uint32_t smap_coll_slots_free(void)
 {
-    return ~slots_used & ((1u << CSM_NSLOTS) - 1);
+    return ~atomic_load_explicit(&slots_used, memory_order_acquire) & ((1u << CSM_NSLOTS) - 1);
 }
 
 static struct csm_hdr *own_hdr(int k)
@@ -233,7 +236,7 @@ uint64_t smap_coll_slot_step(int k)
 
 void smap_coll_slot_claim(int k, uint64_t step)
 {
-    slots_used |= 1u << k;
+    atomic_fetch_or_explicit(&slots_used, 1u << k, memory_order_relaxed);
     struct csm_hdr *h = own_hdr(k);
     /* raised, never lowered: a past user's peer may still wait for it */
     if (h && atomic_load_explicit(&h->step, memory_order_relaxed) < step)
@@ -252,13 +255,15 @@ int smap_coll_release(smap_comm_t *c)
         free(s->lr), free(s->slot), free(s->disp), free(s->flag), free(s);
         states[k] = NULL;
     }
-    slots_used &= ~(1u << k);
+    atomic_fetch_and_explicit(&slots_used, ~(1u << k), memory_order_release);
     c->slot = -1;
     return rc;
 }
 
 int smap_coll_barrier(smap_comm_t *c)
 {
+    if (c->slot < 0)   /* no control block: a schedule instead (src/coll/nbc) */
+        return smap_nbc_barrier(c, NULL);
     struct csm_comm *s;
     int rc = csm_get(c, &s);
     return rc ? rc : csm_sync(s);

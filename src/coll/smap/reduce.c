@@ -105,6 +105,12 @@ static const char *in_pay(const struct red *r, int i, MPI_Count e, MPI_Count n, 
     (void)n;
     return el(based(csm_pay(r->s, i, *(const uint64_t *)ctx), r->t), r->t, e);
 }
+/* The same for a vector small enough for the header's tiny area. */
+static const char *in_tiny(const struct red *r, int i, MPI_Count e, MPI_Count n, const void *ctx)
+{
+    (void)n;
+    return el(based(csm_tiny(r->s, i, *(const uint64_t *)ctx), r->t), r->t, e);
+}
 
 /* ---- replicated --------------------------------------------------------- */
 
@@ -115,7 +121,9 @@ static int replicated(struct red *r)
     int rc = csm_prepare(s);
     if (rc)
         return rc;
-    cp(based(csm_pay(s, s->me, t), r->t), r->in, r->count, r->t);
+    int tiny = csm_span(r->t, r->count) <= (MPI_Count)CSM_TINY_BYTES;
+    char *mine = tiny ? csm_tiny(s, s->me, t) : csm_pay(s, s->me, t);
+    cp(based(mine, r->t), r->in, r->count, r->t);
     /* Reduce: only the root reads, so only it waits */
     int who = r->kind != RK_REDUCE ? CSM_ALL : s->me == r->root ? CSM_ALL : CSM_NONE;
     if ((rc = csm_sync_some(s, who)))
@@ -139,7 +147,7 @@ static int replicated(struct red *r)
         break;
     default: break;
     }
-    fold(r, r->out, hi, in_pay, &t, e, n);
+    fold(r, r->out, hi, tiny ? in_tiny : in_pay, &t, e, n);
     return r->err;
 }
 
@@ -225,7 +233,9 @@ static void threaded(struct red *r, uint64_t t0)
         owner = s->me;
     else if (r->kind == RK_REDUCE && csm_desc(s, r->root, t0)->in != csm_desc(s, r->root, t0)->out)
         owner = r->root;
-    MPI_Count chunk = cap(r->t, CSM_PAY_BYTES);
+    MPI_Count chunk = cap(r->t, CSM_FOLD_BYTES);
+    if (chunk <= 0)   /* an element wider than a fold chunk */
+        chunk = cap(r->t, CSM_PAY_BYTES);
     for (MPI_Count e = a; e < b; e += chunk) {
         MPI_Count n = b - e < chunk ? b - e : chunk;
         char *acc = owner >= 0 ? out_view(r, owner, t0, e, n) : based(pay, r->t);

@@ -1,0 +1,385 @@
+/* The schedule engine: building, starting, progressing and freeing
+ * schedules (sched.h).  Active schedules sit in one list, advanced from the
+ * point-to-point progress hook and from blocking waits; a mutex taken with
+ * trylock there keeps progress from re-entering itself (posting a send may
+ * run progress) and serialises threads. */
+#include "coll/sched/sched.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/wait.h"
+#include "coll/sched/internal.h"
+#include "dtype/engine.h"
+#include "mpi/group.h"
+#include "mpi/op.h"
+#include "mpi/request.h"
+#include "p2p/p2p.h"
+#include "smap/smap.h"
+
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct smap_sched *active;   /* started, not complete */
+
+/* ---- building ---------------------------------------------------------- */
+
+struct smap_sched *smap_sched_new(struct MPI_ABI_Comm *c)
+{
+    struct smap_sched *s = sched_pool_get();
+    if (!s)
+        return NULL;
+    s->c = c;
+    return s;
+}
+
+struct MPI_ABI_Comm *smap_sched_comm(const struct smap_sched *s)
+{
+    return s->c;
+}
+
+int smap_sched_failed(const struct smap_sched *s)
+{
+    return s->err != MPI_SUCCESS;
+}
+
+/* A new operation at the end of the current round, or NULL (the schedule
+ * is marked failed). */
+static struct sched_op *add_op(struct smap_sched *s, int kind)
+{
+    if (s->err)
+        return NULL;
+    struct sched_op *op = sched_op_alloc(s);
+    if (!op) {
+        s->err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    op->kind = kind;
+    return op;
+}
+
+static void hold_type(smap_dtype_t *t)
+{
+    if (t && !(t->flags & SMAP_DT_PREDEF))
+        smap_dtype_retain(t);
+}
+
+static int add_msg(struct smap_sched *s, int kind, const void *buf, MPI_Count count,
+                   smap_dtype_t *dt, int peer)
+{
+    if (peer == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    struct sched_op *op = add_op(s, kind);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->in = buf;
+    op->n1 = count;
+    op->t1 = dt;
+    op->peer = peer;
+    hold_type(dt);
+    return MPI_SUCCESS;
+}
+
+int smap_sched_send(struct smap_sched *s, const void *buf, MPI_Count count, smap_dtype_t *dt,
+                    int dest)
+{
+    return add_msg(s, OP_SEND, buf, count, dt, dest);
+}
+
+int smap_sched_recv(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_t *dt, int src)
+{
+    return add_msg(s, OP_RECV, buf, count, dt, src);
+}
+
+int smap_sched_copy(struct smap_sched *s, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
+                    void *rbuf, MPI_Count rcount, smap_dtype_t *rt)
+{
+    if (sbuf == rbuf && scount == rcount && st == rt)
+        return MPI_SUCCESS;   /* in place */
+    struct sched_op *op = add_op(s, OP_COPY);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->in = sbuf;
+    op->n1 = scount;
+    op->t1 = st;
+    op->out = rbuf;
+    op->n2 = rcount;
+    op->t2 = rt;
+    hold_type(st);
+    hold_type(rt);
+    return MPI_SUCCESS;
+}
+
+int smap_sched_reduce(struct smap_sched *s, const void *in, void *inout, MPI_Count count,
+                      smap_dtype_t *t, MPI_Datatype type, MPI_Op op)
+{
+    struct sched_op *o = add_op(s, OP_REDUCE);
+    if (!o)
+        return MPI_ERR_NO_MEM;
+    o->in = in;
+    o->out = inout;
+    o->n1 = count;
+    o->t1 = t;
+    o->type = type;
+    o->op = op;
+    o->opobj = smap_op_get(op);
+    hold_type(t);
+    smap_op_retain(o->opobj);   /* MPI_Op_free may come before the round runs */
+    return MPI_SUCCESS;
+}
+
+int smap_sched_callback(struct smap_sched *s, smap_sched_fn *fn, void *arg)
+{
+    struct sched_op *op = add_op(s, OP_CB);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->fn = fn;
+    op->arg = arg;
+    return MPI_SUCCESS;
+}
+
+int smap_sched_barrier(struct smap_sched *s)
+{
+    if (s->err)
+        return s->err;
+    if (s->nops == s->round_start[s->nrounds])
+        return MPI_SUCCESS;   /* empty round: nothing to close */
+    if (sched_add_round(s)) {
+        s->err = MPI_ERR_NO_MEM;
+        return s->err;
+    }
+    return MPI_SUCCESS;
+}
+
+void *smap_sched_tmp(struct smap_sched *s, size_t bytes)
+{
+    if (s->err)
+        return NULL;
+    void *p = sched_tmp_alloc(s, bytes);
+    if (!p)
+        s->err = MPI_ERR_NO_MEM;
+    return p;
+}
+
+void *smap_sched_tmp_typed(struct smap_sched *s, MPI_Count count, smap_dtype_t *t)
+{
+    if (count <= 0)
+        return smap_sched_tmp(s, 1);
+    MPI_Count span = (count - 1) * t->extent;
+    MPI_Count lo = t->true_lb + (span < 0 ? span : 0);
+    MPI_Count hi = t->true_lb + t->true_extent + (span > 0 ? span : 0);
+    char *p = smap_sched_tmp(s, (size_t)(hi - lo));
+    return p ? p - lo : NULL;
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+/* Runs the local steps of the current round from s->pos on, then posts its
+ * messages.  SMAP_SCHED_AGAIN: a callback asked to be called again later
+ * (nothing of the round is posted yet). */
+static int start_round(struct smap_sched *s)
+{
+    int b = s->round_start[s->round + 1];
+    for (; s->pos < b; s->pos++) {
+        struct sched_op *op = s->ops[s->pos];
+        int rc = MPI_SUCCESS;
+        if (op->kind == OP_COPY) {
+            if (smap_dtype_copy(op->out, op->n2, op->t2, op->in, op->n1, op->t1) <
+                op->n1 * op->t1->size)
+                rc = MPI_ERR_TRUNCATE;
+        } else if (op->kind == OP_REDUCE) {
+            rc = smap_op_apply(op->op, op->in, op->out, op->n1, op->type);
+        } else if (op->kind == OP_CB) {
+            rc = op->fn(s, op->arg);
+        }
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    for (int i = s->round_start[s->round]; i < b; i++) {
+        struct sched_op *op = s->ops[i];
+        int rc = MPI_SUCCESS;
+        if (op->kind == OP_SEND) {
+            int lr = smap_p2p_local_rank(smap_group_world_rank(s->c->group, op->peer));
+            rc = smap_p2p_isend(&op->preq, op->in, op->n1, op->t1, op->peer, lr, s->c->rank,
+                                s->tag, s->ctx, SMAP_P2P_STANDARD);
+        } else if (op->kind == OP_RECV) {
+            rc = smap_p2p_irecv(&op->preq, (void *)(uintptr_t)op->in, op->n1, op->t1, op->peer,
+                                s->tag, s->ctx);
+        } else {
+            continue;
+        }
+        op->posted = 1;
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Whether every message of the current round is complete (errors noted). */
+static int round_done(struct smap_sched *s)
+{
+    for (int i = s->round_start[s->round]; i < s->round_start[s->round + 1]; i++) {
+        struct sched_op *op = s->ops[i];
+        if (!op->posted)
+            continue;
+        if (!op->preq.done)
+            return 0;
+        if (op->preq.err != MPI_SUCCESS && s->err == MPI_SUCCESS)
+            s->err = op->preq.err;
+    }
+    return 1;
+}
+
+/* Moves s on as far as it goes without waiting. */
+static void advance(struct smap_sched *s)
+{
+    while (!s->done) {
+        if (!s->round_started) {
+            if (s->round == s->nrounds || s->err) {
+                s->done = 1;
+                break;
+            }
+            s->round_started = 1;
+            s->pos = s->round_start[s->round];
+            s->posted_round = 0;
+        }
+        if (!s->posted_round) {
+            int rc = start_round(s);
+            if (rc == SMAP_SCHED_AGAIN)
+                return;
+            s->posted_round = 1;
+            if (rc != MPI_SUCCESS) {
+                /* messages already posted may never complete: give up on
+                 * the rest (smap_sched_free leaves what is still in flight) */
+                s->err = rc;
+                s->done = 1;
+                break;
+            }
+        }
+        if (!round_done(s))
+            return;
+        s->round++;
+        s->round_started = 0;
+    }
+}
+
+/* Completion: the request (if any) becomes ready with the schedule's error. */
+static void complete(struct smap_sched *s)
+{
+    if (s->req) {
+        s->req->p.err = s->err;
+        s->req->p.done = 1;
+    }
+}
+
+/* Advances every active schedule; unlinks and completes the finished ones. */
+static void progress_all(void)
+{
+    if (pthread_mutex_trylock(&active_lock) != 0)
+        return;   /* re-entered from a send we post, or another thread is at it */
+    for (struct smap_sched **pp = &active; *pp;) {
+        struct smap_sched *s = *pp;
+        advance(s);
+        if (s->done) {
+            *pp = s->next;
+            complete(s);
+        } else {
+            pp = &s->next;
+        }
+    }
+    if (!active)
+        smap_p2p_progress_hook = NULL;
+    pthread_mutex_unlock(&active_lock);
+}
+
+/* Closes the last round, takes the sequence number and runs what can run. */
+static void activate(struct smap_sched *s)
+{
+    (void)smap_sched_barrier(s);
+    s->tag = (int)(s->c->nbc_seq++ & 0x7fffffffu);
+    s->ctx = s->c->ctx + SMAP_SCHED_CTX_OFFSET;
+    pthread_mutex_lock(&active_lock);
+    advance(s);
+    if (s->done) {
+        complete(s);
+    } else {
+        s->next = active;
+        active = s;
+        smap_p2p_progress_hook = progress_all;
+    }
+    pthread_mutex_unlock(&active_lock);
+}
+
+int smap_sched_start(struct smap_sched *s, MPI_Request *req)
+{
+    if (s->err) {
+        int err = s->err;
+        smap_sched_free(s);
+        return err;
+    }
+    struct MPI_ABI_Request *r = smap_req_new(s->c->handle);
+    if (!r) {
+        smap_sched_free(s);
+        return MPI_ERR_NO_MEM;
+    }
+    r->p.kind = SMAP_PREQ_COLL;
+    r->sched = s;
+    s->req = r;
+    activate(s);
+    *req = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+int smap_sched_run(struct smap_sched *s)
+{
+    if (s->err) {
+        int err = s->err;
+        smap_sched_free(s);
+        return err;
+    }
+    activate(s);
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    while (!s->done) {
+        smap_p2p_progress();   /* runs progress_all through the hook */
+        if (s->done)
+            break;
+        smap_wait_step(&w);
+    }
+    int err = s->err;
+    smap_sched_free(s);
+    return err;
+}
+
+void smap_sched_release(struct smap_sched *s)
+{
+    smap_sched_free(s);
+}
+
+/* Drops what the operations hold.  Returns 1 when some message is still in
+ * flight (a failed schedule): the operations must then stay allocated. */
+static int drop_ops(struct smap_sched *s)
+{
+    int busy = 0;
+    for (int i = 0; i < s->nops; i++) {
+        struct sched_op *op = s->ops[i];
+        if (op->posted && !op->preq.done &&
+            !(op->kind == OP_RECV && smap_p2p_cancel_recv(&op->preq)))
+            busy = 1;
+        if (op->t1 && !(op->t1->flags & SMAP_DT_PREDEF))
+            smap_dtype_release(op->t1);
+        if (op->t2 && !(op->t2->flags & SMAP_DT_PREDEF))
+            smap_dtype_release(op->t2);
+        if (op->kind == OP_REDUCE)
+            smap_op_release(op->opobj);
+    }
+    return busy;
+}
+
+void smap_sched_free(struct smap_sched *s)
+{
+    if (!s)
+        return;
+    if (drop_ops(s))
+        return;   /* leaked on purpose: p2p still points into it */
+    sched_pool_put(s);
+}
