@@ -1,0 +1,84 @@
+/* Virtual process topologies (MPI 5.0 chapter 8): the object a
+ * communicator carries in its `topo` field, and the pure computations on
+ * it.  Nothing here communicates: the entry points (src/binding/topo.c)
+ * check arguments, build the communicator and attach the object.
+ *
+ * Every kind also keeps its neighbour lists in the order the neighborhood
+ * collectives use (MPI 5.0 §8.6): in[] are the ranks this process receives
+ * from, out[] the ranks it sends to, MPI_PROC_NULL allowed (Cartesian
+ * borders). */
+#ifndef SMAP_TOPO_TOPO_H
+#define SMAP_TOPO_TOPO_H
+
+#include <mpi.h>
+
+#include "mpi/comm.h"
+
+struct smap_topo {
+    int kind;                   /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    /* MPI_CART (cart.c): ndims may be 0 (a single process) */
+    int ndims;
+    int *dims, *periods, *coords; /* ndims each; coords: this process's */
+    /* MPI_GRAPH (graph.c): the arrays given to MPI_Graph_create */
+    int nnodes;
+    int *index, *edges;         /* nnodes and index[nnodes-1] entries */
+    /* MPI_DIST_GRAPH (dist_graph.c) */
+    int weighted;               /* 0: created with MPI_UNWEIGHTED */
+    int *inw, *outw;            /* weights of in[]/out[], NULL when unweighted */
+    /* all kinds: neighbour lists */
+    int indeg, outdeg;
+    int *in, *out;
+};
+
+/* ---- topo.c ---- */
+/* An empty object of `kind` (all arrays NULL, counts 0); NULL when out of
+ * memory. */
+struct smap_topo *smap_topo_new(int kind);
+void smap_topo_free(struct smap_topo *t);   /* NULL allowed */
+/* A deep copy, for MPI_Comm_dup; NULL for NULL or when out of memory. */
+struct smap_topo *smap_topo_dup(const struct smap_topo *t);
+/* c's neighbour lists for the neighborhood collectives: MPI_SUCCESS, or
+ * MPI_ERR_TOPOLOGY when c has no topology. */
+int smap_topo_neighbors(const struct MPI_ABI_Comm *c, int *indeg, const int **sources,
+                        int *outdeg, const int **dests);
+/* A malloc'd copy of n ints (n may be 0: a valid 1-int block); NULL when
+ * out of memory. */
+int *smap_topo_ints(const int *src, int n);
+
+/* ---- cart.c: arguments already checked ---- */
+/* The Cartesian object of `rank` in a dims[ndims] grid; NULL when out of
+ * memory. */
+struct smap_topo *smap_cart_new(int ndims, const int *dims, const int *periods, int rank);
+/* Row-major rank of coords (each already inside its dimension). */
+int smap_cart_rank_of(const struct smap_topo *t, const int *coords);
+void smap_cart_coords_of(const struct smap_topo *t, int rank, int *coords);
+/* The ranks disp steps before (*src) and after (*dst) this process along
+ * dimension dir, MPI_PROC_NULL past a non-periodic border. */
+void smap_cart_shift(const struct smap_topo *t, int dir, int disp, int *src, int *dst);
+/* The product of dims[0..ndims), or -1 when it exceeds `limit`. */
+long long smap_cart_volume(int ndims, const int *dims, long long limit);
+
+/* ---- graph.c ---- */
+/* The graph object (MPI_Graph_create's arrays, checked) for `rank`; NULL
+ * when out of memory. */
+struct smap_topo *smap_graph_new(int nnodes, const int *index, const int *edges, int rank);
+/* The neighbours of `rank` (< nnodes): *n of them starting at *first. */
+void smap_graph_adj(const struct smap_topo *t, int rank, const int **first, int *n);
+
+/* ---- dist_graph.c ---- */
+/* A distributed graph with these lists (weights NULL: unweighted); NULL
+ * when out of memory. */
+struct smap_topo *smap_dist_graph_new(int indeg, const int *in, const int *inw, int outdeg,
+                                      const int *out, const int *outw, int weighted);
+/* One edge as exchanged by MPI_Dist_graph_create: `dir` 0 means "peer is
+ * a destination of yours", 1 "peer is a source of yours". */
+struct smap_dist_edge {
+    int dir, peer, weight;
+};
+/* The object from the edges this process received (in arrival order,
+ * which keeps each list in the order the edges were given); NULL when out
+ * of memory. */
+struct smap_topo *smap_dist_graph_from_edges(const struct smap_dist_edge *e, int n,
+                                             int weighted);
+
+#endif
