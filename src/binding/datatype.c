@@ -354,3 +354,37 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
     *address = (MPI_Aint)location;
     return MPI_SUCCESS;
 }
+
+/* The predefined value-index pair types (MPI 5.0 §6.9.4), for
+ * MPI_MINLOC/MAXLOC; any other combination has none. */
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type)
+{
+    static const char func[] = "MPI_Type_get_value_index";
+    static const struct { MPI_Datatype v, i, pair; } pairs[] = {
+        { MPI_FLOAT, MPI_INT, MPI_FLOAT_INT },
+        { MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT },
+        { MPI_LONG, MPI_INT, MPI_LONG_INT },
+        { MPI_INT, MPI_INT, MPI_2INT },
+        { MPI_SHORT, MPI_INT, MPI_SHORT_INT },
+        { MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT },
+        { MPI_REAL, MPI_REAL, MPI_2REAL },
+        { MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION },
+        { MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER },
+    };
+    SMAP_CHECK_RUNNING(func);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, pair_type);
+    *pair_type = MPI_DATATYPE_NULL;
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+        if (pairs[k].v == value_type && pairs[k].i == index_type) {
+            *pair_type = pairs[k].pair;
+            return MPI_SUCCESS;
+        }
+    /* no pair: still an error when either is not a datatype at all */
+    const char *bad = !smap_dtype_get(value_type) ? "value_type"
+                      : !smap_dtype_get(index_type) ? "index_type" : NULL;
+    if (bad)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TYPE, func, "%s is not a valid datatype",
+                              bad);
+    return MPI_SUCCESS;
+}

@@ -134,14 +134,6 @@ int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     return smap_err_unsupported(comm, "MPI_Allgatherv_init_c");
 }
 
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
-{
-    (void)size;
-    (void)info;
-    (void)baseptr;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Alloc_mem");
-}
-
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -303,79 +295,6 @@ int PMPI_Buffer_iflush(MPI_Request *request)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_iflush");
 }
 
-int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
-{
-    (void)comm;
-    (void)rank;
-    (void)maxdims;
-    (void)coords;
-    return smap_err_unsupported(comm, "MPI_Cart_coords");
-}
-
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
-{
-    (void)comm_old;
-    (void)ndims;
-    (void)dims;
-    (void)periods;
-    (void)reorder;
-    (void)comm_cart;
-    return smap_err_unsupported(comm_old, "MPI_Cart_create");
-}
-
-int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
-{
-    (void)comm;
-    (void)maxdims;
-    (void)dims;
-    (void)periods;
-    (void)coords;
-    return smap_err_unsupported(comm, "MPI_Cart_get");
-}
-
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
-{
-    (void)comm;
-    (void)ndims;
-    (void)dims;
-    (void)periods;
-    (void)newrank;
-    return smap_err_unsupported(comm, "MPI_Cart_map");
-}
-
-int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
-{
-    (void)comm;
-    (void)coords;
-    (void)rank;
-    return smap_err_unsupported(comm, "MPI_Cart_rank");
-}
-
-int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
-{
-    (void)comm;
-    (void)direction;
-    (void)disp;
-    (void)rank_source;
-    (void)rank_dest;
-    return smap_err_unsupported(comm, "MPI_Cart_shift");
-}
-
-int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
-{
-    (void)comm;
-    (void)remain_dims;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Cart_sub");
-}
-
-int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
-{
-    (void)comm;
-    (void)ndims;
-    return smap_err_unsupported(comm, "MPI_Cartdim_get");
-}
-
 int PMPI_Close_port(const char *port_name)
 {
     (void)port_name;
@@ -462,23 +381,6 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_get_parent");
 }
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-    (void)comm;
-    (void)newcomm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Comm_idup");
-}
-
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
-{
-    (void)comm;
-    (void)info;
-    (void)newcomm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Comm_idup_with_info");
-}
-
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
     (void)comm;
@@ -491,20 +393,6 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
     (void)fd;
     (void)intercomm;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_join");
-}
-
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
-{
-    (void)comm;
-    (void)group;
-    return smap_err_unsupported(comm, "MPI_Comm_remote_group");
-}
-
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-    (void)comm;
-    (void)size;
-    return smap_err_unsupported(comm, "MPI_Comm_remote_size");
 }
 
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
@@ -544,56 +432,6 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     (void)target_disp;
     (void)win;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Compare_and_swap");
-}
-
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
-{
-    (void)comm_old;
-    (void)n;
-    (void)sources;
-    (void)degrees;
-    (void)destinations;
-    (void)weights;
-    (void)info;
-    (void)reorder;
-    (void)comm_dist_graph;
-    return smap_err_unsupported(comm_old, "MPI_Dist_graph_create");
-}
-
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
-{
-    (void)comm_old;
-    (void)indegree;
-    (void)sources;
-    (void)sourceweights;
-    (void)outdegree;
-    (void)destinations;
-    (void)destweights;
-    (void)info;
-    (void)reorder;
-    (void)comm_dist_graph;
-    return smap_err_unsupported(comm_old, "MPI_Dist_graph_create_adjacent");
-}
-
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
-{
-    (void)comm;
-    (void)maxindegree;
-    (void)sources;
-    (void)sourceweights;
-    (void)maxoutdegree;
-    (void)destinations;
-    (void)destweights;
-    return smap_err_unsupported(comm, "MPI_Dist_graph_neighbors");
-}
-
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
-{
-    (void)comm;
-    (void)indegree;
-    (void)outdegree;
-    (void)weighted;
-    return smap_err_unsupported(comm, "MPI_Dist_graph_neighbors_count");
 }
 
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1445,12 +1283,6 @@ int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_File_write_shared_c");
 }
 
-int PMPI_Free_mem(void *base)
-{
-    (void)base;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Free_mem");
-}
-
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -1579,62 +1411,6 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_hw_resource_info");
 }
 
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
-{
-    (void)comm_old;
-    (void)nnodes;
-    (void)index;
-    (void)edges;
-    (void)reorder;
-    (void)comm_graph;
-    return smap_err_unsupported(comm_old, "MPI_Graph_create");
-}
-
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
-{
-    (void)comm;
-    (void)maxindex;
-    (void)maxedges;
-    (void)index;
-    (void)edges;
-    return smap_err_unsupported(comm, "MPI_Graph_get");
-}
-
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
-{
-    (void)comm;
-    (void)nnodes;
-    (void)index;
-    (void)edges;
-    (void)newrank;
-    return smap_err_unsupported(comm, "MPI_Graph_map");
-}
-
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
-{
-    (void)comm;
-    (void)rank;
-    (void)maxneighbors;
-    (void)neighbors;
-    return smap_err_unsupported(comm, "MPI_Graph_neighbors");
-}
-
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
-{
-    (void)comm;
-    (void)rank;
-    (void)nneighbors;
-    return smap_err_unsupported(comm, "MPI_Graph_neighbors_count");
-}
-
-int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
-{
-    (void)comm;
-    (void)nnodes;
-    (void)nedges;
-    return smap_err_unsupported(comm, "MPI_Graphdims_get");
-}
-
 int PMPI_Grequest_complete(MPI_Request request)
 {
     (void)request;
@@ -1659,432 +1435,6 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_from_session_pset");
 }
 
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iallgather");
-}
-
-int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iallgather_c");
-}
-
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iallgatherv");
-}
-
-int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iallgatherv_c");
-}
-
-int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iallreduce");
-}
-
-int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iallreduce_c");
-}
-
-int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ialltoall");
-}
-
-int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ialltoall_c");
-}
-
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ialltoallv");
-}
-
-int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ialltoallv_c");
-}
-
-int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ialltoallw");
-}
-
-int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ialltoallw_c");
-}
-
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
-{
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ibarrier");
-}
-
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buffer;
-    (void)count;
-    (void)datatype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ibcast");
-}
-
-int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)buffer;
-    (void)count;
-    (void)datatype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ibcast_c");
-}
-
-int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iexscan");
-}
-
-int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iexscan_c");
-}
-
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Igather");
-}
-
-int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Igather_c");
-}
-
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Igatherv");
-}
-
-int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Igatherv_c");
-}
-
-int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_allgather");
-}
-
-int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_allgather_c");
-}
-
-int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_allgatherv");
-}
-
-int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_allgatherv_c");
-}
-
-int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_alltoall");
-}
-
-int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_alltoall_c");
-}
-
-int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_alltoallv");
-}
-
-int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_alltoallv_c");
-}
-
-int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_alltoallw");
-}
-
-int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ineighbor_alltoallw_c");
-}
-
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
-{
-    (void)local_comm;
-    (void)local_leader;
-    (void)peer_comm;
-    (void)remote_leader;
-    (void)tag;
-    (void)newintercomm;
-    return smap_err_unsupported(local_comm, "MPI_Intercomm_create");
-}
-
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
     (void)local_group;
@@ -2098,200 +1448,12 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Intercomm_create_from_groups");
 }
 
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
-{
-    (void)intercomm;
-    (void)high;
-    (void)newintracomm;
-    return smap_err_unsupported(intercomm, "MPI_Intercomm_merge");
-}
-
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ireduce");
-}
-
-int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ireduce_c");
-}
-
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ireduce_scatter");
-}
-
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ireduce_scatter_block");
-}
-
-int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ireduce_scatter_block_c");
-}
-
-int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Ireduce_scatter_c");
-}
-
-int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iscan");
-}
-
-int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iscan_c");
-}
-
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iscatter");
-}
-
-int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iscatter_c");
-}
-
-int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iscatterv");
-}
-
-int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Iscatterv_c");
-}
-
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     (void)service_name;
     (void)info;
     (void)port_name;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Lookup_name");
-}
-
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_allgather");
-}
-
-int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_allgather_c");
 }
 
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -2320,32 +1482,6 @@ int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Neighbor_allgather_init_c");
-}
-
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_allgatherv");
-}
-
-int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_allgatherv_c");
 }
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -2378,30 +1514,6 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
     return smap_err_unsupported(comm, "MPI_Neighbor_allgatherv_init_c");
 }
 
-int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_alltoall");
-}
-
-int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_alltoall_c");
-}
-
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)sendbuf;
@@ -2428,34 +1540,6 @@ int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Neighbor_alltoall_init_c");
-}
-
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_alltoallv");
-}
-
-int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_alltoallv_c");
 }
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -2488,34 +1572,6 @@ int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
     (void)info;
     (void)request;
     return smap_err_unsupported(comm, "MPI_Neighbor_alltoallv_init_c");
-}
-
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_alltoallw");
-}
-
-int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Neighbor_alltoallw_c");
 }
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -3495,13 +2551,6 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
     return smap_err_tool_unsupported("MPI_T_source_get_timestamp");
 }
 
-int PMPI_Topo_test(MPI_Comm comm, int *status)
-{
-    (void)comm;
-    (void)status;
-    return smap_err_unsupported(comm, "MPI_Topo_test");
-}
-
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     (void)p;
@@ -3523,14 +2572,6 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
     (void)r;
     (void)newtype;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_f90_real");
-}
-
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
-{
-    (void)value_type;
-    (void)index_type;
-    (void)pair_type;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_get_value_index");
 }
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
