@@ -17,10 +17,16 @@
  *
  * Crossovers: bytes are those of one source block (transfers) or of the
  * whole vector (reductions).  Below them the extra synchronisation of
- * DIRECT (descriptor step + closing sync) should cost more than INLINE's
- * second copy.  The values are first estimates (a sync costs ~0.1-0.2 us
- * with 2 ranks, a copy runs at ~40 GB/s in cache), not yet tuned from
- * `make bench` sweeps at several rank counts. */
+ * DIRECT (descriptor step + closing sync) costs more than INLINE's second
+ * copy.  Rows for 2 ranks are measured (`make bench-crossover`,
+ * bench/results/coll_crossover.txt: the largest size at which INLINE was
+ * still at least as fast, best of 5 interleaved runs, 2 ranks on 2 cores
+ * of the project VM); gather and scatter have no benchmark and follow
+ * allgather (the same engine, xfer.c), reduce_scatter follows allreduce.
+ * Rows for more ranks are estimates (a sync ~0.1-0.2 us, an in-cache copy
+ * ~40 GB/s): the only larger runs this VM allows are oversubscribed, where
+ * every sync costs a context switch and INLINE wins almost everywhere,
+ * which is not the case to tune for. */
 #include "coll/select.h"
 
 #include <stddef.h>
@@ -36,15 +42,23 @@ struct row {
 };
 
 static const struct row table[] = {
+    { SMAP_COLL_BCAST, 2, 256 },
     { SMAP_COLL_BCAST, 1 << 30, 16u << 10 },
+    { SMAP_COLL_GATHER, 2, 512 },
     { SMAP_COLL_GATHER, 1 << 30, 8u << 10 },
+    { SMAP_COLL_SCATTER, 2, 512 },
     { SMAP_COLL_SCATTER, 1 << 30, 8u << 10 },
+    { SMAP_COLL_ALLGATHER, 2, 512 },
     { SMAP_COLL_ALLGATHER, 1 << 30, 8u << 10 },
+    { SMAP_COLL_ALLTOALL, 2, 512 },
     { SMAP_COLL_ALLTOALL, 1 << 30, 4u << 10 },
+    { SMAP_COLL_REDUCE, 2, 2u << 10 },
     { SMAP_COLL_REDUCE, 4, 32u << 10 },
     { SMAP_COLL_REDUCE, 1 << 30, 16u << 10 },
+    { SMAP_COLL_ALLREDUCE, 2, 512 },
     { SMAP_COLL_ALLREDUCE, 4, 32u << 10 },
     { SMAP_COLL_ALLREDUCE, 1 << 30, 16u << 10 },
+    { SMAP_COLL_REDUCE_SCATTER, 2, 512 },
     { SMAP_COLL_REDUCE_SCATTER, 1 << 30, 16u << 10 },
     { SMAP_COLL_SCAN, 1 << 30, 16u << 10 },
 };
