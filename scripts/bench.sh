@@ -18,6 +18,7 @@
 #   BENCH_SLOW_FACTOR  a run is "slow" when its probe reads more than this
 #                   times the session's best probe (default 2)
 #   BUILD_DIR       smartmap's build tree (default build)
+#   BENCH_RESULTS   where tables, CSV, plots and SUMMARY.md go (default bench/results)
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,7 +44,7 @@ for v in REPS NP TIMEOUT; do
 done
 
 work=bench/work
-results=bench/results
+results=${BENCH_RESULTS:-bench/results}
 runs_dir=$work/runs
 mkdir -p "$work" "$results"
 # One harness per tree at a time: the runs would disturb each other, and

@@ -40,6 +40,7 @@ struct red {
     const void *in;             /* this rank's input (out when in place) */
     void *out;
     const MPI_Count *disp;      /* RSCAT: block j is [disp[j], disp[j+1]) */
+    int own;                    /* replicated: our input is read where it is */
     int err;
 };
 
@@ -103,12 +104,16 @@ static void fold(struct red *r, void *acc, int hi, in_fn in, const void *ctx, MP
 static const char *in_pay(const struct red *r, int i, MPI_Count e, MPI_Count n, const void *ctx)
 {
     (void)n;
+    if (r->own && i == r->s->me)
+        return el(r->in, r->t, e);
     return el(based(csm_pay(r->s, i, *(const uint64_t *)ctx), r->t), r->t, e);
 }
 /* The same for a vector small enough for the header's tiny area. */
 static const char *in_tiny(const struct red *r, int i, MPI_Count e, MPI_Count n, const void *ctx)
 {
     (void)n;
+    if (r->own && i == r->s->me)
+        return el(r->in, r->t, e);
     return el(based(csm_tiny(r->s, i, *(const uint64_t *)ctx), r->t), r->t, e);
 }
 
@@ -118,12 +123,20 @@ static int replicated(struct red *r)
 {
     struct csm_comm *s = r->s;
     uint64_t t = csm_next(s);
-    int rc = csm_prepare(s);
-    if (rc)
-        return rc;
     int tiny = csm_span(r->t, r->count) <= (MPI_Count)CSM_TINY_BYTES;
-    char *mine = tiny ? csm_tiny(s, s->me, t) : csm_pay(s, s->me, t);
-    cp(based(mine, r->t), r->in, r->count, r->t);
+    /* A Reduce root folds its own input where it is (unless in place: the
+     * fold writes there) and writes nothing a peer reads, so it need not
+     * wait for peers to be done with its area: one cache-line transfer
+     * less on the critical path. */
+    r->own = r->kind == RK_REDUCE && s->me == r->root && r->in != r->out;
+    if (!r->own) {
+        int rc = csm_prepare(s);
+        if (rc)
+            return rc;
+        char *mine = tiny ? csm_tiny(s, s->me, t) : csm_pay(s, s->me, t);
+        cp(based(mine, r->t), r->in, r->count, r->t);
+    }
+    int rc;
     /* Reduce: only the root reads, so only it waits */
     int who = r->kind != RK_REDUCE ? CSM_ALL : s->me == r->root ? CSM_ALL : CSM_NONE;
     if ((rc = csm_sync_some(s, who)))
