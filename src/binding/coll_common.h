@@ -99,16 +99,12 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
 
 /* Non-blocking entry points (req non-NULL: the wrapper checked the
  * pointer): the request is MPI_REQUEST_NULL until the collective has
- * started; intercommunicators are not handled by the schedules yet. */
+ * started.  Intercommunicators are dispatched by the entry points to
+ * intercomm_coll.c, which takes the request too. */
 #define COLL_CHECK_REQ(func, comm, c, req)                                                 \
     do {                                                                                   \
-        if (req) {                                                                         \
+        if (req)                                                                           \
             *(req) = MPI_REQUEST_NULL;                                                     \
-            if (SMAP_UNLIKELY((c)->remote_group != NULL))                                  \
-                return smap_err_raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, func, "%s",     \
-                                      "non-blocking collectives on intercommunicators are "\
-                                      "not implemented");                                  \
-        }                                                                                  \
     } while (0)
 
 /* The entry of a collective that may be non-blocking (req non-NULL). */

@@ -11,8 +11,8 @@ int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype,
     struct MPI_ABI_Comm *c;
     smap_dtype_t *t;
     COLL_ENTER_REQ(F, comm, c, req);
-    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
-        return inter_bcast(F, buf, count, datatype, root, comm, c);
+    if (smap_comm_is_inter(c))
+        return inter_bcast(F, buf, count, datatype, root, comm, c, req);
     COLL_CHECK_ROOT(F, comm, c, root);
     if (buf == MPI_IN_PLACE)
         return COLL_IN_PLACE_ERR(F, comm, "buffer");
@@ -64,9 +64,9 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
     struct MPI_ABI_Comm *c;
     smap_dtype_t *st = NULL, *rt = NULL;
     COLL_ENTER_REQ(F, comm, c, req);
-    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
+    if (smap_comm_is_inter(c))
         return inter_gather(F, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, root,
-                            comm, c, vec);
+                            comm, c, vec, req);
     COLL_CHECK_ROOT(F, comm, c, root);
     int is_root = c->rank == root;
     if (sbuf == MPI_IN_PLACE && !is_root)
@@ -131,9 +131,9 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
     struct MPI_ABI_Comm *c;
     smap_dtype_t *st = NULL, *rt = NULL;
     COLL_ENTER_REQ(F, comm, c, req);
-    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
+    if (smap_comm_is_inter(c))
         return inter_scatter(F, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, root,
-                             comm, c, vec);
+                             comm, c, vec, req);
     COLL_CHECK_ROOT(F, comm, c, root);
     int is_root = c->rank == root;
     if (rbuf == MPI_IN_PLACE && !is_root)
@@ -200,9 +200,9 @@ int coll_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Dataty
     struct MPI_ABI_Comm *c;
     smap_dtype_t *st = NULL, *rt = NULL;
     COLL_ENTER_REQ(F, comm, c, req);
-    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
+    if (smap_comm_is_inter(c))
         return inter_allgather(F, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype,
-                               comm, c, vec);
+                               comm, c, vec, req);
     if (rbuf == MPI_IN_PLACE)
         return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
     if (sbuf != MPI_IN_PLACE)
@@ -270,8 +270,8 @@ int coll_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Dat
 {
     struct MPI_ABI_Comm *c;
     COLL_ENTER_REQ(F, comm, c, req);
-    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
-        return inter_alltoall(F, a, stype, rtype, comm, c, kind);
+    if (smap_comm_is_inter(c))
+        return inter_alltoall(F, a, stype, rtype, comm, c, kind, req);
     if (a->rbuf == MPI_IN_PLACE)
         return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
     int rc = coll_a2a_side(F, comm, c->size, "recv", a->rbuf, a->rcount, a->rcounts, a->rdispls,

@@ -19,6 +19,8 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     struct MPI_ABI_Comm *c;
     NBC_REQ(F, comm, request);
     COLL_ENTER_REQ(F, comm, c, request);
+    if (smap_comm_is_inter(c))
+        return inter_barrier(F, comm, c, request);
     return NBC_DONE(F, comm, smap_nbc_barrier(c, request));
 }
 

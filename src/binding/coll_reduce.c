@@ -11,8 +11,8 @@ int coll_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
     struct MPI_ABI_Comm *c;
     smap_dtype_t *t;
     COLL_ENTER_REQ(F, comm, c, req);
-    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
-        return inter_reduce(F, sbuf, rbuf, count, datatype, op, root, comm, c);
+    if (smap_comm_is_inter(c))
+        return inter_reduce(F, sbuf, rbuf, count, datatype, op, root, comm, c, req);
     COLL_CHECK_ROOT(F, comm, c, root);
     int is_root = c->rank == root;
     if (rbuf == MPI_IN_PLACE && is_root)
@@ -47,9 +47,9 @@ int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count
     struct MPI_ABI_Comm *c;
     smap_dtype_t *t;
     COLL_ENTER_REQ(F, comm, c, req);
-    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
+    if (smap_comm_is_inter(c))
         return inter_allreduce(F, kind != K_ALLREDUCE, sbuf, rbuf, count, datatype, op, comm,
-                               c);
+                               c, req);
     if (rbuf == MPI_IN_PLACE)
         return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
     COLL_CHECK_BUF(F, comm, rbuf, count, datatype, t);
@@ -127,8 +127,8 @@ int coll_redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec r
     struct MPI_ABI_Comm *c;
     smap_dtype_t *t;
     COLL_ENTER_REQ(F, comm, c, req);
-    if (smap_comm_is_inter(c))   /* (blocking: COLL_CHECK_REQ refused the others) */
-        return inter_reduce_scatter(F, sbuf, rbuf, rcounts, block, datatype, op, comm, c);
+    if (smap_comm_is_inter(c))
+        return inter_reduce_scatter(F, sbuf, rbuf, rcounts, block, datatype, op, comm, c, req);
     MPI_Count total, mine;
     int rc = coll_redscat_counts(F, comm, rcounts, block, c->size, c->rank, &total, &mine);
     if (rc != MPI_SUCCESS)

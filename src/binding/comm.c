@@ -66,7 +66,7 @@ int PMPI_Barrier(MPI_Comm comm)
     SMAP_CHECK_RUNNING("MPI_Barrier");
     SMAP_CHECK_COMM("MPI_Barrier", comm, c);
     if (smap_comm_is_inter(c))
-        return inter_barrier("MPI_Barrier", comm, c);
+        return inter_barrier("MPI_Barrier", comm, c, NULL);
     if (c->size <= 1)
         return MPI_SUCCESS;
     if (c != &smap_comm_world) {

@@ -6,13 +6,20 @@
  * Rooted operations: in the root's group the root passes MPI_ROOT and the
  * others MPI_PROC_NULL; the other group passes the root's rank in the
  * remote group.  Only the arguments significant for a rank's role are
- * checked.  MPI_IN_PLACE has no meaning on an intercommunicator. */
+ * checked.  MPI_IN_PLACE has no meaning on an intercommunicator.
+ *
+ * req non-NULL: the non-blocking twin (same checks), run as a schedule
+ * (src/coll/nbc/inter_*.c) handed back as *req. */
 #include "binding/coll_common.h"
 #include "binding/intercomm.h"
 #include "coll/inter/inter.h"
 
 #define INTER_DONE(func, comm, rc)                                                         \
     ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_inter_why()))
+
+/* The blocking collective, or (req) the schedule. */
+#define INTER_RUN(func, comm, req, blocking, sched)                                        \
+    ((req) ? NBC_DONE(func, comm, sched) : INTER_DONE(func, comm, blocking))
 
 #define INTER_NO_IN_PLACE(func, comm, sbuf, rbuf)                                          \
     do {                                                                                   \
@@ -33,27 +40,34 @@ static int check_root(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, int 
 }
 
 /* The root argument of a rooted operation; a rank passing MPI_PROC_NULL
- * takes no part, so nothing else of its arguments is checked. */
-#define INTER_CHECK_ROOT(F, comm, c, root)                                                 \
+ * takes no part, so nothing else of its arguments is checked (non-blocking:
+ * it still starts an empty schedule, which takes the communicator's
+ * sequence number as the other members' do). */
+#define INTER_CHECK_ROOT(F, comm, c, root, req)                                            \
     do {                                                                                   \
         int rc_ = check_root(F, comm, c, root);                                            \
-        if (rc_ != MPI_SUCCESS || (root) == MPI_PROC_NULL)                                 \
+        if (rc_ != MPI_SUCCESS)                                                            \
             return rc_;                                                                    \
+        if ((root) == MPI_PROC_NULL)                                                       \
+            return (req) ? NBC_DONE(F, comm, smap_nbc_inter_none(c, req)) : MPI_SUCCESS;   \
     } while (0)
 
-int inter_barrier(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c)
+int inter_barrier(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c,
+                  MPI_Request *req)
 {
-    return INTER_DONE(F, comm, smap_inter_barrier(c));
+    return INTER_RUN(F, comm, req, smap_inter_barrier(c), smap_nbc_inter_barrier(c, req));
 }
 
 int inter_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype, int root,
-                MPI_Comm comm, struct MPI_ABI_Comm *c)
+                MPI_Comm comm, struct MPI_ABI_Comm *c,
+                  MPI_Request *req)
 {
     smap_dtype_t *t = NULL;
-    INTER_CHECK_ROOT(F, comm, c, root);
+    INTER_CHECK_ROOT(F, comm, c, root, req);
     INTER_NO_IN_PLACE(F, comm, buf, NULL);
     COLL_CHECK_BUF(F, comm, buf, count, datatype, t);
-    return INTER_DONE(F, comm, smap_inter_bcast(buf, count, t, root, c));
+    return INTER_RUN(F, comm, req, smap_inter_bcast(buf, count, t, root, c),
+                     smap_nbc_inter_bcast(buf, count, t, root, c, req));
 }
 
 /* One buffer of a rank (MPI_IN_PLACE has no meaning here): a block per
@@ -74,38 +88,41 @@ static int side(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, const char
 
 int inter_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                  void *rbuf, MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
-                 MPI_Datatype rtype, int root, MPI_Comm comm, struct MPI_ABI_Comm *c, int vec)
+                 MPI_Datatype rtype, int root, MPI_Comm comm, struct MPI_ABI_Comm *c, int vec,
+                  MPI_Request *req)
 {
     smap_dtype_t *st = NULL, *rt = NULL;
-    INTER_CHECK_ROOT(F, comm, c, root);
+    INTER_CHECK_ROOT(F, comm, c, root, req);
     int rc = root == MPI_ROOT
                  ? side(F, comm, c, "recv", rbuf, rcount, rcounts, displs, rtype, vec, &rt)
                  : ONE_BLOCK("send", sbuf, scount, stype, &st);
     if (rc)
         return rc;
-    return INTER_DONE(F, comm, smap_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs,
-                                                 rt, root, c));
+    return INTER_RUN(F, comm, req, smap_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
+ smap_nbc_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c, req));
 }
 
 int inter_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                   struct smap_cvec displs, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                  MPI_Datatype rtype, int root, MPI_Comm comm, struct MPI_ABI_Comm *c, int vec)
+                  MPI_Datatype rtype, int root, MPI_Comm comm, struct MPI_ABI_Comm *c, int vec,
+                  MPI_Request *req)
 {
     smap_dtype_t *st = NULL, *rt = NULL;
-    INTER_CHECK_ROOT(F, comm, c, root);
+    INTER_CHECK_ROOT(F, comm, c, root, req);
     int rc = root == MPI_ROOT
                  ? side(F, comm, c, "send", sbuf, scount, scounts, displs, stype, vec, &st)
                  : ONE_BLOCK("recv", rbuf, rcount, rtype, &rt);
     if (rc)
         return rc;
-    return INTER_DONE(F, comm, smap_inter_scatter(sbuf, scount, scounts, displs, st, rbuf,
-                                                  rcount, rt, root, c));
+    return INTER_RUN(F, comm, req, smap_inter_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
+ smap_nbc_inter_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c, req));
 }
 
 int inter_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                     void *rbuf, MPI_Count rcount, struct smap_cvec rcounts,
                     struct smap_cvec displs, MPI_Datatype rtype, MPI_Comm comm,
-                    struct MPI_ABI_Comm *c, int vec)
+                    struct MPI_ABI_Comm *c, int vec,
+                  MPI_Request *req)
 {
     smap_dtype_t *st = NULL, *rt = NULL;
     INTER_NO_IN_PLACE(F, comm, sbuf, rbuf);
@@ -113,12 +130,13 @@ int inter_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datat
     int rc = side(F, comm, c, "recv", rbuf, rcount, rcounts, displs, rtype, vec, &rt);
     if (rc)
         return rc;
-    return INTER_DONE(F, comm, smap_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts,
-                                                    displs, rt, c));
+    return INTER_RUN(F, comm, req, smap_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
+ smap_nbc_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c, req));
 }
 
 int inter_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Datatype rtype,
-                   MPI_Comm comm, struct MPI_ABI_Comm *c, int kind)
+                   MPI_Comm comm, struct MPI_ABI_Comm *c, int kind,
+                   MPI_Request *req)
 {
     int n = c->remote_group->size;
     INTER_NO_IN_PLACE(F, comm, a->sbuf, a->rbuf);
@@ -129,24 +147,28 @@ int inter_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Da
                            stype, a->stypes, kind, &a->st);
     if (rc)
         return rc;
-    return INTER_DONE(F, comm, smap_inter_alltoall(a, c));
+    return INTER_RUN(F, comm, req, smap_inter_alltoall(a, c),
+ smap_nbc_inter_alltoall(a, c, req));
 }
 
 int inter_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                 struct MPI_ABI_Comm *c)
+                 struct MPI_ABI_Comm *c,
+                  MPI_Request *req)
 {
     smap_dtype_t *t = NULL;
-    INTER_CHECK_ROOT(F, comm, c, root);
+    INTER_CHECK_ROOT(F, comm, c, root, req);
     const void *buf = root == MPI_ROOT ? rbuf : sbuf;
     INTER_NO_IN_PLACE(F, comm, buf, NULL);
     COLL_CHECK_BUF(F, comm, buf, count, datatype, t);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    return INTER_DONE(F, comm, smap_inter_reduce(sbuf, rbuf, count, t, datatype, op, root, c));
+    return INTER_RUN(F, comm, req, smap_inter_reduce(sbuf, rbuf, count, t, datatype, op, root, c),
+ smap_nbc_inter_reduce(sbuf, rbuf, count, t, datatype, op, root, c, req));
 }
 
 int inter_allreduce(const char *F, int scan, const void *sbuf, void *rbuf, MPI_Count count,
-                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, struct MPI_ABI_Comm *c)
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, struct MPI_ABI_Comm *c,
+                  MPI_Request *req)
 {
     smap_dtype_t *t = NULL;
     if (scan)
@@ -158,12 +180,14 @@ int inter_allreduce(const char *F, int scan, const void *sbuf, void *rbuf, MPI_C
     COLL_CHECK_BUF(F, comm, sbuf, count, datatype, t);
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    return INTER_DONE(F, comm, smap_inter_allreduce(sbuf, rbuf, count, t, datatype, op, c));
+    return INTER_RUN(F, comm, req, smap_inter_allreduce(sbuf, rbuf, count, t, datatype, op, c),
+ smap_nbc_inter_allreduce(sbuf, rbuf, count, t, datatype, op, c, req));
 }
 
 int inter_reduce_scatter(const char *F, const void *sbuf, void *rbuf, struct smap_cvec rcounts,
                          MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                         struct MPI_ABI_Comm *c)
+                         struct MPI_ABI_Comm *c,
+                  MPI_Request *req)
 {
     smap_dtype_t *t = NULL;
     INTER_NO_IN_PLACE(F, comm, sbuf, rbuf);
@@ -177,6 +201,6 @@ int inter_reduce_scatter(const char *F, const void *sbuf, void *rbuf, struct sma
     COLL_CHECK_BUF(F, comm, sbuf, total, datatype, t);
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, total > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    return INTER_DONE(F, comm, smap_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t,
-                                                         datatype, op, c));
+    return INTER_RUN(F, comm, req, smap_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t, datatype, op, c),
+ smap_nbc_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t, datatype, op, c, req));
 }

@@ -10,41 +10,7 @@
 
 #define SENT (-7777)
 
-static void fill(int *p, int n, int v)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = v;
-}
-
-/* Affine maps x -> a x + b under composition: associative, not
- * commutative, so the fold order (rank order) shows. */
-static void compose(void *in, void *inout, int *len, MPI_Datatype *t)
-{
-    (void)t;
-    int *x = in, *y = inout;
-    for (int i = 0; i < *len; i++) {
-        int a = x[2 * i] * y[2 * i], b = x[2 * i] * y[2 * i + 1] + x[2 * i + 1];
-        y[2 * i] = a, y[2 * i + 1] = b;
-    }
-}
 static MPI_Op op_compose;
-
-static void map_of(int r, int *ab)
-{
-    ab[0] = r % 2 ? 3 : 2;
-    ab[1] = r + 1;
-}
-
-/* f_0 o f_1 o ... o f_{n-1} over the ranks of a group of n. */
-static void fold_maps(int n, int *ab)
-{
-    map_of(n - 1, ab);
-    for (int i = n - 2; i >= 0; i--) {
-        int x[2], len = 1;
-        map_of(i, x);
-        compose(x, ab, &len, NULL);
-    }
-}
 
 /* displacements of blocks of j + 1 elements in reverse order, gaps of 1 */
 static int rev_displs(int n, int *counts, int *displs)

@@ -55,6 +55,43 @@ static void inter_make(int s, struct inter *x)
     CHECK_RC(MPI_Intercomm_create(x->local, 0, MPI_COMM_WORLD, x->theirs[0], 50 + s, &x->comm));
 }
 
+/* ---- for the collective tests (inter_coll, inter_nbc) ---- */
+
+static inline void fill(int *p, int n, int v)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = v;
+}
+
+/* Affine maps x -> a x + b under composition: associative, not
+ * commutative, so the fold order (rank order) shows. */
+static inline void compose(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    int *x = in, *y = inout;
+    for (int i = 0; i < *len; i++) {
+        int a = x[2 * i] * y[2 * i], b = x[2 * i] * y[2 * i + 1] + x[2 * i + 1];
+        y[2 * i] = a, y[2 * i + 1] = b;
+    }
+}
+
+static inline void map_of(int r, int *ab)
+{
+    ab[0] = r % 2 ? 3 : 2;
+    ab[1] = r + 1;
+}
+
+/* f_0 o f_1 o ... o f_{n-1} over the ranks of a group of n. */
+static inline void fold_maps(int n, int *ab)
+{
+    map_of(n - 1, ab);
+    for (int i = n - 2; i >= 0; i--) {
+        int x[2], len = 1;
+        map_of(i, x);
+        compose(x, ab, &len, NULL);
+    }
+}
+
 static void inter_free(struct inter *x)
 {
     CHECK_RC(MPI_Comm_free(&x->comm));

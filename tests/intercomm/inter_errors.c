@@ -2,7 +2,7 @@
  * class and none hanging: MPI_Intercomm_create with a bad local or remote
  * leader, a bad tag, an intercommunicator as local_comm; queries and merge
  * on an intracommunicator; collectives with an invalid root, MPI_IN_PLACE,
- * scans (intracommunicators only), non-blocking collectives (not yet);
+ * scans (intracommunicators only), the non-blocking ones likewise;
  * point-to-point ranks checked against the remote group.  The
  * intercommunicator still works afterwards. */
 #include <stdint.h>
@@ -61,9 +61,14 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_COUNT, MPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, x.comm));
     EXPECT(MPI_ERR_OP, MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, x.comm));
     MPI_Request r = MPI_REQUEST_NULL;
-    EXPECT(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Iallreduce(a, b, 1, MPI_INT, MPI_SUM, x.comm, &r));
-    EXPECT(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Ibarrier(x.comm, &r));
+    /* non-blocking: the same checks as the blocking ones */
+    EXPECT(MPI_ERR_COMM, MPI_Iscan(a, b, 1, MPI_INT, MPI_SUM, x.comm, &r));
+    EXPECT(MPI_ERR_COMM, MPI_Iexscan(a, b, 1, MPI_INT, MPI_SUM, x.comm, &r));
+    EXPECT(MPI_ERR_BUFFER, MPI_Iallreduce(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM, x.comm, &r));
+    EXPECT(MPI_ERR_ROOT, MPI_Ibcast(a, 1, MPI_INT, x.rsize, x.comm, &r));
     CHECK(r == MPI_REQUEST_NULL, "a refused collective returned a request");
+    CHECK_RC(MPI_Ibarrier(x.comm, &r));
+    CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
 
     /* point-to-point: ranks are the remote group's */
     EXPECT(MPI_ERR_RANK, MPI_Send(a, 1, MPI_INT, x.rsize, 0, x.comm));

@@ -4,19 +4,11 @@
  * the blocks coming in. */
 #include "coll/nbc/internal.h"
 
-/* Block j of one side: address, count and type (w: byte displacements,
- * one type per peer). */
-struct blk {
-    void *p;
-    MPI_Count n;
-    smap_dtype_t *t;
-};
-
-static struct blk side_block(const void *buf, MPI_Count count, struct smap_cvec counts,
-                             struct smap_cvec displs, smap_dtype_t *t,
-                             const MPI_Datatype *types, int j)
+struct nbc_blk nbc_block(const void *buf, MPI_Count count, struct smap_cvec counts,
+                         struct smap_cvec displs, smap_dtype_t *t, const MPI_Datatype *types,
+                         int j)
 {
-    struct blk b;
+    struct nbc_blk b;
     if (types) {
         b.t = smap_dtype_get(types[j]);
         b.n = smap_cvec_at(counts, j);
@@ -35,31 +27,31 @@ int smap_nbc_alltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req
     if (!s)
         return MPI_ERR_NO_MEM;
     int n = c->size, r = c->rank, inplace = a->sbuf == MPI_IN_PLACE;
-    struct blk *out = smap_sched_tmp(s, (size_t)n * sizeof *out);
+    struct nbc_blk *out = smap_sched_tmp(s, (size_t)n * sizeof *out);
     if (!out)
         return nbc_launch(s, req);   /* fails: out of memory */
     for (int d = 1; d < n; d++) {
         int j = (r + d) % n;
-        struct blk rb = side_block(a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt,
+        struct nbc_blk rb = nbc_block(a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt,
                                    a->rtypes, j);
         if (!inplace) {
-            out[j] = side_block(a->sbuf, a->scount, a->scounts, a->sdispls, a->st, a->stypes, j);
+            out[j] = nbc_block(a->sbuf, a->scount, a->scounts, a->sdispls, a->st, a->stypes, j);
             continue;
         }
         MPI_Count bytes = rb.n * smap_dtype_size(rb.t);
-        out[j] = (struct blk){ smap_sched_tmp(s, (size_t)bytes), bytes, nbc_byte() };
+        out[j] = (struct nbc_blk){ smap_sched_tmp(s, (size_t)bytes), bytes, nbc_byte() };
         smap_sched_copy(s, rb.p, rb.n, rb.t, out[j].p, bytes, nbc_byte());
     }
     smap_sched_barrier(s);
     if (!inplace) {
-        struct blk sb = side_block(a->sbuf, a->scount, a->scounts, a->sdispls, a->st, a->stypes, r);
-        struct blk rb = side_block(a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt,
+        struct nbc_blk sb = nbc_block(a->sbuf, a->scount, a->scounts, a->sdispls, a->st, a->stypes, r);
+        struct nbc_blk rb = nbc_block(a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt,
                                    a->rtypes, r);
         smap_sched_copy(s, sb.p, sb.n, sb.t, rb.p, rb.n, rb.t);
     }
     for (int d = 1; d < n; d++) {
         int to = (r + d) % n, from = (r - d + n) % n;
-        struct blk rb = side_block(a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt,
+        struct nbc_blk rb = nbc_block(a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt,
                                    a->rtypes, from);
         smap_sched_send(s, out[to].p, out[to].n, out[to].t, to);
         smap_sched_recv(s, rb.p, rb.n, rb.t, from);

@@ -38,4 +38,20 @@ void nbc_add_bcast(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_
 void *nbc_add_reduce0(struct smap_sched *s, const void *in, MPI_Count count, smap_dtype_t *t,
                       MPI_Datatype type, MPI_Op op);
 
+/* Block j of one side of a collective with a block per peer: address,
+ * count and type (counts.p NULL: `count` each, at j * count; types
+ * non-NULL: alltoallw, byte displacements and one type per peer). */
+struct nbc_blk {
+    void *p;
+    MPI_Count n;
+    smap_dtype_t *t;
+};
+struct nbc_blk nbc_block(const void *buf, MPI_Count count, struct smap_cvec counts,
+                         struct smap_cvec displs, smap_dtype_t *t, const MPI_Datatype *types,
+                         int j);
+/* Appends the scatter of rank 0's `acc` in blocks of rcounts (rcounts.p
+ * NULL: `block` each) into every rank's rbuf (reduce_scatter's tail). */
+void nbc_add_scatter0(struct smap_sched *s, const void *acc, void *rbuf, struct smap_cvec rcounts,
+                      MPI_Count block, smap_dtype_t *t);
+
 #endif

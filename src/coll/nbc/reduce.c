@@ -94,12 +94,20 @@ int smap_nbc_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcoun
         total += rcounts.p ? smap_cvec_at(rcounts, j) : block;
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     void *acc = nbc_add_reduce0(s, in, total, t, type, op);
+    nbc_add_scatter0(s, acc, rbuf, rcounts, block, t);
+    return nbc_launch(s, req);
+}
+
+void nbc_add_scatter0(struct smap_sched *s, const void *acc, void *rbuf, struct smap_cvec rcounts,
+                      MPI_Count block, smap_dtype_t *t)
+{
+    smap_comm_t *c = smap_sched_comm(s);
     if (c->rank != 0) {
         smap_sched_recv(s, rbuf, rcounts.p ? smap_cvec_at(rcounts, c->rank) : block, t, 0);
-        return nbc_launch(s, req);
+        return;
     }
     MPI_Count off = 0;
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < c->size; j++) {
         MPI_Count m = rcounts.p ? smap_cvec_at(rcounts, j) : block;
         if (j == 0)
             smap_sched_copy(s, nbc_at(acc, off, t), m, t, rbuf, m, t);
@@ -107,5 +115,4 @@ int smap_nbc_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcoun
             smap_sched_send(s, nbc_at(acc, off, t), m, t, j);
         off += m;
     }
-    return nbc_launch(s, req);
 }

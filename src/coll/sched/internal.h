@@ -17,6 +17,7 @@ enum sched_op_kind { OP_SEND = 1, OP_RECV, OP_COPY, OP_REDUCE, OP_CB };
 struct sched_op {
     struct smap_preq preq;   /* OP_SEND, OP_RECV */
     int kind, peer, posted;
+    int remote;              /* OP_SEND, OP_RECV: peer is in c's remote group */
     const void *in;          /* send/recv buffer (recv: written), copy/reduce source */
     void *out;               /* copy destination, reduce inout */
     MPI_Count n1, n2;
@@ -58,7 +59,7 @@ struct smap_sched {
     /* state */
     int round, round_started, done, err;
     int pos, posted_round;          /* next local step of the round; messages posted */
-    int tag, ctx;
+    int tag, rtag, ctx;             /* rtag: messages to/from the remote group */
 };
 
 /* pool.c: schedules, operations and scratch come from caches refilled by

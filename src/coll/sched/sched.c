@@ -64,7 +64,7 @@ static void hold_type(smap_dtype_t *t)
 }
 
 static int add_msg(struct smap_sched *s, int kind, const void *buf, MPI_Count count,
-                   smap_dtype_t *dt, int peer)
+                   smap_dtype_t *dt, int peer, int remote)
 {
     if (peer == MPI_PROC_NULL)
         return MPI_SUCCESS;
@@ -75,6 +75,7 @@ static int add_msg(struct smap_sched *s, int kind, const void *buf, MPI_Count co
     op->n1 = count;
     op->t1 = dt;
     op->peer = peer;
+    op->remote = remote;
     hold_type(dt);
     return MPI_SUCCESS;
 }
@@ -82,12 +83,24 @@ static int add_msg(struct smap_sched *s, int kind, const void *buf, MPI_Count co
 int smap_sched_send(struct smap_sched *s, const void *buf, MPI_Count count, smap_dtype_t *dt,
                     int dest)
 {
-    return add_msg(s, OP_SEND, buf, count, dt, dest);
+    return add_msg(s, OP_SEND, buf, count, dt, dest, 0);
 }
 
 int smap_sched_recv(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_t *dt, int src)
 {
-    return add_msg(s, OP_RECV, buf, count, dt, src);
+    return add_msg(s, OP_RECV, buf, count, dt, src, 0);
+}
+
+int smap_sched_send_remote(struct smap_sched *s, const void *buf, MPI_Count count,
+                           smap_dtype_t *dt, int dest)
+{
+    return add_msg(s, OP_SEND, buf, count, dt, dest, 1);
+}
+
+int smap_sched_recv_remote(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_t *dt,
+                           int src)
+{
+    return add_msg(s, OP_RECV, buf, count, dt, src, 1);
 }
 
 int smap_sched_copy(struct smap_sched *s, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
@@ -197,13 +210,15 @@ static int start_round(struct smap_sched *s)
     for (int i = s->round_start[s->round]; i < b; i++) {
         struct sched_op *op = s->ops[i];
         int rc = MPI_SUCCESS;
+        int tag = op->remote ? s->rtag : s->tag;
         if (op->kind == OP_SEND) {
-            int lr = smap_p2p_local_rank(smap_group_world_rank(s->c->group, op->peer));
+            const struct MPI_ABI_Group *g = op->remote ? s->c->remote_group : s->c->group;
+            int lr = smap_p2p_local_rank(smap_group_world_rank(g, op->peer));
             rc = smap_p2p_isend(&op->preq, op->in, op->n1, op->t1, op->peer, lr, s->c->rank,
-                                s->tag, s->ctx, SMAP_P2P_STANDARD);
+                                tag, s->ctx, SMAP_P2P_STANDARD);
         } else if (op->kind == OP_RECV) {
             rc = smap_p2p_irecv(&op->preq, (void *)(uintptr_t)op->in, op->n1, op->t1, op->peer,
-                                s->tag, s->ctx);
+                                tag, s->ctx);
         } else {
             continue;
         }
@@ -291,11 +306,28 @@ static void progress_all(void)
     pthread_mutex_unlock(&active_lock);
 }
 
+/* The tags of a schedule from its sequence number: all of it on an
+ * intracommunicator; on an intercommunicator 2 seq within the local group
+ * and 2 seq + 1 across (both groups share the context, so a member's
+ * local and remote messages must not match each other).  Never negative:
+ * the blocking intercommunicator collectives and other internal protocols
+ * use negative tags, and user tags never reach this context. */
+static void take_tags(struct smap_sched *s)
+{
+    uint32_t seq = s->c->nbc_seq++;
+    if (!s->c->remote_group) {
+        s->tag = (int)(seq & 0x7fffffffu);
+        return;
+    }
+    s->tag = (int)((seq & 0x3fffffffu) << 1);
+    s->rtag = s->tag | 1;
+}
+
 /* Closes the last round, takes the sequence number and runs what can run. */
 static void activate(struct smap_sched *s)
 {
     (void)smap_sched_barrier(s);
-    s->tag = (int)(s->c->nbc_seq++ & 0x7fffffffu);
+    take_tags(s);
     s->ctx = s->c->ctx + SMAP_SCHED_CTX_OFFSET;
     pthread_mutex_lock(&active_lock);
     advance(s);

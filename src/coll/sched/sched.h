@@ -18,7 +18,9 @@
  * collective sequence number taken at smap_sched_start (comm->nbc_seq,
  * incremented there: every member starts its collectives on a communicator
  * in the same order, as MPI requires, so the numbers agree and two
- * outstanding collectives never cross-match).  Within one schedule the
+ * outstanding collectives never cross-match; on an intercommunicator
+ * 2 seq locally and 2 seq + 1 to/from the remote group, see
+ * smap_sched_send_remote).  Within one schedule the
  * messages between two ranks match in the order both sides add them. */
 #ifndef SMAP_COLL_SCHED_SCHED_H
 #define SMAP_COLL_SCHED_SCHED_H
@@ -33,11 +35,18 @@
 
 struct smap_sched;                      /* opaque */
 struct smap_sched *smap_sched_new(struct MPI_ABI_Comm *c);   /* NULL: out of memory */
-/* dest / src: rank in c (intercommunicator remote groups are not handled);
- * MPI_PROC_NULL allowed (nothing moves). */
+/* dest / src: rank in c's (local) group; MPI_PROC_NULL allowed (nothing
+ * moves). */
 int smap_sched_send(struct smap_sched *s, const void *buf, MPI_Count count, smap_dtype_t *dt,
                     int dest);
 int smap_sched_recv(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_t *dt, int src);
+/* On an intercommunicator: dest / src is a rank of the remote group.  These
+ * messages use a tag of their own (2 seq + 1; the local ones 2 seq), so
+ * they never match the local group's messages of any schedule. */
+int smap_sched_send_remote(struct smap_sched *s, const void *buf, MPI_Count count,
+                           smap_dtype_t *dt, int dest);
+int smap_sched_recv_remote(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_t *dt,
+                           int src);
 /* (scount, st) at sbuf into the layout (rcount, rt) at rbuf. */
 int smap_sched_copy(struct smap_sched *s, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
                     void *rbuf, MPI_Count rcount, smap_dtype_t *rt);
