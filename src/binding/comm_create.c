@@ -48,7 +48,7 @@ static int agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *
         int agreed = rc == MPI_SUCCESS && m[SMAP_CTX_WORDS + 1];
         ids->ctx = agreed ? smap_comm_ctx_pick(m) : -1;
         /* no free control block is not an error yet: only collectives need one */
-        ids->slot = agreed && m[SMAP_CTX_WORDS] ? __builtin_ctz(m[SMAP_CTX_WORDS]) : -1;
+        ids->slot = agreed && m[SMAP_CTX_WORDS] ? smap_ctz_size(m[SMAP_CTX_WORDS]) : -1;
         smap_comm_ctx_settle(key, mine,
                              rc != MPI_SUCCESS ? SMAP_CTX_ABANDON
                              : agreed          ? SMAP_CTX_AGREED

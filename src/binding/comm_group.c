@@ -70,7 +70,7 @@ static void agree_round(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, i
     }
     fold_offers(p, g, o, tag);
     ids->ctx = o->offered ? smap_comm_ctx_pick(o->mask) : RETRY_CTX;
-    ids->slot = o->offered && o->mask[SMAP_CTX_WORDS] ? __builtin_ctz(o->mask[SMAP_CTX_WORDS]) : -1;
+    ids->slot = o->offered && o->mask[SMAP_CTX_WORDS] ? smap_ctz_size(o->mask[SMAP_CTX_WORDS]) : -1;
     ids->step = ids->slot >= 0 ? o->step[ids->slot] : 0;
     for (int i = 1; i < g->size; i++)
         xfer(p, g, i, ids, sizeof *ids, tag, 1);

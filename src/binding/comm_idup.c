@@ -34,6 +34,7 @@
 #include "coll/nbc/nbc.h"
 #include "mpi/attr.h"
 #include "mpi/info.h"
+#include "topo/topo.h"
 
 struct idup {
     struct MPI_ABI_Comm *parent;
@@ -80,6 +81,9 @@ static int make(struct idup *d, const struct comm_ids *ids)
     struct MPI_ABI_Comm *n = nc;
     if (!d->with_info && c->hints && !(n->hints = smap_info_dup(c->hints)))
         rc = MPI_ERR_NO_MEM;
+    /* MPI-5.0 8.4: a duplicate keeps the virtual topology (src/topo) */
+    if (rc == MPI_SUCCESS && c->topo && !(n->topo = smap_topo_dup(c->topo)))
+        rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = smap_attr_copy_all(c, n);
     if (rc == MPI_SUCCESS && d->with_info)
@@ -101,7 +105,7 @@ static int settle(struct smap_sched *s, void *arg)
     struct comm_ids ids = { -1, -1, 0 };
     if (agreed) {
         ids.ctx = smap_comm_ctx_pick(d->m);
-        ids.slot = d->m[SMAP_CTX_WORDS] ? __builtin_ctz(d->m[SMAP_CTX_WORDS]) : -1;
+        ids.slot = d->m[SMAP_CTX_WORDS] ? smap_ctz_size(d->m[SMAP_CTX_WORDS]) : -1;
         ids.step = ids.slot >= 0 ? d->step[ids.slot] : 0;
     }
     smap_comm_ctx_settle(d->key, d->mine, agreed ? SMAP_CTX_AGREED : SMAP_CTX_RETRY, ids.ctx,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/compiler.h"
 #include "base/timer.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
@@ -208,7 +209,7 @@ int smap_comm_ctx_pick(const uint32_t *mask)
 {
     for (int i = 0; i < SMAP_CTX_WORDS; i++)
         if (mask[i])
-            return i * 32 + __builtin_ctz(mask[i]);
+            return i * 32 + smap_ctz_size(mask[i]);
     return -1;
 }
 

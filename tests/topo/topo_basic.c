@@ -174,6 +174,15 @@ static void cart_case(int nd, const int *periods, int shrink)
     CHECK_RC(MPI_Cart_get(d, nd, gd, gp, gc));
     for (int i = 0; i < nd; i++)
         CHECK(gd[i] == dims[i] && gp[i] == !!periods[i] && gc[i] == my[i], "dup Cart_get %d", i);
+    MPI_Comm di;
+    MPI_Request rq;
+    CHECK_RC(MPI_Comm_idup(cart, &di, &rq));
+    CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK(topo_of(di) == MPI_CART, "idup lost the topology");
+    CHECK_RC(MPI_Cart_get(di, nd, gd, gp, gc));
+    for (int i = 0; i < nd; i++)
+        CHECK(gd[i] == dims[i] && gp[i] == !!periods[i] && gc[i] == my[i], "idup Cart_get %d", i);
+    CHECK_RC(MPI_Comm_free(&di));
     CHECK_RC(MPI_Comm_split(cart, 0, rank, &s));
     CHECK(topo_of(s) == MPI_UNDEFINED, "split kept the topology");
     MPI_Group g;
