@@ -25,7 +25,7 @@ expect_contains "$out" "smartmap version:     $version" "smartmap_info"
 [ "$("$info" --version)" = "smartmap_info (smartmap) $version" ] || fail "--version: $("$info" --version)"
 mpih=$SMAP_SRC/include/mpi.h
 [ -f "$mpih" ] || fail "$mpih is missing"
-macro() { sed -n "s/^#define $1 *\([0-9][0-9]*\).*/\1/p" "$mpih" | head -n 1; }
+macro() { sed -n "s/^#define $1 *\([0-9][0-9]*\).*/\1/p" "$mpih" | awk 'NR == 1'; }
 v=$(macro MPI_VERSION) s=$(macro MPI_SUBVERSION)
 { [ -n "$v" ] && [ -n "$s" ]; } || fail "mpi.h does not define MPI_VERSION/MPI_SUBVERSION"
 expect_contains "$out" "MPI standard:         $v.$s" "smartmap_info vs mpi.h"
@@ -52,7 +52,7 @@ while IFS= read -r row; do
         [ "${BASH_REMATCH[1]}" = "$dflt" ] || fail "$name: default '${BASH_REMATCH[1]}', want '$dflt'"
         # The block of this tunable: its line up to the next tunable's.
         block=$(printf '%s\n' "$text" | awk -v n="$name" '$1 == n { on = 1; print; next }
-                                                         on && /^  SMAP_/ { exit } on { print }')
+                                                         on && /^  SMAP_/ { on = 0 } on { print }')
         expect_contains "$block" "$doc" "$name's doc line"
         expect_contains "$block" "current: $dflt (default)" "$name's current value"
     done
@@ -63,7 +63,7 @@ done <<<"$rows"
 expect_contains "$out" "tunables ($count;" "the number of tunables"
 
 # --- values from the environment: valid and invalid (SMAP_VERBOSE, say) ------
-block_of() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n { on = 1; next } on && /^  SMAP_/ { exit } on { print }'; }
+block_of() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n { on = 1; next } on && /^  SMAP_/ { on = 0 } on { print }'; }
 [ -n "$int_name" ] || fail "tunables.def has no INT tunable to try values with"
 out=$(env "$int_name=3" "$info" --tunables) || fail "smartmap_info with $int_name=3 failed"
 expect_contains "$(block_of "$out" "$int_name")" "current: 3 (from the environment" "$int_name=3"

@@ -15,7 +15,7 @@ for h in mpi.h smartmap.h; do
 done
 
 # --- the library: libmpi.so -> ... -> the real file, SONAME libmpi.so.1 -----------
-so=$(find "$prefix" -name libmpi.so | head -n 1)
+so=$(find "$prefix" -name libmpi.so -print -quit)
 [ -n "$so" ] || fail "no libmpi.so under the prefix"
 libdir=$(dirname "$so")
 case ${libdir#"$prefix"/} in lib | lib64 | lib/*) ;; *) fail "libmpi.so in an odd place: $libdir" ;; esac
@@ -46,7 +46,7 @@ for f in $flags; do
 done
 # shellcheck disable=SC2086  # the flags are meant to split into words
 cc "$SMAP_SRC/examples/hello.c" -o "$TMP/hello_pc" $flags || fail "cannot build hello.c with the pkg-config flags: $flags"
-readelf -d "$TMP/hello_pc" | grep -q 'NEEDED.*\[libmpi\.so\.1\]' ||
+readelf -d "$TMP/hello_pc" | grep 'NEEDED.*\[libmpi\.so\.1\]' >/dev/null ||
     fail "a program built with the pkg-config flags does not need libmpi.so.1"
 
 # runpath_of PROGRAM — its DT_RUNPATH (or DT_RPATH), one directory per line.
@@ -59,7 +59,7 @@ mpicc=$prefix/bin/mpicc
 [ "$("$mpicc" --showme:libdirs)" = "$real_libdir" ] ||
     fail "installed mpicc's library dir is $("$mpicc" --showme:libdirs), libmpi.so is in $libdir"
 "$mpicc" "$SMAP_SRC/examples/hello.c" -o "$TMP/hello" || fail "installed mpicc could not build hello.c"
-readelf -d "$TMP/hello" | grep -q 'NEEDED.*\[libmpi\.so\.1\]' || fail "hello from the installed mpicc does not need libmpi.so.1"
+readelf -d "$TMP/hello" | grep 'NEEDED.*\[libmpi\.so\.1\]' >/dev/null || fail "hello from the installed mpicc does not need libmpi.so.1"
 found=no
 while IFS= read -r d; do
     [ -n "$d" ] || continue

@@ -2,6 +2,9 @@
 # a scratch directory removed on exit, and small assertions.
 # The test runner (smap_add_script_test) sets SMAP_STAGE and SMAP_SRC.
 set -euo pipefail
+# With pipefail, never end a pipeline's reader early (head, grep -q, awk
+# exit): the writer then dies of SIGPIPE at random and fails the pipeline,
+# and set -e ends the test without a word.
 
 : "${SMAP_STAGE:?SMAP_STAGE (the build tree) must be set; run through ctest}"
 : "${SMAP_SRC:?SMAP_SRC (the repository) must be set; run through ctest}"
