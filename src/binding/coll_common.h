@@ -31,14 +31,17 @@
 /* count >= 0, a committed type, a byte size that fits, and no NULL buffer
  * with a predefined type (NULL is MPI_BOTTOM for absolute derived types). */
 #define COLL_CHECK_BUF(func, comm, buf, count, datatype, t)                                \
+    COLL_CHECK_BUF_AS(func, comm, #buf, buf, count, datatype, t)
+/* The same, naming the buffer `name` in messages. */
+#define COLL_CHECK_BUF_AS(func, comm, name, buf, count, datatype, t)                       \
     do {                                                                                   \
         if (SMAP_UNLIKELY((count) < 0))                                                    \
             return smap_err_raise(comm, MPI_ERR_COUNT, func, "%s count %lld is negative",  \
-                                  #buf, (long long)(count));                               \
+                                  name, (long long)(count));                               \
         SMAP_CHECK_DTYPE_COMMITTED(func, comm, datatype, t);                               \
         int bad_ = coll_bad_buffer(buf, count, t);                                         \
         if (SMAP_UNLIKELY(bad_))                                                           \
-            return smap_err_raise(comm, bad_, func, "%s: %s", #buf,                        \
+            return smap_err_raise(comm, bad_, func, "%s: %s", name,                        \
                                   bad_ == MPI_ERR_COUNT ? "count times type size overflows" \
                                                         : "buffer is NULL");               \
     } while (0)

@@ -55,6 +55,44 @@ int coll_check_vside(const char *F, MPI_Comm comm, int n, const char *what,
     return MPI_SUCCESS;
 }
 
+/* ---- gather and scatter ------------------------------------------------ */
+
+/* One side of a rooted collective: every rank's single block (`one`:
+ * gather's send, scatter's receive) or the root's blocks for all (`all`). */
+struct rooted_side {
+    const char *name, *bufname;        /* "send", "sendbuf" or "recv", "recvbuf" */
+    const void *buf;
+    MPI_Count count;
+    struct smap_cvec counts, displs;   /* `all` of a v variant */
+    MPI_Datatype type;
+    smap_dtype_t **t;
+};
+
+/* The checks gather and scatter share, mirrored: MPI_IN_PLACE is allowed
+ * only as the root's `one`, the root's `all` is a single block or (vec)
+ * one per rank, and the two may not alias. */
+static int rooted_checks(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, int root, int vec,
+                         struct rooted_side one, struct rooted_side all)
+{
+    COLL_CHECK_ROOT(F, comm, c, root);
+    int is_root = c->rank == root;
+    if (one.buf == MPI_IN_PLACE && !is_root)
+        return smap_err_raise(comm, MPI_ERR_BUFFER, F,
+                              "MPI_IN_PLACE is not allowed as %s on a non-root rank", one.bufname);
+    if (one.buf != MPI_IN_PLACE)
+        COLL_CHECK_BUF_AS(F, comm, one.bufname, one.buf, one.count, one.type, *one.t);
+    if (!is_root)
+        return MPI_SUCCESS;
+    if (all.buf == MPI_IN_PLACE)
+        return COLL_IN_PLACE_ERR(F, comm, all.bufname);
+    if (vec)
+        return coll_check_vside(F, comm, c->size, all.name, all.counts, all.displs, all.type,
+                                NULL, 0, all.t);
+    COLL_CHECK_BUF_AS(F, comm, all.bufname, all.buf, all.count, all.type, *all.t);
+    COLL_CHECK_ALIAS(F, comm, one.buf, all.buf, one.count > 0 && all.count > 0);
+    return MPI_SUCCESS;
+}
+
 /* ---- gather ------------------------------------------------------------- */
 
 int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
@@ -67,25 +105,13 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
     if (smap_comm_is_inter(c))
         return inter_gather(F, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, root,
                             comm, c, vec, req);
-    COLL_CHECK_ROOT(F, comm, c, root);
-    int is_root = c->rank == root;
-    if (sbuf == MPI_IN_PLACE && !is_root)
-        return COLL_IN_PLACE_ERR(F, comm, "sendbuf on a non-root rank");
-    if (sbuf != MPI_IN_PLACE)
-        COLL_CHECK_BUF(F, comm, sbuf, scount, stype, st);
-    if (is_root) {
-        if (rbuf == MPI_IN_PLACE)
-            return COLL_IN_PLACE_ERR(F, comm, "recvbuf");
-        if (vec) {
-            int rc = coll_check_vside(F, comm, c->size, "recv", rcounts, displs, rtype, NULL, 0,
-                                      &rt);
-            if (rc)
-                return rc;
-        } else {
-            COLL_CHECK_BUF(F, comm, rbuf, rcount, rtype, rt);
-            COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, rcount > 0 && scount > 0);
-        }
-    }
+    int rc = rooted_checks(F, comm, c, root, vec,
+                           (struct rooted_side){ "send", "sendbuf", sbuf, scount, { 0 }, { 0 },
+                                                 stype, &st },
+                           (struct rooted_side){ "recv", "recvbuf", rbuf, rcount, rcounts, displs,
+                                                 rtype, &rt });
+    if (rc)
+        return rc;
     return COLL_RUN(F, comm, c, req,
                     smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
                     smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
@@ -134,25 +160,13 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
     if (smap_comm_is_inter(c))
         return inter_scatter(F, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, root,
                              comm, c, vec, req);
-    COLL_CHECK_ROOT(F, comm, c, root);
-    int is_root = c->rank == root;
-    if (rbuf == MPI_IN_PLACE && !is_root)
-        return COLL_IN_PLACE_ERR(F, comm, "recvbuf on a non-root rank");
-    if (rbuf != MPI_IN_PLACE)
-        COLL_CHECK_BUF(F, comm, rbuf, rcount, rtype, rt);
-    if (is_root) {
-        if (sbuf == MPI_IN_PLACE)
-            return COLL_IN_PLACE_ERR(F, comm, "sendbuf");
-        if (vec) {
-            int rc = coll_check_vside(F, comm, c->size, "send", scounts, displs, stype, NULL, 0,
-                                      &st);
-            if (rc)
-                return rc;
-        } else {
-            COLL_CHECK_BUF(F, comm, sbuf, scount, stype, st);
-            COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, rcount > 0 && scount > 0);
-        }
-    }
+    int rc = rooted_checks(F, comm, c, root, vec,
+                           (struct rooted_side){ "recv", "recvbuf", rbuf, rcount, { 0 }, { 0 },
+                                                 rtype, &rt },
+                           (struct rooted_side){ "send", "sendbuf", sbuf, scount, scounts, displs,
+                                                 stype, &st });
+    if (rc)
+        return rc;
     return COLL_RUN(F, comm, c, req,
                     smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
                     smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,
