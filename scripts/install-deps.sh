@@ -2,7 +2,7 @@
 # Installs the Debian packages a target needs, only those missing.
 #   install-deps.sh build   compilers, CMake, Python 3 (generator), MPICH's hydra (a test),
 #                           Open MPI's libmpi.so (tools_link_redirect), Meson + Ninja (tools_meson),
-#                           jemalloc (vendored into libmpi: libjemalloc_pic.a)
+#                           jemalloc (vendored into libsmartmap_heap: libjemalloc_pic.a)
 #   install-deps.sh bench   the above plus Open MPI, MPICH and gnuplot
 set -euo pipefail
 want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev meson ninja-build)
