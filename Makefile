@@ -60,7 +60,8 @@ bench-crossover: deps
 	@BUILD_DIR=$(BUILD_DIR) scripts/coll_crossover.sh
 
 # Regenerate include/mpi.h, the binding stubs and docs/STATUS.md from
-# ../shared/mpi-standard (outputs are committed; a test checks they are current).
+# std/, the MPI Forum's JSON carried in the repository (outputs are committed;
+# a test checks they are current).
 regen:
 	python3 scripts/gen_mpi.py
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a target needs, only those missing.
 #   install-deps.sh build   compilers, CMake, Python 3 (generator), MPICH's hydra (a test),
-#                           jemalloc (vendored into libmpi: libjemalloc_pic.a)
+#                           Open MPI's libmpi.so (tools_link_redirect), Meson + Ninja (tools_meson),
+#                           jemalloc (vendored into libsmartmap_heap: libjemalloc_pic.a)
 #   install-deps.sh bench   the above plus Open MPI, MPICH and gnuplot
 set -euo pipefail
-want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev)
+want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev meson ninja-build)
 [ "${1:-build}" = bench ] && want+=(openmpi-bin libopenmpi-dev libmpich-dev gnuplot-nox)
 missing=()
 for p in "${want[@]}"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Vendors Debian's jemalloc into libmpi (findings §2 item 4), run by the
+# Vendors Debian's jemalloc into libsmartmap_heap (findings §2 item 4), run by the
 # build (src/CMakeLists.txt):
 #   vendor_jemalloc.sh /usr/lib/<triplet>/libjemalloc_pic.a OUT.a
 # OUT.a is the same archive with every global symbol renamed "smap_je_<name>"

@@ -113,6 +113,8 @@ extern struct smap_expose_stats smap_expose_stats;
 void smap_fork_init(void);
 /* True in a process that forked off a rank: not a rank any more. */
 int smap_is_fork_child(void);
+/* libsmartmap_heap only: run hook in a fork child after privatising. */
+void smap_fork_set_child_hook(void (*hook)(void));
 
 /* ---- Peers (peers.c) --------------------------------------------------- */
 /* A peer's view of one region: peer addresses [base, base+len) are at

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # abi_generated_current: the committed outputs of scripts/gen_mpi.py
 # (include/mpi.h, src/binding/gen_*.c, docs/STATUS.md) are what the script
-# writes from ../shared/mpi-standard and the current hand-written
+# writes from std/ (the MPI Forum's JSON in the repository) and the current hand-written
 # src/binding files. Then, to show the check can fail, a copy of the tree
 # with one generated line changed must be reported stale.
 set -u
 : "${SMAP_SRC:?run through ctest}"
 PY=${PYTHON:-python3}
-STD=${SMAP_MPI_STANDARD:-$SMAP_SRC/../shared/mpi-standard}
+STD=${SMAP_MPI_STANDARD:-$SMAP_SRC/std}
 gen="$SMAP_SRC/scripts/gen_mpi.py"
 "$PY" "$gen" --root "$SMAP_SRC" --std "$STD" --check || {
     echo "FAIL: generated files are stale; run 'make regen' and commit the result"; exit 1; }

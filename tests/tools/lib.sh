@@ -59,3 +59,25 @@ expect_hello_lines() {
     fi
     return 0
 }
+
+# install_into PREFIX — `cmake --install` of the staged build into PREFIX.
+install_into() {
+    cmake --install "$STAGE" --prefix "$1" >"$TMP/install.log" 2>&1 ||
+        { cat "$TMP/install.log" >&2; fail "cmake --install failed"; }
+}
+
+# expect_smartmap_program PROG PREFIX — PROG needs smartmap's libraries from
+# PREFIX and no other MPI library.
+expect_smartmap_program() {
+    local prog=$1 libdir needed
+    libdir=$(cd -P "$2/lib" && pwd -P)
+    needed=$(readelf -d "$prog" | sed -n 's/.*(NEEDED).*\[\(.*\)\].*/\1/p')
+    case $needed in *libmpi_abi.so.1*) ;; *) fail "$prog does not need libmpi_abi.so.1: $needed" ;; esac
+    case $needed in *libsmartmap_heap.so.1*) ;; *) fail "$prog does not need libsmartmap_heap.so.1: $needed" ;; esac
+    case $needed in *libmpi.so*) fail "$prog needs another MPI's libmpi.so: $needed" ;; esac
+    local lib
+    lib=$(ldd "$prog" | awk '$1 ~ /^libmpi_abi\.so/ { print $3 }')
+    [ "$(readlink -f "$lib")" = "$(readlink -f "$libdir/libmpi_abi.so.1")" ] ||
+        fail "$prog loads libmpi_abi from '$lib', not from $libdir"
+    ! ldd "$prog" | grep -q openmpi || fail "$prog loads Open MPI: $(ldd "$prog")"
+}

@@ -5,29 +5,37 @@ hello=$SMAP_SRC/examples/hello.c
 inc=$STAGE/include
 lib=$STAGE/lib
 
-# --- link mode: include dir, library dir, rpath and -lmpi --------------------
+# --- link mode: include dir, rpath, both libraries by full path -------------
 out=$("$BIN/mpicc" -show "$hello" -o hello)
 expect_contains "$out" "-I$inc" "mpicc -show"
-expect_contains "$out" "-L$lib" "mpicc -show"
 expect_contains "$out" "-Wl,-rpath,$lib" "mpicc -show"
-expect_contains "$out" " -lmpi" "mpicc -show"
+expect_contains "$out" " $lib/libmpi_abi.so" "mpicc -show"
+expect_contains "$out" "--no-as-needed $lib/libsmartmap_heap.so" "mpicc -show"
+expect_lacks "$out" " -lmpi" "mpicc -show (a -lmpi could find another MPI's library)"
 expect_contains "$out" "$hello -o hello" "mpicc -show keeps the arguments"
-for alias in -showme --showme; do
+for alias in -showme --showme -link_info; do
     [ "$("$BIN/mpicc" $alias "$hello" -o hello)" = "$out" ] || fail "mpicc $alias differs from -show"
 done
-# -lmpi must follow the caller's inputs (static link order).
-case $out in *"$hello"*-lmpi*) ;; *) fail "-lmpi comes before the inputs: $out" ;; esac
+# The heap library before the caller's inputs (it must precede libc),
+# libmpi after them (static link order).
+case $out in *libsmartmap_heap.so*"$hello"*libmpi_abi.so*) ;;
+*) fail "libraries in the wrong place around the inputs: $out" ;; esac
+# -compile_info (MPICH): the compile command, no link flags.
+out=$("$BIN/mpicc" -compile_info "$hello")
+expect_contains "$out" "-I$inc" "mpicc -compile_info"
+expect_lacks "$out" "libmpi_abi" "mpicc -compile_info"
 
 # --- no link flags when not linking ------------------------------------------
 for flag in -c -S -E -M -MM; do
     out=$("$BIN/mpicc" -show $flag "$hello")
     expect_contains "$out" "-I$inc" "mpicc -show $flag"
-    expect_lacks "$out" "-lmpi" "mpicc -show $flag"
+    expect_lacks "$out" "libmpi_abi" "mpicc -show $flag"
+    expect_lacks "$out" "libsmartmap_heap" "mpicc -show $flag"
     expect_lacks "$out" "-rpath" "mpicc -show $flag"
     expect_lacks "$out" "-L$lib" "mpicc -show $flag"
 done
 # -MD / -MMD generate dependencies while compiling and linking: still a link.
-expect_contains "$("$BIN/mpicc" -show -MD "$hello")" "-lmpi" "mpicc -show -MD"
+expect_contains "$("$BIN/mpicc" -show -MD "$hello")" "libmpi_abi.so" "mpicc -show -MD"
 
 # --- showme:* queries -----------------------------------------------------------
 [ "$("$BIN/mpicc" --showme:compile)" = "-I$inc" ] || fail "--showme:compile: $("$BIN/mpicc" --showme:compile)"
@@ -35,11 +43,27 @@ expect_contains "$("$BIN/mpicc" -show -MD "$hello")" "-lmpi" "mpicc -show -MD"
 out=$("$BIN/mpicc" --showme:link)
 expect_contains "$out" "-L$lib" "--showme:link"
 expect_contains "$out" "-Wl,-rpath,$lib" "--showme:link"
-expect_contains "$out" "-lmpi" "--showme:link"
+expect_contains "$out" "-l:libmpi_abi.so" "--showme:link"
+expect_contains "$out" "-l:libsmartmap_heap.so" "--showme:link"
 expect_lacks "$out" "-I" "--showme:link"
+# Meson's MPI detection keeps only -L, -l, -W and -pthread arguments of
+# --showme:link (mesonbuild/dependencies/mpi.py): every word must be one
+# (a sanitizer build's runtime flag aside: Meson is not for those builds).
+for w in $out; do
+    case $w in -L* | -l* | -W* | -fsanitize=*) ;; *) fail "--showme:link word '$w' would be dropped by Meson" ;; esac
+done
+version=$(sed -n 's/^project(smartmap VERSION \([0-9.]*\).*/\1/p' "$SMAP_SRC/CMakeLists.txt")
+[ "$("$BIN/mpicc" --showme:version)" = "$version" ] || fail "--showme:version: $("$BIN/mpicc" --showme:version)"
 [ "$("$BIN/mpicc" --showme:incdirs)" = "$inc" ] || fail "--showme:incdirs"
 [ "$("$BIN/mpicc" --showme:libdirs)" = "$lib" ] || fail "--showme:libdirs"
-if "$BIN/mpicc" --showme:bogus >/dev/null 2>&1; then fail "--showme:bogus was accepted"; fi
+# Unknown wrapper options fail, naming the option; compiler options pass.
+for bad in --showme:bogus -showme:bogus -showfoo --show-me; do
+    if err=$("$BIN/mpicc" $bad "$hello" 2>&1); then fail "$bad was accepted"; fi
+    expect_contains "$err" "unknown wrapper option" "mpicc $bad"
+    expect_contains "$err" "${bad#-*showme:}" "mpicc $bad names the option"
+done
+out=$("$BIN/mpicc" -show -fstack-protector -Wshadow -MF dep.d "$hello")
+expect_contains "$out" "-fstack-protector -Wshadow -MF dep.d" "compiler options pass through"
 
 # --- the invoked name picks the language; SMAP_CC / SMAP_CXX override -------
 for name in smcc mpicc; do
@@ -52,6 +76,26 @@ for name in mpicxx mpic++ smc++; do
 done
 out=$(SMAP_CC="ccache-like gcc" "$BIN/mpicc" -show x.c)
 case $out in "ccache-like gcc "*) ;; *) fail "SMAP_CC with arguments: $out" ;; esac
+# MPICH's and Open MPI's ways of choosing the compiler: -cc=/-cxx=,
+# MPICH_CC/CXX, OMPI_CC/CXX; the command line first, then SMAP_, MPICH_, OMPI_.
+for v in MPICH_CC OMPI_CC; do
+    out=$(env "$v=cc-from-$v" "$BIN/mpicc" -show x.c)
+    case $out in "cc-from-$v "*) ;; *) fail "mpicc ignores $v: $out" ;; esac
+done
+for v in MPICH_CXX OMPI_CXX; do
+    out=$(env "$v=cxx-from-$v" "$BIN/mpicxx" -show x.cpp)
+    case $out in "cxx-from-$v "*) ;; *) fail "mpicxx ignores $v: $out" ;; esac
+done
+out=$(MPICH_CC=b OMPI_CC=c "$BIN/mpicc" -show x.c)
+case $out in "b "*) ;; *) fail "MPICH_CC does not win over OMPI_CC: $out" ;; esac
+out=$(SMAP_CC=a MPICH_CC=b "$BIN/mpicc" -show -cc=clang-like x.c)
+case $out in "clang-like "*) ;; *) fail "-cc= does not win: $out" ;; esac
+expect_lacks "$out" "-cc=" "-cc= is a wrapper option, not passed on"
+out=$("$BIN/mpicxx" -show -cxx=my-cxx x.cpp)
+case $out in "my-cxx "*) ;; *) fail "mpicxx -cxx=: $out" ;; esac
+# The ABI-mode names of MPICH >= 4.3 and Open MPI 6 are the same wrappers.
+case $("$BIN/mpicc_abi" --showme:command) in *++*) fail "mpicc_abi is not C" ;; esac
+[ "$("$BIN/mpicxx_abi" --showme:command)" = "$("$BIN/mpicxx" --showme:command)" ] || fail "mpicxx_abi is not mpicxx"
 # Without overrides, mpicxx runs a C++ compiler and mpicc a C compiler.
 cxx=$("$BIN/mpicxx" --showme:command)
 echo 'int main(){return __cplusplus > 0 ? 0 : 1;}' >"$TMP/lang.cpp"
@@ -84,15 +128,15 @@ ln -s ../a/mpicc "$TMP/links/b/mpicc"                # relative, two hops more
 [ "$("$TMP/links/b/mpicc" --showme:compile)" = "-I$inc" ] || fail "mpicc through symlinks: wrong prefix"
 (cd "$TMP/links/b" && [ "$(sh mpicc --showme:incdirs)" = "$inc" ]) || fail "'sh mpicc' from its directory: wrong prefix"
 
-# --- a wrapper whose prefix lacks libmpi.so refuses to link (it must not fall
+# --- a wrapper whose prefix lacks libmpi_abi.so refuses to link (it must not fall
 # back to another MPI's libmpi.so on the system path) but still compiles.
 mkdir -p "$TMP/empty/bin" "$TMP/empty/include"
 cp "$BIN/smcc" "$TMP/empty/bin/mpicc"
 printf 'int main(void){return 0;}\n' >"$TMP/empty/x.c"
 if err=$("$TMP/empty/bin/mpicc" "$TMP/empty/x.c" -o "$TMP/empty/x" 2>&1); then
-    fail "mpicc linked although its prefix has no libmpi.so"
+    fail "mpicc linked although its prefix has no libmpi_abi.so"
 fi
-expect_contains "$err" "libmpi.so is missing" "mpicc without its library"
+expect_contains "$err" "libmpi_abi.so is missing" "mpicc without its library"
 "$TMP/empty/bin/mpicc" -c "$TMP/empty/x.c" -o "$TMP/empty/x.o" || fail "mpicc -c needs no library but failed"
 
 # --- arguments with spaces and quotes survive, also through -show's quoting ------------

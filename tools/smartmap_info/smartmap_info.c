@@ -49,7 +49,7 @@ static void print_versions(void)
 {
     printf("smartmap version:     %s\n", SMAP_VERSION_STRING);
     printf("MPI standard:         %d.%d\n", INFO_MPI_VERSION, INFO_MPI_SUBVERSION);
-    printf("MPI standard ABI:     %d.%d (libmpi.so.%d)\n", INFO_ABI_VERSION,
+    printf("MPI standard ABI:     %d.%d (libmpi_abi.so.%d)\n", INFO_ABI_VERSION,
            INFO_ABI_SUBVERSION, INFO_ABI_VERSION);
 }
 
@@ -97,15 +97,15 @@ static void print_install(void)
     for (size_t i = 0; i < sizeof libdirs / sizeof libdirs[0]; i++) {
         char lib[PATH_MAX + 64];
         if (libdirs[i][0] == '/')
-            snprintf(lib, sizeof lib, "%s/libmpi.so.%d", libdirs[i], INFO_ABI_VERSION);
+            snprintf(lib, sizeof lib, "%s/libmpi_abi.so.%d", libdirs[i], INFO_ABI_VERSION);
         else
-            snprintf(lib, sizeof lib, "%s/%s/libmpi.so.%d", prefix, libdirs[i], INFO_ABI_VERSION);
+            snprintf(lib, sizeof lib, "%s/%s/libmpi_abi.so.%d", prefix, libdirs[i], INFO_ABI_VERSION);
         if (access(lib, F_OK) == 0) {
             printf("library:              %s\n", lib);
             return;
         }
     }
-    printf("library:              (libmpi.so.%d not found under %s)\n", INFO_ABI_VERSION, prefix);
+    printf("library:              (libmpi_abi.so.%d not found under %s)\n", INFO_ABI_VERSION, prefix);
 }
 
 /* ---- section: SMARTMAP ------------------------------------------------------

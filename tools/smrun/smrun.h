@@ -51,6 +51,13 @@ struct smrun_options {
 int smrun_options_parse(int argc, char **argv, struct smrun_options *o);
 void smrun_options_free(struct smrun_options *o);
 
+/* ---- preload.c -------------------------------------------------------- */
+
+/* Adds libsmartmap_heap.so to LD_PRELOAD in env (a NULL-terminated array of
+ * malloc'd strings, which may be reallocated) unless SMAP_PRELOAD=0 there.
+ * 0, or -1 when out of memory. */
+int smrun_preload_apply(char ***envp);
+
 /* ---- msg.c ----------------------------------------------------------- */
 
 /* One line on stderr, prefixed "smrun: ", written with one write(). */

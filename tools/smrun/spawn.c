@@ -329,6 +329,10 @@ int smrun_spawn_all(struct smrun_job *job)
 {
     choose_binding(job);
     job->env = build_env(job);
+    if (job->env && smrun_preload_apply(&job->env) != 0) {   /* interpreters' heap */
+        smrun_env_free(job->env);
+        job->env = NULL;
+    }
     if (!job->env || make_stdin(job) != 0) {
         smrun_job_fail(job, SMRUN_EXIT_FAILURE, "cannot set up the job: %s", strerror(errno));
         return -1;

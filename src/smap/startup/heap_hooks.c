@@ -10,7 +10,7 @@
  * whole sparse slot (§3.9); each extent becomes MADV_DODUMP as it is handed
  * out, so the used part and the tail stay two VMAs. */
 #define _GNU_SOURCE
-#include "smap/heap_internal.h"
+#include "smap/startup/heap_internal.h"
 #include "smap/smap.h"
 
 #include <fcntl.h>

@@ -15,7 +15,7 @@
  * during the first call got) is freed past the thread cache. */
 #define _GNU_SOURCE
 #include "base/compiler.h"
-#include "smap/heap_internal.h"
+#include "smap/startup/heap_internal.h"
 #include "smap/smap.h"
 
 #include <dlfcn.h>

@@ -6,7 +6,7 @@
  * parent is corrupted every time.  Therefore:
  *
  *  - fork() (and _Fork()) are interposed.  The wrapper switches to a private
- *    stack (a buffer in libmpi's own .bss, which is never exposed) and calls
+ *    stack (a buffer in libsmartmap_heap's own .bss, never exposed) and calls
  *    glibc's fork there, so that neither process touches the shared stack
  *    until the child has its own copy.
  *  - Our atfork handlers are registered before jemalloc's, so our prepare
@@ -46,10 +46,14 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* Provided by other parts of the layer; weak so that this file links (and
- * does the safe thing) in a build where they are absent. */
-#pragma weak smap_peers_forget
-#pragma weak smap_heap_used
+/* libmpi's part of the child's clean-up (forgetting the peer views), set
+ * through the start-up API once libmpi is loaded (api.c). */
+static void (*_Atomic child_hook)(void);
+
+void smap_fork_set_child_hook(void (*hook)(void))
+{
+    atomic_store_explicit(&child_hook, hook, memory_order_release);
+}
 
 /* Big enough for glibc's fork, every atfork handler of the process and a
  * signal handler on top. */
@@ -263,7 +267,7 @@ static void privatise_all(void)
             continue;
         const struct smap_region *r = smap_region_self(kind);
         size_t copy_len = r->len;
-        if (kind == SMAP_REGION_HEAP && smap_heap_used)
+        if (kind == SMAP_REGION_HEAP)
             copy_len = smap_heap_used();
         if (privatise_region(kind, copy_len) != 0) {
             /* Continuing would let the child write the parent's memory. */
@@ -286,8 +290,9 @@ static void fork_child_handler(void)
     privatise_all();
     /* Peer views are the peers' live memory: a process that is no rank
      * must not keep them.  (It must not allocate: jemalloc is still locked.) */
-    if (smap_peers_forget)
-        smap_peers_forget();
+    void (*hook)(void) = atomic_load_explicit(&child_hook, memory_order_acquire);
+    if (hook)
+        hook();
     if (sync_pipe[1] >= 0) {
         char c = 1;
         while (write(sync_pipe[1], &c, 1) < 0 && errno == EINTR)

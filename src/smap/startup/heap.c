@@ -16,7 +16,7 @@
  * boot) is served by an automatic arena rather than waited for. */
 #define _GNU_SOURCE
 #include "base/compiler.h"
-#include "smap/heap_internal.h"
+#include "smap/startup/heap_internal.h"
 #include "smap/smap.h"
 
 #include <dlfcn.h>
