@@ -86,7 +86,7 @@ static int make(struct idup *d, const struct comm_ids *ids)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = smap_attr_copy_all(c, n);
-    if (rc == MPI_SUCCESS && d->with_info)
+    if (rc == MPI_SUCCESS && d->info != MPI_INFO_NULL)   /* _with_info(MPI_INFO_NULL): no hints */
         rc = PMPI_Comm_set_info(nc, d->info);
     if (rc != MPI_SUCCESS) {
         (void)smap_attr_delete_all(n);
@@ -114,7 +114,7 @@ static int settle(struct smap_sched *s, void *arg)
         return add_attempt(s, d);
     int rc = ids.ctx < 0 ? MPI_ERR_INTERN : make(d, &ids);
     smap_comm_ctx_release_mine();   /* made (or failed): nothing left to reserve */
-    if (d->with_info)
+    if (d->info != MPI_INFO_NULL)
         PMPI_Info_free(&d->info);
     return rc;
 }
