@@ -274,11 +274,16 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     struct MPI_ABI_Comm *c;
     SMAP_CHECK_RUNNING("MPI_Comm_get_name");
-    SMAP_CHECK_COMM("MPI_Comm_get_name", comm, c);
     SMAP_CHECK_PTR("MPI_Comm_get_name", comm, comm_name);
     SMAP_CHECK_PTR("MPI_Comm_get_name", comm, resultlen);
-    size_t n = strlen(c->name);
-    memcpy(comm_name, c->name, n + 1);
+    /* MPI 4.1: the null handle has a name too */
+    const char *name = "MPI_COMM_NULL";
+    if (comm != MPI_COMM_NULL) {
+        SMAP_CHECK_COMM("MPI_Comm_get_name", comm, c);
+        name = c->name;
+    }
+    size_t n = strlen(name);
+    memcpy(comm_name, name, n + 1);
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }
