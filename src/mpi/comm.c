@@ -6,10 +6,14 @@
 
 #include "base/compiler.h"
 #include "base/timer.h"
+#include "base/wait.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/group.h"
 #include "mpi/handles.h"
+#include "mpi/request.h"
+#include "p2p/p2p.h"
+#include "smap/smap.h"
 #include "mpi/info.h"
 #include "topo/topo.h"
 
@@ -245,6 +249,17 @@ void smap_comm_unref(struct MPI_ABI_Comm *c)
 {
     if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
         smap_comm_destroy(c);
+}
+
+void smap_comm_quiesce(struct MPI_ABI_Comm *c)
+{
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    while (atomic_load_explicit(&c->refs, memory_order_acquire) > 1) {
+        smap_p2p_progress();
+        smap_bsend_reap();
+        smap_wait_step(&w);
+    }
 }
 
 void smap_comm_destroy(struct MPI_ABI_Comm *c)

@@ -124,6 +124,11 @@ void smap_comm_destroy(struct MPI_ABI_Comm *c);
  * handle is dead at once even while requests keep the object. */
 void smap_comm_unref(struct MPI_ABI_Comm *c);
 
+/* Progresses until no request holds c any more (only its handle's
+ * reference is left): every send and receive on it, buffered sends
+ * included, has completed and been freed.  For MPI_Comm_disconnect. */
+void smap_comm_quiesce(struct MPI_ABI_Comm *c);
+
 /* A request on handle h holds its communicator (predefined ones and
  * MPI_COMM_NULL need nothing: small handles). */
 static inline void smap_comm_hold(MPI_Comm h)
