@@ -24,7 +24,8 @@ static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *parent, const char *func)
 {
     return smap_err_raise(parent->handle, MPI_ERR_INTERN, func,
                           "no context id is free on every member (at most %d "
-                          "communicators alive at once)", SMAP_CTX_MAX);
+                          "communicators alive at once, a quarter of the ids kept for "
+                          "MPI_Comm_idup)", SMAP_CTX_MAX);
 }
 
 static int agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func)
@@ -58,7 +59,7 @@ static int agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *
             return rc;
         if (agreed)
             break;
-        smap_p2p_progress();   /* an MPI_Comm_idup holding the offer moves on (comm_idup.c) */
+        smap_p2p_progress();   /* MPI_Comm_idup schedules move on meanwhile */
     }
     if (ids->ctx < 0)
         return no_ctx(parent, func);
@@ -68,16 +69,9 @@ static int agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *
     return PMPI_Allreduce(MPI_IN_PLACE, &ids->step, 1, MPI_UINT64_T, MPI_MAX, parent->handle);
 }
 
-_Thread_local int comm_agreeing;
-
 int comm_agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func)
 {
-    /* an MPI_Comm_idup progressed from inside this agreement must not
-     * offer ids now (comm_idup.c) */
-    comm_agreeing++;
-    int rc = agree(parent, ids, func);
-    comm_agreeing--;
-    return rc;
+    return agree(parent, ids, func);
 }
 
 int comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g, const struct comm_ids *ids,
@@ -88,7 +82,9 @@ int comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g, const struct
         return smap_err_raise(parent->handle, MPI_ERR_NO_MEM, func, "out of memory");
     if (ids->slot >= 0)
         smap_coll_slot_claim(ids->slot, ids->step);
-    smap_comm_ctx_release_mine();   /* both are taken now: no reservation needed */
+    /* both are taken now: no reservation needed (only this agreement's:
+     * an idup made from inside a blocking agreement leaves that one's) */
+    smap_comm_ctx_release_mine_if(ids->ctx);
     *newcomm = c;
     return MPI_SUCCESS;
 }
