@@ -11,7 +11,8 @@
  * claims; a callback settles: every member claimed the id -> the
  * communicator is made (without a control block unless every member
  * claimed that too) and its handle written to *newcomm; some member could
- * not -> the claims are released and the rounds appended again.
+ * not -> the claims are released and the rounds appended again.  Of an
+ * intercommunicator, the allreduces span both groups (no control block).
  * Attributes are copied, and the hints set, when the idup completes. */
 #include <mpi.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "coll/nbc/nbc.h"
 #include "mpi/attr.h"
 #include "mpi/info.h"
+#include "mpi/intercomm.h"
 #include "topo/topo.h"
 
 struct idup {
@@ -29,6 +31,7 @@ struct idup {
     MPI_Comm *newcomm;
     MPI_Info info;          /* _with_info: our duplicate, or MPI_INFO_NULL */
     int with_info;
+    int inter;              /* the parent is an intercommunicator: both groups agree */
     uint32_t m[SMAP_CTX_WORDS + 1];   /* free ids, free control blocks */
     uint64_t step[SMAP_COLL_NSLOTS];
     int ctx, slot;                    /* picked; -1: none */
@@ -42,7 +45,8 @@ static int offer(struct smap_sched *s, void *arg)
 {
     (void)s;
     struct idup *d = arg;
-    d->m[SMAP_CTX_WORDS] = smap_coll_slots_free();
+    /* an intercommunicator has no control block (mpi/intercomm.h) */
+    d->m[SMAP_CTX_WORDS] = d->inter ? 0 : smap_coll_slots_free();
     smap_comm_ctx_nb_free(d->m, &d->m[SMAP_CTX_WORDS]);
     for (int k = 0; k < SMAP_COLL_NSLOTS; k++)
         d->step[k] = smap_coll_slot_step(k);
@@ -72,7 +76,14 @@ static int make(struct idup *d, const struct comm_ids *ids)
     struct MPI_ABI_Comm *c = d->parent;
     MPI_Comm nc;
     smap_group_retain(c->group);
-    int rc = comm_make(c, c->group, ids, &nc, F);
+    int rc;
+    if (d->inter) {
+        smap_group_retain(c->remote_group);
+        nc = smap_inter_new(c, c->group, c->remote_group, ids->ctx);
+        rc = nc ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    } else {
+        rc = comm_make(c, c->group, ids, &nc, F);
+    }
     if (rc != MPI_SUCCESS)
         return rc;
     struct MPI_ABI_Comm *n = nc;
@@ -115,21 +126,30 @@ static int settle(struct smap_sched *s, void *arg)
     return rc;
 }
 
+/* An allreduce over every member: of the group, or of both groups of an
+ * intercommunicator. */
+static void add_allreduce(struct smap_sched *s, const struct idup *d, void *buf, int n,
+                          MPI_Datatype type, MPI_Op op)
+{
+    if (d->inter)
+        smap_nbc_add_inter_allreduce_both(s, buf, n, smap_dtype_get(type), type, op);
+    else
+        smap_nbc_add_allreduce(s, MPI_IN_PLACE, buf, n, smap_dtype_get(type), type, op);
+}
+
 /* One round of the agreement, appended to s. */
 static int add_attempt(struct smap_sched *s, struct idup *d)
 {
     smap_sched_barrier(s);
     smap_sched_callback(s, offer, d);
     smap_sched_barrier(s);
-    smap_nbc_add_allreduce(s, MPI_IN_PLACE, d->m, SMAP_CTX_WORDS + 1,
-                           smap_dtype_get(MPI_UINT32_T), MPI_UINT32_T, MPI_BAND);
-    smap_nbc_add_allreduce(s, MPI_IN_PLACE, d->step, SMAP_COLL_NSLOTS,
-                           smap_dtype_get(MPI_UINT64_T), MPI_UINT64_T, MPI_MAX);
+    add_allreduce(s, d, d->m, SMAP_CTX_WORDS + 1, MPI_UINT32_T, MPI_BAND);
+    if (!d->inter)
+        add_allreduce(s, d, d->step, SMAP_COLL_NSLOTS, MPI_UINT64_T, MPI_MAX);
     smap_sched_barrier(s);
     smap_sched_callback(s, claim, d);
     smap_sched_barrier(s);
-    smap_nbc_add_allreduce(s, MPI_IN_PLACE, d->claimed, 2, smap_dtype_get(MPI_UINT32_T),
-                           MPI_UINT32_T, MPI_BAND);
+    add_allreduce(s, d, d->claimed, 2, MPI_UINT32_T, MPI_BAND);
     smap_sched_barrier(s);
     smap_sched_callback(s, settle, d);
     return smap_sched_barrier(s);
@@ -145,9 +165,6 @@ static int idup(const char *F, MPI_Comm comm, MPI_Info info, int with_info, MPI_
     SMAP_CHECK_PTR(F, comm, request);
     if (with_info && info != MPI_INFO_NULL && !smap_info_get(info))
         return smap_err_raise(comm, MPI_ERR_INFO, F, "info is not a valid info object");
-    if (c->remote_group)
-        return smap_err_raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, F, "%s",
-                              "MPI_Comm_idup of an intercommunicator is not implemented");
     *newcomm = MPI_COMM_NULL;
     *request = MPI_REQUEST_NULL;
     struct smap_sched *s = smap_sched_new(c);
@@ -157,7 +174,8 @@ static int idup(const char *F, MPI_Comm comm, MPI_Info info, int with_info, MPI_
         return smap_err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory");
     }
     *d = (struct idup){ .parent = c, .newcomm = newcomm, .info = MPI_INFO_NULL,
-                        .with_info = with_info, .ctx = -1, .slot = -1, .held_ctx = -1,
+                        .with_info = with_info, .inter = smap_comm_is_inter(c), .ctx = -1,
+                        .slot = -1, .held_ctx = -1,
                         .held_slot = -1 };
     if (with_info && info != MPI_INFO_NULL && PMPI_Info_dup(info, &d->info) != MPI_SUCCESS) {
         smap_sched_free(s);
