@@ -24,7 +24,8 @@ static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *parent, const char *func)
 {
     return smap_err_raise(parent->handle, MPI_ERR_INTERN, func,
                           "no context id is free on every member (at most %d "
-                          "communicators alive at once)", SMAP_CTX_MAX);
+                          "communicators alive at once, a quarter of the ids kept for "
+                          "MPI_Comm_idup)", SMAP_CTX_MAX);
 }
 
 static int agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func)
@@ -58,7 +59,7 @@ static int agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *
             return rc;
         if (agreed)
             break;
-        smap_p2p_progress();   /* an MPI_Comm_idup holding the offer moves on (comm_idup.c) */
+        smap_p2p_progress();   /* MPI_Comm_idup schedules move on meanwhile */
     }
     if (ids->ctx < 0)
         return no_ctx(parent, func);
@@ -68,16 +69,9 @@ static int agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *
     return PMPI_Allreduce(MPI_IN_PLACE, &ids->step, 1, MPI_UINT64_T, MPI_MAX, parent->handle);
 }
 
-_Thread_local int comm_agreeing;
-
 int comm_agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func)
 {
-    /* an MPI_Comm_idup progressed from inside this agreement must not
-     * offer ids now (comm_idup.c) */
-    comm_agreeing++;
-    int rc = agree(parent, ids, func);
-    comm_agreeing--;
-    return rc;
+    return agree(parent, ids, func);
 }
 
 int comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g, const struct comm_ids *ids,
@@ -88,7 +82,9 @@ int comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g, const struct
         return smap_err_raise(parent->handle, MPI_ERR_NO_MEM, func, "out of memory");
     if (ids->slot >= 0)
         smap_coll_slot_claim(ids->slot, ids->step);
-    smap_comm_ctx_release_mine();   /* both are taken now: no reservation needed */
+    /* both are taken now: no reservation needed (only this agreement's:
+     * an idup made from inside a blocking agreement leaves that one's) */
+    smap_comm_ctx_release_mine_if(ids->ctx);
     *newcomm = c;
     return MPI_SUCCESS;
 }
@@ -274,11 +270,16 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     struct MPI_ABI_Comm *c;
     SMAP_CHECK_RUNNING("MPI_Comm_get_name");
-    SMAP_CHECK_COMM("MPI_Comm_get_name", comm, c);
     SMAP_CHECK_PTR("MPI_Comm_get_name", comm, comm_name);
     SMAP_CHECK_PTR("MPI_Comm_get_name", comm, resultlen);
-    size_t n = strlen(c->name);
-    memcpy(comm_name, c->name, n + 1);
+    /* MPI 4.1: the null handle has a name too */
+    const char *name = "MPI_COMM_NULL";
+    if (comm != MPI_COMM_NULL) {
+        SMAP_CHECK_COMM("MPI_Comm_get_name", comm, c);
+        name = c->name;
+    }
+    size_t n = strlen(name);
+    memcpy(comm_name, name, n + 1);
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }

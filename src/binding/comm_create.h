@@ -20,11 +20,6 @@ struct comm_ids {
  * the slot's step counters).  MPI_SUCCESS or the raised error. */
 int comm_agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *func);
 
-/* Non-zero while this thread runs comm_agree: from its settled offer to
- * its end this thread holds a reservation that a new offer would drop, so
- * MPI_Comm_idup (comm_idup.c, progressed from inside) defers its offers. */
-extern _Thread_local int comm_agreeing;
-
 /* The same among the members of g (a subgroup of parent's) only, over
  * point-to-point: for MPI_Comm_create_group, and for parents without a
  * control block.  Returns ids->ctx < 0 when no id is free. */

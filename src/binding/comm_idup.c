@@ -1,29 +1,18 @@
 /* MPI_Comm_idup and MPI_Comm_idup_with_info: MPI_Comm_dup as a schedule
  * (src/coll/sched) on the parent, so it never blocks.
  *
- * The agreement is comm_agree's (comm_create.c) made non-blocking: a
- * callback offers this rank's free context ids and control blocks
- * (smap_comm_ctx_offer, mpi/comm.h) and reads every block's step counter;
- * then a non-blocking MPI_BAND allreduce of the masks and an MPI_MAX one
- * of the steps; then a callback settles: every member offered -> the
- * lowest common id and block, the communicator is made and its handle
- * written to *newcomm; some member did not -> the same rounds again,
- * appended to the schedule.
- *
- * Reserving the id between start and completion: an offer holds this
- * rank's "offering" right (mpi/comm.h) until it settles, so no other
- * agreement of this rank (blocking or another idup, any thread) can offer
- * -- and hence pick -- the ids it offered meanwhile; they retry until the
- * idup settled (an idup waits its turn the same way).  The picked id is
- * reserved and the communicator made in the same callback, so nothing can
- * take the id in between.  An offer drops the calling thread's own
- * reservation, so an offer callback that runs inside a blocking
- * comm_agree (progressed from its allreduces) offers nothing instead: the
- * round fails on every member and is tried again (never waiting, so no
- * member's blocking agreement waits on another's idup).  comm_agree drives
- * progress between its own failed rounds, so an idup holding the offer
- * settles.  Not covered: MPI_Comm_create_group and the intercommunicator
- * constructors (their agreements do not set comm_agreeing).
+ * The agreement is the two-phase one of mpi/comm.c ("non-blocking
+ * agreements"), which never holds this rank's offer while waiting for the
+ * other members, so an idup started before a blocking constructor (or
+ * another idup, on any thread) never deadlocks with it.  A round: a
+ * callback reads the ids and control blocks free here and every block's
+ * step counter; MPI_BAND / MPI_MAX allreduces; a callback picks the lowest
+ * common id and block and claims them here; an MPI_BAND allreduce of the
+ * claims; a callback settles: every member claimed the id -> the
+ * communicator is made (without a control block unless every member
+ * claimed that too) and its handle written to *newcomm; some member could
+ * not -> the claims are released and the rounds appended again.  Of an
+ * intercommunicator, the allreduces span both groups (no control block).
  * Attributes are copied, and the hints set, when the idup completes. */
 #include <mpi.h>
 #include <string.h>
@@ -34,6 +23,7 @@
 #include "coll/nbc/nbc.h"
 #include "mpi/attr.h"
 #include "mpi/info.h"
+#include "mpi/intercomm.h"
 #include "topo/topo.h"
 
 struct idup {
@@ -41,10 +31,12 @@ struct idup {
     MPI_Comm *newcomm;
     MPI_Info info;          /* _with_info: our duplicate, or MPI_INFO_NULL */
     int with_info;
-    uint64_t key;           /* agreement priority: parent ctx + sequence, same on all */
-    int mine;               /* this rank's offer counted */
-    uint32_t m[SMAP_CTX_WORDS + 2];   /* free ids, free blocks, "every member offered" */
+    int inter;              /* the parent is an intercommunicator: both groups agree */
+    uint32_t m[SMAP_CTX_WORDS + 1];   /* free ids, free control blocks */
     uint64_t step[SMAP_COLL_NSLOTS];
+    int ctx, slot;                    /* picked; -1: none */
+    uint32_t claimed[2];              /* this rank claimed the id / the block; then ANDed */
+    int held_ctx, held_slot;          /* what this rank claimed, to release; -1: nothing */
 };
 
 static int add_attempt(struct smap_sched *s, struct idup *d);
@@ -53,18 +45,27 @@ static int offer(struct smap_sched *s, void *arg)
 {
     (void)s;
     struct idup *d = arg;
-    d->m[SMAP_CTX_WORDS] = smap_coll_slots_free();
-    if (comm_agreeing) {
-        /* not now (see the top): this round fails on every member, and
-         * the idup tries again */
-        memset(d->m, 0, sizeof d->m);
-        d->mine = 0;
-    } else {
-        d->mine = smap_comm_ctx_offer(d->key, d->m, &d->m[SMAP_CTX_WORDS]);
-    }
-    d->m[SMAP_CTX_WORDS + 1] = (uint32_t)d->mine;
+    /* an intercommunicator has no control block (mpi/intercomm.h) */
+    d->m[SMAP_CTX_WORDS] = d->inter ? 0 : smap_coll_slots_free();
+    smap_comm_ctx_nb_free(d->m, &d->m[SMAP_CTX_WORDS]);
     for (int k = 0; k < SMAP_COLL_NSLOTS; k++)
         d->step[k] = smap_coll_slot_step(k);
+    return MPI_SUCCESS;
+}
+
+static int claim(struct smap_sched *s, void *arg)
+{
+    (void)s;
+    struct idup *d = arg;
+    d->ctx = smap_comm_ctx_pick(d->m);
+    d->slot = d->m[SMAP_CTX_WORDS] ? smap_ctz_size(d->m[SMAP_CTX_WORDS]) : -1;
+    int slot_ok = 0;
+    /* no common id at all: every member sees it, the idup fails in settle */
+    d->claimed[0] = d->ctx < 0 ||
+                    smap_comm_ctx_nb_claim(d->ctx, d->slot, smap_coll_slots_free(), &slot_ok);
+    d->claimed[1] = (uint32_t)slot_ok;
+    d->held_ctx = d->ctx >= 0 && d->claimed[0] ? d->ctx : -1;
+    d->held_slot = slot_ok ? d->slot : -1;
     return MPI_SUCCESS;
 }
 
@@ -75,7 +76,14 @@ static int make(struct idup *d, const struct comm_ids *ids)
     struct MPI_ABI_Comm *c = d->parent;
     MPI_Comm nc;
     smap_group_retain(c->group);
-    int rc = comm_make(c, c->group, ids, &nc, F);
+    int rc;
+    if (d->inter) {
+        smap_group_retain(c->remote_group);
+        nc = smap_inter_new(c, c->group, c->remote_group, ids->ctx);
+        rc = nc ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    } else {
+        rc = comm_make(c, c->group, ids, &nc, F);
+    }
     if (rc != MPI_SUCCESS)
         return rc;
     struct MPI_ABI_Comm *n = nc;
@@ -86,7 +94,7 @@ static int make(struct idup *d, const struct comm_ids *ids)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = smap_attr_copy_all(c, n);
-    if (rc == MPI_SUCCESS && d->with_info)
+    if (rc == MPI_SUCCESS && d->info != MPI_INFO_NULL)   /* _with_info(MPI_INFO_NULL): no hints */
         rc = PMPI_Comm_set_info(nc, d->info);
     if (rc != MPI_SUCCESS) {
         (void)smap_attr_delete_all(n);
@@ -101,22 +109,32 @@ static int make(struct idup *d, const struct comm_ids *ids)
 static int settle(struct smap_sched *s, void *arg)
 {
     struct idup *d = arg;
-    int agreed = d->m[SMAP_CTX_WORDS + 1] != 0;
-    struct comm_ids ids = { -1, -1, 0 };
-    if (agreed) {
-        ids.ctx = smap_comm_ctx_pick(d->m);
-        ids.slot = d->m[SMAP_CTX_WORDS] ? smap_ctz_size(d->m[SMAP_CTX_WORDS]) : -1;
-        ids.step = ids.slot >= 0 ? d->step[ids.slot] : 0;
-    }
-    smap_comm_ctx_settle(d->key, d->mine, agreed ? SMAP_CTX_AGREED : SMAP_CTX_RETRY, ids.ctx,
-                         ids.slot);
-    if (!agreed)
+    if (d->ctx >= 0 && !d->claimed[0]) {
+        /* some member could not claim the id: release and try again */
+        smap_comm_ctx_nb_release(d->held_ctx, d->held_slot);
         return add_attempt(s, d);
-    int rc = ids.ctx < 0 ? MPI_ERR_INTERN : make(d, &ids);
-    smap_comm_ctx_release_mine();   /* made (or failed): nothing left to reserve */
-    if (d->with_info)
+    }
+    if (d->ctx < 0)
+        return MPI_ERR_INTERN;   /* no context id free on every member */
+    struct comm_ids ids = { d->ctx, d->claimed[1] ? d->slot : -1, 0 };
+    ids.step = ids.slot >= 0 ? d->step[ids.slot] : 0;
+    int rc = make(d, &ids);
+    /* made (or failed): the communicator holds the id and block now */
+    smap_comm_ctx_nb_release(d->held_ctx, d->held_slot);
+    if (d->info != MPI_INFO_NULL)
         PMPI_Info_free(&d->info);
     return rc;
+}
+
+/* An allreduce over every member: of the group, or of both groups of an
+ * intercommunicator. */
+static void add_allreduce(struct smap_sched *s, const struct idup *d, void *buf, int n,
+                          MPI_Datatype type, MPI_Op op)
+{
+    if (d->inter)
+        smap_nbc_add_inter_allreduce_both(s, buf, n, smap_dtype_get(type), type, op);
+    else
+        smap_nbc_add_allreduce(s, MPI_IN_PLACE, buf, n, smap_dtype_get(type), type, op);
 }
 
 /* One round of the agreement, appended to s. */
@@ -125,10 +143,14 @@ static int add_attempt(struct smap_sched *s, struct idup *d)
     smap_sched_barrier(s);
     smap_sched_callback(s, offer, d);
     smap_sched_barrier(s);
-    smap_nbc_add_allreduce(s, MPI_IN_PLACE, d->m, SMAP_CTX_WORDS + 2,
-                           smap_dtype_get(MPI_UINT32_T), MPI_UINT32_T, MPI_BAND);
-    smap_nbc_add_allreduce(s, MPI_IN_PLACE, d->step, SMAP_COLL_NSLOTS,
-                           smap_dtype_get(MPI_UINT64_T), MPI_UINT64_T, MPI_MAX);
+    add_allreduce(s, d, d->m, SMAP_CTX_WORDS + 1, MPI_UINT32_T, MPI_BAND);
+    if (!d->inter)
+        add_allreduce(s, d, d->step, SMAP_COLL_NSLOTS, MPI_UINT64_T, MPI_MAX);
+    smap_sched_barrier(s);
+    smap_sched_callback(s, claim, d);
+    smap_sched_barrier(s);
+    add_allreduce(s, d, d->claimed, 2, MPI_UINT32_T, MPI_BAND);
+    smap_sched_barrier(s);
     smap_sched_callback(s, settle, d);
     return smap_sched_barrier(s);
 }
@@ -143,9 +165,6 @@ static int idup(const char *F, MPI_Comm comm, MPI_Info info, int with_info, MPI_
     SMAP_CHECK_PTR(F, comm, request);
     if (with_info && info != MPI_INFO_NULL && !smap_info_get(info))
         return smap_err_raise(comm, MPI_ERR_INFO, F, "info is not a valid info object");
-    if (c->remote_group)
-        return smap_err_raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, F, "%s",
-                              "MPI_Comm_idup of an intercommunicator is not implemented");
     *newcomm = MPI_COMM_NULL;
     *request = MPI_REQUEST_NULL;
     struct smap_sched *s = smap_sched_new(c);
@@ -155,10 +174,9 @@ static int idup(const char *F, MPI_Comm comm, MPI_Info info, int with_info, MPI_
         return smap_err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory");
     }
     *d = (struct idup){ .parent = c, .newcomm = newcomm, .info = MPI_INFO_NULL,
-                        .with_info = with_info };
-    /* keys above every blocking agreement's (parent ctx < SMAP_CTX_MAX):
-     * those get priority, since an idup's offers pause while one runs */
-    d->key = smap_comm_ctx_key(SMAP_SCHED_CTX_OFFSET + c->ctx, (int)(c->nbc_seq & 0x7fffffff));
+                        .with_info = with_info, .inter = smap_comm_is_inter(c), .ctx = -1,
+                        .slot = -1, .held_ctx = -1,
+                        .held_slot = -1 };
     if (with_info && info != MPI_INFO_NULL && PMPI_Info_dup(info, &d->info) != MPI_SUCCESS) {
         smap_sched_free(s);
         return smap_err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory");

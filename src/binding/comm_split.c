@@ -87,8 +87,9 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 /* The color of this rank for split_type.  Memory is shared by the ranks
  * of a node, and we know no finer hardware level (no topology query yet):
- *   SHARED, RESOURCE_GUIDED   the node
- *   HW_GUIDED                 the node when info names "mpi_shared_memory"
+ *   SHARED                    the node
+ *   HW_GUIDED, RESOURCE_GUIDED
+ *                             the node when info names "mpi_shared_memory"
  *                             in mpi_hw_resource_type, else MPI_COMM_NULL
  *                             (MPI 5.0 §7.4.2: a resource type the
  *                             implementation does not know gives NULL)
@@ -103,8 +104,8 @@ static int type_color(const struct MPI_ABI_Comm *c, int split_type, MPI_Info inf
     case MPI_UNDEFINED:
         return MPI_UNDEFINED;
     case MPI_COMM_TYPE_SHARED:
-    case MPI_COMM_TYPE_RESOURCE_GUIDED:
         return node;
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
     case MPI_COMM_TYPE_HW_GUIDED: {
         const struct MPI_ABI_Info *i = info == MPI_INFO_NULL ? NULL : smap_info_get(info);
         const char *v = i ? smap_info_lookup(i, "mpi_hw_resource_type") : NULL;

@@ -319,11 +319,17 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     smap_dtype_t *t;
-    QUERY_PROLOGUE("MPI_Type_get_name", datatype, t);
+    SMAP_CHECK_RUNNING("MPI_Type_get_name");
     SMAP_CHECK_PTR("MPI_Type_get_name", MPI_COMM_NULL, type_name);
     SMAP_CHECK_PTR("MPI_Type_get_name", MPI_COMM_NULL, resultlen);
-    size_t n = strlen(t->name);
-    memcpy(type_name, t->name, n + 1);
+    /* MPI 4.1: the null handle has a name too */
+    const char *name = "MPI_DATATYPE_NULL";
+    if (datatype != MPI_DATATYPE_NULL) {
+        SMAP_CHECK_DTYPE("MPI_Type_get_name", MPI_COMM_NULL, datatype, t);
+        name = t->name;
+    }
+    size_t n = strlen(name);
+    memcpy(type_name, name, n + 1);
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }

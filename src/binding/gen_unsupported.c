@@ -363,22 +363,10 @@ int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
     return smap_err_unsupported(comm, "MPI_Comm_detach_buffer_c");
 }
 
-int PMPI_Comm_disconnect(MPI_Comm *comm)
-{
-    (void)comm;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_disconnect");
-}
-
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
     (void)comm;
     return smap_err_unsupported(comm, "MPI_Comm_flush_buffer");
-}
-
-int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    (void)parent;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_get_parent");
 }
 
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)

@@ -153,21 +153,18 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     return finish_set("MPI_Testall", count, array_of_requests, array_of_statuses, NULL, 0);
 }
 
-/* Index of a ready active request, starting at a rotating position so
- * that Waitany serves every request; -1 none ready, -2 none active. */
+/* Index of the lowest ready active request, as Open MPI and MPICH report
+ * (programs rely on it; fairness between peers is the progress engine's
+ * business); -1 none ready, -2 none active. */
 static int find_any(int n, MPI_Request reqs[])
 {
-    static _Thread_local unsigned start;   /* per thread: no shared write */
     int active = 0;
-    for (int k = 0; k < n; k++) {
-        int i = (int)((start + (unsigned)k) % (unsigned)n);
+    for (int i = 0; i < n; i++) {
         if (!is_active(reqs[i]))
             continue;
         active = 1;
-        if (smap_req_ready(reqs[i])) {
-            start++;
+        if (smap_req_ready(reqs[i]))
             return i;
-        }
     }
     return active ? -1 : -2;
 }

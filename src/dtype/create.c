@@ -72,7 +72,13 @@ struct bounds {
 static MPI_Count min_c(MPI_Count a, MPI_Count b) { return a < b ? a : b; }
 static MPI_Count max_c(MPI_Count a, MPI_Count b) { return a > b ? a : b; }
 
-/* n copies of c, the k-th at disp + k*step. */
+/* n copies of c, the k-th at disp + k*step.  Each copy has its lower bound
+ * at its displacement + c->lb and its upper bound at + c->lb + c->extent
+ * (MPI 5.0 §5.1: lb is the least of the copies' lower bounds, ub the
+ * largest of their upper bounds), even when c's extent is negative: then
+ * ub < lb within one copy, and the result's extent may be small or
+ * negative too (the peers agree: contiguous(3) of an extent -8 type has
+ * lb -16, extent 8). */
 static void add_piece(struct bounds *b, MPI_Count disp, MPI_Count n, MPI_Count step,
                       const smap_dtype_t *c)
 {
@@ -80,7 +86,7 @@ static void add_piece(struct bounds *b, MPI_Count disp, MPI_Count n, MPI_Count s
         return;
     MPI_Count last = disp + (n - 1) * step;
     MPI_Count lo = min_c(disp, last), hi = max_c(disp, last);
-    MPI_Count clb = min_c(c->lb, c->lb + c->extent), cub = max_c(c->lb, c->lb + c->extent);
+    MPI_Count clb = c->lb, cub = c->lb + c->extent;
     if (!b->any || lo + clb < b->lb)
         b->lb = lo + clb;
     if (!b->any || hi + cub > b->ub)

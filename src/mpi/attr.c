@@ -42,11 +42,14 @@ static int is_predefined(int keyval)
     return keyval >= MPI_TAG_UB && keyval <= MPI_UNIVERSE_SIZE;
 }
 
-/* Under lock: the live user keyval `id` of `kind`, or NULL. */
+/* Under lock: the live user keyval `id` of `kind`, or NULL.  A keyval the
+ * user freed stays live while attributes still use it (MPI 5.0 §7.7.2):
+ * they can still be read and deleted through a saved copy of the value,
+ * and their delete callbacks see it live, as in MPICH and Open MPI. */
 static struct keyval *lookup(int id, int kind)
 {
     long i = (long)id - SMAP_KEYVAL_BASE;
-    if (i < 0 || i >= table_len || !table[i] || table[i]->freed || table[i]->kind != kind)
+    if (i < 0 || i >= table_len || !table[i] || table[i]->kind != kind)
         return NULL;
     return table[i];
 }
@@ -115,7 +118,10 @@ int smap_keyval_free(int kind, int *keyval, const char *func)
                               "keyval %d is predefined: it cannot be freed", *keyval);
     pthread_mutex_lock(&lock);
     struct keyval *kv = lookup(*keyval, kind);
-    if (kv) {
+    /* Freeing a freed keyval that attributes keep alive (a delete callback
+     * freeing "its" keyval, MPICH's keyval_double_free) changes nothing:
+     * the user's reference was dropped once. */
+    if (kv && !kv->freed) {
         kv->freed = 1;
         kv_release(kv);
     }

@@ -7,7 +7,10 @@
  * reused.  A keyval is reference counted: the user's handle is one
  * reference and every attribute set with it another, so MPI_*_free_keyval
  * makes the handle invalid while attributes still cached with it keep
- * working (their copy/delete callbacks still run, MPI-5.0 section 7.7.2).
+ * working (their copy/delete callbacks still run, MPI-5.0 section 7.7.2):
+ * until the last of them is deleted the keyval's value still names it
+ * (attributes can be read and deleted through a saved copy, and freeing
+ * it again is harmless); after that it is invalid for good.
  *
  * An object's attributes are a singly linked list, newest first, so that
  * deleting all of them runs the delete callbacks in the reverse order of
@@ -42,8 +45,9 @@ typedef void smap_attr_fn(void);
  * (MPI_ERR_NO_MEM) on MPI_COMM_SELF's handler. */
 int smap_keyval_create(int kind, smap_attr_fn *copy, smap_attr_fn *del, void *extra_state,
                        int *keyval, const char *func);
-/* Frees *keyval (a live user keyval of `kind`) and sets it to
- * MPI_KEYVAL_INVALID; raises MPI_ERR_KEYVAL otherwise. */
+/* Frees *keyval (a live user keyval of `kind`; a second free of one kept
+ * alive by attributes does nothing) and sets it to MPI_KEYVAL_INVALID;
+ * raises MPI_ERR_KEYVAL otherwise. */
 int smap_keyval_free(int kind, int *keyval, const char *func);
 
 /* The attribute operations of one object.  `handle` is what the callbacks

@@ -87,7 +87,9 @@ static int bsend_locked(MPI_Comm comm, const void *buf, MPI_Count count, smap_dt
                         int rank, int lr, int me, int tag, int ctx, const char **why)
 {
     size_t bytes = (size_t)(count * smap_dtype_size(dt));
-    size_t need = (bytes + MPI_BSEND_OVERHEAD + 63) & ~(size_t)63;
+    /* exactly what the standard promises a message costs: a buffer of
+     * n * (size + MPI_BSEND_OVERHEAD) bytes holds n such messages */
+    size_t need = bytes + MPI_BSEND_OVERHEAD;
     size_t off;
     struct seg **where;
     reap();
@@ -105,7 +107,7 @@ static int bsend_locked(MPI_Comm comm, const void *buf, MPI_Count count, smap_dt
         *why = "out of memory";
         return MPI_ERR_NO_MEM;
     }
-    /* Cache-line aligned data after the overhead bytes. */
+    /* The data after the overhead bytes (not aligned: it is sent as bytes). */
     char *data = bbuf + off + MPI_BSEND_OVERHEAD;
     if (bytes)
         smap_dtype_pack(buf, count, dt, data, 0, (MPI_Count)bytes);
@@ -154,6 +156,11 @@ static int segs_left(void)
     int left = segs != NULL;
     smap_p2p_unlock();
     return left;
+}
+
+void smap_bsend_reap(void)
+{
+    (void)segs_left();
 }
 
 void smap_bsend_drain(void)

@@ -6,10 +6,14 @@
 
 #include "base/compiler.h"
 #include "base/timer.h"
+#include "base/wait.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/group.h"
 #include "mpi/handles.h"
+#include "mpi/request.h"
+#include "p2p/p2p.h"
+#include "smap/smap.h"
 #include "mpi/info.h"
 #include "topo/topo.h"
 
@@ -96,6 +100,19 @@ static uint32_t ctx_used[SMAP_CTX_WORDS] = { 3u };
 static uint32_t ctx_reserved[SMAP_CTX_WORDS];
 static uint32_t slot_reserved;
 static int offering;
+/* The control blocks the offering agreement offered, until it settles: a
+ * non-blocking agreement may not claim those (see below). */
+static uint32_t slot_offered;
+
+/* Context ids [SMAP_CTX_NB_FIRST, SMAP_CTX_MAX) are for non-blocking
+ * agreements only, the others for blocking ones: the two kinds never
+ * compete for an id (see "non-blocking agreements" below). */
+#define SMAP_CTX_NB_FIRST (SMAP_CTX_MAX - SMAP_CTX_MAX / 4)
+static uint32_t region_mask(int word, int nb)
+{
+    uint32_t in_nb = word * 32 >= SMAP_CTX_NB_FIRST ? ~0u : 0u;
+    return nb ? in_nb : ~in_nb;
+}
 static struct {
     uint64_t key;
     double since;   /* its last failed round */
@@ -157,8 +174,8 @@ int smap_comm_ctx_offer(uint64_t key, uint32_t *mask, uint32_t *slots)
     if (mine) {
         offering = 1;
         for (int i = 0; i < SMAP_CTX_WORDS; i++)
-            mask[i] = ~(ctx_used[i] | ctx_reserved[i]);
-        *slots &= ~slot_reserved;
+            mask[i] = ~(ctx_used[i] | ctx_reserved[i]) & region_mask(i, 0);
+        slot_offered = *slots &= ~slot_reserved;
     } else {
         for (int i = 0; i < SMAP_CTX_WORDS; i++)
             mask[i] = 0;
@@ -171,8 +188,10 @@ int smap_comm_ctx_offer(uint64_t key, uint32_t *mask, uint32_t *slots)
 void smap_comm_ctx_settle(uint64_t key, int mine, int outcome, int ctx, int slot)
 {
     pthread_mutex_lock(&ctx_lock);
-    if (mine)
+    if (mine) {
         offering = 0;
+        slot_offered = 0;
+    }
     int at = waiting_at(key);
     if (outcome == SMAP_CTX_RETRY) {
         if (at < 0 && nwaiting < MAX_WAITING)
@@ -202,6 +221,63 @@ void smap_comm_ctx_release_mine(void)
 {
     pthread_mutex_lock(&ctx_lock);
     drop_mine();
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+void smap_comm_ctx_release_mine_if(int ctx)
+{
+    pthread_mutex_lock(&ctx_lock);
+    if (my_ctx == ctx)
+        drop_mine();
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+/* ---- non-blocking agreements (MPI_Comm_idup) ----
+ * An idup must never hold this rank's offer while it waits for the other
+ * members (they may be in a blocking agreement, or another idup, that needs
+ * this rank first: MPICH's comm_create_group_idup, ctxidup, idup_deadlock
+ * hang otherwise).  So it agrees in two phases without the offer, on ids
+ * of its own region (SMAP_CTX_NB_FIRST up: blocking agreements never offer
+ * those): the ids free here are ANDed and the lowest picked; then every
+ * member tries to claim it -- failing when another idup of this rank
+ * claimed it meanwhile -- and the claims are ANDed: all claimed -> made;
+ * some member failed -> everybody releases and the idup tries again.  The
+ * control block is claimed alongside; one that a blocking agreement has on
+ * offer, or another idup claimed, is not retried for: the communicator is
+ * made without one (its collectives run as schedules).  A claim reserves
+ * like a settled blocking agreement, so nobody else picks the id, but not
+ * for a thread: the idup releases it itself once the communicator exists. */
+void smap_comm_ctx_nb_free(uint32_t *mask, uint32_t *slots)
+{
+    pthread_mutex_lock(&ctx_lock);
+    for (int i = 0; i < SMAP_CTX_WORDS; i++)
+        mask[i] = ~(ctx_used[i] | ctx_reserved[i]) & region_mask(i, 1);
+    *slots &= ~slot_reserved;
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+int smap_comm_ctx_nb_claim(int ctx, int slot, uint32_t slots_free, int *slot_ok)
+{
+    pthread_mutex_lock(&ctx_lock);
+    uint32_t bit = 1u << (ctx % 32);
+    int w = ctx / 32;
+    int ok = !((ctx_used[w] | ctx_reserved[w]) & bit);
+    if (ok)
+        ctx_reserved[w] |= bit;
+    *slot_ok = ok && slot >= 0 && (slots_free & ~(slot_reserved | slot_offered) & (1u << slot));
+    if (*slot_ok)
+        slot_reserved |= 1u << slot;
+    pthread_mutex_unlock(&ctx_lock);
+    return ok;
+}
+
+void smap_comm_ctx_nb_release(int ctx, int slot)
+{
+    pthread_mutex_lock(&ctx_lock);
+    if (ctx >= 0)
+        ctx_reserved[ctx / 32] &= ~(1u << (ctx % 32));
+    if (slot >= 0)
+        slot_reserved &= ~(1u << slot);
     pthread_mutex_unlock(&ctx_lock);
 }
 
@@ -245,6 +321,17 @@ void smap_comm_unref(struct MPI_ABI_Comm *c)
 {
     if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
         smap_comm_destroy(c);
+}
+
+void smap_comm_quiesce(struct MPI_ABI_Comm *c)
+{
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    while (atomic_load_explicit(&c->refs, memory_order_acquire) > 1) {
+        smap_p2p_progress();
+        smap_bsend_reap();
+        smap_wait_step(&w);
+    }
 }
 
 void smap_comm_destroy(struct MPI_ABI_Comm *c)

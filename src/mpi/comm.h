@@ -107,6 +107,19 @@ uint64_t smap_comm_ctx_key(int parent_ctx, int tag);
 int smap_comm_ctx_offer(uint64_t key, uint32_t *mask, uint32_t *slots);
 void smap_comm_ctx_settle(uint64_t key, int mine, int outcome, int ctx, int slot);
 void smap_comm_ctx_release_mine(void);
+/* The same, only when this thread's reservation is for ctx (a
+ * communicator made for another agreement -- an idup progressed from
+ * inside a blocking one -- must not drop the blocking one's). */
+void smap_comm_ctx_release_mine_if(int ctx);
+/* Non-blocking agreements (comm.c explains): the ids (and, masking
+ * *slots, control blocks) free here; then a claim of the picked id and
+ * slot (slot may be -1), returning whether ctx could be reserved and
+ * setting *slot_ok when the slot could too (only with ctx); a claim is
+ * undone, or its reservation dropped once the communicator is made, by
+ * smap_comm_ctx_nb_release (-1: nothing). */
+void smap_comm_ctx_nb_free(uint32_t *mask, uint32_t *slots);
+int smap_comm_ctx_nb_claim(int ctx, int slot, uint32_t slots_free, int *slot_ok);
+void smap_comm_ctx_nb_release(int ctx, int slot);
 /* The lowest id set in an agreed mask, or -1 when none is free. */
 int smap_comm_ctx_pick(const uint32_t *mask);
 /* A new communicator of group g (its reference is taken over; this rank
@@ -123,6 +136,11 @@ void smap_comm_destroy(struct MPI_ABI_Comm *c);
  * MPI_Comm_free drops the handle's, after clearing the magic so that the
  * handle is dead at once even while requests keep the object. */
 void smap_comm_unref(struct MPI_ABI_Comm *c);
+
+/* Progresses until no request holds c any more (only its handle's
+ * reference is left): every send and receive on it, buffered sends
+ * included, has completed and been freed.  For MPI_Comm_disconnect. */
+void smap_comm_quiesce(struct MPI_ABI_Comm *c);
 
 /* A request on handle h holds its communicator (predefined ones and
  * MPI_COMM_NULL need nothing: small handles). */

@@ -7,9 +7,10 @@
  *   2048 .. 2303            per-error codes (a ring, below)
  *   16383                   MPI_ERR_LASTCODE: no error has this value
  *   16384 ..                user-defined classes and codes (MPI_Add_error_class,
- *                           MPI_Add_error_code), numbered in creation order from
- *                           one counter and never reused, so the same calls give
- *                           the same values on every process
+ *                           MPI_Add_error_code): the lowest value free, so the
+ *                           same calls give the same values on every process;
+ *                           values removed with MPI_Remove_error_class/code are
+ *                           recycled (a program may add and remove in a loop)
  *
  * User-defined values lie above MPI_ERR_LASTCODE because the standard wants
  * it so: the MPI_LASTUSEDCODE attribute is "always greater than or equal to
@@ -69,6 +70,7 @@ struct user_err {
 };
 static struct user_err *user;
 static int user_len, user_cap;
+static int user_dead;   /* entries below user_len free for reuse */
 static int lastused = MPI_ERR_LASTCODE;
 
 static const struct class_desc *find_class(int value)
@@ -214,6 +216,16 @@ static void update_lastused(void)
  * class), or -1 with *why. */
 static int user_new(int cls, const char **why)
 {
+    if (user_dead > 0) {
+        int i = 0;
+        while (user[i].live)
+            i++;
+        user_dead--;
+        int value = SMAP_USER_BASE + i;
+        user[i] = (struct user_err){ 1, cls < 0 ? value : cls, 0, NULL };
+        update_lastused();
+        return value;
+    }
     if (user_len == SMAP_USER_MAX) {
         *why = "too many user-defined error classes and codes";
         return -1;
@@ -312,6 +324,7 @@ static int remove_entry(int value, int want_class, const char **why)
             user_entry(u->cls)->ncodes--;
         free(u->text);
         *u = (struct user_err){ 0, 0, 0, NULL };
+        user_dead++;
         update_lastused();
     }
     pthread_mutex_unlock(&ring_lock);

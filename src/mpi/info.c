@@ -225,7 +225,10 @@ struct MPI_ABI_Info *smap_info_new_env(int argc, char **argv)
     if (getcwd(buf, sizeof buf))
         ok &= smap_info_set(info, "wdir", buf) == 0;
 
-    const char *level = smap_running() ? thread_level_name(smap_thread_provided) : NULL;
+    /* Present before MPI_Init and after MPI_Finalize too, so that the keys
+     * never change: the level provided (MPI_THREAD_SINGLE until an init
+     * chose one, the last one chosen after finalize). */
+    const char *level = thread_level_name(smap_thread_provided);
     if (level)
         ok &= smap_info_set(info, "thread_level", level) == 0;
 

@@ -1,5 +1,11 @@
 /* The typed loops of the predefined reduction ops and the table of which
- * op accepts which predefined datatype (MPI 5.0 §6.9.2).
+ * op accepts which predefined datatype (MPI 5.0 §6.9.2), widened to what
+ * Open MPI 4.1 and MPICH 4.0 both accept (DESIGN D14): MPI_CHAR, MPI_WCHAR
+ * and MPI_CHARACTER reduce as the integers they are (OSU 7 reduces MPI_CHAR
+ * by default), and the logical ops also take Fortran integers and
+ * MPI_AINT/MPI_OFFSET/MPI_COUNT.  Still refused: logical or bitwise ops on
+ * floating point, MIN/MAX on complex, anything on MPI_PACKED, arithmetic on
+ * logicals, and MINLOC/MAXLOC off the value-index pairs.
  *
  * Loops are generated per C storage type ("kind"): the predefined datatypes
  * map onto kinds by size and signedness (MPI_LONG and MPI_INT64_T share one
@@ -9,9 +15,11 @@
  * being undefined behaviour (the conversion back to the signed type is
  * modular on every compiler we support; C calls it implementation-defined). */
 #include <complex.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <wchar.h>
 
 #include "base/compiler.h"
 #include "mpi/op_internal.h"
@@ -41,9 +49,9 @@ static const unsigned allowed[SMAP_OPX_N] = {
     [SMAP_OPX_PROD] = C_INT | F_INT | FLOATING | COMPLEX | MULTI,
     [SMAP_OPX_MIN] = C_INT | F_INT | FLOATING | MULTI,
     [SMAP_OPX_MAX] = C_INT | F_INT | FLOATING | MULTI,
-    [SMAP_OPX_LAND] = C_INT | LOGICAL,
-    [SMAP_OPX_LOR] = C_INT | LOGICAL,
-    [SMAP_OPX_LXOR] = C_INT | LOGICAL,
+    [SMAP_OPX_LAND] = C_INT | F_INT | LOGICAL | MULTI,
+    [SMAP_OPX_LOR] = C_INT | F_INT | LOGICAL | MULTI,
+    [SMAP_OPX_LXOR] = C_INT | F_INT | LOGICAL | MULTI,
     [SMAP_OPX_BAND] = C_INT | F_INT | BYTE | MULTI,
     [SMAP_OPX_BOR] = C_INT | F_INT | BYTE | MULTI,
     [SMAP_OPX_BXOR] = C_INT | F_INT | BYTE | MULTI,
@@ -213,6 +221,11 @@ static void tinfo_init(void)
     SETI(MPI_UNSIGNED_LONG_LONG, unsigned long long, 0, C_INT);
     SETI(MPI_SIGNED_CHAR, signed char, 1, C_INT);
     SETI(MPI_UNSIGNED_CHAR, unsigned char, 0, C_INT);
+    /* beyond the standard, as the peers (D14); plain char and wchar_t
+     * have the platform's signedness (char is unsigned on aarch64) */
+    SETI(MPI_CHAR, char, CHAR_MIN != 0, C_INT);
+    SETI(MPI_WCHAR, wchar_t, WCHAR_MIN != 0, C_INT);
+    set(MPI_CHARACTER, K_U8, F_INT);
     set(MPI_INT8_T, K_I8, C_INT);
     set(MPI_UINT8_T, K_U8, C_INT);
     set(MPI_INT16_T, K_I16, C_INT);

@@ -103,5 +103,8 @@ int smap_buffer_detach(void **addr, MPI_Count *size, const char **why);
 /* Progresses until every buffered send has left the attached buffer (the
  * receivers took them): MPI_Buffer_detach and MPI_Finalize. */
 void smap_bsend_drain(void);
+/* Frees the buffered sends that have completed (their requests hold their
+ * communicators: MPI_Comm_disconnect waits for those to go). */
+void smap_bsend_reap(void);
 
 #endif

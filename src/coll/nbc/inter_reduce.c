@@ -59,3 +59,29 @@ int smap_nbc_inter_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec
     nbc_add_scatter0(s, theirs, rbuf, rcounts, block, t);
     return nbc_launch(s, req);
 }
+
+/* The reduction of both groups' inputs, left in buf on every member of
+ * both (an MPI_Comm_idup of an intercommunicator agrees with it): each
+ * group folds at its rank 0, the rank 0s swap folds and combine them, and
+ * broadcast.  The two sides combine in opposite orders, so op must be
+ * commutative. */
+int smap_nbc_add_inter_allreduce_both(struct smap_sched *s, void *buf, MPI_Count count,
+                                      smap_dtype_t *t, MPI_Datatype type, MPI_Op op)
+{
+    int lead = smap_sched_comm(s)->rank == 0;
+    void *theirs = lead ? smap_sched_tmp_typed(s, count, t) : NULL;
+    if (lead && !theirs)
+        return MPI_ERR_NO_MEM;
+    void *acc = nbc_add_reduce0(s, buf, count, t, type, op);
+    if (lead) {
+        smap_sched_send_remote(s, acc, count, t, 0);
+        smap_sched_recv_remote(s, theirs, count, t, 0);
+        smap_sched_barrier(s);
+        smap_sched_reduce(s, theirs, acc, count, t, type, op);
+        smap_sched_barrier(s);
+        smap_sched_copy(s, acc, count, t, buf, count, t);
+        smap_sched_barrier(s);
+    }
+    nbc_add_bcast(s, buf, count, t, 0);
+    return smap_sched_failed(s) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+}

@@ -74,6 +74,12 @@ int smap_nbc_inter_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec
 int smap_nbc_add_allreduce(struct smap_sched *s, const void *sbuf, void *rbuf, MPI_Count count,
                            smap_dtype_t *t, MPI_Datatype type, MPI_Op op);
 
+/* The same over both groups of an intercommunicator's schedule s: every
+ * member of both gets the reduction of all inputs (op commutative).
+ * In place in buf. */
+int smap_nbc_add_inter_allreduce_both(struct smap_sched *s, void *buf, MPI_Count count,
+                                      smap_dtype_t *t, MPI_Datatype type, MPI_Op op);
+
 /* Why the last failing call of this thread failed (static text). */
 const char *smap_nbc_why(void);
 
