@@ -125,6 +125,12 @@ int smap_req_start(struct MPI_ABI_Request *r)
 {
     r->active = 1;
     r->p.next = NULL;
+    if (r->persist == SMAP_REQ_PCOLL) {
+        int rc = smap_sched_restart(r->sched);
+        if (rc != MPI_SUCCESS)
+            r->active = 0;
+        return rc;
+    }
     if (r->proc_null) {
         smap_p2p_null(&r->p, r->persist == SMAP_REQ_PSEND ? SMAP_PREQ_SEND : SMAP_PREQ_RECV);
         return MPI_SUCCESS;

@@ -13,7 +13,9 @@
 
 #define SMAP_REQ_MAGIC 0x52455155u   /* "REQU" */
 
-enum smap_req_persist { SMAP_REQ_ONCE = 0, SMAP_REQ_PSEND, SMAP_REQ_PRECV };
+/* SMAP_REQ_PCOLL: a persistent collective (MPI_Bcast_init ...), its
+ * schedule in `sched`, run again at each start. */
+enum smap_req_persist { SMAP_REQ_ONCE = 0, SMAP_REQ_PSEND, SMAP_REQ_PRECV, SMAP_REQ_PCOLL };
 /* pmode of a persistent buffered send (the others are enum smap_p2p_mode). */
 #define SMAP_REQ_BUFFERED 16
 /* p.kind of a collective's request: a schedule (src/coll/sched) sets p.done
