@@ -1115,22 +1115,6 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_hw_resource_info");
 }
 
-int PMPI_Grequest_complete(MPI_Request request)
-{
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Grequest_complete");
-}
-
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
-{
-    (void)query_fn;
-    (void)free_fn;
-    (void)cancel_fn;
-    (void)extra_state;
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Grequest_start");
-}
-
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
     (void)session;
@@ -1165,65 +1149,6 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     (void)info;
     (void)port_name;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Open_port");
-}
-
-int PMPI_Parrived(MPI_Request request, int partition, int *flag)
-{
-    (void)request;
-    (void)partition;
-    (void)flag;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Parrived");
-}
-
-int PMPI_Pready(int partition, MPI_Request request)
-{
-    (void)partition;
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Pready");
-}
-
-int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
-{
-    (void)length;
-    (void)array_of_partitions;
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Pready_list");
-}
-
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
-{
-    (void)partition_low;
-    (void)partition_high;
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Pready_range");
-}
-
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    (void)buf;
-    (void)partitions;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Precv_init");
-}
-
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    (void)buf;
-    (void)partitions;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Psend_init");
 }
 
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)

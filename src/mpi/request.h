@@ -14,14 +14,26 @@
 #define SMAP_REQ_MAGIC 0x52455155u   /* "REQU" */
 
 /* SMAP_REQ_PCOLL: a persistent collective (MPI_Bcast_init ...), its
- * schedule in `sched`, run again at each start. */
-enum smap_req_persist { SMAP_REQ_ONCE = 0, SMAP_REQ_PSEND, SMAP_REQ_PRECV, SMAP_REQ_PCOLL };
+ * schedule in `sched`, run again at each start.  SMAP_REQ_PART: a
+ * partitioned send or receive (partitioned.c), its state in `part`. */
+enum smap_req_persist {
+    SMAP_REQ_ONCE = 0,
+    SMAP_REQ_PSEND,
+    SMAP_REQ_PRECV,
+    SMAP_REQ_PCOLL,
+    SMAP_REQ_PART
+};
 /* pmode of a persistent buffered send (the others are enum smap_p2p_mode). */
 #define SMAP_REQ_BUFFERED 16
 /* p.kind of a collective's request: a schedule (src/coll/sched) sets p.done
  * and p.err when it completes; its status is empty. */
 #define SMAP_PREQ_COLL 3
+/* p.kind of a generalized request (MPI_Grequest_start, grequest.c):
+ * MPI_Grequest_complete sets p.done; `greq` holds the user's callbacks. */
+#define SMAP_PREQ_GREQ 4
 struct smap_sched;
+struct smap_greq;
+struct smap_part;
 
 struct MPI_ABI_Request {
     struct smap_preq p;       /* first: the hot fields */
@@ -42,6 +54,8 @@ struct MPI_ABI_Request {
     MPI_Count pcount;
     int prank, plr, pme, ptag, pctx, pmode;
     struct smap_sched *sched;   /* SMAP_PREQ_COLL: the schedule, released with the request */
+    struct smap_greq *greq;     /* SMAP_PREQ_GREQ: callbacks, freed with the request */
+    struct smap_part *part;     /* SMAP_PREQ_PART: partitions, freed with the request */
 };
 
 static inline struct MPI_ABI_Request *smap_req_get(MPI_Request h)
@@ -94,6 +108,39 @@ static inline int smap_req_ready(MPI_Request h)
         return 1;
     return smap_preq_done(&r->p) && (!r->extra || smap_preq_done(r->extra));
 }
+
+/* Generalized requests (grequest.c). */
+int smap_greq_start(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free_fn,
+                    MPI_Grequest_cancel_function *cancel, void *extra, MPI_Request *req);
+/* MPI_Grequest_complete: MPI_ERR_REQUEST if r is no generalized request or
+ * already complete; a request the user freed before is released now (its
+ * free_fn's error returned). */
+int smap_greq_complete(struct MPI_ABI_Request *r);
+/* Completion by a wait or test: query_fn fills *st (a scratch status when
+ * st is MPI_STATUS_IGNORE), then free_fn; returns the first error. */
+int smap_greq_finish(struct MPI_ABI_Request *r, MPI_Status *st);
+/* MPI_Request_get_status: query_fn only (the request stays). */
+int smap_greq_query(struct MPI_ABI_Request *r, MPI_Status *st);
+/* MPI_Cancel: cancel_fn(extra, complete). */
+int smap_greq_cancel(struct MPI_ABI_Request *r);
+/* MPI_Request_free: free_fn now if complete (the request is released),
+ * else at MPI_Grequest_complete. */
+int smap_greq_free(struct MPI_ABI_Request *r);
+
+/* Partitioned point-to-point (partitioned.c).  smap_part_init makes r (a
+ * new request holding comm, the type in p.dt) a partitioned send (send 1)
+ * or receive of `partitions` x `per` elements at buf; peer may be
+ * MPI_PROC_NULL; lr: the peer's local rank (send). */
+int smap_part_init(struct MPI_ABI_Request *r, int send, const void *buf, int partitions,
+                   MPI_Count per, int peer, int lr, int me, int tag, int ctx);
+int smap_part_start(struct MPI_ABI_Request *r);
+/* MPI_Pready of one partition: MPI_ERR_REQUEST when r is no active
+ * partitioned send or the partition was already marked ready in this
+ * start; MPI_ERR_ARG out of range. */
+int smap_part_ready(struct MPI_ABI_Request *r, int partition);
+/* MPI_Parrived: *flag 1 once the partition's data is in the buffer. */
+int smap_part_arrived(struct MPI_ABI_Request *r, int partition, int *flag);
+void smap_part_release(struct smap_part *p);
 
 /* Buffered sends (bsend.c): the data is packed into the attached buffer
  * and sent from there by an internal request.  Each returns MPI_SUCCESS or
