@@ -76,17 +76,6 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Accumulate_c");
 }
 
-int PMPI_Buffer_flush(void)
-{
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_flush");
-}
-
-int PMPI_Buffer_iflush(MPI_Request *request)
-{
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Buffer_iflush");
-}
-
 int PMPI_Close_port(const char *port_name)
 {
     (void)port_name;
@@ -101,22 +90,6 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
     (void)comm;
     (void)newcomm;
     return smap_err_unsupported(comm, "MPI_Comm_accept");
-}
-
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
-{
-    (void)comm;
-    (void)buffer;
-    (void)size;
-    return smap_err_unsupported(comm, "MPI_Comm_attach_buffer");
-}
-
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
-{
-    (void)comm;
-    (void)buffer;
-    (void)size;
-    return smap_err_unsupported(comm, "MPI_Comm_attach_buffer_c");
 }
 
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
@@ -139,45 +112,16 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_create_from_group");
 }
 
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
-{
-    (void)comm;
-    (void)buffer_addr;
-    (void)size;
-    return smap_err_unsupported(comm, "MPI_Comm_detach_buffer");
-}
-
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
-{
-    (void)comm;
-    (void)buffer_addr;
-    (void)size;
-    return smap_err_unsupported(comm, "MPI_Comm_detach_buffer_c");
-}
-
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     (void)comm;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_disconnect");
 }
 
-int PMPI_Comm_flush_buffer(MPI_Comm comm)
-{
-    (void)comm;
-    return smap_err_unsupported(comm, "MPI_Comm_flush_buffer");
-}
-
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
     (void)parent;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_get_parent");
-}
-
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
-{
-    (void)comm;
-    (void)request;
-    return smap_err_unsupported(comm, "MPI_Comm_iflush_buffer");
 }
 
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)

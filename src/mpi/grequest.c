@@ -16,6 +16,7 @@ struct smap_greq {
     MPI_Grequest_cancel_function *cancel;
     void *extra;
     int freed;   /* MPI_Request_free came before MPI_Grequest_complete */
+    int (*poll)(void *);   /* internal ones (smap_greq_start_polled): completes them */
 };
 
 int smap_greq_start(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free_fn,
@@ -29,7 +30,7 @@ int smap_greq_start(MPI_Grequest_query_function *query, MPI_Grequest_free_functi
         free(g);
         return MPI_ERR_NO_MEM;
     }
-    *g = (struct smap_greq){query, free_fn, cancel, extra, 0};
+    *g = (struct smap_greq){query, free_fn, cancel, extra, 0, NULL};
     r->p.kind = SMAP_PREQ_GREQ;
     r->greq = g;
     *req = (MPI_Request)r;
@@ -81,6 +82,10 @@ int smap_greq_cancel(struct MPI_ABI_Request *r)
 
 int smap_greq_free(struct MPI_ABI_Request *r)
 {
+    if (r->greq->poll) {   /* internal, still running: reaped when its poll says done */
+        smap_req_orphan(r);
+        return MPI_SUCCESS;
+    }
     if (!smap_preq_done(&r->p)) {
         r->greq->freed = 1;   /* released by MPI_Grequest_complete */
         return MPI_SUCCESS;
@@ -88,4 +93,27 @@ int smap_greq_free(struct MPI_ABI_Request *r)
     int err = call_free(r->greq);
     smap_req_free(r);
     return err;
+}
+
+int smap_greq_start_polled(int (*poll)(void *), MPI_Grequest_free_function *free_fn, void *arg,
+                           MPI_Request *req)
+{
+    int rc = smap_greq_start(NULL, free_fn, NULL, arg, req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)*req;
+    r->greq->poll = poll;
+    if (!poll)
+        smap_preq_complete(&r->p);   /* nothing to wait for */
+    return MPI_SUCCESS;
+}
+
+int smap_greq_poll(struct MPI_ABI_Request *r)
+{
+    struct smap_greq *g = r->greq;
+    if (!g->poll || !g->poll(g->extra))
+        return 0;
+    g->poll = NULL;
+    smap_preq_complete(&r->p);
+    return 1;
 }

@@ -99,6 +99,7 @@ int smap_req_finish(MPI_Request *h, MPI_Status *st);
 
 /* Whether *h is complete (progressing once when it is not); NULL and
  * inactive requests count as complete with an empty status. */
+int smap_greq_poll(struct MPI_ABI_Request *r);   /* grequest.c, below */
 static inline int smap_req_ready(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
@@ -106,10 +107,19 @@ static inline int smap_req_ready(MPI_Request h)
     struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)h;
     if (r->persist && !r->active)
         return 1;
-    return smap_preq_done(&r->p) && (!r->extra || smap_preq_done(r->extra));
+    if (smap_preq_done(&r->p))
+        return !r->extra || smap_preq_done(r->extra);
+    return SMAP_UNLIKELY(r->greq != NULL) && smap_greq_poll(r);
 }
 
 /* Generalized requests (grequest.c). */
+struct MPI_ABI_Comm;
+/* An internal one completed by polling: poll(arg) says whether it is
+ * done (asked by the waits and tests); free_fn(arg) at release. */
+int smap_greq_start_polled(int (*poll)(void *), MPI_Grequest_free_function *free_fn, void *arg,
+                           MPI_Request *req);
+/* Polls an incomplete generalized request: whether it is complete now. */
+int smap_greq_poll(struct MPI_ABI_Request *r);
 int smap_greq_start(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free_fn,
                     MPI_Grequest_cancel_function *cancel, void *extra, MPI_Request *req);
 /* MPI_Grequest_complete: MPI_ERR_REQUEST if r is no generalized request or
@@ -149,8 +159,20 @@ int smap_bsend(MPI_Comm comm, const void *buf, MPI_Count count, smap_dtype_t *dt
                int lr, int me, int tag, int ctx, const char **why);
 int smap_buffer_attach(void *buf, MPI_Count size, const char **why);
 int smap_buffer_detach(void **addr, MPI_Count *size, const char **why);
-/* Progresses until every buffered send has left the attached buffer (the
- * receivers took them): MPI_Buffer_detach and MPI_Finalize. */
+/* Progresses until every buffered send has left the attached buffers
+ * (the receivers took them): MPI_Finalize. */
 void smap_bsend_drain(void);
+/* MPI 4.1: a communicator's own buffer, used by buffered sends on it
+ * instead of the process's while attached. */
+int smap_comm_buffer_attach(struct MPI_ABI_Comm *c, void *buf, MPI_Count size, const char **why);
+int smap_comm_buffer_detach(struct MPI_ABI_Comm *c, void **addr, MPI_Count *size,
+                            const char **why);
+/* Waits until the messages in c's buffer (c NULL: the process's) at the
+ * time of the call have left it; the non-blocking form returns a request
+ * completed when they have (MPI_ERR_NO_MEM possible). */
+void smap_buffer_flush(struct MPI_ABI_Comm *c);
+int smap_buffer_iflush(struct MPI_ABI_Comm *c, MPI_Request *req);
+/* MPI_Comm_free: flushes and frees c's buffer pool, if any. */
+void smap_comm_buffer_free(struct MPI_ABI_Comm *c);
 
 #endif
