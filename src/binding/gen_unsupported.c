@@ -13,41 +13,6 @@
 
 #include "mpi/errors.h"
 
-int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
-{
-    (void)logical_size;
-    (void)logical_true;
-    (void)logical_false;
-    (void)is_set;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Abi_get_fortran_booleans");
-}
-
-int PMPI_Abi_get_fortran_info(MPI_Info *info)
-{
-    (void)info;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Abi_get_fortran_info");
-}
-
-int PMPI_Abi_get_info(MPI_Info *info)
-{
-    (void)info;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Abi_get_info");
-}
-
-int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
-{
-    (void)logical_size;
-    (void)logical_true;
-    (void)logical_false;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Abi_set_fortran_booleans");
-}
-
-int PMPI_Abi_set_fortran_info(MPI_Info info)
-{
-    (void)info;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Abi_set_fortran_info");
-}
-
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     (void)origin_addr;
@@ -1053,12 +1018,6 @@ int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_c");
 }
 
-int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
-{
-    (void)hw_info;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Get_hw_resource_info");
-}
-
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
     (void)session;
@@ -1804,29 +1763,6 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
     (void)source_index;
     (void)timestamp;
     return smap_err_tool_unsupported("MPI_T_source_get_timestamp");
-}
-
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
-{
-    (void)p;
-    (void)r;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_f90_complex");
-}
-
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
-{
-    (void)r;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_f90_integer");
-}
-
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
-{
-    (void)p;
-    (void)r;
-    (void)newtype;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Type_create_f90_real");
 }
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
