@@ -177,9 +177,9 @@ static int neighbor(const char *F, MPI_Comm comm, struct nbr *a, enum nbr_kind k
         return smap_err_raise(comm, rc, F, "%s", "building the schedule failed (out of memory)");
     }
     /* nonblocking 2: persistent (neighbor_init) */
-    smap_sched_persistent(nonblocking == 2);
+    smap_sched_persistent(nonblocking == 2 ? req : NULL);
     rc = nonblocking ? smap_sched_start(s, req) : smap_sched_run(s);   /* both consume s */
-    smap_sched_persistent(0);
+    smap_sched_persistent(NULL);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(comm, rc, F, "%s", "a neighbour message failed");
     return MPI_SUCCESS;

@@ -26,13 +26,13 @@
 
 static int persist_end(int rc)
 {
-    smap_sched_persistent(0);
+    smap_sched_persistent(NULL);
     return rc;
 }
 
 /* Evaluates the build (the binding's checks and the schedule builder) with
- * the schedule engine in persistent mode. */
-#define PERSIST(call) (smap_sched_persistent(1), persist_end(call))
+ * the schedule engine in persistent mode for `request`. */
+#define PERSIST(call) (smap_sched_persistent(request), persist_end(call))
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {

@@ -341,14 +341,16 @@ static void activate(struct smap_sched *s)
     pthread_mutex_unlock(&active_lock);
 }
 
-/* Set by smap_sched_persistent(1) around a persistent collective's
- * initialisation: smap_sched_start then hands back an inactive persistent
- * request instead of starting the schedule. */
-static _Thread_local int persist_mode;
+/* Set by smap_sched_persistent(req) around a persistent collective's
+ * initialisation: smap_sched_start(s, req) with that very request pointer
+ * then hands back an inactive persistent request instead of starting the
+ * schedule (any other start meanwhile, e.g. from an error handler, is an
+ * ordinary one). */
+static _Thread_local MPI_Request *persist_req;
 
-void smap_sched_persistent(int on)
+void smap_sched_persistent(MPI_Request *req)
 {
-    persist_mode = on;
+    persist_req = req;
 }
 
 int smap_sched_start(struct smap_sched *s, MPI_Request *req)
@@ -366,7 +368,7 @@ int smap_sched_start(struct smap_sched *s, MPI_Request *req)
     r->p.kind = SMAP_PREQ_COLL;
     r->sched = s;
     s->req = r;
-    if (persist_mode) {
+    if (persist_req && persist_req == req) {
         /* built once, run at every MPI_Start (smap_sched_restart) */
         (void)smap_sched_barrier(s);
         r->persist = SMAP_REQ_PCOLL;
