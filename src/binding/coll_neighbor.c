@@ -401,34 +401,36 @@ static int neighbor_init(const char *F, MPI_Comm comm, struct nbr *a, enum nbr_k
 }
 
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                             MPI_Info info, MPI_Request *request)
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     struct nbr a = NB_ALLGATHER_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     return neighbor_init("MPI_Neighbor_allgather_init", comm, &a, NB_ALLGATHER, info, request);
 }
 
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                               MPI_Comm comm, MPI_Info info, MPI_Request *request)
+                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     struct nbr a = NB_ALLGATHER_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     return neighbor_init("MPI_Neighbor_allgather_init_c", comm, &a, NB_ALLGATHER, info, request);
 }
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, const int recvcounts[], const int displs[],
-                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
 {
     struct nbr a = NB_ALLGATHERV_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                       recvtype, CV_INT);
     return neighbor_init("MPI_Neighbor_allgatherv_init", comm, &a, NB_ALLGATHERV, info, request);
 }
 
-int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, const MPI_Count recvcounts[],
-                                const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                                MPI_Info info, MPI_Request *request)
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf,
+                                    const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request)
 {
     struct nbr a = NB_ALLGATHERV_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                       recvtype, CV_BIG);
@@ -436,25 +438,25 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
 }
 
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Info info, MPI_Request *request)
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
 {
     struct nbr a = NB_ALLGATHER_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     return neighbor_init("MPI_Neighbor_alltoall_init", comm, &a, NB_ALLTOALL, info, request);
 }
 
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                              MPI_Comm comm, MPI_Info info, MPI_Request *request)
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     struct nbr a = NB_ALLGATHER_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     return neighbor_init("MPI_Neighbor_alltoall_init_c", comm, &a, NB_ALLTOALL, info, request);
 }
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                             MPI_Info info, MPI_Request *request)
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
 {
     struct nbr a = NB_ALLTOALLV_ARGS(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                      rdispls, recvtype, CV_INT);
@@ -462,9 +464,10 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
 }
 
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                               const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
 {
     struct nbr a = NB_ALLTOALLV_ARGS(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                      rdispls, recvtype, CV_BIG);
@@ -472,9 +475,10 @@ int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
 }
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
-                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                             void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                             const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
 {
     struct nbr a = NB_ALLTOALLW_ARGS(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                      recvcounts, rdispls, recvtypes, CV_INT);
@@ -482,10 +486,10 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
 }
 
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                               void *recvbuf, const MPI_Count recvcounts[],
-                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                               MPI_Comm comm, MPI_Info info, MPI_Request *request)
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     struct nbr a = NB_ALLTOALLW_ARGS(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                      recvcounts, rdispls, recvtypes, CV_BIG);
