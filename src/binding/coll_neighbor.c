@@ -19,6 +19,7 @@
 
 #include "binding/coll_common.h"
 #include "coll/sched/sched.h"
+#include "mpi/info.h"
 #include "topo/topo.h"
 
 enum nbr_kind { NB_ALLGATHER, NB_ALLGATHERV, NB_ALLTOALL, NB_ALLTOALLV, NB_ALLTOALLW };
@@ -146,7 +147,7 @@ static int build(struct smap_sched *s, const struct nbr *a, enum nbr_kind k, int
 }
 
 /* Checks, builds and runs (req NULL) or starts one neighborhood
- * collective. */
+ * collective (nonblocking 1), or makes it a persistent request (2). */
 static int neighbor(const char *F, MPI_Comm comm, struct nbr *a, enum nbr_kind k,
                     MPI_Request *req, int nonblocking)
 {
@@ -175,7 +176,10 @@ static int neighbor(const char *F, MPI_Comm comm, struct nbr *a, enum nbr_kind k
         smap_sched_free(s);
         return smap_err_raise(comm, rc, F, "%s", "building the schedule failed (out of memory)");
     }
+    /* nonblocking 2: persistent (neighbor_init) */
+    smap_sched_persistent(nonblocking == 2 ? req : NULL);
     rc = nonblocking ? smap_sched_start(s, req) : smap_sched_run(s);   /* both consume s */
+    smap_sched_persistent(NULL);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(comm, rc, F, "%s", "a neighbour message failed");
     return MPI_SUCCESS;
@@ -379,4 +383,115 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
     struct nbr a = NB_ALLTOALLW_ARGS(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                      recvcounts, rdispls, recvtypes, CV_BIG);
     return neighbor("MPI_Ineighbor_alltoallw_c", comm, &a, NB_ALLTOALLW, request, 1);
+}
+
+/* ---- persistent (MPI 4.0) ------------------------------------------------ */
+
+/* The schedule is built once, handed back as an inactive persistent request
+ * (src/coll/sched: persistent schedules) and run again at each MPI_Start. */
+static int neighbor_init(const char *F, MPI_Comm comm, struct nbr *a, enum nbr_kind k,
+                         MPI_Info info, MPI_Request *req)
+{
+    SMAP_CHECK_RUNNING(F);
+    SMAP_CHECK_PTR(F, comm, req);
+    *req = MPI_REQUEST_NULL;
+    if (info != MPI_INFO_NULL && !smap_info_get(info))
+        return smap_err_raise(comm, MPI_ERR_INFO, F, "%s", "info is not a valid info object");
+    return neighbor(F, comm, a, k, req, 2);
+}
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    struct nbr a = NB_ALLGATHER_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return neighbor_init("MPI_Neighbor_allgather_init", comm, &a, NB_ALLGATHER, info, request);
+}
+
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    struct nbr a = NB_ALLGATHER_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return neighbor_init("MPI_Neighbor_allgather_init_c", comm, &a, NB_ALLGATHER, info, request);
+}
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    struct nbr a = NB_ALLGATHERV_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                      recvtype, CV_INT);
+    return neighbor_init("MPI_Neighbor_allgatherv_init", comm, &a, NB_ALLGATHERV, info, request);
+}
+
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf,
+                                    const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request)
+{
+    struct nbr a = NB_ALLGATHERV_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                      recvtype, CV_BIG);
+    return neighbor_init("MPI_Neighbor_allgatherv_init_c", comm, &a, NB_ALLGATHERV, info, request);
+}
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    struct nbr a = NB_ALLGATHER_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return neighbor_init("MPI_Neighbor_alltoall_init", comm, &a, NB_ALLTOALL, info, request);
+}
+
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    struct nbr a = NB_ALLGATHER_ARGS(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return neighbor_init("MPI_Neighbor_alltoall_init_c", comm, &a, NB_ALLTOALL, info, request);
+}
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    struct nbr a = NB_ALLTOALLV_ARGS(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                     rdispls, recvtype, CV_INT);
+    return neighbor_init("MPI_Neighbor_alltoallv_init", comm, &a, NB_ALLTOALLV, info, request);
+}
+
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    struct nbr a = NB_ALLTOALLV_ARGS(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                     rdispls, recvtype, CV_BIG);
+    return neighbor_init("MPI_Neighbor_alltoallv_init_c", comm, &a, NB_ALLTOALLV, info, request);
+}
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    struct nbr a = NB_ALLTOALLW_ARGS(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                     recvcounts, rdispls, recvtypes, CV_INT);
+    return neighbor_init("MPI_Neighbor_alltoallw_init", comm, &a, NB_ALLTOALLW, info, request);
+}
+
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    struct nbr a = NB_ALLTOALLW_ARGS(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                     recvcounts, rdispls, recvtypes, CV_BIG);
+    return neighbor_init("MPI_Neighbor_alltoallw_init_c", comm, &a, NB_ALLTOALLW, info, request);
 }

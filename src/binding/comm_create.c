@@ -17,6 +17,7 @@
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/info.h"
+#include "mpi/request.h"
 #include "p2p/p2p.h"
 #include "topo/topo.h"
 
@@ -218,6 +219,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     rc = smap_coll_release(c);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(*comm, rc, F, "%s", smap_coll_why());
+    smap_comm_buffer_free(c);   /* MPI 4.1: its attached buffer is flushed and detached */
     c->magic = 0;         /* the handle is dead now ... */
     smap_comm_unref(c);   /* ... the object once its last request is gone */
     *comm = MPI_COMM_NULL;

@@ -284,7 +284,13 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
             smap_status_set_empty(status);
         return MPI_SUCCESS;
     }
-    smap_preq_status(&((struct MPI_ABI_Request *)request)->p, status);
+    struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)request;
+    if (r->p.kind == SMAP_PREQ_GREQ) {
+        int err = smap_greq_query(r, status);
+        return err == MPI_SUCCESS ? err
+                                  : p2p_request_error("MPI_Request_get_status", r->comm, err);
+    }
+    smap_preq_status(&r->p, status);
     return MPI_SUCCESS;
 }
 
@@ -297,9 +303,11 @@ static int peek_status(MPI_Request h, MPI_Status *st)
             smap_status_set_empty(st);
         return MPI_SUCCESS;
     }
-    const struct smap_preq *p = &((const struct MPI_ABI_Request *)h)->p;
-    smap_preq_status(p, st);
-    return p->err;
+    struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)h;
+    if (r->p.kind == SMAP_PREQ_GREQ)
+        return smap_greq_query(r, st);
+    smap_preq_status(&r->p, st);
+    return r->p.err;
 }
 
 /* The non-destructive twins of Testall/any/some (MPI 4.1): requests stay
@@ -410,6 +418,11 @@ int PMPI_Request_free(MPI_Request *request)
     struct MPI_ABI_Request *r = smap_req_get(*request);
     if (!r)
         return request_error("MPI_Request_free");
+    if (r->p.kind == SMAP_PREQ_GREQ) {
+        *request = MPI_REQUEST_NULL;
+        int err = smap_greq_free(r);   /* free_fn now, or at MPI_Grequest_complete */
+        return err == MPI_SUCCESS ? err : p2p_request_error("MPI_Request_free", MPI_COMM_NULL, err);
+    }
     if (smap_req_ready(*request)) {
         r->persist = SMAP_REQ_ONCE;   /* finish frees it whatever it was */
         r->active = 1;
@@ -434,6 +447,10 @@ int PMPI_Cancel(MPI_Request *request)
     if (r->p.kind == SMAP_PREQ_COLL)   /* MPI 5.0 3.8.4: not for collectives */
         return smap_err_raise(r->comm, MPI_ERR_REQUEST, "MPI_Cancel", "%s",
                               "a collective operation cannot be cancelled");
+    if (r->p.kind == SMAP_PREQ_GREQ) {   /* the application cancels it (or not) */
+        int err = smap_greq_cancel(r);
+        return err == MPI_SUCCESS ? err : p2p_request_error("MPI_Cancel", MPI_COMM_NULL, err);
+    }
     if (!is_active(*request) || r->p.done)
         return MPI_SUCCESS;
     if (r->p.kind == SMAP_PREQ_RECV)

@@ -169,4 +169,10 @@ const struct smap_dtype_flat *smap_dtype_typed(smap_dtype_t *t);
 /* The predefined type of a Fortran type class (MPI_TYPECLASS_*) and size. */
 MPI_Datatype smap_dtype_match_size(int typeclass, int size);
 
+/* MPI_Type_create_f90_* (f90.c): the predefined type of the Fortran kind
+ * with decimal range r / precision p (MPI_UNDEFINED: no requirement), or
+ * MPI_DATATYPE_NULL when no supported kind has them. */
+MPI_Datatype smap_dtype_f90_integer(int r);
+MPI_Datatype smap_dtype_f90_real(int p, int r, int complex);
+
 #endif

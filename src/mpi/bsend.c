@@ -4,12 +4,24 @@
  * Segments are kept in address order; allocation is first fit.  Under
  * MPI_THREAD_MULTIPLE the buffer and its segments are guarded by the
  * point-to-point lock (recursive: the internal sends take it again).
- * MPI_BUFFER_AUTOMATIC: each buffered message gets its own allocation. */
+ * MPI_BUFFER_AUTOMATIC: each buffered message gets its own allocation.
+ *
+ * MPI 4.1 buffers: a communicator may have a buffer of its own
+ * (MPI_Comm_attach_buffer), used by buffered sends on it instead of the
+ * process's (MPI_Buffer_attach).  Each buffer is a pool (struct
+ * smap_bpool): the process's is static, a communicator's is allocated at
+ * its first attach and freed with the communicator (MPI_Comm_free flushes
+ * it first).  Every pool is on one list so that MPI_Finalize flushes them
+ * all.  Flushes (MPI_Buffer_flush, MPI_Comm_flush_buffer and their
+ * non-blocking twins) wait for the messages in a pool at the time of the
+ * call: each message has a serial number. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "base/wait.h"
 #include "dtype/engine.h"
 #include "smap/smap.h"
+#include "mpi/comm.h"
 #include "mpi/request.h"
 
 struct seg {
@@ -17,18 +29,36 @@ struct seg {
     size_t off, len;
     struct MPI_ABI_Request *req;
     void *own;   /* MPI_BUFFER_AUTOMATIC: the message's own allocation */
+    uint64_t serial;
 };
 
-static char *bbuf;
-static size_t bsize;
-static int automatic;      /* MPI_BUFFER_AUTOMATIC attached: one allocation per message */
-static struct seg *segs;   /* ascending off (any order when automatic) */
+struct smap_bpool {
+    struct smap_bpool *next_pool;   /* every pool, for MPI_Finalize */
+    char *bbuf;
+    size_t bsize;
+    int automatic;      /* MPI_BUFFER_AUTOMATIC attached: one allocation per message */
+    struct seg *segs;   /* ascending off (any order when automatic) */
+    uint64_t serial;    /* messages posted so far */
+    int refs;           /* the owner, pending non-blocking flushes */
+};
+
+static struct smap_bpool proc_pool = {.refs = 1};
+static struct smap_bpool *pools = &proc_pool;
+
+/* The pool that buffered sends on comm use: its own when it has one
+ * attached, else the process's. */
+static struct smap_bpool *pool_of(MPI_Comm comm)
+{
+    struct MPI_ABI_Comm *c = smap_comm_get(comm);
+    struct smap_bpool *P = c ? c->bpool : NULL;
+    return P && (P->bbuf || P->automatic) ? P : &proc_pool;
+}
 
 /* Under the lock: frees segments whose send has completed. */
-static void reap(void)
+static void reap(struct smap_bpool *P)
 {
     smap_p2p_progress();
-    struct seg **pp = &segs;
+    struct seg **pp = &P->segs;
     while (*pp) {
         struct seg *s = *pp;
         if (smap_preq_done(&s->req->p)) {
@@ -43,12 +73,12 @@ static void reap(void)
 }
 
 /* First gap of `need` bytes: its offset and where to link the segment. */
-static int find_gap(size_t need, size_t *off, struct seg ***where)
+static int find_gap(struct smap_bpool *P, size_t need, size_t *off, struct seg ***where)
 {
     size_t at = 0;
-    struct seg **pp = &segs;
+    struct seg **pp = &P->segs;
     for (;; pp = &(*pp)->next) {
-        size_t end = *pp ? (*pp)->off : bsize;
+        size_t end = *pp ? (*pp)->off : P->bsize;
         if (end >= at && end - at >= need) {
             *off = at;
             *where = pp;
@@ -62,8 +92,9 @@ static int find_gap(size_t need, size_t *off, struct seg ***where)
 
 /* MPI_BUFFER_AUTOMATIC: the packed copy gets its own allocation, freed
  * when the send completes. */
-static int bsend_automatic(MPI_Comm comm, const void *buf, MPI_Count count, smap_dtype_t *dt,
-                           int rank, int lr, int me, int tag, int ctx, const char **why)
+static int bsend_automatic(struct smap_bpool *P, MPI_Comm comm, const void *buf,
+                           MPI_Count count, smap_dtype_t *dt, int rank, int lr, int me, int tag,
+                           int ctx, const char **why)
 {
     size_t bytes = (size_t)(count * smap_dtype_size(dt));
     struct seg *s = malloc(sizeof *s);
@@ -77,14 +108,16 @@ static int bsend_automatic(MPI_Comm comm, const void *buf, MPI_Count count, smap
     }
     if (bytes)
         smap_dtype_pack(buf, count, dt, data, 0, (MPI_Count)bytes);
-    *s = (struct seg){ .next = segs, .len = bytes, .req = r, .own = data };
-    segs = s;
+    *s = (struct seg){ .next = P->segs, .len = bytes, .req = r, .own = data,
+                       .serial = P->serial++ };
+    P->segs = s;
     return smap_p2p_isend(&r->p, data, (MPI_Count)bytes, smap_dtype_get(MPI_BYTE), rank, lr, me,
                           tag, ctx, SMAP_P2P_STANDARD);
 }
 
-static int bsend_locked(MPI_Comm comm, const void *buf, MPI_Count count, smap_dtype_t *dt,
-                        int rank, int lr, int me, int tag, int ctx, const char **why)
+static int bsend_locked(struct smap_bpool *P, MPI_Comm comm, const void *buf, MPI_Count count,
+                        smap_dtype_t *dt, int rank, int lr, int me, int tag, int ctx,
+                        const char **why)
 {
     size_t bytes = (size_t)(count * smap_dtype_size(dt));
     /* exactly what the standard promises a message costs: a buffer of
@@ -92,11 +125,11 @@ static int bsend_locked(MPI_Comm comm, const void *buf, MPI_Count count, smap_dt
     size_t need = bytes + MPI_BSEND_OVERHEAD;
     size_t off;
     struct seg **where;
-    reap();
-    if (automatic)
-        return bsend_automatic(comm, buf, count, dt, rank, lr, me, tag, ctx, why);
-    if (!bbuf || !find_gap(need, &off, &where)) {
-        *why = bbuf ? "the attached buffer has no room for this message (MPI_BSEND_OVERHEAD included)"
+    reap(P);
+    if (P->automatic)
+        return bsend_automatic(P, comm, buf, count, dt, rank, lr, me, tag, ctx, why);
+    if (!P->bbuf || !find_gap(P, need, &off, &where)) {
+        *why = P->bbuf ? "the attached buffer has no room for this message (MPI_BSEND_OVERHEAD included)"
                     : "no buffer is attached (MPI_Buffer_attach)";
         return MPI_ERR_BUFFER;
     }
@@ -108,13 +141,14 @@ static int bsend_locked(MPI_Comm comm, const void *buf, MPI_Count count, smap_dt
         return MPI_ERR_NO_MEM;
     }
     /* The data after the overhead bytes (not aligned: it is sent as bytes). */
-    char *data = bbuf + off + MPI_BSEND_OVERHEAD;
+    char *data = P->bbuf + off + MPI_BSEND_OVERHEAD;
     if (bytes)
         smap_dtype_pack(buf, count, dt, data, 0, (MPI_Count)bytes);
     s->off = off;
     s->len = need;
     s->req = r;
     s->own = NULL;
+    s->serial = P->serial++;
     s->next = *where;
     *where = s;
     return smap_p2p_isend(&r->p, data, (MPI_Count)bytes, smap_dtype_get(MPI_BYTE), rank, lr, me,
@@ -125,57 +159,140 @@ int smap_bsend(MPI_Comm comm, const void *buf, MPI_Count count, smap_dtype_t *dt
                int lr, int me, int tag, int ctx, const char **why)
 {
     smap_p2p_lock();
-    int rc = bsend_locked(comm, buf, count, dt, rank, lr, me, tag, ctx, why);
+    int rc = bsend_locked(pool_of(comm), comm, buf, count, dt, rank, lr, me, tag, ctx, why);
     smap_p2p_unlock();
     return rc;
+}
+
+/* comm's own pool, made on first use (under the lock); NULL: out of memory. */
+static struct smap_bpool *comm_pool(struct MPI_ABI_Comm *c)
+{
+    if (!c->bpool && (c->bpool = calloc(1, sizeof *c->bpool))) {
+        c->bpool->refs = 1;
+        c->bpool->next_pool = pools->next_pool;
+        pools->next_pool = c->bpool;   /* after the process's, which never goes */
+    }
+    return c->bpool;
+}
+
+static void pool_unref(struct smap_bpool *P)
+{
+    if (--P->refs > 0 || P == &proc_pool)
+        return;
+    for (struct smap_bpool **pp = &pools; *pp; pp = &(*pp)->next_pool)
+        if (*pp == P) {
+            *pp = P->next_pool;
+            break;
+        }
+    free(P);
+}
+
+static int attach(struct smap_bpool *P, void *buf, MPI_Count size, const char **why)
+{
+    if (P->bbuf || P->automatic) {
+        *why = "a buffer is already attached";
+        return MPI_ERR_BUFFER;
+    }
+    if (buf == MPI_BUFFER_AUTOMATIC) {
+        P->automatic = 1;
+    } else {
+        P->bbuf = buf;
+        P->bsize = (size_t)size;
+    }
+    return MPI_SUCCESS;
 }
 
 int smap_buffer_attach(void *buf, MPI_Count size, const char **why)
 {
-    int rc = MPI_SUCCESS;
     smap_p2p_lock();
-    if (bbuf || automatic) {
-        *why = "a buffer is already attached";
-        rc = MPI_ERR_BUFFER;
-    } else if (buf == MPI_BUFFER_AUTOMATIC) {
-        automatic = 1;
-    } else {
-        bbuf = buf;
-        bsize = (size_t)size;
-    }
+    int rc = attach(&proc_pool, buf, size, why);
     smap_p2p_unlock();
     return rc;
 }
 
-/* Whether buffered sends are still in flight, after one reap. */
-static int segs_left(void)
+int smap_comm_buffer_attach(struct MPI_ABI_Comm *c, void *buf, MPI_Count size, const char **why)
 {
     smap_p2p_lock();
-    if (segs)
-        reap();
-    int left = segs != NULL;
+    struct smap_bpool *P = comm_pool(c);
+    int rc = P ? attach(P, buf, size, why) : MPI_ERR_NO_MEM;
+    if (!P)
+        *why = "out of memory";
+    smap_p2p_unlock();
+    return rc;
+}
+
+/* Whether messages of P with a serial below `upto` are still in flight,
+ * after one reap. */
+static int left_below(struct smap_bpool *P, uint64_t upto)
+{
+    smap_p2p_lock();
+    int left = 0;
+    if (P->segs) {
+        reap(P);
+        for (struct seg *s = P->segs; s && !left; s = s->next)
+            left = s->serial < upto;
+    }
     smap_p2p_unlock();
     return left;
 }
 
 void smap_bsend_reap(void)
 {
-    (void)segs_left();
+    smap_p2p_lock();
+    for (struct smap_bpool *P = pools; P; P = P->next_pool)
+        reap(P);
+    smap_p2p_unlock();
+}
+
+static uint64_t serial_now(struct smap_bpool *P)
+{
+    smap_p2p_lock();
+    uint64_t n = P->serial;
+    smap_p2p_unlock();
+    return n;
+}
+
+/* Waits until the messages P holds now have left it.  The lock is dropped
+ * between polls: other threads go on meanwhile. */
+static void flush(struct smap_bpool *P)
+{
+    uint64_t upto = serial_now(P);
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    while (left_below(P, upto))
+        smap_wait_step(&w);
 }
 
 void smap_bsend_drain(void)
 {
-    struct smap_waiter w;
-    smap_wait_init(&w, smap_nlocal);
-    /* The lock is dropped between polls: other threads go on meanwhile. */
-    while (segs_left())
-        smap_wait_step(&w);
+    smap_p2p_lock();
+    int n = 0;
+    for (struct smap_bpool *P = pools; P; P = P->next_pool)
+        n++;
+    struct smap_bpool **all = malloc((size_t)n * sizeof *all);
+    n = 0;
+    for (struct smap_bpool *P = pools; all && P; P = P->next_pool) {
+        P->refs++;   /* a flush of one may not free another under us */
+        all[n++] = P;
+    }
+    smap_p2p_unlock();
+    if (!all) {   /* out of memory: at least the process's */
+        flush(&proc_pool);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        flush(all[i]);
+    smap_p2p_lock();
+    for (int i = 0; i < n; i++)
+        pool_unref(all[i]);
+    smap_p2p_unlock();
+    free(all);
 }
 
-int smap_buffer_detach(void **addr, MPI_Count *size, const char **why)
+static int detach(struct smap_bpool *P, void **addr, MPI_Count *size, const char **why)
 {
     smap_p2p_lock();
-    int attached = bbuf != NULL || automatic;
+    int attached = P && (P->bbuf != NULL || P->automatic);
     smap_p2p_unlock();
     if (!attached) {
         *why = "no buffer is attached";
@@ -184,13 +301,88 @@ int smap_buffer_detach(void **addr, MPI_Count *size, const char **why)
     /* Blocks until every buffered message has left the buffer.  (Another
      * thread may Bsend meanwhile: the standard makes attach and detach
      * the program's to order with its Bsends.) */
-    smap_bsend_drain();
+    flush(P);
     smap_p2p_lock();
-    *addr = automatic ? MPI_BUFFER_AUTOMATIC : bbuf;
-    *size = (MPI_Count)bsize;
-    bbuf = NULL;
-    bsize = 0;
-    automatic = 0;
+    *addr = P->automatic ? MPI_BUFFER_AUTOMATIC : P->bbuf;
+    *size = (MPI_Count)P->bsize;
+    P->bbuf = NULL;
+    P->bsize = 0;
+    P->automatic = 0;
     smap_p2p_unlock();
     return MPI_SUCCESS;
+}
+
+int smap_buffer_detach(void **addr, MPI_Count *size, const char **why)
+{
+    return detach(&proc_pool, addr, size, why);
+}
+
+int smap_comm_buffer_detach(struct MPI_ABI_Comm *c, void **addr, MPI_Count *size,
+                            const char **why)
+{
+    return detach(c->bpool, addr, size, why);
+}
+
+void smap_buffer_flush(struct MPI_ABI_Comm *c)
+{
+    struct smap_bpool *P = c ? c->bpool : &proc_pool;
+    if (P)
+        flush(P);
+}
+
+void smap_comm_buffer_free(struct MPI_ABI_Comm *c)
+{
+    struct smap_bpool *P = c->bpool;
+    if (!P)
+        return;
+    flush(P);   /* its messages' requests hold c: they must go first */
+    smap_p2p_lock();
+    c->bpool = NULL;
+    pool_unref(P);
+    smap_p2p_unlock();
+}
+
+/* ---- non-blocking flush: a generalized request polled for completion --- */
+
+struct iflush {
+    struct smap_bpool *P;
+    uint64_t upto;
+};
+
+static int iflush_poll(void *arg)
+{
+    struct iflush *f = arg;
+    return !left_below(f->P, f->upto);
+}
+
+static int iflush_free(void *arg)
+{
+    struct iflush *f = arg;
+    smap_p2p_lock();
+    pool_unref(f->P);
+    smap_p2p_unlock();
+    free(f);
+    return MPI_SUCCESS;
+}
+
+int smap_buffer_iflush(struct MPI_ABI_Comm *c, MPI_Request *req)
+{
+    struct iflush *f = malloc(sizeof *f);
+    if (!f)
+        return MPI_ERR_NO_MEM;
+    smap_p2p_lock();
+    f->P = c ? c->bpool : &proc_pool;
+    if (f->P) {
+        f->P->refs++;
+        f->upto = f->P->serial;
+    }
+    smap_p2p_unlock();
+    if (!f->P) {   /* a communicator that never had a buffer: nothing to wait for */
+        free(f);
+        f = NULL;
+    }
+    int rc = smap_greq_start_polled(f ? iflush_poll : NULL, f ? iflush_free : NULL, f, req);
+    if (rc != MPI_SUCCESS && f)
+        iflush_free(f);
+    return rc;
 }

@@ -33,6 +33,7 @@ struct MPI_ABI_Comm {
     struct MPI_ABI_Group *remote_group;
     struct MPI_ABI_Comm *local_comm;
     struct smap_topo *topo;      /* virtual topology (src/topo), or NULL */
+    struct smap_bpool *bpool;    /* MPI_Comm_attach_buffer's pool (mpi/bsend.c), or NULL */
     uint32_t nbc_seq;            /* non-blocking collectives started here (src/coll/sched) */
     /* User communicators: one reference for the user's handle plus one per
      * request alive on it (src/mpi/request.c), so that MPI_Comm_free with

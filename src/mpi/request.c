@@ -95,6 +95,8 @@ struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
     r->tmp = NULL;
     r->udt = NULL;
     r->sched = NULL;
+    r->greq = NULL;
+    r->part = NULL;
     return r;
 }
 
@@ -107,6 +109,13 @@ void smap_req_free(struct MPI_ABI_Request *r)
     if (SMAP_UNLIKELY(r->sched)) {   /* a collective's schedule (complete by now) */
         smap_sched_release(r->sched);
         r->sched = NULL;
+    }
+    if (SMAP_UNLIKELY(r->greq || r->part)) {
+        free(r->greq);
+        r->greq = NULL;
+        if (r->part)
+            smap_part_release(r->part);
+        r->part = NULL;
     }
     /* Usually both NULL: skip the allocator's call in message-rate loops. */
     if (SMAP_UNLIKELY(r->extra || r->tmp)) {
@@ -125,6 +134,14 @@ int smap_req_start(struct MPI_ABI_Request *r)
 {
     r->active = 1;
     r->p.next = NULL;
+    if (r->persist == SMAP_REQ_PART)
+        return smap_part_start(r);
+    if (r->persist == SMAP_REQ_PCOLL) {
+        int rc = smap_sched_restart(r->sched);
+        if (rc != MPI_SUCCESS)
+            r->active = 0;
+        return rc;
+    }
     if (r->proc_null) {
         smap_p2p_null(&r->p, r->persist == SMAP_REQ_PSEND ? SMAP_PREQ_SEND : SMAP_PREQ_RECV);
         return MPI_SUCCESS;
@@ -156,6 +173,12 @@ int smap_req_finish(MPI_Request *h, MPI_Status *st)
         if (st != MPI_STATUS_IGNORE)
             smap_status_set_empty(st);
         return MPI_SUCCESS;
+    }
+    if (SMAP_UNLIKELY(r->p.kind == SMAP_PREQ_GREQ)) {
+        int gerr = smap_greq_finish(r, st);
+        smap_req_free(r);
+        *h = MPI_REQUEST_NULL;
+        return gerr;
     }
     smap_preq_status(&r->p, st);
     int err = r->p.err;

@@ -13,13 +13,27 @@
 
 #define SMAP_REQ_MAGIC 0x52455155u   /* "REQU" */
 
-enum smap_req_persist { SMAP_REQ_ONCE = 0, SMAP_REQ_PSEND, SMAP_REQ_PRECV };
+/* SMAP_REQ_PCOLL: a persistent collective (MPI_Bcast_init ...), its
+ * schedule in `sched`, run again at each start.  SMAP_REQ_PART: a
+ * partitioned send or receive (partitioned.c), its state in `part`. */
+enum smap_req_persist {
+    SMAP_REQ_ONCE = 0,
+    SMAP_REQ_PSEND,
+    SMAP_REQ_PRECV,
+    SMAP_REQ_PCOLL,
+    SMAP_REQ_PART
+};
 /* pmode of a persistent buffered send (the others are enum smap_p2p_mode). */
 #define SMAP_REQ_BUFFERED 16
 /* p.kind of a collective's request: a schedule (src/coll/sched) sets p.done
  * and p.err when it completes; its status is empty. */
 #define SMAP_PREQ_COLL 3
+/* p.kind of a generalized request (MPI_Grequest_start, grequest.c):
+ * MPI_Grequest_complete sets p.done; `greq` holds the user's callbacks. */
+#define SMAP_PREQ_GREQ 4
 struct smap_sched;
+struct smap_greq;
+struct smap_part;
 
 struct MPI_ABI_Request {
     struct smap_preq p;       /* first: the hot fields */
@@ -40,6 +54,8 @@ struct MPI_ABI_Request {
     MPI_Count pcount;
     int prank, plr, pme, ptag, pctx, pmode;
     struct smap_sched *sched;   /* SMAP_PREQ_COLL: the schedule, released with the request */
+    struct smap_greq *greq;     /* SMAP_PREQ_GREQ: callbacks, freed with the request */
+    struct smap_part *part;     /* SMAP_PREQ_PART: partitions, freed with the request */
 };
 
 static inline struct MPI_ABI_Request *smap_req_get(MPI_Request h)
@@ -83,6 +99,7 @@ int smap_req_finish(MPI_Request *h, MPI_Status *st);
 
 /* Whether *h is complete (progressing once when it is not); NULL and
  * inactive requests count as complete with an empty status. */
+int smap_greq_poll(struct MPI_ABI_Request *r);   /* grequest.c, below */
 static inline int smap_req_ready(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
@@ -90,8 +107,50 @@ static inline int smap_req_ready(MPI_Request h)
     struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)h;
     if (r->persist && !r->active)
         return 1;
-    return smap_preq_done(&r->p) && (!r->extra || smap_preq_done(r->extra));
+    if (smap_preq_done(&r->p))
+        return !r->extra || smap_preq_done(r->extra);
+    return SMAP_UNLIKELY(r->greq != NULL) && smap_greq_poll(r);
 }
+
+/* Generalized requests (grequest.c). */
+struct MPI_ABI_Comm;
+/* An internal one completed by polling: poll(arg) says whether it is
+ * done (asked by the waits and tests); free_fn(arg) at release. */
+int smap_greq_start_polled(int (*poll)(void *), MPI_Grequest_free_function *free_fn, void *arg,
+                           MPI_Request *req);
+/* Polls an incomplete generalized request: whether it is complete now. */
+int smap_greq_poll(struct MPI_ABI_Request *r);
+int smap_greq_start(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free_fn,
+                    MPI_Grequest_cancel_function *cancel, void *extra, MPI_Request *req);
+/* MPI_Grequest_complete: MPI_ERR_REQUEST if r is no generalized request or
+ * already complete; a request the user freed before is released now (its
+ * free_fn's error returned). */
+int smap_greq_complete(struct MPI_ABI_Request *r);
+/* Completion by a wait or test: query_fn fills *st (a scratch status when
+ * st is MPI_STATUS_IGNORE), then free_fn; returns the first error. */
+int smap_greq_finish(struct MPI_ABI_Request *r, MPI_Status *st);
+/* MPI_Request_get_status: query_fn only (the request stays). */
+int smap_greq_query(struct MPI_ABI_Request *r, MPI_Status *st);
+/* MPI_Cancel: cancel_fn(extra, complete). */
+int smap_greq_cancel(struct MPI_ABI_Request *r);
+/* MPI_Request_free: free_fn now if complete (the request is released),
+ * else at MPI_Grequest_complete. */
+int smap_greq_free(struct MPI_ABI_Request *r);
+
+/* Partitioned point-to-point (partitioned.c).  smap_part_init makes r (a
+ * new request holding comm, the type in p.dt) a partitioned send (send 1)
+ * or receive of `partitions` x `per` elements at buf; peer may be
+ * MPI_PROC_NULL; lr: the peer's local rank (send). */
+int smap_part_init(struct MPI_ABI_Request *r, int send, const void *buf, int partitions,
+                   MPI_Count per, int peer, int lr, int me, int tag, int ctx);
+int smap_part_start(struct MPI_ABI_Request *r);
+/* MPI_Pready of one partition: MPI_ERR_REQUEST when r is no active
+ * partitioned send or the partition was already marked ready in this
+ * start; MPI_ERR_ARG out of range. */
+int smap_part_ready(struct MPI_ABI_Request *r, int partition);
+/* MPI_Parrived: *flag 1 once the partition's data is in the buffer. */
+int smap_part_arrived(struct MPI_ABI_Request *r, int partition, int *flag);
+void smap_part_release(struct smap_part *p);
 
 /* Buffered sends (bsend.c): the data is packed into the attached buffer
  * and sent from there by an internal request.  Each returns MPI_SUCCESS or
@@ -100,11 +159,23 @@ int smap_bsend(MPI_Comm comm, const void *buf, MPI_Count count, smap_dtype_t *dt
                int lr, int me, int tag, int ctx, const char **why);
 int smap_buffer_attach(void *buf, MPI_Count size, const char **why);
 int smap_buffer_detach(void **addr, MPI_Count *size, const char **why);
-/* Progresses until every buffered send has left the attached buffer (the
- * receivers took them): MPI_Buffer_detach and MPI_Finalize. */
+/* Progresses until every buffered send has left the attached buffers
+ * (the receivers took them): MPI_Finalize. */
 void smap_bsend_drain(void);
 /* Frees the buffered sends that have completed (their requests hold their
  * communicators: MPI_Comm_disconnect waits for those to go). */
 void smap_bsend_reap(void);
+/* MPI 4.1: a communicator's own buffer, used by buffered sends on it
+ * instead of the process's while attached. */
+int smap_comm_buffer_attach(struct MPI_ABI_Comm *c, void *buf, MPI_Count size, const char **why);
+int smap_comm_buffer_detach(struct MPI_ABI_Comm *c, void **addr, MPI_Count *size,
+                            const char **why);
+/* Waits until the messages in c's buffer (c NULL: the process's) at the
+ * time of the call have left it; the non-blocking form returns a request
+ * completed when they have (MPI_ERR_NO_MEM possible). */
+void smap_buffer_flush(struct MPI_ABI_Comm *c);
+int smap_buffer_iflush(struct MPI_ABI_Comm *c, MPI_Request *req);
+/* MPI_Comm_free: flushes and frees c's buffer pool, if any. */
+void smap_comm_buffer_free(struct MPI_ABI_Comm *c);
 
 #endif

@@ -341,6 +341,18 @@ static void activate(struct smap_sched *s)
     pthread_mutex_unlock(&active_lock);
 }
 
+/* Set by smap_sched_persistent(req) around a persistent collective's
+ * initialisation: smap_sched_start(s, req) with that very request pointer
+ * then hands back an inactive persistent request instead of starting the
+ * schedule (any other start meanwhile, e.g. from an error handler, is an
+ * ordinary one). */
+static _Thread_local MPI_Request *persist_req;
+
+void smap_sched_persistent(MPI_Request *req)
+{
+    persist_req = req;
+}
+
 int smap_sched_start(struct smap_sched *s, MPI_Request *req)
 {
     if (s->err) {
@@ -356,8 +368,44 @@ int smap_sched_start(struct smap_sched *s, MPI_Request *req)
     r->p.kind = SMAP_PREQ_COLL;
     r->sched = s;
     s->req = r;
-    activate(s);
+    if (persist_req && persist_req == req) {
+        /* built once, run at every MPI_Start (smap_sched_restart) */
+        (void)smap_sched_barrier(s);
+        r->persist = SMAP_REQ_PCOLL;
+        r->active = 0;
+        smap_preq_complete(&r->p);
+    } else {
+        activate(s);
+    }
     *req = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+/* A persistent schedule runs again from its first round: its operations
+ * keep their buffers, counts and types (and its scratch), only the state
+ * of the run is reset.  The sequence number (tag) is taken anew, so starts
+ * interleave with other collectives as MPI orders them. */
+int smap_sched_restart(struct smap_sched *s)
+{
+    if (s->err) {
+        /* a failed run may have left messages in flight that still point
+         * into the operations: they cannot be posted again */
+        for (int i = 0; i < s->nops; i++)
+            if (s->ops[i]->posted && !smap_preq_done(&s->ops[i]->preq))
+                return MPI_ERR_REQUEST;
+    }
+    for (int i = 0; i < s->nops; i++)
+        s->ops[i]->posted = 0;
+    s->round = 0;
+    s->round_started = 0;
+    s->done = 0;
+    s->err = MPI_SUCCESS;
+    s->pos = 0;
+    s->posted_round = 0;
+    s->next = NULL;
+    s->req->p.err = MPI_SUCCESS;
+    smap_preq_reset(&s->req->p);
+    activate(s);
     return MPI_SUCCESS;
 }
 

@@ -59,6 +59,15 @@ int smap_sched_barrier(struct smap_sched *s);   /* ends the current round */
 /* Starts it; *req becomes an MPI_Request that MPI_Wait/Test/... complete
  * (and MPI_Request_free releases). */
 int smap_sched_start(struct smap_sched *s, MPI_Request *req);
+/* Persistent collectives (MPI_Bcast_init ...): between
+ * smap_sched_persistent(req) and smap_sched_persistent(NULL) (calling
+ * thread only), smap_sched_start(s, req) with that request pointer does
+ * not start s but makes *req an inactive persistent request
+ * (SMAP_REQ_PCOLL) that owns it; each MPI_Start runs it again with
+ * smap_sched_restart (MPI_ERR_REQUEST: a failed run left messages in
+ * flight). */
+void smap_sched_persistent(MPI_Request *req);
+int smap_sched_restart(struct smap_sched *s);
 /* Blocking use: start, then progress until done; frees the schedule. */
 int smap_sched_run(struct smap_sched *s);
 /* A schedule never started (or completed, for its request). */
