@@ -53,7 +53,7 @@ static void enable_threads(void)
 int smap_runtime_init(int required, int *provided)
 {
     char err[512] = "";
-    if (smap_tunables_load(err, sizeof err) != 0) {
+    if (smap_tunables_ensure(err, sizeof err) != 0) {
         smap_log(SMAP_LOG_ERROR, "MPI_Init: %s", err);
         return MPI_ERR_ARG;
     }
