@@ -337,16 +337,6 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
     return smap_err_unsupported(comm, "MPI_Comm_connect");
 }
 
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
-{
-    (void)group;
-    (void)stringtag;
-    (void)info;
-    (void)errhandler;
-    (void)newcomm;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_create_from_group");
-}
-
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     (void)comm;
@@ -1427,27 +1417,6 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Grequest_start");
 }
 
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
-{
-    (void)session;
-    (void)pset_name;
-    (void)newgroup;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Group_from_session_pset");
-}
-
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
-{
-    (void)local_group;
-    (void)local_leader;
-    (void)remote_group;
-    (void)remote_leader;
-    (void)stringtag;
-    (void)info;
-    (void)errhandler;
-    (void)newintercomm;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Intercomm_create_from_groups");
-}
-
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     (void)service_name;
@@ -2032,20 +2001,6 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count si
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_attach_buffer_c");
 }
 
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
-{
-    (void)session;
-    (void)errorcode;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_call_errhandler");
-}
-
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
-{
-    (void)session_errhandler_fn;
-    (void)errhandler;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_create_errhandler");
-}
-
 int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
     (void)session;
@@ -2062,56 +2017,10 @@ int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Cou
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_detach_buffer_c");
 }
 
-int PMPI_Session_finalize(MPI_Session *session)
-{
-    (void)session;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_finalize");
-}
-
 int PMPI_Session_flush_buffer(MPI_Session session)
 {
     (void)session;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_flush_buffer");
-}
-
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
-{
-    (void)session;
-    (void)errhandler;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_get_errhandler");
-}
-
-int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
-{
-    (void)session;
-    (void)info_used;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_get_info");
-}
-
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
-{
-    (void)session;
-    (void)info;
-    (void)n;
-    (void)pset_len;
-    (void)pset_name;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_get_nth_pset");
-}
-
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
-{
-    (void)session;
-    (void)info;
-    (void)npset_names;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_get_num_psets");
-}
-
-int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
-{
-    (void)session;
-    (void)pset_name;
-    (void)info;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_get_pset_info");
 }
 
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
@@ -2119,21 +2028,6 @@ int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
     (void)session;
     (void)request;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_iflush_buffer");
-}
-
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
-{
-    (void)info;
-    (void)errhandler;
-    (void)session;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_init");
-}
-
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
-{
-    (void)session;
-    (void)errhandler;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_set_errhandler");
 }
 
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
