@@ -298,6 +298,26 @@ int main(int argc, char **argv)
     }
     T(MPI_T_cvar_handle_free(&eager));
 
+    /* SMAP_COLL_ALGO (all ranks alike): each forced algorithm still sums. */
+    MPI_T_cvar_handle algo;
+    cvar("SMAP_COLL_ALGO", &algo);
+    TE(MPI_T_ERR_INVALID, MPI_T_cvar_write(algo, "fastest"));
+    const char *algos[] = { "inline", "direct", "auto" };
+    for (int a = 0; a < 3; a++) {
+        char now[256];
+        T(MPI_T_cvar_write(algo, algos[a]));
+        T(MPI_T_cvar_read(algo, now));
+        CHECK(!strcmp(now, algos[a]), "SMAP_COLL_ALGO reads '%s' after writing '%s'", now,
+              algos[a]);
+        long in[512], out[512];
+        for (int i = 0; i < 512; i++)
+            in[i] = i * (rank + 1);
+        MPI_Allreduce(in, out, 512, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        for (int i = 0; i < 512; i++)
+            CHECK(out[i] == 3L * i, "%s allreduce[%d] = %ld", algos[a], i, out[i]);
+    }
+    T(MPI_T_cvar_handle_free(&algo));
+
     /* Queue lengths: a receive nobody has sent to yet is posted; a message
      * nobody has asked for yet is unexpected. */
     CHECK(rd(s, posted) == 0 && rd(s, unexp) == 0, "queues not empty");
