@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,4 +115,21 @@ int smap_tunables_load(char *err, size_t errlen)
 #include "base/tunables.def"
 #undef SMAP_TUNABLE
     return rc;
+}
+
+static pthread_once_t ensure_once = PTHREAD_ONCE_INIT;
+static int ensure_rc;
+static char ensure_err[512];
+
+static void ensure_load(void)
+{
+    ensure_rc = smap_tunables_load(ensure_err, sizeof ensure_err);
+}
+
+int smap_tunables_ensure(char *err, size_t errlen)
+{
+    pthread_once(&ensure_once, ensure_load);
+    if (ensure_rc != 0 && errlen)
+        snprintf(err, errlen, "%s", ensure_err);
+    return ensure_rc;
 }

@@ -34,6 +34,11 @@ extern const size_t smap_tunable_count;
  * naming the variable into err and returns -1 (values keep their defaults). */
 int smap_tunables_load(char *err, size_t errlen);
 
+/* Loads the table once per process (the first of MPI_T_init_thread and
+ * MPI_Init does it), so that values a tool wrote through MPI_T before
+ * MPI_Init survive it.  Returns 0, or -1 with the first load's message. */
+int smap_tunables_ensure(char *err, size_t errlen);
+
 const char *smap_tunable_type_name(enum smap_tunable_type t);
 
 /* Parses text as the given type into *out (int64_t, uint64_t, bool or

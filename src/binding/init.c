@@ -13,11 +13,15 @@
 static int start(const char *func, int required, int *provided)
 {
     int expected = SMAP_STATE_NEW;
-    if (!atomic_compare_exchange_strong(&smap_state, &expected, SMAP_STATE_NEW))
+    if (!atomic_compare_exchange_strong(&smap_world_state, &expected, SMAP_STATE_NEW))
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_OTHER, func, "%s",
                               expected == SMAP_STATE_RUNNING ? "MPI is already initialized"
                                                              : "called after MPI_Finalize");
-    int rc = smap_runtime_init(required, provided);
+    if (atomic_load(&smap_state) == SMAP_STATE_FINALIZED)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_OTHER, func,
+                              "the MPI library was finalized by the last MPI_Session_finalize "
+                              "after MPI_Finalize and cannot start again");
+    int rc = smap_runtime_acquire(required, provided, 1);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(MPI_COMM_NULL, rc, func, "could not start the MPI library");
     return MPI_SUCCESS;
@@ -45,7 +49,10 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int PMPI_Finalize(void)
 {
     SMAP_CHECK_RUNNING("MPI_Finalize");
-    int rc = smap_runtime_finalize();
+    if (atomic_load(&smap_world_state) != SMAP_STATE_RUNNING)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Finalize",
+                              "the world model is not initialized (no MPI_Init, or MPI_Finalize already called)");
+    int rc = smap_runtime_release(1);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(MPI_COMM_NULL, rc, "MPI_Finalize", "the closing barrier failed");
     return MPI_SUCCESS;
@@ -54,14 +61,14 @@ int PMPI_Finalize(void)
 int PMPI_Initialized(int *flag)
 {
     SMAP_CHECK_PTR("MPI_Initialized", MPI_COMM_NULL, flag);
-    *flag = atomic_load(&smap_state) != SMAP_STATE_NEW;
+    *flag = atomic_load(&smap_world_state) != SMAP_STATE_NEW;
     return MPI_SUCCESS;
 }
 
 int PMPI_Finalized(int *flag)
 {
     SMAP_CHECK_PTR("MPI_Finalized", MPI_COMM_NULL, flag);
-    *flag = atomic_load(&smap_state) == SMAP_STATE_FINALIZED;
+    *flag = atomic_load(&smap_world_state) == SMAP_STATE_FINALIZED;
     return MPI_SUCCESS;
 }
 

@@ -246,6 +246,9 @@ static int *world_ranks(const struct MPI_ABI_Group *g)
     return w;
 }
 
+static int create_over(struct MPI_ABI_Comm *lc, int local_leader, const struct link *l,
+                       MPI_Comm *newintercomm, const char *F);
+
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
@@ -275,6 +278,16 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                               lc->rank == local_leader
                                   ? why
                                   : "the local leader's peer_comm, remote_leader or tag is bad");
+    return create_over(lc, local_leader, &l, newintercomm, F);
+}
+
+/* The rest of MPI_Intercomm_create once the leader knows its link. */
+static int create_over(struct MPI_ABI_Comm *lc, int local_leader, const struct link *lp,
+                       MPI_Comm *newintercomm, const char *F)
+{
+    MPI_Comm local_comm = lc->handle;
+    struct link l = *lp;
+    const char *why = "";
     struct deal d = { .mine = NULL };
     int *mine = lc->rank == local_leader ? world_ranks(lc->group) : NULL;
     if (lc->rank == local_leader && !mine)
@@ -282,7 +295,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     d.mine = mine;
     d.nmine = lc->size;
     /* the two groups' local_comms differ: the key is only this group's */
-    rc = agree(lc, local_leader, &l, smap_comm_ctx_key(lc->ctx, -4), &d);
+    int rc = agree(lc, local_leader, &l, smap_comm_ctx_key(lc->ctx, -4), &d);
     free(mine);
     if (rc != MPI_SUCCESS) {
         free(d.theirs);
@@ -294,7 +307,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         smap_comm_ctx_release_mine();
         return smap_err_raise(local_comm, MPI_ERR_NO_MEM, F, "out of memory");
     }
-    err = check_remote(lc->group, remote, &why);
+    int err = check_remote(lc->group, remote, &why);
     int ctx = d.ids.ctx;
     if (err != MPI_SUCCESS || ctx < 0) {
         smap_group_release(remote);
@@ -304,6 +317,17 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     }
     smap_group_retain(lc->group);
     return inter_make(lc, lc->group, remote, ctx, newintercomm, F);
+}
+
+int inter_create_over_world(struct MPI_ABI_Comm *lc, int local_leader, int remote_world, int tag,
+                            MPI_Comm *newintercomm, const char *func)
+{
+    struct link l = { 0 };
+    if (lc->rank == local_leader)
+        l = (struct link){ .rank = remote_world, .lr = smap_p2p_local_rank(remote_world),
+                           .me = smap_comm_world.rank, .tag = tag,
+                           .ctx = smap_comm_world.ctx + SMAP_CTX_MAX };
+    return create_over(lc, local_leader, &l, newintercomm, func);
 }
 
 /* ---- MPI_Intercomm_merge ------------------------------------------------- */

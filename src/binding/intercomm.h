@@ -10,6 +10,14 @@
 #include "coll/coll.h"
 #include "mpi/intercomm.h"
 
+/* MPI_Intercomm_create's agreement with the leaders talking over
+ * MPI_COMM_WORLD's internal context (ctx + SMAP_CTX_MAX) with an internal
+ * tag: MPI_Intercomm_create_from_groups, whose local group is lc's.
+ * remote_world (the remote leader's job rank) and tag matter at the local
+ * leader only. */
+int inter_create_over_world(struct MPI_ABI_Comm *lc, int local_leader, int remote_world, int tag,
+                            MPI_Comm *newintercomm, const char *func);
+
 /* A new intercommunicator with c's groups (no attributes yet). */
 int inter_dup(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
 /* MPI_Comm_split on an intercommunicator: the members of each group with

@@ -64,9 +64,15 @@ static const struct row table[] = {
 };
 
 /* SMAP_COLL_ALGO: -1 auto (the table), else the algorithm forced. */
+static int mode = -2;   /* -2: SMAP_COLL_ALGO not read yet */
+
+void smap_coll_select_reload(void)
+{
+    mode = -2;
+}
+
 static int forced(void)
 {
-    static int mode = -2;
     if (SMAP_UNLIKELY(mode == -2)) {
         const char *v = smap_tun.coll_algo;
         if (!strcmp(v, "inline"))

@@ -19,5 +19,8 @@ enum smap_coll_id {
 enum smap_coll_algo { SMAP_ALGO_INLINE, SMAP_ALGO_DIRECT };
 
 enum smap_coll_algo smap_coll_select(enum smap_coll_id id, size_t bytes, int nranks);
+/* SMAP_COLL_ALGO changed (MPI_T): the next selection reads it again.  All
+ * ranks must hold the same value when they enter a collective. */
+void smap_coll_select_reload(void);
 
 #endif

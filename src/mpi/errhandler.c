@@ -63,6 +63,8 @@ static const char *comm_name(MPI_Comm comm)
     return c ? c->name : "a communicator";
 }
 
+static SMAP_COLD void predefined_abort(MPI_Errhandler h, const char *what, int code);
+
 void smap_errhandler_invoke(MPI_Comm comm, int code)
 {
     struct MPI_ABI_Comm *c = smap_comm_get(comm);
@@ -74,13 +76,32 @@ void smap_errhandler_invoke(MPI_Comm comm, int code)
         user->fn(&comm, &code);
         return;
     }
+    predefined_abort(h, comm_name(comm), code);
+}
+
+void smap_errhandler_call(MPI_Errhandler h, void *obj, const char *what, int code)
+{
+    if (h == MPI_ERRORS_RETURN)
+        return;
+    struct MPI_ABI_Errhandler *user = user_handler(h);
+    if (user) {
+        /* Every handler type takes (handle *, int *, ...): the function
+         * was created for this kind of object (MPI_Session_create_errhandler). */
+        ((MPI_Session_errhandler_function *)(void (*)(void))user->fn)((MPI_Session *)obj, &code);
+        return;
+    }
+    predefined_abort(h, what, code);
+}
+
+static void predefined_abort(MPI_Errhandler h, const char *what, int code)
+{
     char text[MPI_MAX_ERROR_STRING];
     int len = 0, cls = MPI_ERR_UNKNOWN;
     PMPI_Error_string(code, text, &len);
     PMPI_Error_class(code, &cls);
     char why[256];
     snprintf(why, sizeof why, "%s is the error handler of %s: %s",
-             h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL", comm_name(comm),
+             h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL", what,
              h == MPI_ERRORS_ABORT ? "aborting" : "aborting the job");
     smap_log(SMAP_LOG_ERROR, "%s", text);
     smap_boot_abort(cls, why);

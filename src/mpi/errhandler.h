@@ -29,4 +29,10 @@ void smap_errhandler_release(MPI_Errhandler h);
  * does. */
 void smap_errhandler_invoke(MPI_Comm comm, int code);
 
+/* Runs handler h for error `code` on an object that is not a
+ * communicator (a session; a communicator still being created):
+ * a user function gets (obj, &code); `what` names the object when a
+ * predefined handler aborts.  Returns only if the handler does. */
+void smap_errhandler_call(MPI_Errhandler h, void *obj, const char *what, int code);
+
 #endif

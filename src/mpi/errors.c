@@ -187,6 +187,17 @@ int smap_err_raise(MPI_Comm comm, int cls, const char *func, const char *fmt, ..
     return code;
 }
 
+int smap_err_raise_on(MPI_Errhandler h, void *obj, const char *what, int cls, const char *func,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int code = new_code(cls, func, fmt, ap);
+    va_end(ap);
+    smap_errhandler_call(h, obj, what, code);
+    return code;
+}
+
 int smap_err_unsupported(MPI_Comm comm, const char *func)
 {
     return smap_err_raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, func,

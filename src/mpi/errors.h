@@ -15,6 +15,12 @@
 int smap_err_raise(MPI_Comm comm, int cls, const char *func, const char *fmt, ...)
     SMAP_PRINTF_LIKE(4, 5) SMAP_COLD;
 
+/* The same, raised on handler h of a non-communicator object (see
+ * smap_errhandler_call): sessions, and the communicator constructors that
+ * take an error handler (MPI_Comm_create_from_group). */
+int smap_err_raise_on(MPI_Errhandler h, void *obj, const char *what, int cls, const char *func,
+                      const char *fmt, ...) SMAP_PRINTF_LIKE(6, 7) SMAP_COLD;
+
 /* For every function not implemented yet (used by the generated stubs). */
 int smap_err_unsupported(MPI_Comm comm, const char *func) SMAP_COLD;
 

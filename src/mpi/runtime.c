@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/lock.h"
@@ -50,10 +51,10 @@ static void enable_threads(void)
     smap_p2p_init();
 }
 
-int smap_runtime_init(int required, int *provided)
+static int runtime_start(int required, int *provided)
 {
     char err[512] = "";
-    if (smap_tunables_load(err, sizeof err) != 0) {
+    if (smap_tunables_ensure(err, sizeof err) != 0) {
         smap_log(SMAP_LOG_ERROR, "MPI_Init: %s", err);
         return MPI_ERR_ARG;
     }
@@ -98,22 +99,101 @@ static void delete_predefined_type_attrs(void)
     }
 }
 
-int smap_runtime_finalize(void)
+/* The world model's part of MPI_Finalize (whether or not sessions keep
+ * the runtime up). */
+static void world_finalize(void)
 {
-    /* MPI_Finalize is collective: nobody leaves while a peer may still
-     * need it (later layers read peers' memory until here). */
     /* Buffered sends must reach their receivers before we leave (MPI 4.1
      * section 3.6.1): the receivers are still in their own MPI calls. */
     smap_bsend_drain();
-    smap_p2p_drain();
     smap_comm_finalize_begin();
     delete_predefined_type_attrs();
+}
+
+/* The last user leaves: collective over the job, like MPI_Finalize always
+ * was (later layers read peers' memory until here). */
+static int runtime_teardown(void)
+{
+    smap_p2p_drain();
     int rc = smap_boot_barrier();
     smap_comm_finalize();
     smap_finalize();
     smap_boot_finalize();
     atomic_store_explicit(&smap_state, SMAP_STATE_FINALIZED, memory_order_release);
     return rc == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+/* ---- users of the runtime: the world model and sessions ----------------
+ * The runtime (boot, SMARTMAP, the communicators WORLD and SELF underneath)
+ * starts with the first of MPI_Init and MPI_Session_init and ends with the
+ * last finalize.  When only sessions have used it, the last
+ * MPI_Session_finalize leaves it up (idle) so that a later MPI_Init or
+ * MPI_Session_init finds it ready: it is torn down at process exit then.
+ * Once MPI_Finalize has run, the runtime ends with its last user and cannot
+ * start again (smartmap does not re-initialise: documented in
+ * src/mpi/README.md). */
+static pthread_mutex_t life_lock = PTHREAD_MUTEX_INITIALIZER;
+static int users;                       /* world (while initialised) + live sessions */
+_Atomic int smap_world_state = SMAP_STATE_NEW;
+
+static void teardown_at_exit(void)
+{
+    pthread_mutex_lock(&life_lock);
+    if (users == 0 && atomic_load(&smap_state) == SMAP_STATE_RUNNING)
+        (void)runtime_teardown();
+    pthread_mutex_unlock(&life_lock);
+}
+
+/* A later user may ask for a higher thread level than the runtime was
+ * started with: granted up to SMAP_THREAD_LEVEL. */
+static void raise_thread_level(int required, int *provided)
+{
+    int max = thread_level_from_name(smap_tun.thread_level);
+    int level = choose_thread_level(required, max < 0 ? MPI_THREAD_SINGLE : max);
+    if (level > smap_thread_provided) {
+        if (level == MPI_THREAD_MULTIPLE)
+            enable_threads();
+        smap_thread_provided = level;
+    }
+    if (provided)
+        *provided = level;
+}
+
+int smap_runtime_acquire(int required, int *provided, int world)
+{
+    static int atexit_done;
+    pthread_mutex_lock(&life_lock);
+    int rc = MPI_SUCCESS, state = atomic_load(&smap_state);
+    if (state == SMAP_STATE_FINALIZED) {
+        rc = MPI_ERR_OTHER;
+    } else if (state == SMAP_STATE_NEW) {
+        rc = runtime_start(required, provided);
+        if (rc == MPI_SUCCESS && !atexit_done)
+            atexit_done = atexit(teardown_at_exit) == 0;
+    } else {
+        raise_thread_level(required, provided);
+    }
+    if (rc == MPI_SUCCESS) {
+        users++;
+        if (world)
+            atomic_store(&smap_world_state, SMAP_STATE_RUNNING);
+    }
+    pthread_mutex_unlock(&life_lock);
+    return rc;
+}
+
+int smap_runtime_release(int world)
+{
+    pthread_mutex_lock(&life_lock);
+    int rc = MPI_SUCCESS;
+    if (world) {
+        world_finalize();
+        atomic_store(&smap_world_state, SMAP_STATE_FINALIZED);
+    }
+    if (--users == 0 && atomic_load(&smap_world_state) != SMAP_STATE_NEW)
+        rc = runtime_teardown();
+    pthread_mutex_unlock(&life_lock);
+    return rc;
 }
 
 int smap_runtime_is_main_thread(void)

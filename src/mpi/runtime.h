@@ -7,13 +7,23 @@
 
 enum smap_state { SMAP_STATE_NEW, SMAP_STATE_RUNNING, SMAP_STATE_FINALIZED };
 
+/* smap_state: the runtime (every layer), up from the first of MPI_Init and
+ * MPI_Session_init to the last finalize; smap_world_state: the world model
+ * (MPI_Init .. MPI_Finalize), what MPI_Initialized/MPI_Finalized report. */
 extern _Atomic int smap_state;
+extern _Atomic int smap_world_state;
 extern int smap_thread_provided;
 
-/* Brings every layer up.  Returns MPI_SUCCESS or an MPI error class with a
- * message already printed. */
-int smap_runtime_init(int required, int *provided);
-int smap_runtime_finalize(void);
+/* A user of the runtime arrives (world: MPI_Init; else a session): the
+ * first brings every layer up.  Returns MPI_SUCCESS or an MPI error class
+ * with a message already printed (MPI_ERR_OTHER, silently, when the
+ * runtime has already been torn down: no restart). */
+int smap_runtime_acquire(int required, int *provided, int world);
+/* A user leaves (world: MPI_Finalize, which also runs the world model's
+ * finalization); the last one tears the runtime down (collective over the
+ * job), except that a runtime only sessions have used stays up idle until
+ * the process exits, so that MPI_Init or MPI_Session_init may follow. */
+int smap_runtime_release(int world);
 int smap_runtime_is_main_thread(void);
 
 static inline int smap_running(void)

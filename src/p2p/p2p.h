@@ -108,6 +108,26 @@ struct smap_p2p_msg {
 
 /* The local rank of job rank `world_rank`, or -1 when it lives on another
  * node (no inter-node transport yet). */
+/* What MPI_T's performance variables report (src/tool/pvar.c).  Each
+ * field is bumped by one plain add on a path that already does far more
+ * work; under MPI_THREAD_MULTIPLE every writer holds smap_p2p_lk, and so
+ * does the reader. */
+struct smap_p2p_stats {
+    uint64_t sent, sent_bytes;         /* messages handed to a queue */
+    uint64_t recvd, recvd_bytes;       /* messages matched to a receive */
+    uint64_t unexpected;               /* arrivals that found no posted receive */
+    uint64_t rndv[3];                  /* rendezvous copies by level: direct, cma, streamed */
+};
+extern struct smap_p2p_stats smap_p2p_stats;
+/* Lengths of the posted-receive and unexpected-message queues, counted now
+ * (a walk: tools read them rarely, the hot paths keep no count). */
+void smap_p2p_queue_lengths(uint64_t *posted, uint64_t *unexpected);
+/* A consistent copy of smap_p2p_stats. */
+void smap_p2p_stats_snapshot(struct smap_p2p_stats *out);
+/* Applies SMAP_EAGER_LIMIT and SMAP_SPLIT_MIN as they are now in smap_tun
+ * (MPI_T wrote them); they only steer this rank's own choices. */
+void smap_p2p_tunables_changed(void);
+
 extern int *smap_p2p_lr_of;        /* NULL until the first operation */
 extern int smap_p2p_nranks;
 void smap_p2p_init(void);

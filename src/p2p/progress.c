@@ -16,6 +16,7 @@
 #include "smap/smap.h"
 
 struct smap_p2p_state smap_p2p;
+struct smap_p2p_stats smap_p2p_stats;
 struct smap_lock smap_p2p_lk = SMAP_LOCK_INITIALIZER;
 int *smap_p2p_lr_of;
 int smap_p2p_nranks;
@@ -29,6 +30,13 @@ static SMAP_COLD void oom(void)
 /* First use after MPI_Init: the control regions are mapped by then.
  * Under MPI_THREAD_MULTIPLE MPI_Init_thread calls it before any other
  * thread may communicate (smap_p2p_local_rank reads the table unlocked). */
+static void apply_tunables(struct smap_p2p_state *s)
+{
+    size_t lim = smap_tun.eager_limit;
+    s->eager_limit = lim > SMAP_SHM_PAYLOAD ? SMAP_SHM_PAYLOAD : lim;
+    s->split_min = smap_tun.split_min;
+}
+
 static SMAP_COLD void init_locked(void)
 {
     struct smap_p2p_state *s = &smap_p2p;
@@ -56,9 +64,7 @@ static SMAP_COLD void init_locked(void)
     for (unsigned w = SMAP_SHM_NWORDS; w-- > 0;)
         s->free_words[s->nfree++] = w;
     s->words = smap_shm_my_words();
-    size_t lim = smap_tun.eager_limit;
-    s->eager_limit = lim > SMAP_SHM_PAYLOAD ? SMAP_SHM_PAYLOAD : lim;
-    s->split_min = smap_tun.split_min;
+    apply_tunables(s);
     s->ready = 1;
     smap_p2p_nranks = smap_job.size > 0 ? smap_job.size : 1;
     smap_p2p_lr_of = s->lr_of;
@@ -118,4 +124,34 @@ void smap_p2p_progress(void)
         return;
     }
     progress_body();
+}
+
+void smap_p2p_queue_lengths(uint64_t *posted, uint64_t *unexpected)
+{
+    uint64_t np = 0, nu = 0;
+    smap_p2p_lock();
+    if (smap_p2p.ready) {
+        for (struct smap_preq *r = smap_p2p.posted.head; r; r = r->next)
+            np++;
+        for (struct smap_p2p_msg *m = smap_p2p.uhead; m; m = m->next)
+            nu++;
+    }
+    smap_p2p_unlock();
+    *posted = np;
+    *unexpected = nu;
+}
+
+void smap_p2p_stats_snapshot(struct smap_p2p_stats *out)
+{
+    smap_p2p_lock();
+    *out = smap_p2p_stats;
+    smap_p2p_unlock();
+}
+
+void smap_p2p_tunables_changed(void)
+{
+    smap_p2p_lock();
+    if (smap_p2p.ready)
+        apply_tunables(&smap_p2p);
+    smap_p2p_unlock();
 }

@@ -18,6 +18,8 @@ static void set_result(struct smap_preq *r, int src, int tag, size_t len)
     r->total = len;
     r->got = len <= r->bytes ? len : r->bytes;
     r->err = len <= r->bytes ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+    smap_p2p_stats.recvd++;
+    smap_p2p_stats.recvd_bytes += len;
 }
 
 /* Eager payload into the receive buffer (never past its end). */
@@ -63,6 +65,7 @@ static int try_split(struct smap_preq *r, int lr, const void *src, uint32_t word
     w->end = r->got;
     atomic_store_explicit(&w->v, SMAP_SHM_SPLIT, memory_order_release);
     memcpy(r->block, v, half);
+    smap_p2p_stats.rndv[SMAP_COPY_DIRECT]++;
     r->lr = lr;
     r->word = word;
     smap_rq_push(&smap_p2p.splits, r);
@@ -107,17 +110,22 @@ static void rendezvous(struct smap_preq *r, int lr, uint64_t addr, int flags, ui
             try_split(r, lr, src, word))
             return;
         if (r->block) {
-            if (smap_copy_from(lr, r->block, src, r->got) != SMAP_COPY_BOUNCE)
+            int level = smap_copy_from(lr, r->block, src, r->got);
+            if (level != SMAP_COPY_BOUNCE) {
+                smap_p2p_stats.rndv[level]++;
                 goto copied;
+            }
         } else if (smap_caps.copy_level == SMAP_COPY_DIRECT) {
             const void *v = smap_remote_inline(lr, src, r->got);
             if (v) {
                 if (r->got)
                     smap_dtype_unpack(v, (MPI_Count)r->got, r->buf, r->count, r->dt, 0);
+                smap_p2p_stats.rndv[SMAP_COPY_DIRECT]++;
                 goto copied;
             }
         }
     }
+    smap_p2p_stats.rndv[SMAP_COPY_BOUNCE]++;
     /* Not reachable (or not one block): the sender streams it to us. */
     r->lr = lr;
     r->word = word;
@@ -211,6 +219,7 @@ static void unexpected(int lr, struct smap_shm_cell *c)
 {
     size_t keep = c->kind == SMAP_SHM_EAGER ? c->len : 0;
     struct smap_p2p_msg *m = msg_new(keep);
+    smap_p2p_stats.unexpected++;
     m->next = NULL;
     m->ctx = c->ctx;
     m->src = c->src;

@@ -63,6 +63,8 @@ static int inject(struct smap_preq *r)
         memcpy(c->data, &a, sizeof a);
     }
     smap_shm_post(p, c);
+    smap_p2p_stats.sent++;
+    smap_p2p_stats.sent_bytes += r->bytes;
     if (!r->movable)   /* (a blocking standard send: see smap_shm_prefetch_next) */
         smap_shm_prefetch_next(p);
     if (need_word)
@@ -148,6 +150,8 @@ static inline int send_eager_body(const char *block, size_t bytes, int lr, int m
     c->flags = 0;
     smap_shm_copy(smap_shm_payload(p->out, c, bytes), block, bytes);
     smap_shm_post(p, c);
+    smap_p2p_stats.sent++;
+    smap_p2p_stats.sent_bytes += bytes;
     return 1;
 }
 

@@ -1,0 +1,168 @@
+/* Communicators from groups, without a parent communicator (MPI 4.0
+ * section 7.4.2 / 7.6.2): MPI_Comm_create_from_group and
+ * MPI_Intercomm_create_from_groups, the constructors of the Sessions model.
+ *
+ * Agreement: every rank's runtime has MPI_COMM_WORLD's object underneath
+ * (sessions or not), and every member of a group is a member of it.  So
+ * the members agree on a context id exactly as MPI_Comm_create_group does
+ * (comm_agree_p2p: offers gathered at the group's rank 0, the choice sent
+ * back) with WORLD as the parent, over WORLD's internal context (ctx +
+ * SMAP_CTX_MAX, which no user message uses) and with a negative tag
+ * derived from the string tag — user tags are never negative, so these
+ * messages never meet a user's MPI_Comm_create_group or
+ * MPI_Intercomm_create on WORLD.  Two concurrent creations whose string
+ * tags hash alike and whose groups overlap could cross (the standard asks
+ * for distinct tags among concurrent creations; a 31-bit hash makes a
+ * clash of distinct tags improbable, not impossible).
+ * MPI_Intercomm_create_from_groups builds a temporary communicator of the
+ * local group that way, then runs MPI_Intercomm_create's agreement with the
+ * leaders linked over WORLD's internal context (a second tag). */
+#include <mpi.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "binding/check.h"
+#include "binding/comm_create.h"
+#include "binding/intercomm.h"
+#include "mpi/errhandler.h"
+#include "mpi/info.h"
+#include "p2p/p2p.h"
+
+/* A negative tag below the ones the library uses itself (-1 .. -4), from
+ * the string tag and a salt (FNV-1a). */
+static int tag_of(const char *stringtag, uint32_t salt)
+{
+    uint32_t h = 2166136261u ^ salt;
+    for (const unsigned char *p = (const unsigned char *)stringtag; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return -16 - (int)(h & 0x3fffffff);
+}
+
+/* The checks both constructors make on a group: NULL, or why it is bad. */
+static const char *group_problem(const struct MPI_ABI_Group *g)
+{
+    if (!g)
+        return "the group is not a valid group";
+    if (g->size > 0 && g->my_rank == MPI_UNDEFINED)
+        return "the calling process is not a member of the group";
+    for (int i = 0; i < g->size; i++)
+        if (smap_p2p_local_rank(smap_group_world_rank(g, i)) < 0)
+            return "a member of the group is on another node (no inter-node transport yet)";
+    return NULL;
+}
+
+static const char *stringtag_problem(const char *stringtag)
+{
+    if (!stringtag)
+        return "stringtag is NULL";
+    if (strnlen(stringtag, MPI_MAX_STRINGTAG_LEN) >= MPI_MAX_STRINGTAG_LEN)
+        return "stringtag is MPI_MAX_STRINGTAG_LEN characters or longer";
+    return NULL;
+}
+
+static void set_errhandler(struct MPI_ABI_Comm *c, MPI_Errhandler eh)
+{
+    smap_errhandler_retain(eh);
+    smap_errhandler_release(c->errhandler);
+    c->errhandler = eh;
+}
+
+/* A communicator of g (a valid group holding this process) agreed over
+ * WORLD's internal context with tag; its error handler eh. */
+static int from_group(struct MPI_ABI_Group *g, int tag, MPI_Errhandler eh, MPI_Comm *newcomm,
+                      const char *F)
+{
+    struct comm_ids ids;
+    comm_agree_p2p(&smap_comm_world, g, tag, &ids);
+    if (ids.ctx < 0)
+        return smap_err_raise_on(eh, newcomm, "a new communicator", MPI_ERR_INTERN, F,
+                                 "no context id is free on every member (at most %d "
+                                 "communicators alive at once)", SMAP_CTX_MAX);
+    smap_group_retain(g);
+    int rc = comm_make(&smap_comm_world, g, &ids, newcomm, F);
+    if (rc == MPI_SUCCESS)
+        set_errhandler(*newcomm, eh);
+    return rc;
+}
+
+#define FAIL(cls, ...) smap_err_raise_on(errhandler, newcomm, "a new communicator", cls, F, __VA_ARGS__)
+
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    static const char F[] = "MPI_Comm_create_from_group";
+    SMAP_CHECK_RUNNING(F);
+    if (errhandler == MPI_ERRHANDLER_NULL || !smap_errhandler_valid(errhandler))
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, F,
+                              "errhandler is not a valid error handler");
+    if (!newcomm)
+        return FAIL(MPI_ERR_ARG, "newcomm is NULL");
+    struct MPI_ABI_Group *g = smap_group_get(group);
+    const char *why = group_problem(g);
+    if (why)
+        return FAIL(MPI_ERR_GROUP, "%s", why);
+    if ((why = stringtag_problem(stringtag)))
+        return FAIL(MPI_ERR_ARG, "%s", why);
+    if (info != MPI_INFO_NULL && !smap_info_get(info))
+        return FAIL(MPI_ERR_INFO, "info is not a valid info object");
+    if (g->size == 0) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int rc = from_group(g, tag_of(stringtag, 0), errhandler, newcomm, F);
+    if (rc == MPI_SUCCESS && info != MPI_INFO_NULL)
+        rc = PMPI_Comm_set_info(*newcomm, info);
+    return rc;
+}
+
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    static const char F[] = "MPI_Intercomm_create_from_groups";
+    MPI_Comm *newcomm = newintercomm;   /* (FAIL's object) */
+    SMAP_CHECK_RUNNING(F);
+    if (errhandler == MPI_ERRHANDLER_NULL || !smap_errhandler_valid(errhandler))
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, F,
+                              "errhandler is not a valid error handler");
+    if (!newintercomm)
+        return FAIL(MPI_ERR_ARG, "newintercomm is NULL");
+    struct MPI_ABI_Group *lg = smap_group_get(local_group), *rg = smap_group_get(remote_group);
+    const char *why = group_problem(lg);
+    if (why)
+        return FAIL(MPI_ERR_GROUP, "local_group: %s", why);
+    if (!rg)
+        return FAIL(MPI_ERR_GROUP, "remote_group is not a valid group");
+    if (lg->size == 0 || rg->size == 0)
+        return FAIL(MPI_ERR_GROUP, "local_group and remote_group must not be empty");
+    if (local_leader < 0 || local_leader >= lg->size)
+        return FAIL(MPI_ERR_RANK, "local_leader %d is not a rank of local_group (size %d)",
+                    local_leader, lg->size);
+    if (remote_leader < 0 || remote_leader >= rg->size)
+        return FAIL(MPI_ERR_RANK, "remote_leader %d is not a rank of remote_group (size %d)",
+                    remote_leader, rg->size);
+    for (int i = 0; i < rg->size; i++)
+        if (smap_group_find(lg, smap_group_world_rank(rg, i)) >= 0)
+            return FAIL(MPI_ERR_GROUP, "local_group and remote_group overlap");
+    int remote_world = smap_group_world_rank(rg, remote_leader);
+    if (smap_p2p_local_rank(remote_world) < 0)
+        return FAIL(MPI_ERR_GROUP, "the remote leader is on another node");
+    if ((why = stringtag_problem(stringtag)))
+        return FAIL(MPI_ERR_ARG, "%s", why);
+    if (info != MPI_INFO_NULL && !smap_info_get(info))
+        return FAIL(MPI_ERR_INFO, "info is not a valid info object");
+    MPI_Comm local;
+    int rc = from_group(lg, tag_of(stringtag, 1), errhandler, &local, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = inter_create_over_world(smap_comm_get(local), local_leader, remote_world,
+                                 tag_of(stringtag, 2), newintercomm, F);
+    int frc = PMPI_Comm_free(&local);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    set_errhandler(*newintercomm, errhandler);
+    if (frc == MPI_SUCCESS && info != MPI_INFO_NULL)
+        frc = PMPI_Comm_set_info(*newintercomm, info);
+    return frc;
+}

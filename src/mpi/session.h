@@ -1,0 +1,41 @@
+/* Sessions (MPI 4.0 chapter 11): handles on the runtime that do not need
+ * MPI_Init.  Each live session holds the runtime up (mpi/runtime.h); its
+ * process sets are mpi://WORLD and mpi://SELF. */
+#ifndef SMAP_MPI_SESSION_H
+#define SMAP_MPI_SESSION_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#define SMAP_SESSION_MAGIC 0x53455353u   /* "SESS" */
+
+struct MPI_ABI_Info;
+struct MPI_ABI_Group;
+
+struct MPI_ABI_Session {
+    uint32_t magic;
+    MPI_Errhandler errhandler;     /* one reference */
+    int thread_level;              /* granted at MPI_Session_init */
+    struct MPI_ABI_Info *info;     /* the keys given at MPI_Session_init, or NULL */
+    struct MPI_ABI_Session *next;  /* live sessions */
+};
+
+/* The live session behind a handle, or NULL. */
+struct MPI_ABI_Session *smap_session_get(MPI_Session h);
+
+/* A new session (starting the runtime if it is the first user).
+ * MPI_SUCCESS or an error class, *why set. */
+int smap_session_init(struct MPI_ABI_Info *info, MPI_Errhandler errhandler,
+                      struct MPI_ABI_Session **out, const char **why);
+/* Ends s (the last user tears the runtime down).  MPI_SUCCESS or a class. */
+int smap_session_finalize(struct MPI_ABI_Session *s);
+
+/* Process sets: their number, the n-th name, the group of a name (one
+ * reference; NULL when the name is no process set). */
+int smap_pset_count(void);
+const char *smap_pset_name(int n);
+struct MPI_ABI_Group *smap_pset_group(const char *name);
+/* "MPI_THREAD_SINGLE" ... */
+const char *smap_thread_level_name(int level);
+
+#endif
