@@ -58,6 +58,7 @@ static struct {
     uint32_t *seq_out, *seq_in;   /* by job rank */
     struct early *early;
     uint32_t next_rid;
+    long sends;               /* sends waiting for their receiver (ACK, FIN, CTS) */
 } R;
 
 /* A receive's net_mr when the sender waits for FIN (it exposed its
@@ -88,6 +89,7 @@ static void send_ctl(int world, int kind, uint64_t sid, uint64_t addr, uint64_t 
 
 static void send_done(struct smap_preq *r)
 {
+    R.sends--;
     if (r->net_mr)
         smap_net_unexpose(r->net_mr);
     free(r->net_tmp);
@@ -121,6 +123,8 @@ void smap_p2p_remote_isend(struct smap_preq *r)
             free(tmp);
         if (!(h.flags & W_SYNC))
             smap_preq_complete(r);
+        else
+            R.sends++;
         return;
     }
     const char *data = r->block;
@@ -131,6 +135,7 @@ void smap_p2p_remote_isend(struct smap_preq *r)
         data = r->net_tmp;
     }
     h.kind = W_RTS;
+    R.sends++;
     h.addr = (uint64_t)(uintptr_t)data;
     if (smap_net.rma) {
         h.flags = W_RMA;
@@ -361,8 +366,12 @@ void smap_p2p_remote_drain(void)
 {
     if (!smap_p2p.remote)
         return;
+    /* Sends still owed to their receivers (a request the program freed
+     * while active): the receiver may still read our buffer, and reads
+     * over a software provider need our progress, which the launcher's
+     * barrier would not give. */
     smap_p2p_lock();
-    while (smap_net.ops->busy())
+    while (R.sends > 0 || smap_net.ops->busy())
         smap_p2p_progress();
     smap_p2p_unlock();
 }
