@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <smartmap.h>
+
 #include "smap_test.h"
 
 static int me, np;
@@ -270,6 +272,36 @@ out:
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* SMARTMAP maps exactly the ranks of our own (emulated) node: a rank of
+ * another node is never reachable through MPIX_Comm_remote_ptr, even
+ * though emulated nodes share the machine and /dev/shm. */
+static int marker;
+
+static void mapping_stays_on_node(void)
+{
+    char names[64][64], mine[64] = "";
+    const char *nn = getenv("SMAP_NODE_NAME");
+    snprintf(mine, sizeof mine, "%s", nn ? nn : "");
+    CHECK(np <= 64, "at most 64 ranks");
+    marker = 1000 + me;
+    CHECK_RC(MPI_Allgather(mine, 64, MPI_CHAR, names, 64, MPI_CHAR, MPI_COMM_WORLD));
+    /* where each rank's marker lives in its own address space */
+    MPI_Aint at[64], here;
+    CHECK_RC(MPI_Get_address(&marker, &here));
+    CHECK_RC(MPI_Allgather(&here, 1, MPI_AINT, at, 1, MPI_AINT, MPI_COMM_WORLD));
+    const char *copy = getenv("SMAP_COPY");
+    int direct = !copy || !*copy || !strcmp(copy, "direct");
+    for (int r = 0; r < np; r++) {
+        void *v = &marker;
+        CHECK_RC(MPIX_Comm_remote_ptr(MPI_COMM_WORLD, r, (void *)at[r], sizeof marker, &v));
+        if (strcmp(names[r], mine) != 0)
+            CHECK(v == NULL, "rank %d of node %s is mapped from node %s", r, names[r], mine);
+        else if (direct)
+            CHECK(v && *(volatile int *)v == 1000 + r, "rank %d of my node is not mapped", r);
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     CHECK_RC(MPI_Init(&argc, &argv));
@@ -277,6 +309,7 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_size(MPI_COMM_WORLD, &np));
     CHECK(np >= 2, "needs 2 ranks or more");
     pick_sizes();
+    mapping_stays_on_node();
     order_and_wildcards();
     truncation_probe_cancel();
     ssend_waits();
