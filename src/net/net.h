@@ -24,6 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The largest header a message may carry (on top of eager_max payload). */
+#define SMAP_NET_HDR_MAX 64
+
 struct smap_net_upcalls {
     /* A message from job rank `src` (header and payload as sent, `len`
      * bytes in all).  The buffer is the transport's: copy what must stay. */

@@ -29,7 +29,7 @@
 #include "boot/boot.h"
 
 #define NRECV 64          /* message buffers posted at once */
-#define HDR_MAX 64        /* room for the caller's header in a message */
+#define HDR_MAX SMAP_NET_HDR_MAX
 #define CQ_BATCH 16
 
 enum op_kind { OP_RECV_MSG, OP_SEND_MSG, OP_TSEND, OP_TRECV, OP_READ, OP_INJECT };

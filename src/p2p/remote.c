@@ -47,6 +47,8 @@ struct wire {
     uint64_t key;             /* RTS: its key */
 };
 
+_Static_assert(sizeof(struct wire) <= SMAP_NET_HDR_MAX, "the wire header outgrew src/net's room");
+
 /* A message that arrived before one of its predecessors (copied). */
 struct early {
     struct early *next;
