@@ -5,7 +5,7 @@
 #                           jemalloc (vendored into libsmartmap_heap: libjemalloc_pic.a)
 #   install-deps.sh bench   the above plus Open MPI, MPICH and gnuplot
 set -euo pipefail
-want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev meson ninja-build)
+want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev meson ninja-build libfabric-dev)
 [ "${1:-build}" = bench ] && want+=(openmpi-bin libopenmpi-dev libmpich-dev gnuplot-nox)
 missing=()
 for p in "${want[@]}"; do

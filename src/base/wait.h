@@ -56,6 +56,13 @@ static inline void smap_wait_init(struct smap_waiter *w, int nlocal)
     w->bound = smap_wait_spin_bound(nlocal);
 }
 
+/* Microseconds a long wait naps instead of yielding, 0: never.  Set when
+ * the job spans nodes (src/p2p/remote.c): a peer on another node may
+ * keep us waiting for long, and a yielding rank still takes a core
+ * whenever nobody else wants it, which polling a network does not need. */
+extern unsigned smap_wait_nap_us;
+void smap_wait_nap(void);
+
 /* Returns 1 once the waiter is in its yielding phase. */
 static inline int smap_wait_step(struct smap_waiter *w)
 {
@@ -64,7 +71,11 @@ static inline int smap_wait_step(struct smap_waiter *w)
         smap_cpu_relax();
         return 0;
     }
-    sched_yield();
+    /* (past a few hundred yields: the wait is long, nap) */
+    if (SMAP_UNLIKELY(smap_wait_nap_us != 0) && ++w->polls - w->bound > 256u)
+        smap_wait_nap();
+    else
+        sched_yield();
     return 1;
 }
 

@@ -69,7 +69,9 @@ int PMPI_Barrier(MPI_Comm comm)
         return inter_barrier("MPI_Barrier", comm, c, NULL);
     if (c->size <= 1)
         return MPI_SUCCESS;
-    if (c != &smap_comm_world) {
+    /* (between nodes: a schedule, which keeps point-to-point moving; the
+     * launcher's barrier would not) */
+    if (c != &smap_comm_world || smap_job.nnodes > 1) {
         int rc = smap_coll_barrier(c);
         return rc ? smap_err_raise(comm, rc, "MPI_Barrier", "%s", smap_coll_why()) : MPI_SUCCESS;
     }

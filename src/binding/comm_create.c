@@ -78,11 +78,14 @@ int comm_agree(struct MPI_ABI_Comm *parent, struct comm_ids *ids, const char *fu
 int comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g, const struct comm_ids *ids,
               MPI_Comm *newcomm, const char *func)
 {
-    struct MPI_ABI_Comm *c = smap_comm_new(parent, g, ids->ctx, ids->slot);
+    /* A group across nodes leaves the agreed block unused (every member
+     * of g decides alike); collectives run as schedules there. */
+    int slot = ids->slot >= 0 && smap_comm_group_on_node(g) ? ids->slot : -1;
+    struct MPI_ABI_Comm *c = smap_comm_new(parent, g, ids->ctx, slot);
     if (!c)
         return smap_err_raise(parent->handle, MPI_ERR_NO_MEM, func, "out of memory");
-    if (ids->slot >= 0)
-        smap_coll_slot_claim(ids->slot, ids->step);
+    if (slot >= 0)
+        smap_coll_slot_claim(slot, ids->step);
     /* both are taken now: no reservation needed (only this agreement's:
      * an idup made from inside a blocking agreement leaves that one's) */
     smap_comm_ctx_release_mine_if(ids->ctx);

@@ -94,12 +94,13 @@ void comm_agree_p2p(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, int t
     }
 }
 
-/* Whether some member of g is not in c's group or not on this node. */
+/* Whether some member of g is not in c's group or cannot be reached. */
 static int bad_members(const struct MPI_ABI_Group *g, const struct MPI_ABI_Comm *c)
 {
     for (int i = 0; i < g->size; i++) {
         int w = smap_group_world_rank(g, i);
-        if (smap_group_find(c->group, w) < 0 || smap_p2p_local_rank(w) < 0)
+        if (smap_group_find(c->group, w) < 0 ||
+            smap_p2p_local_rank(w) == SMAP_P2P_NO_ROUTE)
             return 1;
     }
     return 0;
@@ -125,7 +126,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         return smap_err_raise(comm, MPI_ERR_GROUP, F, "the calling process is not in group");
     if (bad_members(g, c))
         return smap_err_raise(comm, MPI_ERR_GROUP, F,
-                              "group is not a subset of comm's group on this node");
+                              "group is not a subset of comm's group");
     struct comm_ids ids;
     comm_agree_p2p(c, g, tag, &ids);
     if (ids.ctx < 0)

@@ -212,9 +212,9 @@ static int leader_args(struct MPI_ABI_Comm *lc, MPI_Comm peer_comm, int remote_l
     }
     *l = (struct link){ .rank = remote_leader, .lr = smap_p2p_local_rank(w), .me = p->rank,
                         .tag = tag, .ctx = p->ctx + SMAP_CTX_MAX };
-    if (l->lr < 0) {
-        *why = "remote_leader is on another node (no inter-node transport yet)";
-        return MPI_ERR_UNSUPPORTED_OPERATION;
+    if (l->lr == SMAP_P2P_NO_ROUTE) {
+        *why = "remote_leader cannot be reached";
+        return MPI_ERR_RANK;
     }
     return MPI_SUCCESS;
 }
@@ -230,9 +230,9 @@ static int check_remote(const struct MPI_ABI_Group *g, const struct MPI_ABI_Grou
             *why = "the local and remote groups overlap";
             return MPI_ERR_GROUP;
         }
-        if (smap_p2p_local_rank(w) < 0) {
-            *why = "a remote member is on another node (no inter-node transport yet)";
-            return MPI_ERR_UNSUPPORTED_OPERATION;
+        if (smap_p2p_local_rank(w) == SMAP_P2P_NO_ROUTE) {
+            *why = "a remote member cannot be reached";
+            return MPI_ERR_RANK;
         }
     }
     return MPI_SUCCESS;

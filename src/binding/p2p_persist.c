@@ -14,7 +14,7 @@ static int init_common(const char *func, const void *buf, MPI_Count count, MPI_D
         P2P_CHECK_DEST(func, comm, c, peer, tag);
     SMAP_CHECK_PTR(func, comm, req);
     int lr = 0;
-    if (peer >= 0 && (lr = p2p_peer_lr(c, peer)) < 0)
+    if (peer >= 0 && (lr = p2p_peer_lr(c, peer)) == SMAP_P2P_NO_ROUTE)
         return p2p_offnode_error(func, comm, peer);
     struct MPI_ABI_Request *r = p2p_new_req(comm, t);
     if (!r)

@@ -10,7 +10,7 @@ static int probe_args(const char *func, int source, int tag, MPI_Comm comm,
     SMAP_CHECK_RUNNING(func);
     SMAP_CHECK_COMM(func, comm, *c);
     P2P_CHECK_SOURCE(func, comm, *c, source, tag);
-    if (source >= 0 && p2p_peer_lr(*c, source) < 0)
+    if (source >= 0 && p2p_peer_lr(*c, source) == SMAP_P2P_NO_ROUTE)
         return p2p_offnode_error(func, comm, source);
     return MPI_SUCCESS;
 }

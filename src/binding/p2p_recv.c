@@ -16,7 +16,7 @@ static int recv_common(const char *func, void *buf, MPI_Count count, MPI_Datatyp
     if (req)
         SMAP_CHECK_PTR(func, comm, req);
     int lr = -1;
-    if (SMAP_UNLIKELY(source >= 0 && (lr = p2p_peer_lr(c, source)) < 0))
+    if (SMAP_UNLIKELY(source >= 0 && (lr = p2p_peer_lr(c, source)) == SMAP_P2P_NO_ROUTE))
         return p2p_offnode_error(func, comm, source);
     if (!req) {
         if (SMAP_UNLIKELY(source == MPI_PROC_NULL)) {
@@ -92,9 +92,9 @@ static int sendrecv_common(const char *func, const void *sendbuf, MPI_Count send
     if (req)
         SMAP_CHECK_PTR(func, comm, req);
     int lr = 0;
-    if (dest != MPI_PROC_NULL && (lr = p2p_peer_lr(c, dest)) < 0)
+    if (dest != MPI_PROC_NULL && (lr = p2p_peer_lr(c, dest)) == SMAP_P2P_NO_ROUTE)
         return p2p_offnode_error(func, comm, dest);
-    if (source >= 0 && p2p_peer_lr(c, source) < 0)
+    if (source >= 0 && p2p_peer_lr(c, source) == SMAP_P2P_NO_ROUTE)
         return p2p_offnode_error(func, comm, source);
     struct smap_preq sp, rp, *s = &sp;
     struct MPI_ABI_Request *r = NULL;

@@ -17,7 +17,7 @@ static int send_common(const char *func, const void *buf, MPI_Count count, MPI_D
     if (SMAP_UNLIKELY(dest == MPI_PROC_NULL)) {
         if (!req)
             return MPI_SUCCESS;
-    } else if (SMAP_UNLIKELY((lr = p2p_peer_lr(c, dest)) < 0)) {
+    } else if (SMAP_UNLIKELY((lr = p2p_peer_lr(c, dest)) == SMAP_P2P_NO_ROUTE)) {
         return p2p_offnode_error(func, comm, dest);
     }
     if (!req) {
@@ -133,7 +133,7 @@ static int bsend_common(const char *func, const void *buf, MPI_Count count, MPI_
     if (req)
         SMAP_CHECK_PTR(func, comm, req);
     int lr = 0;
-    if (dest != MPI_PROC_NULL && (lr = p2p_peer_lr(c, dest)) < 0)
+    if (dest != MPI_PROC_NULL && (lr = p2p_peer_lr(c, dest)) == SMAP_P2P_NO_ROUTE)
         return p2p_offnode_error(func, comm, dest);
     if (dest != MPI_PROC_NULL) {
         const char *why = "";

@@ -7,6 +7,7 @@
 #include "base/compiler.h"
 #include "base/timer.h"
 #include "base/wait.h"
+#include "boot/boot.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/group.h"
@@ -35,6 +36,18 @@ void smap_comm_init(int rank, int size)
     smap_group_init(rank, size);
     smap_comm_world.group = &smap_group_world;
     smap_comm_self.group = &smap_group_self;
+    /* A job over several nodes: MPI_COMM_WORLD's collectives are schedules. */
+    smap_comm_world.slot = smap_job.nnodes > 1 ? -1 : 0;
+}
+
+int smap_comm_group_on_node(const struct MPI_ABI_Group *g)
+{
+    if (smap_job.nnodes <= 1 || !smap_job.node_of)
+        return 1;
+    for (int i = 0; i < g->size; i++)
+        if (smap_job.node_of[smap_group_world_rank(g, i)] != smap_job.node)
+            return 0;
+    return 1;
 }
 
 /* MPI-5.0 section 11.2.4: MPI_Finalize first deletes MPI_COMM_SELF's

@@ -63,6 +63,10 @@ static inline int smap_plausible_object(const void *h, size_t align)
 
 /* Sets up WORLD and SELF from the job's identity (after boot). */
 void smap_comm_init(int rank, int size);
+/* Whether every member of g lives on this node.  Only such communicators
+ * get a collectives control block (coll/smap works through node memory);
+ * the others run their collectives as schedules over point-to-point. */
+int smap_comm_group_on_node(const struct MPI_ABI_Group *g);
 /* First step of MPI_Finalize: runs MPI_COMM_SELF's attribute callbacks. */
 void smap_comm_finalize_begin(void);
 /* Releases what the predefined communicators hold: their attributes (delete

@@ -77,6 +77,12 @@ static int runtime_start(int required, int *provided)
         smap_log(SMAP_LOG_ERROR, "MPI_Init: cannot attach the node's ranks to each other: %s", err);
         return MPI_ERR_OTHER;
     }
+    /* Peers on other nodes: the inter-node transport (collective over the
+     * job, which every rank enters alike: nnodes is the same everywhere). */
+    if (SMAP_UNLIKELY(smap_job.nnodes > 1) && smap_p2p_remote_open(err, sizeof err) != 0) {
+        smap_log(SMAP_LOG_ERROR, "MPI_Init: cannot open the inter-node transport: %s", err);
+        return MPI_ERR_OTHER;
+    }
     smap_comm_init(smap_job.rank, smap_job.size);
     smap_thread_provided = choose_thread_level(required, max);
     if (smap_thread_provided == MPI_THREAD_MULTIPLE)
@@ -115,7 +121,9 @@ static void world_finalize(void)
 static int runtime_teardown(void)
 {
     smap_p2p_drain();
+    smap_p2p_remote_drain();
     int rc = smap_boot_barrier();
+    smap_p2p_remote_close();
     smap_comm_finalize();
     smap_finalize();
     smap_boot_finalize();

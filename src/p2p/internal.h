@@ -52,6 +52,7 @@ struct smap_p2p_state {
     size_t eager_limit;
     size_t split_min;                /* 0: never split a copy */
     int nowned;                      /* detached sends in flight */
+    int remote;                      /* peers on other nodes (src/net is open) */
 };
 
 extern struct smap_p2p_state smap_p2p;
@@ -68,11 +69,41 @@ void smap_p2p_check_active(void);
 void smap_p2p_check_splits(void);
 /* recv.c: one incoming cell from local rank lr (consumed and released). */
 void smap_p2p_incoming(int lr, struct smap_shm_cell *c);
+/* recv.c, for remote.c: the receive's status fields for a message of len
+ * bytes; an eager payload into a matched receive (completes it); a kept
+ * message (payload of `keep` bytes); queueing it as unexpected. */
+void smap_p2p_set_result(struct smap_preq *r, int src, int tag, size_t len);
+void smap_p2p_eager_into(struct smap_preq *r, const unsigned char *data);
+struct smap_p2p_msg *smap_p2p_msg_new(size_t keep);
+void smap_p2p_msg_free(struct smap_p2p_msg *m);
+void smap_p2p_unexpected_add(struct smap_p2p_msg *m);
+/* remote.c: a send to another node (r->lr is its route); an unexpected
+ * message from another node received into r; one round of the transport. */
+void smap_p2p_remote_isend(struct smap_preq *r);
+void smap_p2p_remote_deliver(struct smap_preq *r, struct smap_p2p_msg *m);
+void smap_p2p_remote_progress(void);
+
+/* The first posted receive that matches (ctx, src, tag), taken out of
+ * the posted queue, or NULL. */
+static inline struct smap_preq *smap_p2p_take_posted(int ctx, int src, int tag);
 
 static inline int smap_p2p_matches(int rctx, int rsrc, int rtag, int ctx, int src, int tag)
 {
     return rctx == ctx && (rsrc == MPI_ANY_SOURCE || rsrc == src) &&
            (rtag == MPI_ANY_TAG || rtag == tag);
+}
+
+static inline struct smap_preq *smap_p2p_take_posted(int ctx, int src, int tag)
+{
+    struct smap_rq *q = &smap_p2p.posted;
+    struct smap_preq *prev = NULL, *r = q->head;
+    while (r && !smap_p2p_matches(r->ctx, r->rank, r->tag, ctx, src, tag)) {
+        prev = r;
+        r = r->next;
+    }
+    if (r)
+        smap_rq_unlink(q, prev, r);
+    return r;
 }
 
 #endif

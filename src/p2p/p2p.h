@@ -61,6 +61,11 @@ struct smap_preq {
     /* receive results */
     int src, rtag, cancelled;
     size_t got, total, roff;
+    /* a remote peer's operation (remote.c): transfers still outstanding,
+     * the peer's request, a packing buffer, the exposed send buffer */
+    size_t net_left;
+    uint64_t net_peer;
+    void *net_tmp, *net_mr;
 };
 
 static inline int smap_preq_done(struct smap_preq *r)
@@ -103,11 +108,13 @@ struct smap_p2p_msg {
     uint32_t word;
     size_t len;               /* message bytes */
     uint64_t addr;            /* rendezvous: the sender's buffer */
+    /* lr < 0: from a remote peer (remote.c), job rank `world`, its request
+     * `sid`, the key of its exposed buffer */
+    int world;
+    uint64_t sid, key;
     unsigned char data[];     /* eager: the payload */
 };
 
-/* The local rank of job rank `world_rank`, or -1 when it lives on another
- * node (no inter-node transport yet). */
 /* What MPI_T's performance variables report (src/tool/pvar.c).  Each
  * field is bumped by one plain add on a path that already does far more
  * work; under MPI_THREAD_MULTIPLE every writer holds smap_p2p_lk, and so
@@ -128,6 +135,14 @@ void smap_p2p_stats_snapshot(struct smap_p2p_stats *out);
  * (MPI_T wrote them); they only steer this rank's own choices. */
 void smap_p2p_tunables_changed(void);
 
+/* How to reach job rank `world_rank` (its "route"): its local rank (>= 0)
+ * when it shares this node, SMAP_P2P_REMOTE(world_rank) (<= -2) when it
+ * lives on another node (through src/net), SMAP_P2P_NO_ROUTE when it
+ * cannot be reached (not a rank of the job).  Every `lr` argument below
+ * takes a route. */
+#define SMAP_P2P_NO_ROUTE (-1)
+#define SMAP_P2P_REMOTE(world) (-2 - (world))
+#define SMAP_P2P_REMOTE_RANK(lr) (-2 - (lr))
 extern int *smap_p2p_lr_of;        /* NULL until the first operation */
 extern int smap_p2p_nranks;
 void smap_p2p_init(void);
@@ -135,8 +150,18 @@ static inline int smap_p2p_local_rank(int world_rank)
 {
     if (SMAP_UNLIKELY(!smap_p2p_lr_of))
         smap_p2p_init();
-    return (unsigned)world_rank < (unsigned)smap_p2p_nranks ? smap_p2p_lr_of[world_rank] : -1;
+    return (unsigned)world_rank < (unsigned)smap_p2p_nranks ? smap_p2p_lr_of[world_rank]
+                                                            : SMAP_P2P_NO_ROUTE;
 }
+
+/* The inter-node side (remote.c): opened by MPI_Init when the job spans
+ * more than one node (collective: addresses are exchanged), closed by
+ * MPI_Finalize after the last barrier; drain waits for the transport's own
+ * sends first.  A one-node job opens nothing and pays one predicted branch
+ * in progress.  Returns 0, or -1 with a message. */
+int smap_p2p_remote_open(char *err, size_t errlen);
+void smap_p2p_remote_drain(void);
+void smap_p2p_remote_close(void);
 
 /* Starts a send or a receive.  r is filled in; it completes in progress
  * (r->done).  rank MPI_ANY_SOURCE: lr is ignored.  Returns MPI_SUCCESS or

@@ -106,6 +106,8 @@ static inline void progress_body(void)
         smap_p2p_check_active();
     if (smap_p2p.splits.head)
         smap_p2p_check_splits();
+    if (SMAP_UNLIKELY(smap_p2p.remote))
+        smap_p2p_remote_progress();
     if (SMAP_UNLIKELY(smap_p2p_progress_hook != NULL))
         smap_p2p_progress_hook();
 }

@@ -213,6 +213,42 @@ static inline void msg_free(struct smap_p2p_msg *m)
     }
 }
 
+static void unexpected_add(struct smap_p2p_msg *m)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    if (s->utail)
+        s->utail->next = m;
+    else
+        s->uhead = m;
+    s->utail = m;
+}
+
+/* For remote.c (internal.h). */
+void smap_p2p_set_result(struct smap_preq *r, int src, int tag, size_t len)
+{
+    set_result(r, src, tag, len);
+}
+
+void smap_p2p_eager_into(struct smap_preq *r, const unsigned char *data)
+{
+    eager_into(r, data);
+}
+
+struct smap_p2p_msg *smap_p2p_msg_new(size_t keep)
+{
+    return msg_new(keep);
+}
+
+void smap_p2p_msg_free(struct smap_p2p_msg *m)
+{
+    msg_free(m);
+}
+
+void smap_p2p_unexpected_add(struct smap_p2p_msg *m)
+{
+    unexpected_add(m);
+}
+
 /* Keeps a message nobody has asked for yet (eager payload copied out so
  * that the cell goes back to the sender at once). */
 static void unexpected(int lr, struct smap_shm_cell *c)
@@ -234,12 +270,7 @@ static void unexpected(int lr, struct smap_shm_cell *c)
         smap_shm_copy(m->data, smap_shm_payload(smap_p2p.peers[lr].in, c, keep), keep);
     if (c->kind == SMAP_SHM_RTS)
         memcpy(&m->addr, c->data, sizeof m->addr);
-    struct smap_p2p_state *s = &smap_p2p;
-    if (s->utail)
-        s->utail->next = m;
-    else
-        s->uhead = m;
-    s->utail = m;
+    unexpected_add(m);
 }
 
 void smap_p2p_incoming(int lr, struct smap_shm_cell *c)
@@ -277,6 +308,11 @@ void smap_p2p_incoming(int lr, struct smap_shm_cell *c)
 /* Receives message m (already out of the unexpected queue) into r. */
 static void deliver(struct smap_preq *r, struct smap_p2p_msg *m)
 {
+    if (SMAP_UNLIKELY(m->lr < 0)) {
+        smap_p2p_remote_deliver(r, m);
+        msg_free(m);
+        return;
+    }
     set_result(r, m->src, m->tag, m->len);
     if (m->kind == SMAP_SHM_EAGER) {
         eager_into(r, m->data);

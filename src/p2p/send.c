@@ -101,6 +101,10 @@ static inline int isend_body(struct smap_preq *r, const void *buf, MPI_Count cou
     r->off = 0;
     r->cancelled = 0;
     r->got = 0;
+    if (SMAP_UNLIKELY(lr < 0)) {
+        smap_p2p_remote_isend(r);
+        return MPI_SUCCESS;
+    }
     /* Non-overtaking: once a send to this peer waits, later ones wait too. */
     struct smap_rq *q = &smap_p2p.pending[lr];
     if (SMAP_LIKELY(!q->head) && inject(r))
@@ -136,7 +140,7 @@ static inline int send_eager_body(const char *block, size_t bytes, int lr, int m
 {
     struct smap_p2p_state *s = &smap_p2p;
     smap_p2p_ensure();
-    if (SMAP_UNLIKELY(bytes > s->eager_limit || s->pending[lr].head != NULL))
+    if (SMAP_UNLIKELY(bytes > s->eager_limit || lr < 0 || s->pending[lr].head != NULL))
         return 0;
     struct smap_shm_peer *p = &s->peers[lr];
     struct smap_shm_cell *c = smap_shm_out_cell(p);

@@ -3,6 +3,8 @@
  * half, MPI_Comm_create_group by halves, split_type SHARED, each checked
  * by content; MPI_Comm_compare. */
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "smap_test.h"
@@ -125,12 +127,26 @@ static void check_split_type(int wr, int wn)
     int r, n, res, world_of[64];
     CHECK_RC(MPI_Comm_rank(c, &r));
     CHECK_RC(MPI_Comm_size(c, &n));
-    CHECK(n == wn && r == wn - 1 - wr, "split_type rank %d size %d", r, n);
-    for (int i = 0; i < n; i++)
-        world_of[i] = wn - 1 - i;
+    /* One communicator per node: the ranks that share our node name
+     * (SMAP_NODE_NAME emulates nodes, tests/net), in reverse world order. */
+    char names[64][64], mine[64] = "";
+    const char *nn = getenv("SMAP_NODE_NAME");
+    snprintf(mine, sizeof mine, "%s", nn ? nn : "");
+    CHECK(wn <= 64, "at most 64 ranks");
+    CHECK_RC(MPI_Allgather(mine, 64, MPI_CHAR, names, 64, MPI_CHAR, MPI_COMM_WORLD));
+    int same = 0, above = 0;
+    for (int i = wn - 1; i >= 0; i--)
+        if (strcmp(names[i], mine) == 0) {
+            if (i > wr)
+                above++;
+            world_of[same++] = i;
+        }
+    CHECK(n == same && r == above, "split_type rank %d size %d (expected %d of %d)", r, n,
+          above, same);
     exercise(c, world_of);
     CHECK_RC(MPI_Comm_compare(c, MPI_COMM_WORLD, &res));
-    CHECK(res == (wn == 1 ? MPI_CONGRUENT : MPI_SIMILAR), "compare reversed/world %d", res);
+    CHECK(res == (wn == 1 ? MPI_CONGRUENT : same == wn ? MPI_SIMILAR : MPI_UNEQUAL),
+          "compare reversed/world %d", res);
     CHECK_RC(MPI_Comm_free(&c));
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
     CHECK(c == MPI_COMM_NULL, "MPI_UNDEFINED gives MPI_COMM_NULL");
@@ -142,16 +158,23 @@ static void check_split_type(int wr, int wn)
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, wr, info, &c));
     CHECK(c != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory gives the node");
     CHECK_RC(MPI_Comm_size(c, &n));
-    CHECK(n == wn, "HW_GUIDED node size %d", n);
+    CHECK(n == same, "HW_GUIDED node size %d", n);
     CHECK_RC(MPI_Comm_free(&c));
     CHECK_RC(MPI_Info_set(info, "mpi_hw_resource_type", "no-such-resource"));
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, wr, info, &c));
     CHECK(c == MPI_COMM_NULL, "HW_GUIDED with an unknown resource gives MPI_COMM_NULL");
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, wr, MPI_INFO_NULL, &c));
     CHECK(c == MPI_COMM_NULL, "HW_GUIDED without a resource gives MPI_COMM_NULL");
-    /* one node: no strict subset is known */
+    /* one node: no strict subset is known; several: the node */
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, wr, info, &c));
-    CHECK(c == MPI_COMM_NULL, "HW_UNGUIDED on one node gives MPI_COMM_NULL");
+    if (same == wn) {
+        CHECK(c == MPI_COMM_NULL, "HW_UNGUIDED on one node gives MPI_COMM_NULL");
+    } else {
+        CHECK(c != MPI_COMM_NULL, "HW_UNGUIDED over several nodes gives the node");
+        CHECK_RC(MPI_Comm_size(c, &n));
+        CHECK(n == same, "HW_UNGUIDED node size %d", n);
+        CHECK_RC(MPI_Comm_free(&c));
+    }
     CHECK_RC(MPI_Info_free(&info));
     /* only even ranks get one */
     CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, wr % 2 ? MPI_UNDEFINED : 0, 0, &c));

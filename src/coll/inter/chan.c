@@ -26,12 +26,10 @@ int smap_inter_isend(struct smap_preq *r, smap_comm_t *c, int remote, int rank, 
 {
     const struct MPI_ABI_Group *g = remote ? c->remote_group : c->group;
     int lr = smap_p2p_local_rank(smap_group_world_rank(g, rank));
-    if (lr < 0) {
-        /* the constructors refuse groups spanning nodes: not reached */
+    if (lr == SMAP_P2P_NO_ROUTE) {
+        /* the constructors refuse unreachable members: not reached */
         smap_p2p_null(r, SMAP_PREQ_SEND);
-        return inter_fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                          "a member of the intercommunicator is on another node (no "
-                          "inter-node transport yet)");
+        return inter_fail(MPI_ERR_RANK, "a member of the intercommunicator cannot be reached");
     }
     int rc = smap_p2p_isend(r, buf, count, t, rank, lr, c->rank,
                             remote ? SMAP_INTER_TAG_REMOTE : SMAP_INTER_TAG_LOCAL,

@@ -1,0 +1,117 @@
+/* The inter-node transport (DESIGN.md D9): moves bytes between ranks on
+ * different nodes, nothing more.  Matching, ordering rules and protocols
+ * belong to src/p2p, which keeps one matching engine for node peers and
+ * remote peers; this layer offers it
+ *   - messages: a small header plus at most `eager_max` payload bytes,
+ *     copied at once (the caller's buffers are free on return) and
+ *     delivered to the receiver's `incoming` upcall in its progress;
+ *   - tagged data transfers (send/receive of one chunk straight between
+ *     user buffers, matched by a 64-bit tag chosen by the receiver);
+ *   - one-sided reads of a buffer the peer exposed (when `rma`).
+ * Every operation is accepted: when the provider is out of resources it
+ * waits in a FIFO inside the transport and is posted by a later progress
+ * round, in order.  Completions of data transfers and reads reach the
+ * `done` upcall with the caller's cookie.
+ *
+ * Behind a small vtable (struct smap_net_ops) so that a second engine
+ * (UCX) could follow; today the one implementation is libfabric (ofi.c).
+ * Ranks are job (world) ranks.  Not thread-safe by itself: p2p calls it
+ * under smap_p2p_lk.  Opened only when the job spans more than one node
+ * (smap_net.ops is NULL otherwise and nothing here is ever called). */
+#ifndef SMAP_NET_NET_H
+#define SMAP_NET_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The largest header a message may carry (on top of eager_max payload). */
+#define SMAP_NET_HDR_MAX 64
+
+struct smap_net_upcalls {
+    /* A message from job rank `src` (header and payload as sent, `len`
+     * bytes in all).  The buffer is the transport's: copy what must stay. */
+    void (*incoming)(int src, const void *msg, size_t len);
+    /* A data transfer or read started with `cookie` has completed. */
+    void (*done)(void *cookie);
+};
+
+struct smap_net_ops {
+    const char *name;
+    int (*open)(const struct smap_net_upcalls *up, char *err, size_t errlen);
+    void (*close)(void);
+    /* Reads completions, delivers messages, posts waiting operations.
+     * Returns how many events it handled (0: nothing happened). */
+    int (*progress)(void);
+    /* Operations the transport still owes a completion (close waits). */
+    int (*busy)(void);
+    void (*send_msg)(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
+    void (*tsend)(int dst, const void *buf, size_t len, uint64_t tag, void *cookie);
+    void (*trecv)(int src, void *buf, size_t len, uint64_t tag, void *cookie);
+    void (*read)(int src, void *buf, size_t len, uint64_t raddr, uint64_t key, void *cookie);
+    /* Makes [buf, buf+len) readable by peers: *raddr and *key name it in
+     * their reads; *handle releases it (unexpose). */
+    void (*expose)(const void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle);
+    void (*unexpose)(void *handle);
+};
+
+struct smap_net {
+    const struct smap_net_ops *ops;   /* NULL: no remote peers, nothing opened */
+    size_t eager_max;    /* largest payload of a message (provider-dependent) */
+    size_t chunk;        /* largest single data transfer or read */
+    int rma;             /* reads of exposed buffers are offered */
+    char provider[64];   /* what fi_getinfo picked, for diagnostics */
+};
+
+extern struct smap_net smap_net;
+
+/* Opens the transport (collective over the job: the endpoints' addresses
+ * are exchanged through the boot key-value store).  0, or -1 with a
+ * message. */
+int smap_net_open(const struct smap_net_upcalls *up, char *err, size_t errlen);
+/* Waits for the transport's own operations, then closes it (after the
+ * job's last barrier: peers may still read exposed buffers before). */
+void smap_net_close(void);
+
+static inline int smap_net_progress(void)
+{
+    return smap_net.ops->progress();
+}
+
+static inline void smap_net_send_msg(int dst, const void *hdr, size_t hlen, const void *data,
+                                     size_t dlen)
+{
+    smap_net.ops->send_msg(dst, hdr, hlen, data, dlen);
+}
+
+static inline void smap_net_tsend(int dst, const void *buf, size_t len, uint64_t tag,
+                                  void *cookie)
+{
+    smap_net.ops->tsend(dst, buf, len, tag, cookie);
+}
+
+static inline void smap_net_trecv(int src, void *buf, size_t len, uint64_t tag, void *cookie)
+{
+    smap_net.ops->trecv(src, buf, len, tag, cookie);
+}
+
+static inline void smap_net_read(int src, void *buf, size_t len, uint64_t raddr, uint64_t key,
+                                 void *cookie)
+{
+    smap_net.ops->read(src, buf, len, raddr, key, cookie);
+}
+
+static inline void smap_net_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
+                                   void **handle)
+{
+    smap_net.ops->expose(buf, len, raddr, key, handle);
+}
+
+static inline void smap_net_unexpose(void *handle)
+{
+    smap_net.ops->unexpose(handle);
+}
+
+/* The libfabric implementation (ofi.c). */
+extern const struct smap_net_ops smap_net_ofi;
+
+#endif

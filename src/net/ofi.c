@@ -1,0 +1,502 @@
+/* The inter-node transport over libfabric (DESIGN.md D9): one reliable
+ * datagram endpoint per rank, an address vector in table form whose index
+ * is the job rank, one completion queue read by the progress loop.
+ *
+ * Messages (FI_MSG) land in a ring of receive buffers posted at open and
+ * reposted as soon as the upcall has looked at them; data transfers
+ * (FI_TAGGED) go straight between user buffers; reads (FI_RMA) fetch from
+ * buffers registered by the peer.  The provider is whatever fi_getinfo
+ * picks: FI_PROVIDER when set, else "tcp;ofi_rxm"; its memory-registration
+ * rules (FI_MR_LOCAL, FI_MR_VIRT_ADDR, FI_MR_PROV_KEY, FI_MR_ENDPOINT) are
+ * followed, so a fast provider needs no change here. */
+#include "net/net.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+
+#include "base/compiler.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
+
+#define NRECV 64          /* message buffers posted at once */
+#define HDR_MAX SMAP_NET_HDR_MAX
+#define CQ_BATCH 16
+
+enum op_kind { OP_RECV_MSG, OP_SEND_MSG, OP_TSEND, OP_TRECV, OP_READ, OP_INJECT };
+
+/* One operation handed to libfabric.  The fi_context2 comes first: the
+ * completion names it (FI_CONTEXT / FI_CONTEXT2 mode). */
+struct op {
+    struct fi_context2 fctx;
+    struct op *next;          /* in the backlog while it waits to be posted */
+    enum op_kind kind;
+    int peer;
+    void *buf;
+    size_t len;
+    uint64_t tag, raddr, key;
+    void *cookie;
+    struct fid_mr *mr;        /* local registration (FI_MR_LOCAL), or NULL */
+    unsigned char data[];     /* OP_SEND_MSG / OP_RECV_MSG: the message */
+};
+
+static struct {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_ep *ep;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    fi_addr_t *addr;          /* by job rank */
+    struct smap_net_upcalls up;
+    uint64_t mr_mode;
+    uint64_t next_key;
+    size_t inject_max;
+    struct op *backlog, *backlog_tail;
+    struct op *recvs[NRECV];
+    long inflight;            /* posted operations not completed yet */
+} F;
+
+static SMAP_COLD _Noreturn void fail(const char *what, ssize_t rc)
+{
+    smap_fatal("inter-node transport (libfabric %s): %s failed: %s", smap_net.provider, what,
+               fi_strerror((int)-rc));
+}
+
+/* A local registration when the provider wants one for buffers it touches. */
+static void *local_desc(struct op *o, void *buf, size_t len, uint64_t access)
+{
+    if (!(F.mr_mode & FI_MR_LOCAL) || !len)
+        return NULL;
+    int rc = fi_mr_reg(F.domain, buf, len, access, 0, F.next_key++, 0, &o->mr, NULL);
+    if (rc)
+        fail("fi_mr_reg (local buffer)", rc);
+    if (F.mr_mode & FI_MR_ENDPOINT) {
+        if ((rc = fi_mr_bind(o->mr, &F.ep->fid, 0)) || (rc = fi_mr_enable(o->mr)))
+            fail("binding a local registration", rc);
+    }
+    return fi_mr_desc(o->mr);
+}
+
+/* Posts o: 0, or -FI_EAGAIN when the provider has no room now. */
+static ssize_t post(struct op *o)
+{
+    void *desc;
+    ssize_t rc;
+    switch (o->kind) {
+    case OP_RECV_MSG:
+        desc = o->mr ? fi_mr_desc(o->mr) : local_desc(o, o->data, o->len, FI_RECV);
+        rc = fi_recv(F.ep, o->data, o->len, desc, FI_ADDR_UNSPEC, o);
+        break;
+    case OP_SEND_MSG:
+        desc = o->mr ? fi_mr_desc(o->mr) : local_desc(o, o->data, o->len, FI_SEND);
+        rc = fi_send(F.ep, o->data, o->len, desc, F.addr[o->peer], o);
+        break;
+    case OP_TSEND:
+        desc = o->mr ? fi_mr_desc(o->mr) : local_desc(o, o->buf, o->len, FI_SEND);
+        rc = fi_tsend(F.ep, o->buf, o->len, desc, F.addr[o->peer], o->tag, o);
+        break;
+    case OP_TRECV:
+        desc = o->mr ? fi_mr_desc(o->mr) : local_desc(o, o->buf, o->len, FI_RECV);
+        rc = fi_trecv(F.ep, o->buf, o->len, desc, F.addr[o->peer], o->tag, 0, o);
+        break;
+    case OP_READ:
+        desc = o->mr ? fi_mr_desc(o->mr) : local_desc(o, o->buf, o->len, FI_READ);
+        rc = fi_read(F.ep, o->buf, o->len, desc, F.addr[o->peer], o->raddr, o->key, o);
+        break;
+    default:
+        rc = -FI_EINVAL;
+    }
+    if (rc == 0)
+        F.inflight++;
+    else if (rc != -FI_EAGAIN)
+        fail("posting an operation", rc);
+    return rc;
+}
+
+/* Posts o now, or queues it behind those already waiting (order kept). */
+static void submit(struct op *o)
+{
+    o->next = NULL;
+    if (!F.backlog && post(o) == 0)
+        return;
+    if (F.backlog_tail)
+        F.backlog_tail->next = o;
+    else
+        F.backlog = o;
+    F.backlog_tail = o;
+}
+
+static int drain_backlog(void)
+{
+    int n = 0;
+    struct op *o;
+    while ((o = F.backlog) != NULL && post(o) == 0) {
+        F.backlog = o->next;
+        if (!F.backlog)
+            F.backlog_tail = NULL;
+        n++;
+    }
+    return n;
+}
+
+static struct op *op_new(enum op_kind kind, int peer, size_t extra)
+{
+    struct op *o = malloc(sizeof *o + extra);
+    if (!o)
+        smap_fatal("inter-node transport: out of memory for an operation of %zu bytes", extra);
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->peer = peer;
+    return o;
+}
+
+static void op_free(struct op *o)
+{
+    if (o->mr)
+        fi_close(&o->mr->fid);
+    free(o);
+}
+
+static void completed(struct op *o)
+{
+    F.inflight--;
+    switch (o->kind) {
+    case OP_RECV_MSG: {
+        /* The sender's rank travels in the caller's header: p2p reads it. */
+        F.up.incoming(-1, o->data, o->len);
+        o->len = HDR_MAX + smap_net.eager_max;
+        if (post(o) != 0)
+            submit(o);
+        break;
+    }
+    case OP_SEND_MSG:
+        op_free(o);
+        break;
+    default: {
+        void *cookie = o->cookie;
+        op_free(o);
+        F.up.done(cookie);
+    }
+    }
+}
+
+static int ofi_progress(void)
+{
+    struct fi_cq_tagged_entry e[CQ_BATCH];
+    int n = 0;
+    for (;;) {
+        ssize_t k = fi_cq_read(F.cq, e, CQ_BATCH);
+        if (k == -FI_EAGAIN)
+            break;
+        if (k == -FI_EAVAIL) {
+            struct fi_cq_err_entry ee;
+            memset(&ee, 0, sizeof ee);
+            fi_cq_readerr(F.cq, &ee, 0);
+            smap_fatal("inter-node transport (libfabric %s): an operation failed: %s (%s)",
+                       smap_net.provider, fi_strerror(ee.err),
+                       fi_cq_strerror(F.cq, ee.prov_errno, ee.err_data, NULL, 0));
+        }
+        if (k < 0)
+            fail("fi_cq_read", k);
+        for (ssize_t i = 0; i < k; i++) {
+            struct op *o = e[i].op_context;
+            if (o->kind == OP_RECV_MSG)
+                o->len = e[i].len;
+            completed(o);
+        }
+        n += (int)k;
+        if (k < CQ_BATCH)
+            break;
+    }
+    if (F.backlog)
+        n += drain_backlog();
+    return n;
+}
+
+static int ofi_busy(void)
+{
+    return F.backlog != NULL || F.inflight > NRECV;
+}
+
+static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
+{
+    size_t len = hlen + dlen;
+    /* Small messages are injected: no completion, no buffer kept. */
+    if (len <= F.inject_max && !F.backlog) {
+        unsigned char tmp[256];
+        if (len <= sizeof tmp) {
+            memcpy(tmp, hdr, hlen);
+            if (dlen)
+                memcpy(tmp + hlen, data, dlen);
+            ssize_t rc = fi_inject(F.ep, tmp, len, F.addr[dst]);
+            if (rc == 0)
+                return;
+            if (rc != -FI_EAGAIN)
+                fail("fi_inject", rc);
+        }
+    }
+    struct op *o = op_new(OP_SEND_MSG, dst, len);
+    memcpy(o->data, hdr, hlen);
+    if (dlen)
+        memcpy(o->data + hlen, data, dlen);
+    o->len = len;
+    submit(o);
+}
+
+static void ofi_tsend(int dst, const void *buf, size_t len, uint64_t tag, void *cookie)
+{
+    struct op *o = op_new(OP_TSEND, dst, 0);
+    o->buf = (void *)(uintptr_t)buf;
+    o->len = len;
+    o->tag = tag;
+    o->cookie = cookie;
+    submit(o);
+}
+
+static void ofi_trecv(int src, void *buf, size_t len, uint64_t tag, void *cookie)
+{
+    struct op *o = op_new(OP_TRECV, src, 0);
+    o->buf = buf;
+    o->len = len;
+    o->tag = tag;
+    o->cookie = cookie;
+    submit(o);
+}
+
+static void ofi_read(int src, void *buf, size_t len, uint64_t raddr, uint64_t key, void *cookie)
+{
+    struct op *o = op_new(OP_READ, src, 0);
+    o->buf = buf;
+    o->len = len;
+    o->raddr = raddr;
+    o->key = key;
+    o->cookie = cookie;
+    submit(o);
+}
+
+static void ofi_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle)
+{
+    struct fid_mr *mr;
+    int rc = fi_mr_reg(F.domain, buf, len, FI_REMOTE_READ, 0, F.next_key++, 0, &mr, NULL);
+    if (rc)
+        fail("fi_mr_reg (exposing a send buffer)", rc);
+    if (F.mr_mode & FI_MR_ENDPOINT) {
+        if ((rc = fi_mr_bind(mr, &F.ep->fid, 0)) || (rc = fi_mr_enable(mr)))
+            fail("binding a registration to the endpoint", rc);
+    }
+    *key = fi_mr_key(mr);
+    if (*key == FI_KEY_NOTAVAIL)
+        fail("fi_mr_key", -FI_ENOSYS);
+    *raddr = (F.mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
+    *handle = mr;
+}
+
+static void ofi_unexpose(void *handle)
+{
+    fi_close(&((struct fid_mr *)handle)->fid);
+}
+
+/* ---- opening: provider choice, endpoint, address exchange --------------- */
+
+static struct fi_info *query(int with_rma)
+{
+    struct fi_info *hints = fi_allocinfo(), *info = NULL;
+    if (!hints)
+        return NULL;
+    hints->caps = FI_MSG | FI_TAGGED | (with_rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->domain_attr->av_type = FI_AV_TABLE;
+    /* FI_PROVIDER, when set, is applied by fi_getinfo itself. */
+    const char *env = getenv("FI_PROVIDER");
+    if (!env || !*env)
+        hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
+    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &info);
+    fi_freeinfo(hints);
+    return rc == 0 ? info : NULL;
+}
+
+static void hex(char *out, const unsigned char *p, size_t n)
+{
+    static const char d[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = d[p[i] >> 4];
+        out[2 * i + 1] = d[p[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static size_t unhex(unsigned char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; s[0] && s[1] && n < cap; s += 2) {
+        int hi = s[0] <= '9' ? s[0] - '0' : s[0] - 'a' + 10;
+        int lo = s[1] <= '9' ? s[1] - '0' : s[1] - 'a' + 10;
+        out[n++] = (unsigned char)(hi << 4 | lo);
+    }
+    return n;
+}
+
+#define ADDR_MAX 256
+
+static int exchange_addresses(char *err, size_t errlen)
+{
+    unsigned char me[ADDR_MAX];
+    size_t alen = sizeof me;
+    int rc = fi_getname(&F.ep->fid, me, &alen);
+    if (rc) {
+        snprintf(err, errlen, "fi_getname: %s", fi_strerror(-rc));
+        return -1;
+    }
+    char key[48], val[2 * ADDR_MAX + 1];
+    hex(val, me, alen);
+    snprintf(key, sizeof key, "smap.net.%d", smap_job.rank);
+    if (smap_boot_put(key, val) || smap_boot_fence()) {
+        snprintf(err, errlen, "could not exchange the endpoint addresses through PMI");
+        return -1;
+    }
+    int n = smap_job.size;
+    unsigned char *all = calloc((size_t)n, alen);
+    F.addr = calloc((size_t)n, sizeof *F.addr);
+    if (!all || !F.addr) {
+        free(all);
+        snprintf(err, errlen, "out of memory for %d endpoint addresses", n);
+        return -1;
+    }
+    for (int r = 0; r < n; r++) {
+        snprintf(key, sizeof key, "smap.net.%d", r);
+        if (r == smap_job.rank) {
+            memcpy(all + (size_t)r * alen, me, alen);
+            continue;
+        }
+        if (smap_boot_get(key, val, sizeof val) != 0 ||
+            unhex(all + (size_t)r * alen, alen, val) != alen) {
+            snprintf(err, errlen, "rank %d's endpoint address is missing or malformed", r);
+            free(all);
+            return -1;
+        }
+    }
+    int k = fi_av_insert(F.av, all, (size_t)n, F.addr, 0, NULL);
+    free(all);
+    if (k != n) {
+        snprintf(err, errlen, "fi_av_insert took %d of %d addresses", k, n);
+        return -1;
+    }
+    return 0;
+}
+
+#define TRY(call, what)                                                             \
+    do {                                                                            \
+        int rc_ = (call);                                                           \
+        if (rc_) {                                                                  \
+            snprintf(err, errlen, "%s: %s (provider %s)", what, fi_strerror(-rc_),  \
+                     smap_net.provider);                                            \
+            return -1;                                                              \
+        }                                                                           \
+    } while (0)
+
+static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
+{
+    memset(&F, 0, sizeof F);
+    F.up = *up;
+    struct fi_info *info = smap_tun.net_rma ? query(1) : NULL;
+    smap_net.rma = info != NULL;
+    if (!info)
+        info = query(0);
+    if (!info) {
+        const char *env = getenv("FI_PROVIDER");
+        snprintf(err, errlen, "no libfabric provider offers reliable tagged messages (%s%s)",
+                 env && *env ? "FI_PROVIDER=" : "tried tcp;ofi_rxm", env && *env ? env : "");
+        return -1;
+    }
+    F.info = info;
+    snprintf(smap_net.provider, sizeof smap_net.provider, "%s", info->fabric_attr->prov_name);
+    F.mr_mode = info->domain_attr->mr_mode;
+    F.next_key = 1;
+    F.inject_max = info->tx_attr->inject_size;
+    size_t max_msg = info->ep_attr->max_msg_size;
+    size_t eager = smap_tun.net_eager_limit;
+    if (eager + HDR_MAX > max_msg)
+        eager = max_msg > HDR_MAX ? max_msg - HDR_MAX : 0;
+    smap_net.eager_max = eager;
+    size_t chunk = smap_tun.net_chunk ? smap_tun.net_chunk : 1;
+    smap_net.chunk = chunk < max_msg ? chunk : max_msg;
+
+    TRY(fi_fabric(info->fabric_attr, &F.fabric, NULL), "fi_fabric");
+    TRY(fi_domain(F.fabric, info, &F.domain, NULL), "fi_domain");
+    struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE };
+    TRY(fi_cq_open(F.domain, &cq, &F.cq, NULL), "fi_cq_open");
+    struct fi_av_attr av = { .type = FI_AV_TABLE, .count = (size_t)smap_job.size };
+    TRY(fi_av_open(F.domain, &av, &F.av, NULL), "fi_av_open");
+    TRY(fi_endpoint(F.domain, info, &F.ep, NULL), "fi_endpoint");
+    TRY(fi_ep_bind(F.ep, &F.av->fid, 0), "fi_ep_bind (address vector)");
+    TRY(fi_ep_bind(F.ep, &F.cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (completion queue)");
+    TRY(fi_enable(F.ep), "fi_enable");
+    for (int i = 0; i < NRECV; i++) {
+        struct op *o = op_new(OP_RECV_MSG, -1, HDR_MAX + eager);
+        o->len = HDR_MAX + eager;
+        F.recvs[i] = o;
+        if (post(o) != 0) {
+            snprintf(err, errlen, "cannot post the receive buffers (provider %s)",
+                     smap_net.provider);
+            return -1;
+        }
+    }
+    if (exchange_addresses(err, errlen))
+        return -1;
+    smap_log(SMAP_LOG_INFO, "inter-node transport: libfabric %s, eager %zu bytes, chunk %zu, %s",
+             smap_net.provider, smap_net.eager_max, smap_net.chunk,
+             smap_net.rma ? "rendezvous by RDMA read" : "rendezvous by pipelined sends");
+    return 0;
+}
+
+static void ofi_close(void)
+{
+    /* Outstanding message sends complete locally (they are eager). */
+    while (F.backlog || F.inflight > NRECV)
+        ofi_progress();
+    if (F.ep)
+        fi_close(&F.ep->fid);
+    /* Closing the endpoint flushed the posted receives. */
+    for (int i = 0; i < NRECV; i++)
+        if (F.recvs[i])
+            op_free(F.recvs[i]);
+    if (F.av)
+        fi_close(&F.av->fid);
+    if (F.cq)
+        fi_close(&F.cq->fid);
+    if (F.domain)
+        fi_close(&F.domain->fid);
+    if (F.fabric)
+        fi_close(&F.fabric->fid);
+    fi_freeinfo(F.info);
+    free(F.addr);
+    memset(&F, 0, sizeof F);
+}
+
+const struct smap_net_ops smap_net_ofi = {
+    .name = "ofi",
+    .open = ofi_open,
+    .close = ofi_close,
+    .progress = ofi_progress,
+    .busy = ofi_busy,
+    .send_msg = ofi_send_msg,
+    .tsend = ofi_tsend,
+    .trecv = ofi_trecv,
+    .read = ofi_read,
+    .expose = ofi_expose,
+    .unexpose = ofi_unexpose,
+};

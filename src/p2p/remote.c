@@ -1,0 +1,405 @@
+/* Point-to-point with peers on other nodes, through src/net.  Matching
+ * stays where it is for node peers (the posted and unexpected queues of
+ * recv.c): a message from another node is matched against the same posted
+ * receives, in the same arrival order, so MPI_ANY_SOURCE, probe, mprobe
+ * and cancel behave alike whichever node the sender is on.
+ *
+ * Protocols (the wire header below travels in one transport message):
+ *   EAGER  payload of at most smap_net.eager_max packed bytes; the send
+ *          completes at once, or, synchronous, when the receiver's ACK
+ *          comes back (sent when the message matches);
+ *   RTS    a larger message: the sender's request and, when the provider
+ *          offers RMA, the key of its buffer (packed into a library
+ *          buffer first when the datatype is not one block).  The receiver
+ *          that matches it reads the buffer in chunks of smap_net.chunk
+ *          bytes, then sends FIN; without RMA it posts tagged receives for
+ *          the chunks and sends CTS, and the sender sends them (pipelined).
+ *          Either way at most the receive buffer's size moves (truncation
+ *          is reported by the receiver), and no single transfer exceeds a
+ *          chunk, whatever the message size (> 2 GiB included).
+ * Order: every matchable message (EAGER, RTS) carries a per-pair sequence
+ * number; one that arrives early (a provider without send-after-send
+ * order) waits until its predecessors have been matched or queued, so
+ * the non-overtaking rule holds on any provider. */
+#include "p2p/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "boot/boot.h"
+#include "dtype/engine.h"
+#include "net/net.h"
+
+enum wire_kind { W_EAGER = 1, W_RTS, W_CTS, W_FIN, W_ACK };
+enum wire_flags { W_SYNC = 1, W_RMA = 2 };
+
+struct wire {
+    uint8_t kind, flags;
+    uint16_t pad;
+    int32_t world;            /* sender's job rank */
+    int32_t ctx, src, tag;    /* matching: src is the sender's rank in the communicator */
+    uint32_t seq;             /* EAGER, RTS: per (sender, receiver) */
+    uint64_t len;             /* message bytes; CTS: bytes granted */
+    uint64_t sid;             /* the sender's request */
+    uint64_t addr;            /* RTS: exposed buffer; CTS: the receiver's transfer id */
+    uint64_t key;             /* RTS: its key */
+};
+
+_Static_assert(sizeof(struct wire) <= SMAP_NET_HDR_MAX, "the wire header outgrew src/net's room");
+
+/* A message that arrived before one of its predecessors (copied). */
+struct early {
+    struct early *next;
+    size_t len;
+    struct wire h;            /* then the payload */
+};
+
+static struct {
+    uint32_t *seq_out, *seq_in;   /* by job rank */
+    struct early *early;
+    uint32_t next_rid;
+    long sends;               /* sends waiting for their receiver (ACK, FIN, CTS) */
+} R;
+
+/* A receive's net_mr when the sender waits for FIN (it exposed its
+ * buffer; receives expose nothing themselves). */
+#define FIN_OWED ((void *)&R)
+
+/* Tags of the pipelined chunks: the receiver's transfer id above, the
+ * chunk's index below (chosen by the receiver, so unique there without
+ * the provider matching on the source address). */
+static inline uint64_t chunk_tag(uint64_t rid, size_t i)
+{
+    return (rid << 32) | (uint64_t)(uint32_t)i;
+}
+
+static inline size_t nchunks(size_t bytes)
+{
+    return bytes ? (bytes + smap_net.chunk - 1) / smap_net.chunk : 0;
+}
+
+static void send_ctl(int world, int kind, uint64_t sid, uint64_t addr, uint64_t len)
+{
+    struct wire h = { .kind = (uint8_t)kind, .world = smap_job.rank, .sid = sid, .addr = addr,
+                      .len = len };
+    smap_net_send_msg(world, &h, sizeof h, NULL, 0);
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+static void send_done(struct smap_preq *r)
+{
+    R.sends--;
+    if (r->net_mr)
+        smap_net_unexpose(r->net_mr);
+    free(r->net_tmp);
+    r->net_mr = r->net_tmp = NULL;
+    smap_preq_complete(r);
+}
+
+void smap_p2p_remote_isend(struct smap_preq *r)
+{
+    int world = SMAP_P2P_REMOTE_RANK(r->lr);
+    struct wire h = { .world = smap_job.rank, .ctx = r->ctx, .src = r->me, .tag = r->tag,
+                      .seq = R.seq_out[world]++, .len = r->bytes,
+                      .sid = (uint64_t)(uintptr_t)r };
+    r->net_tmp = r->net_mr = NULL;
+    r->net_left = 0;
+    if (r->bytes <= smap_net.eager_max) {
+        h.kind = W_EAGER;
+        h.flags = r->mode == SMAP_P2P_SYNC ? W_SYNC : 0;
+        const void *data = r->block;
+        unsigned char small[512];
+        void *tmp = NULL;
+        if (!data && r->bytes) {
+            tmp = r->bytes <= sizeof small ? small : malloc(r->bytes);
+            if (!tmp)
+                smap_fatal("point-to-point: out of memory packing %zu bytes", r->bytes);
+            smap_dtype_pack(r->buf, r->count, r->dt, tmp, 0, (MPI_Count)r->bytes);
+            data = tmp;
+        }
+        smap_net_send_msg(world, &h, sizeof h, data, r->bytes);
+        if (tmp != small)
+            free(tmp);
+        if (!(h.flags & W_SYNC))
+            smap_preq_complete(r);
+        else
+            R.sends++;
+        return;
+    }
+    const char *data = r->block;
+    if (!data) {
+        if (!(r->net_tmp = malloc(r->bytes)))
+            smap_fatal("point-to-point: out of memory packing %zu bytes", r->bytes);
+        smap_dtype_pack(r->buf, r->count, r->dt, r->net_tmp, 0, (MPI_Count)r->bytes);
+        data = r->net_tmp;
+    }
+    h.kind = W_RTS;
+    R.sends++;
+    h.addr = (uint64_t)(uintptr_t)data;
+    if (smap_net.rma) {
+        h.flags = W_RMA;
+        smap_net_expose(data, r->bytes, &h.addr, &h.key, &r->net_mr);
+    }
+    smap_net_send_msg(world, &h, sizeof h, NULL, 0);
+}
+
+/* CTS: the receiver posted tagged receives for `granted` bytes. */
+static void send_chunks(struct smap_preq *r, int world, uint64_t rid, size_t granted)
+{
+    const char *data = r->net_tmp ? (const char *)r->net_tmp : r->block;
+    size_t n = nchunks(granted);
+    if (!n) {
+        send_done(r);
+        return;
+    }
+    r->net_left = n;
+    for (size_t i = 0; i < n; i++) {
+        size_t off = i * smap_net.chunk;
+        size_t len = granted - off < smap_net.chunk ? granted - off : smap_net.chunk;
+        smap_net_tsend(world, data + off, len, chunk_tag(rid, i), r);
+    }
+}
+
+/* ---- receiving ----------------------------------------------------------- */
+
+static void recv_done(struct smap_preq *r)
+{
+    if (r->net_tmp) {
+        if (r->got)
+            smap_dtype_unpack(r->net_tmp, (MPI_Count)r->got, r->buf, r->count, r->dt, 0);
+        free(r->net_tmp);
+        r->net_tmp = NULL;
+    }
+    if (r->net_mr == FIN_OWED)
+        send_ctl(SMAP_P2P_REMOTE_RANK(r->lr), W_FIN, r->net_peer, 0, 0);
+    r->net_mr = NULL;
+    smap_preq_complete(r);
+}
+
+/* A matched rendezvous: fetch min(message, buffer) bytes. */
+static void rendezvous(struct smap_preq *r, int world, int flags, uint64_t sid, uint64_t addr,
+                       uint64_t key)
+{
+    r->lr = SMAP_P2P_REMOTE(world);
+    r->net_peer = sid;
+    r->net_tmp = NULL;
+    r->net_mr = (flags & W_RMA) ? FIN_OWED : NULL;
+    size_t got = r->got, n = nchunks(got);
+    char *dst = r->block;
+    if (!dst && got && !(dst = r->net_tmp = malloc(got)))
+        smap_fatal("point-to-point: out of memory for a %zu-byte receive", got);
+    r->net_left = n;
+    if (flags & W_RMA) {
+        for (size_t i = 0; i < n; i++) {
+            size_t off = i * smap_net.chunk;
+            size_t len = got - off < smap_net.chunk ? got - off : smap_net.chunk;
+            smap_net_read(world, dst + off, len, addr + off, key, r);
+        }
+    } else {
+        uint64_t rid = (R.next_rid++ & 0x0fffffffu) + 1;
+        for (size_t i = 0; i < n; i++) {
+            size_t off = i * smap_net.chunk;
+            size_t len = got - off < smap_net.chunk ? got - off : smap_net.chunk;
+            smap_net_trecv(world, dst + off, len, chunk_tag(rid, i), r);
+        }
+        send_ctl(world, W_CTS, sid, rid, got);
+    }
+    if (!n)
+        recv_done(r);
+}
+
+static void deliver_wire(struct smap_preq *r, const struct wire *h, const unsigned char *data)
+{
+    smap_p2p_set_result(r, h->src, h->tag, (size_t)h->len);
+    if (h->kind == W_EAGER) {
+        smap_p2p_eager_into(r, data);
+        if (h->flags & W_SYNC)
+            send_ctl(h->world, W_ACK, h->sid, 0, 0);
+    } else {
+        rendezvous(r, h->world, h->flags, h->sid, h->addr, h->key);
+    }
+}
+
+void smap_p2p_remote_deliver(struct smap_preq *r, struct smap_p2p_msg *m)
+{
+    smap_p2p_set_result(r, m->src, m->tag, m->len);
+    if (m->kind == W_EAGER) {
+        smap_p2p_eager_into(r, m->data);
+        if (m->flags & W_SYNC)
+            send_ctl(m->world, W_ACK, m->sid, 0, 0);
+    } else {
+        rendezvous(r, m->world, m->flags, m->sid, m->addr, m->key);
+    }
+}
+
+/* A matchable message, in order: to the first matching posted receive,
+ * else into the unexpected queue (the same queues as node peers'). */
+static void matchable(const struct wire *h, const unsigned char *data)
+{
+    struct smap_preq *r = smap_p2p_take_posted(h->ctx, h->src, h->tag);
+    if (r) {
+        deliver_wire(r, h, data);
+        return;
+    }
+    size_t keep = h->kind == W_EAGER ? (size_t)h->len : 0;
+    struct smap_p2p_msg *m = smap_p2p_msg_new(keep);
+    m->next = NULL;
+    m->ctx = h->ctx;
+    m->src = h->src;
+    m->tag = h->tag;
+    m->lr = -1;
+    m->kind = h->kind;
+    m->flags = h->flags;
+    m->word = 0;
+    m->len = (size_t)h->len;
+    m->addr = h->addr;
+    m->world = h->world;
+    m->sid = h->sid;
+    m->key = h->key;
+    if (keep)
+        memcpy(m->data, data, keep);
+    smap_p2p_unexpected_add(m);
+}
+
+/* Messages that waited for a predecessor, now in order. */
+static void release_early(int world)
+{
+    for (;;) {
+        struct early **pp = &R.early, *e;
+        while ((e = *pp) != NULL && !(e->h.world == world && e->h.seq == R.seq_in[world]))
+            pp = &e->next;
+        if (!e)
+            return;
+        *pp = e->next;
+        R.seq_in[world]++;
+        matchable(&e->h, (const unsigned char *)(e + 1));
+        free(e);
+    }
+}
+
+static void incoming(int src, const void *msg, size_t len)
+{
+    (void)src;
+    struct wire h;
+    if (SMAP_UNLIKELY(len < sizeof h))
+        smap_fatal("point-to-point: a %zu-byte message from another node is too short", len);
+    memcpy(&h, msg, sizeof h);
+    const unsigned char *data = (const unsigned char *)msg + sizeof h;
+    int world = h.world;
+    if ((unsigned)world >= (unsigned)smap_job.size)
+        smap_fatal("point-to-point: a message names job rank %d, not in the job", world);
+    switch (h.kind) {
+    case W_EAGER:
+    case W_RTS:
+        if (SMAP_UNLIKELY(h.seq != R.seq_in[world])) {
+            size_t plen = len - sizeof h;
+            struct early *e = malloc(sizeof *e + plen);
+            if (!e)
+                smap_fatal("point-to-point: out of memory keeping an early message");
+            e->h = h;
+            e->len = plen;
+            memcpy(e + 1, data, plen);
+            e->next = R.early;
+            R.early = e;
+            return;
+        }
+        R.seq_in[world]++;
+        matchable(&h, data);
+        if (SMAP_UNLIKELY(R.early != NULL))
+            release_early(world);
+        return;
+    case W_CTS:
+        send_chunks((struct smap_preq *)(uintptr_t)h.sid, world, h.addr, (size_t)h.len);
+        return;
+    case W_FIN:
+    case W_ACK:
+        send_done((struct smap_preq *)(uintptr_t)h.sid);
+        return;
+    default:
+        smap_fatal("point-to-point: unknown message kind %d from job rank %d", h.kind, world);
+    }
+}
+
+/* A chunk of r (sent, received or read) has completed. */
+static void transfer_done(void *cookie)
+{
+    struct smap_preq *r = cookie;
+    if (--r->net_left)
+        return;
+    if (r->kind == SMAP_PREQ_SEND)
+        send_done(r);
+    else
+        recv_done(r);
+}
+
+void smap_p2p_remote_progress(void)
+{
+    smap_net_progress();
+}
+
+/* ---- opening and closing ------------------------------------------------- */
+
+int smap_p2p_remote_open(char *err, size_t errlen)
+{
+    smap_p2p_init();
+    size_t n = (size_t)smap_job.size;
+    R.seq_out = calloc(n, sizeof *R.seq_out);
+    R.seq_in = calloc(n, sizeof *R.seq_in);
+    if (!R.seq_out || !R.seq_in) {
+        snprintf(err, errlen, "out of memory for %zu peers' sequence numbers", n);
+        return -1;
+    }
+    static const struct smap_net_upcalls up = { .incoming = incoming, .done = transfer_done };
+    if (smap_net_open(&up, err, errlen) != 0)
+        return -1;
+    smap_p2p_lock();
+    for (int w = 0; w < smap_job.size; w++)
+        if (smap_p2p.lr_of[w] < 0)
+            smap_p2p.lr_of[w] = SMAP_P2P_REMOTE(w);
+    smap_p2p.remote = 1;
+    smap_p2p_unlock();
+    /* Long waits nap between polls (DESIGN D7, base/wait.h): 50 us keeps
+     * the latency of a late message small next to the network's. */
+    smap_wait_nap_us = 50;
+    return 0;
+}
+
+void smap_p2p_remote_drain(void)
+{
+    if (!smap_p2p.remote)
+        return;
+    /* Sends still owed to their receivers (a request the program freed
+     * while active): the receiver may still read our buffer, and reads
+     * over a software provider need our progress, which the launcher's
+     * barrier would not give. */
+    smap_p2p_lock();
+    while (R.sends > 0 || smap_net.ops->busy())
+        smap_p2p_progress();
+    smap_p2p_unlock();
+}
+
+void smap_p2p_remote_close(void)
+{
+    if (!smap_p2p.remote)
+        return;
+    smap_p2p_lock();
+    smap_p2p.remote = 0;
+    smap_wait_nap_us = 0;
+    smap_net_close();
+    for (int w = 0; w < smap_job.size; w++)
+        if (smap_p2p.lr_of[w] < -1)
+            smap_p2p.lr_of[w] = SMAP_P2P_NO_ROUTE;
+    while (R.early) {
+        struct early *e = R.early;
+        R.early = e->next;
+        free(e);
+    }
+    free(R.seq_out);
+    free(R.seq_in);
+    memset(&R, 0, sizeof R);
+    smap_p2p_unlock();
+}
