@@ -12,11 +12,12 @@ static struct smap_region regions[SMAP_REGION_KINDS] = {
     [SMAP_REGION_STACK] = { .fd = -1, .why = "not set up yet" },
     [SMAP_REGION_CTL] = { .fd = -1, .why = "not set up yet" },
     [SMAP_REGION_COLL] = { .fd = -1, .why = "not set up yet" },
+    [SMAP_REGION_RMA] = { .fd = -1, .why = "not set up yet" },
 };
 
 const char *smap_region_name(enum smap_region_kind k)
 {
-    static const char *const names[SMAP_REGION_KINDS] = { "heap", "data", "stack", "ctl", "coll" };
+    static const char *const names[SMAP_REGION_KINDS] = { "heap", "data", "stack", "ctl", "coll", "rma" };
     return (unsigned)k < SMAP_REGION_KINDS ? names[k] : "?";
 }
 
