@@ -235,7 +235,8 @@ static int allocate_own(struct MPI_ABI_Win *w, MPI_Aint size)
 
 /* Builds our view of target i from its description.  Returns 0, or -1
  * when we cannot reach it. */
-static int build_target(struct MPI_ABI_Win *w, int i, int lr, const struct win_desc *d)
+static int build_target(struct MPI_ABI_Win *w, int i, int lr, int mem_lr,
+                        const struct win_desc *d)
 {
     struct smap_rma_target *t = &w->t[i];
     t->ops = &smap_rma_node_ops;
@@ -254,7 +255,7 @@ static int build_target(struct MPI_ABI_Win *w, int i, int lr, const struct win_d
     }
     if (i == w->me || d->direct) {
         t->path = SMAP_RMA_DIRECT;
-        t->local = d->size ? smap_remote_inline(lr, (const void *)(uintptr_t)d->base,
+        t->local = d->size ? smap_remote_inline(mem_lr, (const void *)(uintptr_t)d->base,
                                                 (size_t)d->size)
                            : (char *)(uintptr_t)d->base;
         if (t->local || !d->size)
@@ -340,7 +341,7 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
         agree.shared = (uintptr_t)p;
     }
     for (int i = 0; i < n && agree.ok && flavor != MPI_WIN_FLAVOR_SHARED; i++)
-        if (build_target(w, i, local_rank_of(c, i), &all[i]) != 0) {
+        if (build_target(w, i, local_rank_of(c, i), local_rank_of(c, i), &all[i]) != 0) {
             agree.ok = 0;
             agree.cls = MPI_ERR_UNSUPPORTED_OPERATION;
         }
@@ -365,7 +366,8 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
             all[i].base = ag[0].shared ? ag[0].shared + off : 0;
             off += all[i].size;
             all[i].direct = 1;
-            if (build_target(w, i, local_rank_of(c, i), &all[i]) != 0 ||
+            /* the memory is rank 0's allocation, reached through its view */
+            if (build_target(w, i, local_rank_of(c, i), local_rank_of(c, 0), &all[i]) != 0 ||
                 (all[i].size && !w->t[i].local)) {
                 failed = 1;
                 rc = smap_rma_fail(MPI_ERR_INTERN, "rank 0's shared allocation is not mapped");
