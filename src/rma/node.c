@@ -190,8 +190,9 @@ struct acc_plan {
 #define ATOMIC_RMW(T, p, in, res, plan)                                                      \
     do {                                                                                     \
         _Atomic T *q_ = (_Atomic T *)(p);                                                    \
-        T v_, old_;                                                                          \
-        memcpy(&v_, (in), sizeof v_);                                                        \
+        T v_ = 0, old_;                                                                      \
+        if (in)                                                                              \
+            memcpy(&v_, (in), sizeof v_);                                                    \
         switch ((plan)->opx) {                                                               \
         case SMAP_OPX_NO_OP: old_ = atomic_load_explicit(q_, memory_order_acquire); break;   \
         case SMAP_OPX_REPLACE: old_ = atomic_exchange_explicit(q_, v_, memory_order_acq_rel); break; \
