@@ -12,6 +12,7 @@
 #include "rma/internal.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -168,13 +169,15 @@ struct smap_rma_cb *smap_rma_cb_alloc(size_t len)
             free(f);
             break;
         }
+    if (!cb && (cb = take(len, 64)) != NULL)
+        atomic_store_explicit(&cb->fence, 0, memory_order_relaxed);
     if (cb) {
-        /* keep the fence word (first cache line), clear the rest */
-        memset((char *)cb + 64, 0, len - 64);
-    } else {
-        cb = take(len, 64);
-        if (cb)
-            memset(cb, 0, len);
+        /* keep the fence word (first cache line); clear the rest but the
+         * mailbox's data area, which nobody reads before writing */
+        size_t data = offsetof(struct smap_rma_cb, am.data);
+        size_t ctr = offsetof(struct smap_rma_cb, ctr);
+        memset((char *)cb + 64, 0, data - 64);
+        memset((char *)cb + ctr, 0, len - ctr);
     }
     pthread_mutex_unlock(&arena_lock);
     return cb;

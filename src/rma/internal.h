@@ -26,6 +26,22 @@ struct smap_rma_dyn {
 #define SMAP_RMA_WAITERS (((uint64_t)0x7fffffff) << 32)
 #define SMAP_RMA_SHARED ((uint64_t)0xffffffff)
 
+/* The mailbox of a control block: origins that cannot reach the window's
+ * memory post one request at a time (lock), the owner serves it from its
+ * progress (am.c) and answers in place. */
+#define SMAP_RMA_AM_BYTES ((size_t)32 << 10)
+enum { SMAP_AM_FREE = 0, SMAP_AM_REQ = 1, SMAP_AM_DONE = 2 };
+enum { SMAP_AM_PUT, SMAP_AM_GET, SMAP_AM_ACC, SMAP_AM_GACC, SMAP_AM_CAS };
+struct smap_rma_am {
+    _Alignas(64) _Atomic uint32_t lock;   /* held by the origin using the mailbox */
+    _Atomic uint32_t state;
+    uint32_t kind;
+    int32_t rc;
+    uint64_t addr, len;                   /* in the owner's address space */
+    uint64_t op, type;                    /* predefined handles: equal in every process */
+    _Alignas(64) unsigned char data[SMAP_RMA_AM_BYTES];
+};
+
 /* A rank's control block of one window, in its one-sided region (always
  * mapped by node peers).  Peers write lock, acc_lock and the PSCW counters
  * and read everything.  `fence` only ever grows, even across windows that
@@ -39,6 +55,7 @@ struct smap_rma_cb {
     _Alignas(64) _Atomic uint64_t dyn_gen;   /* odd while the table changes */
     uint32_t ndyn;
     struct smap_rma_dyn dyn[SMAP_RMA_DYN_MAX];
+    struct smap_rma_am am;
     /* post[n] (indexed by the poster's rank), then done[n] (by the
      * completer's rank): how many times each did so */
     _Alignas(64) _Atomic uint64_t ctr[];
@@ -83,6 +100,19 @@ void smap_rma_acc_unlock(struct smap_rma_cb *cb);
 
 /* A barrier over the window's group through the fence words. */
 int smap_rma_barrier(struct MPI_ABI_Win *w);
+
+/* ---- am.c: requests served by the target ---- */
+/* Runs one request on target `target`'s memory through its mailbox:
+ * `in` (inlen bytes) goes with it, the answer (outlen bytes) comes back
+ * into `out`.  Waits, serving our own mailboxes meanwhile. */
+int smap_rma_am_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr, size_t len,
+                     MPI_Op op, MPI_Datatype type, const void *in, size_t inlen, void *out,
+                     size_t outlen);
+/* Serves the pending requests of every live window of ours (progress). */
+void smap_rma_am_serve(void);
+/* Live windows whose mailboxes may receive requests. */
+void smap_rma_am_register(struct MPI_ABI_Win *w);
+void smap_rma_am_unregister(struct MPI_ABI_Win *w);
 
 /* The node backend (node.c). */
 extern const struct smap_rma_ops smap_rma_node_ops;

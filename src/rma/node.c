@@ -133,6 +133,43 @@ static int cma_gather(const struct where *o, MPI_Count count, smap_dtype_t *t, c
     return each_block(o->taddr, count, t, cma_read, &c);
 }
 
+/* Target layout <-> packed stream, through the target's mailbox: every
+ * dense block, in chunks the mailbox holds. */
+struct am_ctx {
+    struct MPI_ABI_Win *w;
+    int target, kind;
+    char *stream;         /* in (put) or out (get) */
+};
+
+static int am_block(void *ctx, uintptr_t addr, size_t len, size_t off)
+{
+    struct am_ctx *c = ctx;
+    for (size_t k = 0; k < len; k += SMAP_RMA_AM_BYTES) {
+        size_t n = len - k < SMAP_RMA_AM_BYTES ? len - k : SMAP_RMA_AM_BYTES;
+        int put = c->kind == SMAP_AM_PUT;
+        int rc = smap_rma_am_call(c->w, c->target, c->kind, addr + k, n, MPI_OP_NULL,
+                                  MPI_DATATYPE_NULL, put ? c->stream + off + k : NULL,
+                                  put ? n : 0, put ? NULL : c->stream + off + k, put ? 0 : n);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int am_scatter(struct MPI_ABI_Win *w, int target, const struct where *o, MPI_Count count,
+                      smap_dtype_t *t, char *stream)
+{
+    struct am_ctx c = { w, target, SMAP_AM_PUT, stream };
+    return each_block(o->taddr, count, t, am_block, &c);
+}
+
+static int am_gather(struct MPI_ABI_Win *w, int target, const struct where *o, MPI_Count count,
+                     smap_dtype_t *t, char *stream)
+{
+    struct am_ctx c = { w, target, SMAP_AM_GET, stream };
+    return each_block(o->taddr, count, t, am_block, &c);
+}
+
 /* ---- put / get ---- */
 
 static int node_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
@@ -151,7 +188,8 @@ static int node_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
     if (!s)
         return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
     smap_dtype_pack(a->oaddr, a->ocount, a->otype, s, 0, (MPI_Count)bytes);
-    rc = cma_scatter(&o, a->tcount, a->ttype, s);
+    rc = o.path == SMAP_RMA_CMA ? cma_scatter(&o, a->tcount, a->ttype, s)
+                                : am_scatter(w, target, &o, a->tcount, a->ttype, s);
     free(s);
     return rc;
 }
@@ -171,7 +209,8 @@ static int node_get(MPI_Win h, int target, const struct smap_rma_op_args *a)
     char *s = scratch(bytes);
     if (!s)
         return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
-    rc = cma_gather(&o, a->tcount, a->ttype, s);
+    rc = o.path == SMAP_RMA_CMA ? cma_gather(&o, a->tcount, a->ttype, s)
+                                : am_gather(w, target, &o, a->tcount, a->ttype, s);
     if (!rc)
         smap_dtype_unpack(s, (MPI_Count)bytes, a->raddr, a->rcount, a->rtype, 0);
     free(s);
@@ -329,13 +368,72 @@ static int opx_of(MPI_Op op)
     return o ? o->opx : -1;
 }
 
+/* An accumulate through the target's mailbox: the origin's stream, block
+ * after block of the target layout, in chunks of whole elements of b; the
+ * target combines under its accumulate lock. */
+struct acc_am_ctx {
+    struct MPI_ABI_Win *w;
+    int target, gacc;
+    MPI_Op op;
+    smap_dtype_t *b;
+    const char *in;   /* packed origin stream, NULL for MPI_NO_OP */
+    char *res;        /* packed result stream, or NULL */
+};
+
+static int acc_am_block(void *ctx, uintptr_t addr, size_t len, size_t off)
+{
+    struct acc_am_ctx *c = ctx;
+    size_t es = (size_t)c->b->size, chunk = SMAP_RMA_AM_BYTES / es * es;
+    for (size_t k = 0; k < len; k += chunk) {
+        size_t n = len - k < chunk ? len - k : chunk;
+        int rc = smap_rma_am_call(c->w, c->target, c->gacc ? SMAP_AM_GACC : SMAP_AM_ACC, addr + k,
+                                  n, c->op, smap_dtype_handle(c->b),
+                                  c->in ? c->in + off + k : NULL, c->in ? n : 0,
+                                  c->res ? c->res + off + k : NULL, c->res ? n : 0);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int acc_am(struct MPI_ABI_Win *w, int target, const struct where *o,
+                  const struct smap_rma_op_args *a, smap_dtype_t *b)
+{
+    size_t bytes = (size_t)(a->tcount * a->ttype->size);
+    char *in = NULL, *res = NULL;
+    int rc = MPI_SUCCESS;
+    if (a->op != MPI_NO_OP && !(in = scratch(bytes)))
+        rc = MPI_ERR_NO_MEM;
+    if (!rc && a->raddr && !(res = scratch(bytes)))
+        rc = MPI_ERR_NO_MEM;
+    if (rc) {
+        free(in);
+        return smap_rma_fail(rc, "out of memory");
+    }
+    if (in)
+        smap_dtype_pack(a->oaddr, a->ocount, a->otype, in, 0, (MPI_Count)bytes);
+    struct acc_am_ctx c = { w, target, a->raddr != NULL, a->op, b, in, res };
+    rc = each_block(o->taddr, a->tcount, a->ttype, acc_am_block, &c);
+    if (!rc && res)
+        smap_dtype_unpack(res, (MPI_Count)bytes, a->raddr, a->rcount, a->rtype, 0);
+    free(in);
+    free(res);
+    return rc;
+}
+
 /* REPLACE / NO_OP on a type mixing basic types: whole-operation put/get
  * under the accumulate lock (no element is torn by another accumulate). */
 static int acc_mixed(MPI_Win h, int target, const struct smap_rma_op_args *a, int opx)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     struct smap_rma_cb *cb = w->t[target].cb;
-    int rc = smap_rma_acc_lock(cb);
+    struct where o;
+    int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
+    if (rc)
+        return rc;
+    if (o.path == SMAP_RMA_AM)   /* bytes, replaced block by block by the target */
+        return acc_am(w, target, &o, a, smap_dtype_get(MPI_BYTE));
+    rc = smap_rma_acc_lock(cb);
     if (rc)
         return rc;
     if (a->raddr)
@@ -366,6 +464,8 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
     if (rc)
         return rc;
+    if (o.path == SMAP_RMA_AM)
+        return acc_am(w, target, &o, a, b);
     MPI_Count n = a->ttype->size ? a->tcount * (a->ttype->size / b->size) : 0;
     size_t bytes = (size_t)(n * b->extent);
     /* the origin's elements in b's layout (MPI_NO_OP ignores them) */
@@ -450,6 +550,17 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
     }
     if (s > sizeof old)
         return smap_rma_fail(MPI_ERR_TYPE, "compare-and-swap takes one basic element");
+    if (o.path == SMAP_RMA_AM) {
+        /* the target compares and swaps under its own accumulate lock */
+        char in[16];
+        memcpy(in, a->oaddr, s);
+        memcpy(in + s, a->caddr, s);
+        rc = smap_rma_am_call(w, target, SMAP_AM_CAS, o.taddr, s, MPI_OP_NULL,
+                              MPI_DATATYPE_NULL, in, 2 * s, old, s);
+        if (!rc)
+            memcpy(a->raddr, old, s);
+        return rc;
+    }
     struct smap_rma_cb *cb = w->t[target].cb;
     rc = smap_rma_acc_lock(cb);
     if (rc)

@@ -36,7 +36,7 @@ struct smap_rma_ops;
 enum smap_rma_path {
     SMAP_RMA_DIRECT = 0,   /* load/store through the translated address */
     SMAP_RMA_CMA = 1,      /* process_vm_readv/writev */
-    SMAP_RMA_NONE = 2      /* not reachable from this rank (creation refuses it) */
+    SMAP_RMA_AM = 2        /* neither: the target serves requests in its progress (am.c) */
 };
 
 /* One target as this rank sees it. */
@@ -118,6 +118,7 @@ struct MPI_ABI_Win {
     uint64_t *post_seen;         /* per target: posts consumed by our starts */
     uint64_t *done_seen;         /* per origin: completes consumed by our waits */
     uint64_t fence_seq;
+    int am_served;               /* registered with am.c: peers may post requests */
     /* what the predefined attributes point to */
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;

@@ -30,6 +30,8 @@ void smap_rma_backoff_init(struct smap_rma_backoff *b)
 
 int smap_rma_backoff(struct smap_rma_backoff *b)
 {
+    if (smap_p2p_progress_rma)
+        smap_rma_am_serve();   /* origins may wait for us meanwhile */
     if (b->polls < b->bound) {
         b->polls++;
         smap_cpu_relax();
@@ -331,6 +333,8 @@ int smap_win_unlock_all(MPI_Win h)
 
 int smap_win_flush(MPI_Win h, int rank, int local)
 {
+    if (smap_p2p_progress_rma)
+        smap_rma_am_serve();
     (void)local;   /* every operation completes remotely at once */
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (!w->lock_all && (rank < 0 ? !w->nlocks : !w->locked[rank]))
@@ -350,6 +354,8 @@ int smap_win_flush(MPI_Win h, int rank, int local)
 int smap_win_sync(MPI_Win h)
 {
     (void)h;
+    if (smap_p2p_progress_rma)
+        smap_rma_am_serve();
     /* unified model: one full fence makes our stores and the peers'
      * completed operations agree */
     atomic_thread_fence(memory_order_seq_cst);

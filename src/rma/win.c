@@ -161,6 +161,8 @@ struct MPI_ABI_Info *smap_win_get_hints(const struct MPI_ABI_Win *w)
 
 static void destroy(struct MPI_ABI_Win *w)
 {
+    if (w->am_served)
+        smap_rma_am_unregister(w);
     if (w->mem) {
         if (w->mem_in_arena)
             smap_rma_arena_free(w->mem, w->mem_len);
@@ -262,8 +264,8 @@ static int build_target(struct MPI_ABI_Win *w, int i, int lr, int mem_lr,
             return 0;
         t->atomics = 0;
     }
-    t->path = d->cma ? SMAP_RMA_CMA : SMAP_RMA_NONE;
-    return t->path == SMAP_RMA_NONE ? -1 : 0;
+    t->path = d->cma ? SMAP_RMA_CMA : SMAP_RMA_AM;
+    return 0;
 }
 
 struct win_agree {
@@ -355,9 +357,7 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
             rc = (int)ag[i].cls;
             smap_rma_fail(rc, rc == MPI_ERR_NO_MEM
                                   ? "out of memory for the window on some rank"
-                                  : "some rank cannot reach a target's window memory (not "
-                                    "exposed, and SMAP_COPY or the system forbids CMA; "
-                                    "MPI_Win_allocate memory is always reachable)");
+                                  : "some rank cannot map a target's control block");
         }
     if (!failed && flavor == MPI_WIN_FLAVOR_SHARED) {
         /* rank 0's allocation, as mapped here, cut in rank order */
@@ -383,6 +383,10 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
     }
     if (baseptr)
         *baseptr = w->base;
+    if (!mine.direct && !mine.cma) {
+        w->am_served = 1;
+        smap_rma_am_register(w);
+    }
     *out = (MPI_Win)w;
     return MPI_SUCCESS;
 }
@@ -430,10 +434,10 @@ int smap_win_attach(MPI_Win h, void *base, MPI_Aint size)
     struct smap_rma_cb *cb = w->cb;
     uintptr_t a = (uintptr_t)base;
     int direct = own_direct(base, (size_t)size);
-    if (!direct && !own_cma() && w->n > 1)
-        return smap_rma_fail(MPI_ERR_RMA_ATTACH,
-                             "this memory is not reachable by node peers (not exposed, and "
-                             "SMAP_COPY or the system forbids CMA)");
+    if (!direct && !own_cma() && !w->am_served) {
+        w->am_served = 1;   /* peers will post requests for this memory */
+        smap_rma_am_register(w);
+    }
     for (uint32_t i = 0; i < cb->ndyn; i++)
         if (a < cb->dyn[i].base + cb->dyn[i].size && cb->dyn[i].base < a + (uint64_t)size)
             return smap_rma_fail(MPI_ERR_RMA_ATTACH, "the region overlaps one already attached");
@@ -503,9 +507,7 @@ int smap_rma_dyn_resolve(struct MPI_ABI_Win *w, int target, uintptr_t addr, size
                 return MPI_SUCCESS;
             }
         }
-        *path = cma ? SMAP_RMA_CMA : SMAP_RMA_NONE;
-        if (!cma)
-            return smap_rma_fail(MPI_ERR_RMA_RANGE, "the attached region is not reachable here");
+        *path = cma ? SMAP_RMA_CMA : SMAP_RMA_AM;
         return MPI_SUCCESS;
     }
 }
