@@ -8,10 +8,14 @@
 #include "base/compiler.h"
 #include "p2p/p2p.h"
 
-static int in_epoch(const struct MPI_ABI_Win *w, int target)
+static int in_epoch(struct MPI_ABI_Win *w, int target)
 {
-    if (w->fence_open || w->lock_all || w->locked[target])
+    if (w->lock_all || w->locked[target])
         return 1;
+    if (w->fence_open) {
+        w->fence_used = 1;
+        return 1;
+    }
     for (int i = 0; i < w->nstart; i++)
         if (w->start_grp[i] == target)
             return 1;

@@ -109,6 +109,7 @@ struct MPI_ABI_Win {
     struct smap_rma_target *t;   /* per group rank */
     /* epochs (this rank as origin and as target) */
     int fence_open;              /* a fence opened an access/exposure epoch */
+    int fence_used;              /* ... and an operation was issued in it */
     int lock_all;                /* inside MPI_Win_lock_all (1 + nocheck) */
     int nlocks;                  /* targets locked with MPI_Win_lock */
     unsigned char *locked;       /* per target: 0, or MPI_LOCK_* - 300 (+4 nocheck) */

@@ -110,7 +110,18 @@ int smap_win_fence(MPI_Win h, int assert)
     if (rc)
         return rc;
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    w->fence_used = 0;
     return MPI_SUCCESS;
+}
+
+/* A fence without MPI_MODE_NOSUCCEED opens an epoch only if operations
+ * follow it (MPI 5.0 §12.5.1): before the first one, another kind of
+ * epoch may begin instead. */
+static int fence_busy(struct MPI_ABI_Win *w)
+{
+    if (w->fence_open && !w->fence_used)
+        w->fence_open = 0;
+    return w->fence_open;
 }
 
 /* ---- PSCW ---- */
@@ -141,7 +152,7 @@ static int *translate(struct MPI_ABI_Win *w, struct MPI_ABI_Group *g, int *n, in
 int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
-    if (w->npost >= 0 || w->fence_open)
+    if (w->npost >= 0 || fence_busy(w))
         return smap_rma_fail(MPI_ERR_RMA_SYNC, w->npost >= 0
                                                    ? "an exposure epoch (MPI_Win_post) is open"
                                                    : "a fence epoch is open (end it with "
@@ -165,7 +176,7 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
 int smap_win_start(MPI_Win h, struct MPI_ABI_Group *g, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
-    if (w->nstart >= 0 || w->fence_open || w->lock_all || w->nlocks)
+    if (w->nstart >= 0 || w->lock_all || w->nlocks || fence_busy(w))
         return smap_rma_fail(MPI_ERR_RMA_SYNC, "another access epoch is open on this window");
     int cls = 0, n = 0;
     const char *why = "";
@@ -260,7 +271,7 @@ int smap_win_test(MPI_Win h, int *flag)
 int smap_win_lock(MPI_Win h, int type, int rank, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
-    if (w->locked[rank] || w->lock_all || w->nstart >= 0 || w->fence_open)
+    if (w->locked[rank] || w->lock_all || w->nstart >= 0 || fence_busy(w))
         return smap_rma_fail(MPI_ERR_RMA_SYNC,
                              w->locked[rank] || w->lock_all
                                  ? "this target is already locked by this process"
@@ -295,7 +306,7 @@ int smap_win_unlock(MPI_Win h, int rank)
 int smap_win_lock_all(MPI_Win h, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
-    if (w->lock_all || w->nlocks || w->nstart >= 0 || w->fence_open)
+    if (w->lock_all || w->nlocks || w->nstart >= 0 || fence_busy(w))
         return smap_rma_fail(MPI_ERR_RMA_SYNC, "another access epoch is open on this window");
     if (w->hints.no_locks)
         return smap_rma_fail(MPI_ERR_RMA_SYNC, "the window was created with no_locks=true");

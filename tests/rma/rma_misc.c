@@ -197,6 +197,11 @@ static void errors_and_objects(void)
     CHECK_RC(MPI_Put(&x, 1, MPI_INT, MPI_PROC_NULL, 99999, 1, MPI_INT, win));
     CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     EXPECT(MPI_Win_detach(win, mem), MPI_ERR_RMA_FLAVOR);
+    /* a fence followed by no operation opens no epoch: a lock may follow */
+    CHECK_RC(MPI_Win_fence(0, win));
+    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_SYNC);   /* no_locks */
+    CHECK_RC(MPI_Win_post(MPI_GROUP_EMPTY, 0, win));
+    CHECK_RC(MPI_Win_wait(win));
     EXPECT(MPI_Win_attach(win, &x, 4), MPI_ERR_RMA_FLAVOR);
     EXPECT(MPI_Win_set_attr(win, MPI_WIN_BASE, NULL), MPI_ERR_KEYVAL);
 
