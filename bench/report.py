@@ -38,6 +38,22 @@ METRICS = {
     "allreduce": ("usec", "usec", False, "MPI_Allreduce float sum, time per call (mean over ranks)"),
     "allgather": ("usec", "usec", False, "MPI_Allgather, size bytes per rank, time per call (mean over ranks)"),
     "alltoall": ("usec", "usec", False, "MPI_Alltoall, size bytes per pair, time per call (mean over ranks)"),
+    "put-lat-alloc": ("usec", "usec", False, "MPI_Put + MPI_Win_flush (lock_all epoch), MPI_Win_allocate window"),
+    "put-bw-alloc": ("mbps", "MB/s", True, "64 x MPI_Put per MPI_Win_flush (lock_all epoch), MPI_Win_allocate window"),
+    "put-lat-create": ("usec", "usec", False, "MPI_Put + MPI_Win_flush (lock_all epoch), MPI_Win_create window over the program's buffer"),
+    "put-bw-create": ("mbps", "MB/s", True, "64 x MPI_Put per MPI_Win_flush (lock_all epoch), MPI_Win_create window over the program's buffer"),
+    "get-lat-alloc": ("usec", "usec", False, "MPI_Get + MPI_Win_flush (lock_all epoch), MPI_Win_allocate window"),
+    "get-bw-alloc": ("mbps", "MB/s", True, "64 x MPI_Get per MPI_Win_flush (lock_all epoch), MPI_Win_allocate window"),
+    "get-lat-create": ("usec", "usec", False, "MPI_Get + MPI_Win_flush (lock_all epoch), MPI_Win_create window over the program's buffer"),
+    "get-bw-create": ("mbps", "MB/s", True, "64 x MPI_Get per MPI_Win_flush (lock_all epoch), MPI_Win_create window over the program's buffer"),
+    "put-lat-fence-alloc": ("usec", "usec", False, "MPI_Put + MPI_Win_fence on both ranks, MPI_Win_allocate window"),
+    "acc-lat-alloc": ("usec", "usec", False, "MPI_Accumulate (MPI_LONG, MPI_SUM) + MPI_Win_flush, MPI_Win_allocate window"),
+    "fop-lat-alloc": ("usec", "usec", False, "MPI_Fetch_and_op (MPI_LONG, MPI_SUM) + MPI_Win_flush, MPI_Win_allocate window"),
+    "cas-lat-alloc": ("usec", "usec", False, "MPI_Compare_and_swap (MPI_LONG) + MPI_Win_flush, MPI_Win_allocate window"),
+    "put-lat-fence-create": ("usec", "usec", False, "MPI_Put + MPI_Win_fence on both ranks, MPI_Win_create window over the program's buffer"),
+    "acc-lat-create": ("usec", "usec", False, "MPI_Accumulate (MPI_LONG, MPI_SUM) + MPI_Win_flush, MPI_Win_create window over the program's buffer"),
+    "fop-lat-create": ("usec", "usec", False, "MPI_Fetch_and_op (MPI_LONG, MPI_SUM) + MPI_Win_flush, MPI_Win_create window over the program's buffer"),
+    "cas-lat-create": ("usec", "usec", False, "MPI_Compare_and_swap (MPI_LONG) + MPI_Win_flush, MPI_Win_create window over the program's buffer"),
 }
 VARY_NOTE = " — --vary: the data changes every iteration (refill not timed)"
 

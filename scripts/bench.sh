@@ -100,8 +100,24 @@ variants=(
     "allgather-vary allgather --vary"
     "alltoall alltoall"
     "alltoall-vary alltoall --vary"
+    "put-lat-alloc rma --op put --win allocate"
+    "put-lat-create rma --op put --win create"
+    "get-lat-alloc rma --op get --win allocate"
+    "get-lat-create rma --op get --win create"
+    "put-lat-fence-alloc rma --op put --sync fence --win allocate"
+    "put-lat-fence-create rma --op put --sync fence --win create"
+    "put-bw-alloc rma --op put --bw --win allocate"
+    "put-bw-create rma --op put --bw --win create"
+    "get-bw-alloc rma --op get --bw --win allocate"
+    "get-bw-create rma --op get --bw --win create"
+    "acc-lat-alloc rma --op acc --win allocate"
+    "acc-lat-create rma --op acc --win create"
+    "fop-lat-alloc rma --op fop --win allocate"
+    "fop-lat-create rma --op fop --win create"
+    "cas-lat-alloc rma --op cas --win allocate"
+    "cas-lat-create rma --op cas --win create"
 )
-programs=(latency bw bibw msgrate barrier bcast reduce allreduce allgather alltoall)
+programs=(latency bw bibw msgrate barrier bcast reduce allreduce allgather alltoall rma)
 
 selected=()
 for v in "${variants[@]}"; do

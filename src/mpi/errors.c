@@ -198,6 +198,15 @@ int smap_err_raise_on(MPI_Errhandler h, void *obj, const char *what, int cls, co
     return code;
 }
 
+int smap_err_code(int cls, const char *func, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int code = new_code(cls, func, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
 int smap_err_unsupported(MPI_Comm comm, const char *func)
 {
     return smap_err_raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, func,

@@ -21,6 +21,10 @@ int smap_err_raise(MPI_Comm comm, int cls, const char *func, const char *fmt, ..
 int smap_err_raise_on(MPI_Errhandler h, void *obj, const char *what, int cls, const char *func,
                       const char *fmt, ...) SMAP_PRINTF_LIKE(6, 7) SMAP_COLD;
 
+/* The same code without raising it: for objects whose handlers are not a
+ * communicator's (windows: src/rma). */
+int smap_err_code(int cls, const char *func, const char *fmt, ...) SMAP_PRINTF_LIKE(3, 4) SMAP_COLD;
+
 /* For every function not implemented yet (used by the generated stubs). */
 int smap_err_unsupported(MPI_Comm comm, const char *func) SMAP_COLD;
 

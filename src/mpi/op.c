@@ -103,6 +103,11 @@ static smap_dtype_t *base_of(smap_dtype_t *t)
     return t->child ? base_of(t->child) : NULL;
 }
 
+smap_dtype_t *smap_op_base_type(smap_dtype_t *t)
+{
+    return base_of(t);
+}
+
 /* The loop of predefined op opx on type t, and t's basic type. */
 static int resolve(int opx, smap_dtype_t *t, smap_dtype_t **base, smap_op_loop_fn **fn,
                    const char **why)

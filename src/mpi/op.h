@@ -58,6 +58,11 @@ int smap_op_check(MPI_Op op, MPI_Datatype type, const char **why);
  * returned without touching the buffers.  User functions are called with
  * the type handle as given; an int-count function sees chunks of at most
  * INT_MAX elements. */
+/* The single predefined type t is built from, or NULL when it mixes
+ * several or holds none (RMA accumulates work element by element on it). */
+struct MPI_ABI_Datatype;
+struct MPI_ABI_Datatype *smap_op_base_type(struct MPI_ABI_Datatype *t);
+
 int smap_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type);
 
 #endif

@@ -211,6 +211,10 @@ void smap_p2p_progress(void);
  * runs with smap_p2p_lock held (one thread at a time; it may start sends
  * and receives: the lock is recursive). */
 extern void (*smap_p2p_progress_hook)(void);
+/* The same for one-sided communication (src/rma): serves requests of
+ * origins that cannot reach this rank's window memory themselves.  NULL
+ * while no such window exists. */
+extern void (*smap_p2p_progress_rma)(void);
 
 /* Matching an unexpected message without receiving it.  Returns the
  * message or NULL; remove: take it out of the queue (MPI_Mprobe).  A message

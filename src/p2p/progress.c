@@ -21,6 +21,7 @@ struct smap_lock smap_p2p_lk = SMAP_LOCK_INITIALIZER;
 int *smap_p2p_lr_of;
 int smap_p2p_nranks;
 void (*smap_p2p_progress_hook)(void);
+void (*smap_p2p_progress_rma)(void);
 
 static SMAP_COLD void oom(void)
 {
@@ -110,6 +111,8 @@ static inline void progress_body(void)
         smap_p2p_remote_progress();
     if (SMAP_UNLIKELY(smap_p2p_progress_hook != NULL))
         smap_p2p_progress_hook();
+    if (SMAP_UNLIKELY(smap_p2p_progress_rma != NULL))
+        smap_p2p_progress_rma();
 }
 
 static SMAP_NOINLINE void progress_mt(void)

@@ -417,7 +417,8 @@ static int prepare(struct attach *a)
                  smap_tun.attach ? smap_tun.attach : "");
         return -1;
     }
-    if (smap_ctl_create(a->err, a->errlen) || smap_coll_region_create(a->err, a->errlen))
+    if (smap_ctl_create(a->err, a->errlen) || smap_coll_region_create(a->err, a->errlen) ||
+        smap_rma_region_create(a->err, a->errlen))
         return -1;
     if (smap_heap_exposed() && smap_early_local_rank() != a->me)
         smap_warn("the heap slot was chosen for local rank %d but this is local rank %d: "

@@ -28,6 +28,7 @@ static struct smap_region regions[SMAP_REGION_KINDS] = {
     [SMAP_REGION_STACK] = { .fd = -1, .why = NOT_LOADED },
     [SMAP_REGION_CTL] = { .fd = -1, .why = NOT_YET },
     [SMAP_REGION_COLL] = { .fd = -1, .why = NOT_YET },
+    [SMAP_REGION_RMA] = { .fd = -1, .why = NOT_YET },
 };
 
 struct smap_region *smap_region_table(void);
@@ -43,7 +44,7 @@ struct smap_region *smap_region_table(void)
 
 const char *smap_region_name(enum smap_region_kind k)
 {
-    static const char *const names[SMAP_REGION_KINDS] = { "heap", "data", "stack", "ctl", "coll" };
+    static const char *const names[SMAP_REGION_KINDS] = { "heap", "data", "stack", "ctl", "coll", "rma" };
     return (unsigned)k < SMAP_REGION_KINDS ? names[k] : "?";
 }
 

@@ -48,3 +48,18 @@ void *smap_coll_region(void)
 {
     return coll_base;
 }
+
+static void *rma_base;
+
+int smap_rma_region_create(char *err, size_t errlen)
+{
+    if (!rma_base)
+        rma_base = smap_shared_region_create(SMAP_REGION_RMA, "smartmap-rma", SMAP_RMA_REGION_SIZE,
+                                             err, errlen);
+    return rma_base ? 0 : -1;
+}
+
+void *smap_rma_region(void)
+{
+    return rma_base;
+}

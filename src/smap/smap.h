@@ -27,6 +27,7 @@ enum smap_region_kind {
     SMAP_REGION_STACK,  /* main thread's stack below the kept argv/env page */
     SMAP_REGION_CTL,    /* control region: barrier, later shm queues */
     SMAP_REGION_COLL,   /* collectives' per-communicator control blocks */
+    SMAP_REGION_RMA,    /* one-sided windows: control blocks, Win_allocate memory */
     SMAP_REGION_KINDS
 };
 const char *smap_region_name(enum smap_region_kind k);
@@ -197,6 +198,14 @@ void *smap_shared_region_create(enum smap_region_kind k, const char *name, size_
 #define SMAP_COLL_REGION_SIZE ((size_t)16 << 20)   /* 8 slots of 2 MiB */
 int smap_coll_region_create(char *err, size_t errlen);
 void *smap_coll_region(void);
+/* The one-sided region "smartmap-rma" (SMAP_RMA_REGION_SIZE, sparse): the
+ * window control blocks and the memory of MPI_Win_allocate(_shared) live
+ * in it (src/rma/), so windows are reachable by node peers whatever
+ * SMAP_EXPOSE says.  Created in smap_init; NULL before.  Pages are only
+ * allocated when touched; src/rma punches freed ranges out again. */
+#define SMAP_RMA_REGION_SIZE ((size_t)1 << 30)
+int smap_rma_region_create(char *err, size_t errlen);
+void *smap_rma_region(void);
 
 /* ---- Copy engine (copy.c) ---------------------------------------------- */
 /* Copies len bytes from peer `lr`'s address src into local dst (or from

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     CHECK(smap_remote(victim, (void *)pv.addr[0], 1) == NULL, "dead rank's heap still translated");
     CHECK(smap_remote(victim, (void *)pv.addr[1], 1) == NULL, "dead rank's globals still translated");
     int after = count_maps("/memfd:smartmap-");
-    int views = 2 + hx + dx + sx;   /* control and collectives regions + exposed kinds */
+    int views = 3 + hx + dx + sx;   /* control, collectives, one-sided regions + exposed kinds */
     CHECK(before - after == views, "%d smartmap mappings before the death, %d after, expected %d fewer",
           before, after, views);
     CHECK(!dx || smap_remote(survivor, (void *)ps.addr[1], sizeof g_arr) != NULL,

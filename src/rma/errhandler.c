@@ -1,0 +1,45 @@
+/* Errors raised on windows: a window has its own error handler
+ * (MPI_ERRORS_ARE_FATAL at creation, MPI 5.0 §9.3), which receives the
+ * window handle. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "boot/boot.h"
+#include "base/log.h"
+#include "mpi/errhandler.h"
+#include "mpi/errors.h"
+#include "rma/rma.h"
+
+void smap_win_invoke(MPI_Win h, int code)
+{
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    MPI_Errhandler eh = w ? w->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (eh == MPI_ERRORS_RETURN)
+        return;
+    if (!smap_errhandler_is_predefined(eh)) {
+        MPI_Win_errhandler_function *fn = (MPI_Win_errhandler_function *)(void *)eh->fn;
+        fn(&h, &code);
+        return;
+    }
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0, cls = MPI_ERR_UNKNOWN;
+    PMPI_Error_string(code, text, &len);
+    PMPI_Error_class(code, &cls);
+    smap_log(SMAP_LOG_ERROR, "%s", text);
+    smap_boot_abort(cls, eh == MPI_ERRORS_ABORT
+                             ? "MPI_ERRORS_ABORT is the error handler of the window: aborting"
+                             : "MPI_ERRORS_ARE_FATAL is the error handler of the window: "
+                               "aborting the job");
+}
+
+int smap_win_raise(MPI_Win h, int cls, const char *func, const char *fmt, ...)
+{
+    char msg[MPI_MAX_ERROR_STRING / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int code = smap_err_code(cls, func, "%s", msg);
+    smap_win_invoke(h, code);
+    return code;
+}

@@ -1,0 +1,125 @@
+/* Inside src/rma: the control block every rank keeps per window, the
+ * arena it and Win_allocate memory come from, and the waiting helper. */
+#ifndef SMAP_RMA_INTERNAL_H
+#define SMAP_RMA_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rma/rma.h"
+
+/* Attach table of a dynamic window: at most this many regions per rank. */
+#define SMAP_RMA_DYN_MAX 64
+
+struct smap_rma_dyn {
+    uint64_t base, size;
+    uint32_t direct;   /* peers may load/store it (exposed, SMAP_COPY=direct) */
+    uint32_t cma;      /* else peers may reach it with CMA */
+};
+
+/* Lock word: bit 63 exclusive holder, bits 32..62 exclusive waiters (new
+ * shared lockers back off while one waits, so writers do not starve),
+ * bits 0..31 shared holders. */
+#define SMAP_RMA_EXCL ((uint64_t)1 << 63)
+#define SMAP_RMA_WAIT1 ((uint64_t)1 << 32)
+#define SMAP_RMA_WAITERS (((uint64_t)0x7fffffff) << 32)
+#define SMAP_RMA_SHARED ((uint64_t)0xffffffff)
+
+/* The mailbox of a control block: origins that cannot reach the window's
+ * memory post one request at a time (lock), the owner serves it from its
+ * progress (am.c) and answers in place. */
+#define SMAP_RMA_AM_BYTES ((size_t)32 << 10)
+enum { SMAP_AM_FREE = 0, SMAP_AM_REQ = 1, SMAP_AM_DONE = 2 };
+enum { SMAP_AM_PUT, SMAP_AM_GET, SMAP_AM_ACC, SMAP_AM_GACC, SMAP_AM_CAS };
+struct smap_rma_am {
+    _Alignas(64) _Atomic uint32_t lock;   /* held by the origin using the mailbox */
+    _Atomic uint32_t state;
+    uint32_t kind;
+    int32_t rc;
+    uint64_t addr, len;                   /* in the owner's address space */
+    uint64_t op, type;                    /* predefined handles: equal in every process */
+    _Alignas(64) unsigned char data[SMAP_RMA_AM_BYTES];
+};
+
+/* A rank's control block of one window, in its one-sided region (always
+ * mapped by node peers).  Peers write lock, acc_lock and the PSCW counters
+ * and read everything.  `fence` only ever grows, even across windows that
+ * reuse the block (arena.c keeps control blocks apart from window memory
+ * and never clears that word), so that a peer still waiting in the last
+ * barrier of a freed window never sees it go back. */
+struct smap_rma_cb {
+    _Alignas(64) _Atomic uint64_t fence;
+    _Alignas(64) _Atomic uint64_t lock;
+    _Alignas(64) _Atomic uint32_t acc_lock;
+    _Alignas(64) _Atomic uint64_t dyn_gen;   /* odd while the table changes */
+    uint32_t ndyn;
+    struct smap_rma_dyn dyn[SMAP_RMA_DYN_MAX];
+    struct smap_rma_am am;
+    /* post[n] (indexed by the poster's rank), then done[n] (by the
+     * completer's rank): how many times each did so */
+    _Alignas(64) _Atomic uint64_t ctr[];
+};
+
+static inline _Atomic uint64_t *smap_rma_post_ctr(struct smap_rma_cb *cb, int from)
+{
+    return &cb->ctr[from];
+}
+static inline _Atomic uint64_t *smap_rma_done_ctr(struct smap_rma_cb *cb, int n, int from)
+{
+    return &cb->ctr[n + from];
+}
+
+/* ---- arena.c: the one-sided region ---- */
+/* Window memory: page aligned when len >= a page.  NULL when the region is
+ * full or absent. */
+void *smap_rma_arena_alloc(size_t len);
+void smap_rma_arena_free(void *p, size_t len);
+/* Control blocks of len bytes: reused ones keep their `fence` word, the
+ * rest is zeroed. */
+struct smap_rma_cb *smap_rma_cb_alloc(size_t len);
+void smap_rma_cb_free(struct smap_rma_cb *cb, size_t len);
+/* Whether [p, p+len) lies in our one-sided region. */
+int smap_rma_in_arena(const void *p, size_t len);
+
+/* ---- waiting (sync.c) ---- */
+/* Waits until *word >= value (acquire), with the D7 policy: spin, then
+ * yield, driving point-to-point progress now and then; MPI_ERR_OTHER when
+ * a node peer died. */
+int smap_rma_wait_ge(_Atomic uint64_t *word, uint64_t value);
+/* Backing off in a loop that retries an atomic operation. */
+struct smap_rma_backoff {
+    unsigned polls, bound, yields;
+};
+void smap_rma_backoff_init(struct smap_rma_backoff *b);
+int smap_rma_backoff(struct smap_rma_backoff *b);   /* MPI_ERR_OTHER: peer died */
+
+/* The accumulate lock of a target's control block. */
+int smap_rma_acc_lock(struct smap_rma_cb *cb);
+void smap_rma_acc_unlock(struct smap_rma_cb *cb);
+
+/* A barrier over the window's group through the fence words. */
+int smap_rma_barrier(struct MPI_ABI_Win *w);
+
+/* ---- am.c: requests served by the target ---- */
+/* Runs one request on target `target`'s memory through its mailbox:
+ * `in` (inlen bytes) goes with it, the answer (outlen bytes) comes back
+ * into `out`.  Waits, serving our own mailboxes meanwhile. */
+int smap_rma_am_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr, size_t len,
+                     MPI_Op op, MPI_Datatype type, const void *in, size_t inlen, void *out,
+                     size_t outlen);
+/* Serves the pending requests of every live window of ours (progress). */
+void smap_rma_am_serve(void);
+/* Live windows whose mailboxes may receive requests. */
+void smap_rma_am_register(struct MPI_ABI_Win *w);
+void smap_rma_am_unregister(struct MPI_ABI_Win *w);
+
+/* The node backend (node.c). */
+extern const struct smap_rma_ops smap_rma_node_ops;
+
+/* Resolves (target, addr, len) for a dynamic window: the path to use and,
+ * for DIRECT, the local address.  MPI_ERR_RMA_RANGE when not attached. */
+int smap_rma_dyn_resolve(struct MPI_ABI_Win *w, int target, uintptr_t addr, size_t len,
+                         int *path, char **local, int *atomics);
+
+#endif

@@ -1,0 +1,647 @@
+/* The node backend of one-sided operations: targets on this node, reached
+ * through SMARTMAP views (load/store) or CMA.
+ *
+ * Put and get through a view are one type-to-type copy between the origin
+ * buffer and the target's window (smap_dtype_copy walks both type maps:
+ * no packing).  Through CMA the origin side is packed once and every
+ * contiguous block of the target's layout is one process_vm_writev/readv.
+ *
+ * Accumulates work on elements of the basic type.  Where the target's
+ * memory is load/store for every rank of the window ("atomics"), elements
+ * of 1, 2, 4 or 8 naturally aligned bytes are single C11 atomic
+ * read-modify-writes (fetch_add/and/or/xor for integers, exchange for
+ * MPI_REPLACE, a load for MPI_NO_OP, a compare-exchange loop around the
+ * op's own kernel for everything else, MINLOC on MPI_2INT included); every
+ * other element is combined under the target's accumulate lock, in its
+ * control block.  The choice depends on the type and the element's
+ * address only, so two operations on one location always take the same
+ * path and stay atomic with respect to each other. */
+#define _GNU_SOURCE
+#include "rma/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/compiler.h"
+#include "dtype/engine.h"
+#include "mpi/op.h"
+#include "mpi/op_internal.h"
+#include "smap/remote.h"
+#include "smap/smap.h"
+
+/* ---- where the target range is ---- */
+
+struct where {
+    int path, atomics;
+    char *local;        /* DIRECT: the target address as mapped here */
+    uintptr_t taddr;    /* the target address in its own space */
+    int lr;
+};
+
+static MPI_Count span_of(const smap_dtype_t *t, MPI_Count n)
+{
+    return n > 0 ? (n - 1) * t->extent + t->true_extent : 0;
+}
+
+static int locate(struct MPI_ABI_Win *w, int target, uintptr_t taddr, MPI_Count count,
+                  smap_dtype_t *tt, struct where *o)
+{
+    struct smap_rma_target *t = &w->t[target];
+    o->taddr = taddr;
+    o->lr = t->lr;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+        o->path = t->path;
+        o->atomics = t->atomics;
+        o->local = t->local ? t->local + (taddr - t->base) : NULL;
+        return MPI_SUCCESS;
+    }
+    char *lo;
+    uintptr_t first = taddr + (uintptr_t)tt->true_lb;
+    int rc = smap_rma_dyn_resolve(w, target, first, (size_t)span_of(tt, count), &o->path, &lo,
+                                  &o->atomics);
+    o->local = rc == MPI_SUCCESS && o->path == SMAP_RMA_DIRECT ? lo - tt->true_lb : NULL;
+    return rc;
+}
+
+/* ---- contiguous blocks of a target layout (CMA) ---- */
+
+typedef int block_fn(void *ctx, uintptr_t addr, size_t len, size_t off);
+
+/* Calls fn for every dense block of (count, t) at addr, in type-map order,
+ * with the block's offset in the packed stream. */
+static int each_block(uintptr_t addr, MPI_Count count, smap_dtype_t *t, block_fn *fn, void *ctx)
+{
+    if (count <= 0 || t->size == 0)
+        return MPI_SUCCESS;
+    if (smap_dtype_is_contiguous(t))
+        return fn(ctx, addr + (uintptr_t)smap_dtype_data_offset(t), (size_t)(count * t->size), 0);
+    const struct smap_dtype_flat *f = smap_dtype_flat(t);
+    if (!f)
+        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
+    size_t off = 0;
+    for (MPI_Count e = 0; e < count; e++) {
+        uintptr_t el = addr + (uintptr_t)(e * t->extent);
+        for (MPI_Count r = 0; r < f->nblk; r++) {
+            const struct smap_dtype_block *b = &f->blk[r];
+            for (MPI_Count k = 0; k < b->n; k++) {
+                int rc = fn(ctx, el + (uintptr_t)(b->off + k * b->stride), (size_t)b->len, off);
+                if (rc)
+                    return rc;
+                off += (size_t)b->len;
+            }
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+struct cma_ctx {
+    int lr;
+    char *stream;
+};
+
+static int cma_write(void *ctx, uintptr_t addr, size_t len, size_t off)
+{
+    struct cma_ctx *c = ctx;
+    if (smap_copy_to(c->lr, (void *)addr, c->stream + off, len) == SMAP_COPY_BOUNCE)
+        return smap_rma_fail(MPI_ERR_RMA_RANGE, "CMA could not write the target's memory");
+    return MPI_SUCCESS;
+}
+
+static int cma_read(void *ctx, uintptr_t addr, size_t len, size_t off)
+{
+    struct cma_ctx *c = ctx;
+    if (smap_copy_from(c->lr, c->stream + off, (const void *)addr, len) == SMAP_COPY_BOUNCE)
+        return smap_rma_fail(MPI_ERR_RMA_RANGE, "CMA could not read the target's memory");
+    return MPI_SUCCESS;
+}
+
+static void *scratch(size_t bytes)
+{
+    return malloc(bytes ? bytes : 1);
+}
+
+/* Target layout <-> packed stream, through CMA. */
+static int cma_scatter(const struct where *o, MPI_Count count, smap_dtype_t *t, char *stream)
+{
+    struct cma_ctx c = { o->lr, stream };
+    return each_block(o->taddr, count, t, cma_write, &c);
+}
+
+static int cma_gather(const struct where *o, MPI_Count count, smap_dtype_t *t, char *stream)
+{
+    struct cma_ctx c = { o->lr, stream };
+    return each_block(o->taddr, count, t, cma_read, &c);
+}
+
+/* Target layout <-> packed stream, through the target's mailbox: every
+ * dense block, in chunks the mailbox holds. */
+struct am_ctx {
+    struct MPI_ABI_Win *w;
+    int target, kind;
+    char *stream;         /* in (put) or out (get) */
+};
+
+static int am_block(void *ctx, uintptr_t addr, size_t len, size_t off)
+{
+    struct am_ctx *c = ctx;
+    for (size_t k = 0; k < len; k += SMAP_RMA_AM_BYTES) {
+        size_t n = len - k < SMAP_RMA_AM_BYTES ? len - k : SMAP_RMA_AM_BYTES;
+        int put = c->kind == SMAP_AM_PUT;
+        int rc = smap_rma_am_call(c->w, c->target, c->kind, addr + k, n, MPI_OP_NULL,
+                                  MPI_DATATYPE_NULL, put ? c->stream + off + k : NULL,
+                                  put ? n : 0, put ? NULL : c->stream + off + k, put ? 0 : n);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int am_scatter(struct MPI_ABI_Win *w, int target, const struct where *o, MPI_Count count,
+                      smap_dtype_t *t, char *stream)
+{
+    struct am_ctx c = { w, target, SMAP_AM_PUT, stream };
+    return each_block(o->taddr, count, t, am_block, &c);
+}
+
+static int am_gather(struct MPI_ABI_Win *w, int target, const struct where *o, MPI_Count count,
+                     smap_dtype_t *t, char *stream)
+{
+    struct am_ctx c = { w, target, SMAP_AM_GET, stream };
+    return each_block(o->taddr, count, t, am_block, &c);
+}
+
+/* ---- put / get ---- */
+
+static int node_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
+{
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    struct where o;
+    int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
+    if (rc)
+        return rc;
+    if (o.path == SMAP_RMA_DIRECT) {
+        smap_dtype_copy(o.local, a->tcount, a->ttype, a->oaddr, a->ocount, a->otype);
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)(a->ocount * a->otype->size);
+    char *s = scratch(bytes);
+    if (!s)
+        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+    smap_dtype_pack(a->oaddr, a->ocount, a->otype, s, 0, (MPI_Count)bytes);
+    rc = o.path == SMAP_RMA_CMA ? cma_scatter(&o, a->tcount, a->ttype, s)
+                                : am_scatter(w, target, &o, a->tcount, a->ttype, s);
+    free(s);
+    return rc;
+}
+
+static int node_get(MPI_Win h, int target, const struct smap_rma_op_args *a)
+{
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    struct where o;
+    int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
+    if (rc)
+        return rc;
+    if (o.path == SMAP_RMA_DIRECT) {
+        smap_dtype_copy(a->raddr, a->rcount, a->rtype, o.local, a->tcount, a->ttype);
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)(a->tcount * a->ttype->size);
+    char *s = scratch(bytes);
+    if (!s)
+        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+    rc = o.path == SMAP_RMA_CMA ? cma_gather(&o, a->tcount, a->ttype, s)
+                                : am_gather(w, target, &o, a->tcount, a->ttype, s);
+    if (!rc)
+        smap_dtype_unpack(s, (MPI_Count)bytes, a->raddr, a->rcount, a->rtype, 0);
+    free(s);
+    return rc;
+}
+
+/* ---- element atomics ---- */
+
+struct acc_plan {
+    int opx;
+    int integer;             /* BAND is defined on the type: fetch_and & co apply */
+    smap_op_loop_fn *fn;     /* the op's kernel (not REPLACE / NO_OP) */
+    size_t esize;
+};
+
+#define ATOMIC_RMW(T, p, in, res, plan)                                                      \
+    do {                                                                                     \
+        _Atomic T *q_ = (_Atomic T *)(p);                                                    \
+        T v_ = 0, old_;                                                                      \
+        if (in)                                                                              \
+            memcpy(&v_, (in), sizeof v_);                                                    \
+        switch ((plan)->opx) {                                                               \
+        case SMAP_OPX_NO_OP: old_ = atomic_load_explicit(q_, memory_order_acquire); break;   \
+        case SMAP_OPX_REPLACE: old_ = atomic_exchange_explicit(q_, v_, memory_order_acq_rel); break; \
+        case SMAP_OPX_SUM:                                                                   \
+            if ((plan)->integer) {                                                           \
+                old_ = atomic_fetch_add_explicit(q_, v_, memory_order_acq_rel);              \
+                break;                                                                       \
+            }                                                                                \
+            goto cas_;                                                                       \
+        case SMAP_OPX_BAND: old_ = atomic_fetch_and_explicit(q_, v_, memory_order_acq_rel); break; \
+        case SMAP_OPX_BOR: old_ = atomic_fetch_or_explicit(q_, v_, memory_order_acq_rel); break; \
+        case SMAP_OPX_BXOR: old_ = atomic_fetch_xor_explicit(q_, v_, memory_order_acq_rel); break; \
+        default:                                                                             \
+        cas_:                                                                                \
+            old_ = atomic_load_explicit(q_, memory_order_relaxed);                           \
+            for (;;) {                                                                       \
+                T nv_ = old_;                                                                \
+                (plan)->fn((in), &nv_, 1);                                                   \
+                if (atomic_compare_exchange_weak_explicit(q_, &old_, nv_, memory_order_acq_rel, \
+                                                          memory_order_relaxed))             \
+                    break;                                                                   \
+            }                                                                                \
+        }                                                                                    \
+        if (res)                                                                             \
+            memcpy((res), &old_, sizeof old_);                                               \
+    } while (0)
+
+/* Whether an element at p can be combined atomically. */
+static inline int atomic_ok(const struct acc_plan *pl, const void *p)
+{
+    size_t s = pl->esize;
+    return (s == 1 || s == 2 || s == 4 || s == 8) && ((uintptr_t)p & (s - 1)) == 0;
+}
+
+static void atomic1(const struct acc_plan *pl, void *p, const void *in, void *res)
+{
+    ATOMIC_RMW(uint8_t, p, in, res, pl);
+}
+static void atomic2(const struct acc_plan *pl, void *p, const void *in, void *res)
+{
+    ATOMIC_RMW(uint16_t, p, in, res, pl);
+}
+static void atomic4(const struct acc_plan *pl, void *p, const void *in, void *res)
+{
+    ATOMIC_RMW(uint32_t, p, in, res, pl);
+}
+static void atomic8(const struct acc_plan *pl, void *p, const void *in, void *res)
+{
+    ATOMIC_RMW(uint64_t, p, in, res, pl);
+}
+
+static void atomic_elem(const struct acc_plan *pl, void *p, const void *in, void *res)
+{
+    switch (pl->esize) {
+    case 1: atomic1(pl, p, in, res); break;
+    case 2: atomic2(pl, p, in, res); break;
+    case 4: atomic4(pl, p, in, res); break;
+    default: atomic8(pl, p, in, res); break;
+    }
+}
+
+/* Non-atomic element: under the accumulate lock. */
+static void locked_elem(const struct acc_plan *pl, void *p, const void *in, void *res)
+{
+    if (res)
+        memcpy(res, p, pl->esize);
+    if (pl->opx == SMAP_OPX_REPLACE)
+        memcpy(p, in, pl->esize);
+    else if (pl->opx != SMAP_OPX_NO_OP)
+        pl->fn(in, p, 1);
+}
+
+/* ---- accumulate ---- */
+
+/* The element addresses of (count, t) at local address base, basic type
+ * b (size esize): for each, in stream order. */
+typedef void elem_fn(void *ctx, char *p, MPI_Count i);
+static int each_elem(char *base, MPI_Count count, smap_dtype_t *t, smap_dtype_t *b,
+                     elem_fn *fn, void *ctx)
+{
+    if (t == b || (smap_dtype_is_contiguous(t) && b->extent == b->size)) {
+        char *p = t == b ? base : base + smap_dtype_data_offset(t);
+        MPI_Count n = t == b ? count : count * (t->size / b->size);
+        for (MPI_Count i = 0; i < n; i++)
+            fn(ctx, p + i * b->extent, i);
+        return MPI_SUCCESS;
+    }
+    const struct smap_dtype_flat *f = smap_dtype_flat(t);
+    if (!f)
+        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
+    MPI_Count i = 0;
+    for (MPI_Count e = 0; e < count; e++)
+        for (MPI_Count r = 0; r < f->nblk; r++) {
+            const struct smap_dtype_block *bl = &f->blk[r];
+            for (MPI_Count k = 0; k < bl->n; k++) {
+                char *p = base + e * t->extent + bl->off + k * bl->stride;
+                for (MPI_Aint x = 0; x + b->size <= bl->len; x += b->size)
+                    fn(ctx, p + x, i++);
+            }
+        }
+    return MPI_SUCCESS;
+}
+
+struct elem_ctx {
+    const struct acc_plan *pl;
+    const char *in;       /* n elements of b (b's extent apart) */
+    char *res;            /* same, or NULL */
+    MPI_Aint ext;
+    struct smap_rma_cb *cb;
+    int locked, atomics, rc;
+};
+
+static void elem_apply(void *ctx, char *p, MPI_Count i)
+{
+    struct elem_ctx *c = ctx;
+    const char *in = c->in ? c->in + i * c->ext : NULL;
+    char *res = c->res ? c->res + i * c->ext : NULL;
+    if (c->atomics && atomic_ok(c->pl, p)) {
+        atomic_elem(c->pl, p, in, res);
+        return;
+    }
+    if (!c->locked) {
+        c->rc = smap_rma_acc_lock(c->cb);
+        c->locked = c->rc == MPI_SUCCESS;
+        if (!c->locked)
+            return;
+    }
+    locked_elem(c->pl, p, in, res);
+}
+
+static int opx_of(MPI_Op op)
+{
+    struct MPI_ABI_Op *o = smap_op_get(op);
+    return o ? o->opx : -1;
+}
+
+/* An accumulate through the target's mailbox: the origin's stream, block
+ * after block of the target layout, in chunks of whole elements of b; the
+ * target combines under its accumulate lock. */
+struct acc_am_ctx {
+    struct MPI_ABI_Win *w;
+    int target, gacc;
+    MPI_Op op;
+    smap_dtype_t *b;
+    const char *in;   /* packed origin stream, NULL for MPI_NO_OP */
+    char *res;        /* packed result stream, or NULL */
+};
+
+static int acc_am_block(void *ctx, uintptr_t addr, size_t len, size_t off)
+{
+    struct acc_am_ctx *c = ctx;
+    size_t es = (size_t)c->b->size, chunk = SMAP_RMA_AM_BYTES / es * es;
+    for (size_t k = 0; k < len; k += chunk) {
+        size_t n = len - k < chunk ? len - k : chunk;
+        int rc = smap_rma_am_call(c->w, c->target, c->gacc ? SMAP_AM_GACC : SMAP_AM_ACC, addr + k,
+                                  n, c->op, smap_dtype_handle(c->b),
+                                  c->in ? c->in + off + k : NULL, c->in ? n : 0,
+                                  c->res ? c->res + off + k : NULL, c->res ? n : 0);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int acc_am(struct MPI_ABI_Win *w, int target, const struct where *o,
+                  const struct smap_rma_op_args *a, smap_dtype_t *b)
+{
+    size_t bytes = (size_t)(a->tcount * a->ttype->size);
+    char *in = NULL, *res = NULL;
+    int rc = MPI_SUCCESS;
+    if (a->op != MPI_NO_OP && !(in = scratch(bytes)))
+        rc = MPI_ERR_NO_MEM;
+    if (!rc && a->raddr && !(res = scratch(bytes)))
+        rc = MPI_ERR_NO_MEM;
+    if (rc) {
+        free(in);
+        return smap_rma_fail(rc, "out of memory");
+    }
+    if (in)
+        smap_dtype_pack(a->oaddr, a->ocount, a->otype, in, 0, (MPI_Count)bytes);
+    struct acc_am_ctx c = { w, target, a->raddr != NULL, a->op, b, in, res };
+    rc = each_block(o->taddr, a->tcount, a->ttype, acc_am_block, &c);
+    if (!rc && res)
+        smap_dtype_unpack(res, (MPI_Count)bytes, a->raddr, a->rcount, a->rtype, 0);
+    free(in);
+    free(res);
+    return rc;
+}
+
+/* REPLACE / NO_OP on a type mixing basic types: whole-operation put/get
+ * under the accumulate lock (no element is torn by another accumulate). */
+static int acc_mixed(MPI_Win h, int target, const struct smap_rma_op_args *a, int opx)
+{
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    struct smap_rma_cb *cb = w->t[target].cb;
+    struct where o;
+    int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
+    if (rc)
+        return rc;
+    if (o.path == SMAP_RMA_AM)   /* bytes, replaced block by block by the target */
+        return acc_am(w, target, &o, a, smap_dtype_get(MPI_BYTE));
+    rc = smap_rma_acc_lock(cb);
+    if (rc)
+        return rc;
+    if (a->raddr)
+        rc = node_get(h, target, a);
+    if (!rc && opx == SMAP_OPX_REPLACE)
+        rc = node_put(h, target, a);
+    smap_rma_acc_unlock(cb);
+    return rc;
+}
+
+static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
+{
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    int opx = opx_of(a->op);
+    smap_dtype_t *b = smap_op_base_type(a->ttype);
+    if (!b)
+        return acc_mixed(h, target, a, opx);
+    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size };
+    smap_op_loop_fn *band;
+    const char *why;
+    pl.integer = smap_op_loop(SMAP_OPX_BAND, b, &band, &why) == MPI_SUCCESS;
+    if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
+        int rc = smap_op_loop(opx, b, &pl.fn, &why);
+        if (rc)
+            return smap_rma_fail(rc, why);
+    }
+    struct where o;
+    int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
+    if (rc)
+        return rc;
+    if (o.path == SMAP_RMA_AM)
+        return acc_am(w, target, &o, a, b);
+    MPI_Count n = a->ttype->size ? a->tcount * (a->ttype->size / b->size) : 0;
+    size_t bytes = (size_t)(n * b->extent);
+    /* the origin's elements in b's layout (MPI_NO_OP ignores them) */
+    char *in = NULL, *res = NULL;
+    if (opx != SMAP_OPX_NO_OP) {
+        in = scratch(bytes);
+        if (!in)
+            return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+        smap_dtype_copy(in, n, b, a->oaddr, a->ocount, a->otype);
+    }
+    if (a->raddr && !(res = scratch(bytes))) {
+        free(in);
+        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+    }
+    struct smap_rma_cb *cb = w->t[target].cb;
+    if (o.path == SMAP_RMA_DIRECT) {
+        struct elem_ctx c = { &pl, in, res, b->extent, cb, 0, o.atomics, 0 };
+        rc = each_elem(o.local, a->tcount, a->ttype, b, elem_apply, &c);
+        if (c.locked)
+            smap_rma_acc_unlock(cb);
+        rc = rc ? rc : c.rc;
+    } else {
+        /* CMA: gather the target elements, combine here, scatter back, all
+         * under the lock (such targets never use atomics) */
+        size_t sbytes = (size_t)(a->tcount * a->ttype->size);
+        char *s = scratch(sbytes), *cur = scratch(bytes);
+        rc = s && cur ? smap_rma_acc_lock(cb) : smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+        if (!rc) {
+            rc = cma_gather(&o, a->tcount, a->ttype, s);
+            if (!rc) {
+                smap_dtype_unpack(s, (MPI_Count)sbytes, cur, n, b, 0);
+                if (res)
+                    memcpy(res, cur, bytes);
+                if (opx != SMAP_OPX_NO_OP) {
+                    smap_op_apply(a->op, in, cur, n, smap_dtype_handle(b));
+                    smap_dtype_pack(cur, n, b, s, 0, (MPI_Count)sbytes);
+                    rc = cma_scatter(&o, a->tcount, a->ttype, s);
+                }
+            }
+            smap_rma_acc_unlock(cb);
+        }
+        free(s);
+        free(cur);
+    }
+    if (!rc && res)
+        smap_dtype_copy(a->raddr, a->rcount, a->rtype, res, n, b);
+    free(in);
+    free(res);
+    return rc;
+}
+
+static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
+{
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    smap_dtype_t *t = a->ttype;
+    size_t s = (size_t)t->size;
+    struct where o;
+    int rc = locate(w, target, a->taddr, 1, t, &o);
+    if (rc)
+        return rc;
+    struct acc_plan pl = { .esize = s };
+    char old[64];
+    if (o.path == SMAP_RMA_DIRECT && o.atomics && t->extent == t->size && atomic_ok(&pl, o.local)) {
+        switch (s) {
+#define CAS_AS(T)                                                                            \
+    {                                                                                        \
+        T e_, d_;                                                                            \
+        memcpy(&e_, a->caddr, sizeof e_);                                                    \
+        memcpy(&d_, a->oaddr, sizeof d_);                                                    \
+        atomic_compare_exchange_strong_explicit((_Atomic T *)(void *)o.local, &e_, d_,       \
+                                                memory_order_acq_rel, memory_order_acquire); \
+        memcpy(a->raddr, &e_, sizeof e_);                                                    \
+        break;                                                                               \
+    }
+        case 1: CAS_AS(uint8_t)
+        case 2: CAS_AS(uint16_t)
+        case 4: CAS_AS(uint32_t)
+        default: CAS_AS(uint64_t)
+#undef CAS_AS
+        }
+        return MPI_SUCCESS;
+    }
+    if (s > sizeof old)
+        return smap_rma_fail(MPI_ERR_TYPE, "compare-and-swap takes one basic element");
+    if (o.path == SMAP_RMA_AM) {
+        /* the target compares and swaps under its own accumulate lock */
+        char in[16];
+        memcpy(in, a->oaddr, s);
+        memcpy(in + s, a->caddr, s);
+        rc = smap_rma_am_call(w, target, SMAP_AM_CAS, o.taddr, s, MPI_OP_NULL,
+                              MPI_DATATYPE_NULL, in, 2 * s, old, s);
+        if (!rc)
+            memcpy(a->raddr, old, s);
+        return rc;
+    }
+    struct smap_rma_cb *cb = w->t[target].cb;
+    rc = smap_rma_acc_lock(cb);
+    if (rc)
+        return rc;
+    if (o.path == SMAP_RMA_DIRECT) {
+        memcpy(old, o.local, s);
+        if (memcmp(old, a->caddr, s) == 0)
+            memcpy(o.local, a->oaddr, s);
+    } else {
+        struct cma_ctx c = { o.lr, old };
+        rc = each_block(o.taddr, 1, t, cma_read, &c);
+        if (!rc && memcmp(old, a->caddr, s) == 0) {
+            c.stream = (char *)(uintptr_t)a->oaddr;
+            rc = each_block(o.taddr, 1, t, cma_write, &c);
+        }
+    }
+    smap_rma_acc_unlock(cb);
+    if (!rc)
+        memcpy(a->raddr, old, s);
+    return rc;
+}
+
+/* ---- passive target ---- */
+
+static int node_lock(MPI_Win h, int target, int type)
+{
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    _Atomic uint64_t *l = &w->t[target].cb->lock;
+    struct smap_rma_backoff b;
+    smap_rma_backoff_init(&b);
+    if (type == MPI_LOCK_SHARED) {
+        for (;;) {
+            uint64_t v = atomic_load_explicit(l, memory_order_relaxed);
+            if (!(v & (SMAP_RMA_EXCL | SMAP_RMA_WAITERS)) &&
+                atomic_compare_exchange_weak_explicit(l, &v, v + 1, memory_order_acquire,
+                                                      memory_order_relaxed))
+                return MPI_SUCCESS;
+            int rc = smap_rma_backoff(&b);
+            if (rc)
+                return rc;
+        }
+    }
+    atomic_fetch_add_explicit(l, SMAP_RMA_WAIT1, memory_order_relaxed);
+    for (;;) {
+        uint64_t v = atomic_load_explicit(l, memory_order_relaxed);
+        if (!(v & (SMAP_RMA_EXCL | SMAP_RMA_SHARED)) &&
+            atomic_compare_exchange_weak_explicit(l, &v, v - SMAP_RMA_WAIT1 + SMAP_RMA_EXCL,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return MPI_SUCCESS;
+        int rc = smap_rma_backoff(&b);
+        if (rc) {
+            atomic_fetch_sub_explicit(l, SMAP_RMA_WAIT1, memory_order_relaxed);
+            return rc;
+        }
+    }
+}
+
+static int node_unlock(MPI_Win h, int target, int type)
+{
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    _Atomic uint64_t *l = &w->t[target].cb->lock;
+    atomic_fetch_sub_explicit(l, type == MPI_LOCK_SHARED ? 1 : SMAP_RMA_EXCL,
+                              memory_order_release);
+    return MPI_SUCCESS;
+}
+
+static int node_flush(MPI_Win h, int target)
+{
+    (void)h;
+    (void)target;
+    /* the operations are complete; make them visible before what follows */
+    atomic_thread_fence(memory_order_seq_cst);
+    return MPI_SUCCESS;
+}
+
+const struct smap_rma_ops smap_rma_node_ops = {
+    .put = node_put,
+    .get = node_get,
+    .acc = node_acc,
+    .cas = node_cas,
+    .lock = node_lock,
+    .unlock = node_unlock,
+    .flush = node_flush,
+};

@@ -1,0 +1,183 @@
+/* One-sided communication (DESIGN.md D12): the window object and the
+ * interface the bindings call (src/binding/rma_*.c check the arguments,
+ * these functions move data and synchronise).
+ *
+ * Every function returns MPI_SUCCESS or an MPI error class, with
+ * smap_rma_why() saying why in words (static text); the binding raises it
+ * on the window's error handler (smap_rma_raise).
+ *
+ * On the node every operation is complete, at the origin and at the
+ * target, when the call returns: a put is one copy into the target's
+ * memory (through its translated address, or CMA), an accumulate a series
+ * of C11 atomics or a locked read-modify-write.  Flushes are therefore
+ * memory fences, and request-based operations return completed requests.
+ * A backend whose operations complete later (src/net between nodes) plugs
+ * in behind struct smap_rma_ops, one table per target. */
+#ifndef SMAP_RMA_RMA_H
+#define SMAP_RMA_RMA_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype/dtype.h"
+
+#define SMAP_WIN_MAGIC 0x57494e44u   /* "WIND" */
+
+struct MPI_ABI_Group;
+struct MPI_ABI_Info;
+struct smap_attr;
+struct MPI_ABI_Comm;
+struct smap_rma_cb;
+struct smap_rma_ops;
+
+/* How an origin reaches one target's window memory. */
+enum smap_rma_path {
+    SMAP_RMA_DIRECT = 0,   /* load/store through the translated address */
+    SMAP_RMA_CMA = 1,      /* process_vm_readv/writev */
+    SMAP_RMA_AM = 2        /* neither: the target serves requests in its progress (am.c) */
+};
+
+/* One target as this rank sees it. */
+struct smap_rma_target {
+    const struct smap_rma_ops *ops;  /* the backend serving it (node: smap) */
+    int lr;                          /* node-local rank */
+    int path;                        /* enum smap_rma_path (not for dynamic windows) */
+    int atomics;                     /* accumulates may use C11 atomics on its memory */
+    uintptr_t base;                  /* window base in the target's address space */
+    MPI_Aint size, disp_unit;
+    char *local;                     /* DIRECT: base as mapped here */
+    struct smap_rma_cb *cb;          /* its control block, as mapped here */
+    uint64_t fence_base;             /* its fence word at creation */
+};
+
+/* Per-target operation table: what a backend implements.  The node's
+ * (src/rma/node.c) moves data through smap; src/net will add one for
+ * targets on other nodes.  Arguments are checked; taddr is the target
+ * address (base + disp * disp_unit), range-checked. */
+struct smap_rma_op_args {
+    const void *oaddr;           /* origin buffer (put/acc) */
+    MPI_Count ocount;
+    smap_dtype_t *otype;
+    void *raddr;                 /* result buffer (get, get_acc, fop, cas) */
+    MPI_Count rcount;
+    smap_dtype_t *rtype;
+    const void *caddr;           /* compare buffer (cas) */
+    uintptr_t taddr;
+    MPI_Count tcount;
+    smap_dtype_t *ttype;
+    MPI_Op op;                   /* accumulates */
+};
+struct smap_rma_ops {
+    int (*put)(MPI_Win w, int target, const struct smap_rma_op_args *a);
+    int (*get)(MPI_Win w, int target, const struct smap_rma_op_args *a);
+    /* accumulate (raddr NULL) and get_accumulate; fetch_and_op is a
+     * get_accumulate of one element, compare_and_swap its own */
+    int (*acc)(MPI_Win w, int target, const struct smap_rma_op_args *a);
+    int (*cas)(MPI_Win w, int target, const struct smap_rma_op_args *a);
+    /* passive target: lock/unlock (type MPI_LOCK_*), remote completion */
+    int (*lock)(MPI_Win w, int target, int type);
+    int (*unlock)(MPI_Win w, int target, int type);
+    int (*flush)(MPI_Win w, int target);
+};
+
+/* Info hints a window remembers (MPI_Win_get_info answers them). */
+struct smap_rma_hints {
+    int no_locks, same_size, same_disp_unit, alloc_shared_noncontig;
+    char accumulate_ordering[64];   /* "rar,raw,war,waw" by default */
+    char accumulate_ops[32];        /* "same_op_no_op" by default */
+};
+
+struct MPI_ABI_Win {
+    uint32_t magic;
+    int flavor;                  /* MPI_WIN_FLAVOR_* */
+    int n, me;                   /* group size, our rank in it */
+    struct MPI_ABI_Group *group; /* one reference */
+    MPI_Errhandler errhandler;
+    char name[MPI_MAX_OBJECT_NAME];
+    struct smap_attr *attrs;
+    struct smap_rma_hints hints;
+    /* our own window */
+    void *base;
+    MPI_Aint size, disp_unit;
+    void *mem;                   /* what Win_allocate took (arena or heap) */
+    size_t mem_len;
+    int mem_in_arena;
+    struct smap_rma_cb *cb;      /* our control block (arena) */
+    size_t cb_len;
+    struct smap_rma_target *t;   /* per group rank */
+    /* epochs (this rank as origin and as target) */
+    int fence_open;              /* a fence opened an access/exposure epoch */
+    int fence_used;              /* ... and an operation was issued in it */
+    int lock_all;                /* inside MPI_Win_lock_all (1 + nocheck) */
+    int nlocks;                  /* targets locked with MPI_Win_lock */
+    unsigned char *locked;       /* per target: 0, or MPI_LOCK_* - 300 (+4 nocheck) */
+    int *start_grp, nstart;      /* access epoch of MPI_Win_start, or nstart -1 */
+    int *post_grp, npost;        /* exposure epoch of MPI_Win_post, or npost -1 */
+    int start_nocheck, post_nocheck;
+    uint64_t *post_seen;         /* per target: posts consumed by our starts */
+    uint64_t *done_seen;         /* per origin: completes consumed by our waits */
+    uint64_t fence_seq;
+    int am_served;               /* registered with am.c: peers may post requests */
+    /* what the predefined attributes point to */
+    MPI_Aint attr_size;
+    int attr_disp_unit, attr_flavor, attr_model;
+};
+
+/* The object behind a handle, or NULL (MPI_WIN_NULL, freed, garbage). */
+static inline struct MPI_ABI_Win *smap_win_get(MPI_Win h)
+{
+    struct MPI_ABI_Win *w = (struct MPI_ABI_Win *)h;
+    if ((uintptr_t)h < 65536 || ((uintptr_t)h & 7) || w->magic != SMAP_WIN_MAGIC)
+        return NULL;
+    return w;
+}
+
+const char *smap_rma_why(void);
+int smap_rma_fail(int cls, const char *why);
+
+/* Raises error class cls on w's error handler ("func: message"), as
+ * smap_err_raise does for communicators. */
+int smap_win_raise(MPI_Win w, int cls, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Runs w's error handler with code (MPI_Win_call_errhandler). */
+void smap_win_invoke(MPI_Win w, int code);
+
+/* ---- creation (win.c), collective over comm ---- */
+/* flavor CREATE: base/size given; ALLOCATE, SHARED: *baseptr receives the
+ * memory; DYNAMIC: no memory.  info may be NULL. */
+int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
+                    struct MPI_ABI_Info *info, struct MPI_ABI_Comm *comm, void **baseptr,
+                    MPI_Win *out);
+int smap_win_free(MPI_Win *h);
+int smap_win_shared_query(MPI_Win w, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void **base);
+int smap_win_attach(MPI_Win w, void *base, MPI_Aint size);
+int smap_win_detach(MPI_Win w, const void *base);
+/* Hints: set (only those that may change after creation) and get. */
+void smap_win_set_hints(struct MPI_ABI_Win *w, const struct MPI_ABI_Info *info);
+struct MPI_ABI_Info *smap_win_get_hints(const struct MPI_ABI_Win *w);
+
+/* ---- operations (ops.c) ---- */
+enum smap_rma_kind { SMAP_RMA_PUT, SMAP_RMA_GET, SMAP_RMA_ACC, SMAP_RMA_GACC, SMAP_RMA_CAS };
+/* Checks the epoch and the target range, then runs the operation.
+ * target_rank may be MPI_PROC_NULL (nothing happens). */
+int smap_rma_op(MPI_Win w, int kind, int target_rank, MPI_Aint disp,
+                struct smap_rma_op_args *a);
+
+/* ---- synchronisation (sync.c) ---- */
+int smap_win_fence(MPI_Win w, int assert);
+int smap_win_post(MPI_Win w, struct MPI_ABI_Group *g, int assert);
+int smap_win_start(MPI_Win w, struct MPI_ABI_Group *g, int assert);
+int smap_win_complete(MPI_Win w);
+int smap_win_wait(MPI_Win w);
+int smap_win_test(MPI_Win w, int *flag);
+int smap_win_lock(MPI_Win w, int type, int rank, int assert);
+int smap_win_unlock(MPI_Win w, int rank);
+int smap_win_lock_all(MPI_Win w, int assert);
+int smap_win_unlock_all(MPI_Win w);
+/* rank < 0: all targets; local: only local completion wanted */
+int smap_win_flush(MPI_Win w, int rank, int local);
+int smap_win_sync(MPI_Win w);
+
+#endif
