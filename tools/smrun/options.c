@@ -220,7 +220,20 @@ static int opt_bind(struct smrun_options *o, const char *arg)
     return SMRUN_CONTINUE;
 }
 
-enum opt_id { O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION };
+static int opt_host(struct smrun_options *o, char *arg)
+{
+    char **specs = realloc(o->host_specs, (size_t)(o->nhost_specs + 1) * sizeof *specs);
+    if (!specs)
+        return SMRUN_EXIT_FAILURE;
+    o->host_specs = specs;
+    o->host_specs[o->nhost_specs++] = arg;
+    return SMRUN_CONTINUE;
+}
+
+enum opt_id {
+    O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
+    O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_HEAD_ADDR,
+};
 
 struct opt_def {
     const char *name;        /* matched after stripping one or two dashes */
@@ -239,6 +252,12 @@ static const struct opt_def opt_table[] = {
     { "v", O_VERBOSE, 0 },      { "verbose", O_VERBOSE, 0 },
     { "h", O_HELP, 0 },         { "help", O_HELP, 0 },
     { "V", O_VERSION, 0 },      { "version", O_VERSION, 0 },
+    /* Across hosts: Open MPI, MPICH (hydra) and Slurm-style spellings. */
+    { "host", O_HOST, 1 },      { "hosts", O_HOST, 1 },     { "H", O_HOST, 1 },
+    { "hostfile", O_HOSTFILE, 1 }, { "f", O_HOSTFILE, 1 }, { "machinefile", O_HOSTFILE, 1 },
+    { "ppn", O_PPN, 1 },        { "npernode", O_PPN, 1 },
+    { "launcher", O_LAUNCHER, 1 }, { "launcher-exec", O_LAUNCHER, 1 },
+    { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
 };
 
 /* Finds the option for "-name", "--name" or "--name=value". */
@@ -263,7 +282,20 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         if (parse_nranks(args[0], &o->nranks))
             return usage_error("%s: '%s' is not a valid number of ranks (expected a positive integer)",
                                opt, args[0]);
+        o->nranks_given = 1;
         return SMRUN_CONTINUE;
+    case O_HOST:    return opt_host(o, args[0]);
+    case O_HOSTFILE: o->hostfile = args[0]; return SMRUN_CONTINUE;
+    case O_PPN:
+        if (parse_nranks(args[0], &o->ppn))
+            return usage_error("%s: '%s' is not a valid number of ranks per host", opt, args[0]);
+        return SMRUN_CONTINUE;
+    case O_LAUNCHER:
+        if (!*args[0])
+            return usage_error("%s: empty launcher command%s", opt, "");
+        o->launcher = args[0];
+        return SMRUN_CONTINUE;
+    case O_HEAD_ADDR: o->head_addr = args[0]; return SMRUN_CONTINUE;
     case O_X:       return opt_export(o, args[0]);
     case O_GENV:    return opt_genv(o, args[0], args[1]);
     case O_BIND:    return opt_bind(o, args[0]);
@@ -350,6 +382,9 @@ void smrun_options_free(struct smrun_options *o)
     for (int i = 0; i < o->nenv; i++)
         free(o->env[i]);
     free(o->env);
+    free(o->host_specs);
+    o->host_specs = NULL;
+    o->nhost_specs = 0;
     o->env = NULL;
     o->nenv = 0;
 }
