@@ -52,6 +52,7 @@ struct agent_conn {
 struct head {
     struct smrun_job job;    /* stdin, stopping, exit code, signals, timeout */
     struct smrun_options opt;   /* the user's, untagged: agents tag */
+    int tag_output;             /* the user's -l, for the agents */
     struct smrun_placement pl;
     struct agent_conn *agents;
     int nagents, alive;
@@ -280,7 +281,7 @@ static void send_job(struct head *h, struct agent_conn *a)
         smrun_link_send(l, "arg", *arg, NULL);
     char size[16], tag[4], bind[4], verbose[4], report[4], rank[16];
     snprintf(size, sizeof size, "%d", h->pl.nranks);
-    snprintf(tag, sizeof tag, "%d", h->opt.tag_output);
+    snprintf(tag, sizeof tag, "%d", h->tag_output);
     snprintf(bind, sizeof bind, "%d", (int)h->opt.bind);
     snprintf(verbose, sizeof verbose, "%d", h->opt.verbose);
     snprintf(report, sizeof report, "%d", h->opt.report_bindings);
@@ -389,8 +390,9 @@ static void on_agent_message(struct head *h, struct agent_conn *a, const struct 
                 barrier_check(h);
         }
     } else if (strcmp(v, "exit") == 0) {
-        int r = valid_rank(h, m->w[1]);
-        if (r >= 0) {
+        int r = valid_rank(h, m->w[1]), st = atoi(m->w[2]);
+        /* Only a clean exit can strand a barrier; a failure reports itself. */
+        if (r >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
             h->exited[r] = 1;
             h->joined[r] = (unsigned char)(atoi(m->w[3]) != 0);
             barrier_check(h);
@@ -762,6 +764,7 @@ static void head_free(struct head *h)
 static int head_init(struct head *h, const struct smrun_options *opt)
 {
     h->opt = *opt;
+    h->tag_output = opt->tag_output;
     h->opt.tag_output = 0;   /* what the agents send is tagged already */
     h->lfd = -1;
     struct smrun_job *job = &h->job;
