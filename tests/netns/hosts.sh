@@ -17,6 +17,8 @@
 #   hosts.sh exec HOST CMD [ARGS...]
 #       Runs CMD on emulated host HOST (h1..hN) of set $SMAP_NETNS_ID, with
 #       host name HOST, FI_PROVIDER=tcp and FI_TCP_IFACE=eth0 (its veth).
+#       Like ssh, the words of CMD are joined by spaces into one shell
+#       command line.
 #       This is what the launcher calls: LAUNCHER HOST COMMAND...
 #   hosts.sh up N / hosts.sh down
 #       The two halves of run, for interactive use:
@@ -132,8 +134,10 @@ exec)
     [ -n "${SMAP_NETNS_ID:-}" ] || { echo "hosts.sh exec: SMAP_NETNS_ID is not set" >&2; exit 255; }
     [ -e "/run/netns/$SMAP_NETNS_ID-$host" ] || { echo "hosts.sh: no emulated host '$host'" >&2; exit 255; }
     export FI_PROVIDER=tcp FI_TCP_IFACE=eth0
+    # Like ssh: the words are joined into one command line for the shell
+    # (hydra quotes its proxy's path inside it).
     exec ip netns exec "$SMAP_NETNS_ID-$host" unshare --uts -- \
-        sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
+        sh -c 'hostname "$0" && exec sh -c "$1"' "$host" "$*"
     ;;
 up)
     # Interactive: the set outlives this shell; the owner is the caller.

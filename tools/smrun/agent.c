@@ -261,8 +261,6 @@ int smrun_agent_main(int argc, char **argv)
         smrun_msg("--agent ADDR PORT NODE COOKIE: internal use by a head smrun");
         return SMRUN_EXIT_USAGE;
     }
-    /* Ours from the start: a terminal's ^C goes to the head, which decides. */
-    setpgid(0, 0);
     smap_log_set_name("smrun-agent");
     int fd = connect_head(argv[2], argv[3]);
     if (fd < 0) {
