@@ -18,6 +18,13 @@ expect_rc 0
 expect_layout "0 h1 1 0" "1 h2 2 0" "2 h2 2 1" "3 h3 3 0" "4 h3 3 1" "5 h3 3 2"
 expect_ring "0 1" "1 2" "3 3"
 
+# Two hydra "hosts" on one machine: two nodes (PMI_process_mapping), not
+# one node of the same host name.
+run_job -launcher-exec "$HERE_LAUNCHER" -localhost 127.0.0.1 -hosts a:2,b:2 -n 4 -l "$HOSTINFO"
+expect_rc 0
+expect_layout "0 $(hostname) 2 0" "1 $(hostname) 2 1" "2 $(hostname) 2 0" "3 $(hostname) 2 1"
+expect_ring "0 2" "2 2"
+
 # MPI_Abort on the second host stops the job with a non-zero code.
 run_job $HY -hosts h1:2,h2:2 -n 4 "$HOSTINFO" abort:2 "wait:$NEVER"
 [ "$RC" -ne 0 ] || fail "hydra exited 0 after MPI_Abort"

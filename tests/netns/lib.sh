@@ -47,3 +47,16 @@ expect_ring() {
         done
     done
 }
+
+# $HERE_LAUNCHER: a "remote shell" that runs the command right here,
+# whatever the host: two hosts of one machine, same host name, same
+# /dev/shm -- still two nodes, because the placement says so.
+HERE_LAUNCHER="$WORK/here"
+cat >"$HERE_LAUNCHER" <<'SH'
+#!/bin/sh
+# like "ssh [-x] HOST CMD...", but here
+while [ "${1#-}" != "$1" ]; do shift; done
+shift
+exec sh -c "$*"
+SH
+chmod +x "$HERE_LAUNCHER"

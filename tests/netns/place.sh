@@ -47,6 +47,13 @@ run_job $MH -f "$WORK/hosts" -hosts h2 -ppn 2 -l "$HOSTINFO"
 expect_rc 0
 expect_layout "0 h2 2 0" "1 h2 2 1" "2 h3 2 0" "3 h3 2 1" "4 h1 2 0" "5 h1 2 1"
 
+# Two "hosts" on one machine (same host name, same /dev/shm) are two nodes.
+run_job --launcher "$HERE_LAUNCHER" --head-addr 127.0.0.1 --host a:2,b:2 -l "$HOSTINFO"
+expect_rc 0
+expect_layout "0 $(hostname) 2 0" "1 $(hostname) 2 1" "2 $(hostname) 2 0" "3 $(hostname) 2 1"
+expect_ring "0 2" "2 2"
+expect_sessions_gone
+
 # Bad host lists are usage errors, and nothing starts.
 run_job $MH --host h1:0 "$RANKPROG"
 expect_rc 2
