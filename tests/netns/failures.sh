@@ -62,4 +62,17 @@ expect_sessions_gone
 run_job $MH --host h1,h2 "$RANKPROG" @0:sleep:0.3 @0:exit:5
 expect_rc 5
 expect_err "rank 0 (pid"
+# --timeout across hosts: 124, every host's ranks gone.
+run_job $MH --timeout 1 --host h1,h2 "$RANKPROG" eprint:sess={sess} "waitfile:$NEVER"
+expect_rc 124
+expect_err "job timed out after 1 s"
+expect_sessions_gone
+
+# stdin reaches rank 0 (on the first host) whole; the others read nothing.
+seq 1 5000 >"$WORK/in"
+STDIN="$WORK/in" run_job $MH --host h1,h2:2 -l "$RANKPROG" stdin
+expect_rc 0
+expect_out "[0] rank 0 stdin bytes=$(wc -c <"$WORK/in") "
+expect_out "[1] rank 1 stdin bytes=0 "
+expect_out "[2] rank 2 stdin bytes=0 "
 echo "PASS"
