@@ -109,7 +109,7 @@ void smrun_agent_event(struct smrun_job *job)
     }
     int rc = smrun_link_fill(l);
     struct smrun_link_msg m;
-    int got;
+    int got = 0;
     while (l->fd >= 0 && (got = smrun_link_next(l, &m)) > 0)
         on_message(job, &m);
     if (rc < 0 || (l->fd >= 0 && got < 0))
@@ -207,7 +207,7 @@ static int receive_setup(struct setup *s)
     double until = smap_now() + AGENT_SETUP_S;
     while (!s->go) {
         struct smrun_link_msg m;
-        int got;
+        int got = 0;
         while (!s->go && (got = smrun_link_next(&agent.link, &m)) > 0)
             if (setup_message(s, &m) != 0)
                 return -1;

@@ -423,7 +423,7 @@ static void agent_readable(struct head *h, struct agent_conn *a)
     }
     int rc = smrun_link_fill(&a->link);
     struct smrun_link_msg m;
-    int got;
+    int got = 0;
     while (a->link.fd >= 0 && (got = smrun_link_next(&a->link, &m)) > 0)
         on_agent_message(h, a, &m);
     if (a->link.fd >= 0 && got < 0)
