@@ -63,9 +63,14 @@ run_job $MH --host h1,h2 "$RANKPROG" @0:sleep:0.3 @0:exit:5
 expect_rc 5
 expect_err "rank 0 (pid"
 # --timeout across hosts: 124, every host's ranks gone.
-run_job $MH --timeout 1 --host h1,h2 "$RANKPROG" eprint:sess={sess} "waitfile:$NEVER"
+# (Long enough for a loaded machine to start both hosts' ranks first.)
+start_job $MH --timeout 8 --host h1,h2 "$RANKPROG" eprint:sess={sess} "ready:$WORK" "waitfile:$NEVER"
+wait_ready 2
+pids=$(all_pids)
+finish_job
 expect_rc 124
-expect_err "job timed out after 1 s"
+expect_err "job timed out after 8 s"
+expect_gone $pids
 expect_sessions_gone
 
 # stdin reaches rank 0 (on the first host) whole; the others read nothing.

@@ -11,6 +11,8 @@ done
 ldconfig -p 2>/dev/null | grep -q 'libpmix\.so' || { echo "SKIPPED: no libpmix"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
 export OMPI_MCA_btl=self OMPI_MCA_plm_rsh_agent=false             # one host, nothing remote
+# Under ASan, LeakSanitizer reports what libpmix itself keeps at exit.
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SMAP_SRC/tests/pmi/lsan-libpmix.supp"
 SMRUN=$OMPI     # run_job starts $SMRUN
 
 run_job --oversubscribe -n 2 "$HOSTINFO"
