@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a target needs, only those missing.
 #   install-deps.sh build   compilers, CMake, Python 3 (generator), MPICH's hydra (a test),
-#                           Open MPI's libmpi.so (tools_link_redirect), Meson + Ninja (tools_meson),
-#                           jemalloc (vendored into libsmartmap_heap: libjemalloc_pic.a)
-#   install-deps.sh bench   the above plus Open MPI, MPICH and gnuplot
+#                           Open MPI (mpirun: a test of the PMIx client; libmpi.so:
+#                           tools_link_redirect), Meson + Ninja (tools_meson), jemalloc
+#                           (vendored into libsmartmap_heap: libjemalloc_pic.a), PMIx headers
+#                           (libpmix is dlopen'ed), libfabric (src/net), iproute2 (emulated
+#                           hosts in tests/netns)
+#   install-deps.sh bench   the above plus MPICH's headers and gnuplot
 set -euo pipefail
-want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev meson ninja-build libfabric-dev)
-[ "${1:-build}" = bench ] && want+=(openmpi-bin libopenmpi-dev libmpich-dev gnuplot-nox)
+want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev openmpi-bin
+      meson ninja-build libfabric-dev libpmix-dev iproute2)
+[ "${1:-build}" = bench ] && want+=(libmpich-dev gnuplot-nox)
 missing=()
 for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

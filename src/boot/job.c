@@ -78,6 +78,53 @@ static int learn_node_layout(const char *node_name, char *err, size_t errlen)
     return 0;
 }
 
+/* MPICH's node-layout key, "(vector,(start,nodes,per_node),...)": blocks of
+ * ranks per node, repeated while ranks remain.  Returns the node index of
+ * rank, or -1 when the text is not such a layout. */
+static int node_from_mapping(const char *map, int rank)
+{
+    const char *p = strstr(map, "vector");
+    if (!p)
+        return -1;
+    int r = 0;
+    for (int round = 0; round < 65536; round++) {
+        const char *q = p;
+        int any = 0;
+        while ((q = strchr(q, '(')) != NULL) {
+            int start, nodes, per;
+            if (sscanf(q, "(%d,%d,%d)", &start, &nodes, &per) != 3 || start < 0 || nodes < 1 ||
+                per < 1)
+                return -1;
+            for (int n = 0; n < nodes; n++, r += per)
+                if (rank < r + per)
+                    return start + n;
+            any = 1;
+            q++;
+        }
+        if (!any)
+            return -1;
+    }
+    return -1;
+}
+
+/* The node as the launcher placed us: smrun's agents say it in
+ * SMAP_NODE_NAME; hydra and other PMI-1 launchers in PMI_process_mapping.
+ * Only without either is the host name the node (a launcher may start two
+ * "hosts" on one machine: they must stay two nodes). */
+static const char *placed_node_name(char *buf, size_t len)
+{
+    if (smap_tun.node_name && *smap_tun.node_name)
+        return smap_tun.node_name;
+    char map[SMAP_PMI_VALLEN_MAX + 1];
+    int node;
+    if (!smap_job.singleton && smap_boot_get("PMI_process_mapping", map, sizeof map) == 0 &&
+        (node = node_from_mapping(map, smap_job.rank)) >= 0) {
+        snprintf(buf, len, "pmi-node-%d", node);   /* compared within the job only */
+        return buf;
+    }
+    return smap_job.hostname;
+}
+
 static int init_singleton(char *err, size_t errlen)
 {
     smap_job.singleton = 1;
@@ -96,12 +143,6 @@ int smap_boot_init(char *err, size_t errlen)
     memset(&smap_job, 0, sizeof smap_job);
     if (gethostname(smap_job.hostname, sizeof smap_job.hostname - 1) != 0)
         snprintf(smap_job.hostname, sizeof smap_job.hostname, "localhost");
-    const char *node_name = smap_tun.node_name && *smap_tun.node_name ? smap_tun.node_name
-                                                                      : smap_job.hostname;
-    if (!smap_pmi_valid_value(node_name)) {
-        snprintf(err, errlen, "node name '%s' cannot be exchanged (empty, spaces or too long)", node_name);
-        return -1;
-    }
     int launched = smap_pmi_detect(&smap_job.rank, &smap_job.size, err, errlen);
     if (launched < 0)
         return -1;
@@ -114,6 +155,12 @@ int smap_boot_init(char *err, size_t errlen)
     }
     if (smap_job.universe_size < smap_job.size)
         smap_job.universe_size = smap_job.size;
+    char placed[64];
+    const char *node_name = placed_node_name(placed, sizeof placed);
+    if (!smap_pmi_valid_value(node_name)) {
+        snprintf(err, errlen, "node name '%s' cannot be exchanged (empty, spaces or too long)", node_name);
+        return -1;
+    }
     return learn_node_layout(node_name, err, errlen);
 }
 

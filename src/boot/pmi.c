@@ -10,8 +10,10 @@
 
 #include "base/log.h"
 #include "boot/pmi_wire.h"
+#include "boot/pmix_client.h"
 
 static int pmi_fd = -1;
+static int job_size;   /* for PMIx gets, which name the rank asked */
 static pthread_mutex_t pmi_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct smap_pmi_reader pmi_reader;
 
@@ -35,8 +37,11 @@ static int parse_env_int(const char *name, int min, int *out, char *err, size_t 
 
 int smap_pmi_detect(int *rank, int *size, char *err, size_t errlen)
 {
-    if (!getenv("PMI_FD"))
-        return 0;
+    if (!getenv("PMI_FD")) {
+        int rc = smap_pmix_detect(rank, size, err, errlen);   /* Open MPI's mpirun, srun --mpi=pmix */
+        job_size = rc == 1 ? *size : 0;
+        return rc;
+    }
     if (parse_env_int("PMI_FD", 0, &pmi_fd, err, errlen) ||
         parse_env_int("PMI_SIZE", 1, size, err, errlen) ||
         parse_env_int("PMI_RANK", 0, rank, err, errlen))
@@ -95,6 +100,12 @@ static int reply_int(const struct smap_pmi_msg *m, const char *key, int *out)
 
 int smap_pmi_init(char *kvsname, size_t kvslen, int *appnum, int *universe, char *err, size_t errlen)
 {
+    if (smap_pmix_active()) {
+        if (smap_pmix_init(kvsname, kvslen, appnum, universe) == 0)
+            return 0;
+        snprintf(err, errlen, "PMIx: cannot read the job's attributes");
+        return -1;
+    }
     struct smap_pmi_msg m;
     const char *step = "init";
     pthread_mutex_lock(&pmi_lock);
@@ -124,6 +135,8 @@ fail:
 
 int smap_pmi_kvs_put(const char *kvsname, const char *key, const char *value)
 {
+    if (smap_pmix_active())
+        return smap_pmix_put(key, value);
     struct smap_pmi_msg m;
     if (!smap_pmi_valid_key(key) || !smap_pmi_valid_value(value))
         return -1;
@@ -137,6 +150,8 @@ int smap_pmi_kvs_put(const char *kvsname, const char *key, const char *value)
 
 int smap_pmi_kvs_get(const char *kvsname, const char *key, char *value, size_t len)
 {
+    if (smap_pmix_active())
+        return smap_pmix_get(key, value, len, job_size);
     struct smap_pmi_msg m;
     pthread_mutex_lock(&pmi_lock);
     int rc = smap_pmi_writef(pmi_fd, "cmd=get kvsname=%s key=%s\n", kvsname, key);
@@ -155,6 +170,8 @@ int smap_pmi_kvs_get(const char *kvsname, const char *key, char *value, size_t l
 
 int smap_pmi_barrier(void)
 {
+    if (smap_pmix_active())
+        return smap_pmix_fence();
     struct smap_pmi_msg m;
     pthread_mutex_lock(&pmi_lock);
     int rc = smap_pmi_writef(pmi_fd, "cmd=barrier_in\n");
@@ -166,6 +183,8 @@ int smap_pmi_barrier(void)
 
 int smap_pmi_finalize(void)
 {
+    if (smap_pmix_active())
+        return smap_pmix_finalize();
     struct smap_pmi_msg m;
     pthread_mutex_lock(&pmi_lock);
     int rc = smap_pmi_writef(pmi_fd, "cmd=finalize\n");
@@ -179,6 +198,10 @@ int smap_pmi_finalize(void)
 
 void smap_pmi_abort(int code)
 {
+    if (smap_pmix_active()) {
+        smap_pmix_abort(code, NULL);
+        return;
+    }
     /* No lock: abort may come from an error handler while another thread
      * holds it, and the process exits right after.  The rank prints its own
      * message on stderr; the launcher only needs the code. */

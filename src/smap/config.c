@@ -78,7 +78,7 @@ int smap_parse_copy_level(const char *s)
 int smap_launched(void)
 {
     return smap_early_getenv("PMI_RANK") || smap_early_getenv("PMI_FD") ||
-           smap_early_getenv("SMAP_LOCAL_RANK");
+           smap_early_getenv("SMAP_LOCAL_RANK") || smap_early_getenv("PMIX_RANK");
 }
 
 static int parse_nonneg(const char *v)
@@ -96,7 +96,8 @@ static int parse_nonneg(const char *v)
 
 int smap_early_local_rank(void)
 {
-    static const char *const vars[] = { "SMAP_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_RANK" };
+    static const char *const vars[] = { "SMAP_LOCAL_RANK", "MPI_LOCALRANKID",
+                                        "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK" };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         int r = parse_nonneg(smap_early_getenv(vars[i]));
         if (r >= 0)

@@ -34,10 +34,16 @@ void smrun_job_signal(struct smrun_job *job, int sig)
     }
 }
 
-static void stop(struct smrun_job *job, int code, int sig)
+/* text: why, for the user (NULL: the cause speaks for itself).  An agent
+ * tells the head instead, which decides for the whole job. */
+static void stop(struct smrun_job *job, int code, int sig, const char *text)
 {
     if (job->stopping)
         return;
+    if (job->agent)
+        smrun_agent_fail(job, code, text ? text : "");
+    else if (text)
+        smrun_msg("%s", text);
     job->stopping = 1;
     job->exit_code = code;
     smap_debug("stopping the job (exit code %d) with signal %d", code, sig);
@@ -47,7 +53,15 @@ static void stop(struct smrun_job *job, int code, int sig)
 
 void smrun_job_stop_with(struct smrun_job *job, int code)
 {
-    stop(job, code, SIGTERM);
+    stop(job, code, SIGTERM, NULL);
+}
+
+void smrun_job_stop_signal(struct smrun_job *job, int code, int sig)
+{
+    struct smrun_agent *agent = job->agent;
+    job->agent = NULL;   /* the head asked: nothing to tell it */
+    stop(job, code, sig, NULL);
+    job->agent = agent;
 }
 
 void smrun_job_fail(struct smrun_job *job, int code, const char *fmt, ...)
@@ -59,8 +73,7 @@ void smrun_job_fail(struct smrun_job *job, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    smrun_msg("%s", text);
-    stop(job, code, SIGTERM);
+    stop(job, code, SIGTERM, text);
 }
 
 static void kill_now(struct smrun_job *job)
@@ -115,6 +128,8 @@ static void reap(struct smrun_job *job)
         smrun_stream_drain(job, &r->err);
         if (r->rank == 0)
             smrun_stdin_close(job);
+        if (job->agent)
+            smrun_agent_exit(job, r);
         judge_exit(job, r);
     }
 }
@@ -130,9 +145,9 @@ static void handle_signals(struct smrun_job *job)
         return;
     int was_stopping = job->stopping;
     if (!was_stopping) {
-        char name[32];
-        smrun_msg("caught %s, stopping the job", smrun_signame(sig, name, sizeof name));
-        stop(job, 128 + sig, sig);   /* the ranks get the same signal */
+        char name[32], text[96];
+        snprintf(text, sizeof text, "caught %s, stopping the job", smrun_signame(sig, name, sizeof name));
+        stop(job, 128 + sig, sig, text);   /* the ranks get the same signal */
     }
     if (was_stopping || nterm > 1) {
         smap_debug("second signal: killing the job now");
@@ -219,7 +234,7 @@ static int poll_timeout_ms(double next)
 
 /* ---- the loop -------------------------------------------------------------- */
 
-enum slot_kind { SLOT_WAKE, SLOT_STDIN, SLOT_STDIN_OUT, SLOT_PMI, SLOT_OUT, SLOT_ERR };
+enum slot_kind { SLOT_WAKE, SLOT_STDIN, SLOT_STDIN_OUT, SLOT_PMI, SLOT_OUT, SLOT_ERR, SLOT_HEAD };
 
 struct slot {
     enum slot_kind kind;
@@ -240,6 +255,11 @@ static int build_pollset(struct smrun_job *job, struct pollfd *pfd, struct slot 
 {
     int n = 0;
     add(pfd, slots, &n, job->wake_fd, POLLIN, SLOT_WAKE, NULL);
+    if (job->agent) {
+        short events = 0;
+        int fd = smrun_agent_fd(job, &events);
+        add(pfd, slots, &n, fd, events, SLOT_HEAD, NULL);
+    }
     if (job->in.dst >= 0) {
         if (job->in.len > job->in.off)
             add(pfd, slots, &n, job->in.dst, POLLOUT, SLOT_STDIN_OUT, NULL);
@@ -260,6 +280,9 @@ static void dispatch(struct smrun_job *job, const struct pollfd *p, const struct
     switch (s->kind) {
     case SLOT_WAKE:
         break;   /* handled at the top of the loop */
+    case SLOT_HEAD:
+        smrun_agent_event(job);
+        break;
     case SLOT_STDIN:
         if (p->revents & POLLNVAL)
             smrun_stdin_close(job);
@@ -287,7 +310,7 @@ static void dispatch(struct smrun_job *job, const struct pollfd *p, const struct
 
 int smrun_job_run(struct smrun_job *job)
 {
-    size_t cap = 3 + 3 * (size_t)job->n;
+    size_t cap = 4 + 3 * (size_t)job->n;
     struct pollfd *pfd = calloc(cap, sizeof *pfd);
     struct slot *slots = calloc(cap, sizeof *slots);
     if (!pfd || !slots) {

@@ -39,12 +39,19 @@ static int raise_fd_limit(int nranks)
     return setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-static int job_init(struct smrun_job *job, const struct smrun_options *opt, const char *program)
+static int job_init(struct smrun_job *job, const struct smrun_options *opt, const char *program,
+                    const struct smrun_share *share)
 {
     memset(job, 0, sizeof *job);
     job->opt = opt;
     job->program = program;
-    job->n = opt->nranks;
+    job->n = share ? share->n : opt->nranks;
+    job->size = share ? share->size : job->n;
+    if (share) {
+        job->agent = share->agent;
+        job->node_name = share->node_name;
+        snprintf(job->kvsname, sizeof job->kvsname, "%s", share->kvsname);
+    }
     job->launcher_pid = getpid();
     job->devnull = job->wake_fd = -1;
     job->in.src = job->in.dst = job->in.child_fd = -1;
@@ -53,7 +60,7 @@ static int job_init(struct smrun_job *job, const struct smrun_options *opt, cons
         return -1;
     for (int i = 0; i < job->n; i++) {
         struct smrun_rank *r = &job->ranks[i];
-        r->rank = i;
+        r->rank = share ? share->ranks[i] : i;
         r->cpu = -1;
         r->pmi.fd = r->child_pmi_fd = r->child_out_fd = r->child_err_fd = -1;
         smrun_stream_init(&r->out, -1, STDOUT_FILENO, i);
@@ -90,12 +97,13 @@ static void job_free(struct smrun_job *job)
     smrun_kvs_free(&job->kvs);
 }
 
-static int run(const struct smrun_options *opt, const char *program)
+int smrun_run_ranks(const struct smrun_options *opt, const char *program,
+                    const struct smrun_share *share)
 {
     static struct smrun_job job;   /* holds the 64 KiB stdin buffer */
-    if (raise_fd_limit(opt->nranks) != 0)
+    if (raise_fd_limit(share ? share->n : opt->nranks) != 0)
         return SMRUN_EXIT_FAILURE;
-    if (job_init(&job, opt, program) != 0) {
+    if (job_init(&job, opt, program, share) != 0) {
         smrun_msg("out of memory");
         return SMRUN_EXIT_FAILURE;
     }
@@ -112,6 +120,8 @@ static int run(const struct smrun_options *opt, const char *program)
     }
     smap_debug("session directory %s, %d CPUs", job.session.path, job.ncpus);
     smrun_pmi_setup(&job);
+    for (int i = 0; share && i + 1 < share->nkv; i += 2)
+        smrun_kvs_put(&job.kvs, share->kv[i], share->kv[i + 1]);
     smrun_spawn_all(&job);   /* a failure there stops the ranks already started */
     int rc = smrun_job_run(&job);
     smrun_session_remove(&job.session);
@@ -123,15 +133,21 @@ int main(int argc, char **argv)
 {
     smap_log_set_name("smrun");
     ensure_std_fds();
+    if (argc > 1 && strcmp(argv[1], "--agent") == 0)
+        return smrun_agent_main(argc, argv);
     struct smrun_options opt;
     int rc = smrun_options_parse(argc, argv, &opt);
     if (rc < 0) {
         if (opt.verbose)
             smap_log_set_level(SMAP_LOG_DEBUG);
         char program[PATH_MAX];
-        rc = smrun_resolve_program(opt.argv[0], program, sizeof program);
-        if (rc == 0)
-            rc = run(&opt, program);
+        if (smrun_hosts_requested(&opt)) {
+            rc = smrun_head_run(&opt);   /* the program is looked up on each host */
+        } else {
+            rc = smrun_resolve_program(opt.argv[0], program, sizeof program);
+            if (rc == 0)
+                rc = smrun_run_ranks(&opt, program, NULL);
+        }
     }
     smrun_options_free(&opt);
     return rc;

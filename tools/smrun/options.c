@@ -19,10 +19,12 @@
 
 static const char usage_text[] =
 "NAME\n"
-"    smrun, mpiexec, mpirun - start an MPI job of smartmap on this node\n"
+"    smrun, mpiexec, mpirun - start an MPI job of smartmap on this node or\n"
+"    across hosts\n"
 "\n"
 "SYNOPSIS\n"
 "    smrun [options] [--] program [arguments...]\n"
+"    smrun --host h1:2,h2:2 [--launcher CMD] [options] [--] program [args...]\n"
 "\n"
 "DESCRIPTION\n"
 "    smrun starts N copies (ranks) of program on this node, serves them the\n"
@@ -61,6 +63,35 @@ static const char usage_text[] =
 "        ranks never mix; a last line without newline is printed at exit.\n"
 "    --timeout SECONDS\n"
 "        Stop the job after SECONDS (0: never) and exit with 124.\n"
+"\n"
+"  Across hosts (any of --host/--hostfile makes a job across hosts):\n"
+"    --host LIST, -host, -hosts, -H LIST\n"
+"        Comma-separated hosts, each \"name\" (1 slot) or \"name:N\" (N slots).\n"
+"        May be repeated; a host named twice gets the sum of its slots.\n"
+"    --hostfile FILE, -f, -machinefile FILE\n"
+"        One host per line: \"name\", \"name:N\" or \"name slots=N\" (other\n"
+"        key=value words are ignored); '#' starts a comment.\n"
+"    -ppn N, -npernode N\n"
+"        N ranks on every host, whatever its slots.\n"
+"        Ranks fill the hosts in order, each up to its slots before the next\n"
+"        (rank blocks), and wrap around to the first host while ranks remain.\n"
+"        Without -n the job has as many ranks as slots.\n"
+"    --launcher CMD, -launcher-exec CMD\n"
+"        The remote shell (default ssh), called as CMD HOST COMMAND... like\n"
+"        ssh; CMD may hold options (\"ssh -p 2222\").  A host named exactly\n"
+"        \"localhost\" is started directly, without CMD.\n"
+"    --head-addr ADDR, -localhost ADDR\n"
+"        IPv4 address (or name) on which this smrun listens for its agents;\n"
+"        it must be reachable from every host.  Default: SMRUN_HEAD_ADDR,\n"
+"        else the first non-loopback IPv4 address of an interface that is\n"
+"        up (127.0.0.1 when every host is localhost).\n"
+"        Each host runs one agent, \"smrun --agent ...\" (the same path as\n"
+"        this smrun), which connects back, forks that host's ranks, serves\n"
+"        them PMI-1 (the key-value space and barrier span every host) and\n"
+"        relays their output, signals and exits.  Ranks get the agent's\n"
+"        environment, plus the variables of smrun's environment the agent\n"
+"        lacks, plus -x/-genv, and start in smrun's working directory.\n"
+"\n"
 "    -v, --verbose\n"
 "        Trace the launch and the PMI traffic on stderr.\n"
 "    -h, --help\n"
@@ -80,11 +111,14 @@ static const char usage_text[] =
 "    SMAP_NODE_CPUS    number of CPUs in smrun's affinity mask (all ranks\n"
 "                      together may use this many, even when each is pinned)\n"
 "    SMAP_LOCAL_RANK   the rank's index on this host (chooses its heap slot)\n"
+"    SMAP_NODE_NAME    across hosts: the host's name as placed (node identity\n"
+"                      comes from the placement, never from the host name)\n"
 "    Removed from the ranks' environment: PMI_PORT, PMI_ID, PMI_SPAWNED\n"
 "    (left over from an enclosing launcher, they would confuse PMI clients).\n"
 "\n"
 "    Read by smrun:\n"
 "    MPIEXEC_TIMEOUT   default for --timeout, in seconds\n"
+"    SMRUN_HEAD_ADDR   default for --head-addr\n"
 "    SMRUN_BIND_TO     default for --bind-to (core or none), e.g. for test\n"
 "                      suites that run several jobs at once\n"
 "    PATH              searched for a program named without '/'\n"
@@ -110,7 +144,9 @@ static const char usage_text[] =
 "    N      the first rank to fail exited with N, or called MPI_Abort with N\n"
 "    128+S  the first rank to fail was killed by signal S, or smrun itself\n"
 "           received signal S (SIGINT 130, SIGTERM 143, SIGHUP 129)\n"
-"    1      a rank broke the PMI protocol, or smrun could not start the job\n"
+"    1      a rank broke the PMI protocol, or smrun could not start the job,\n"
+"           or lost an agent\n"
+"    128+S  across hosts, also: an agent was killed by signal S\n"
 "    2      bad command line\n"
 "    124    --timeout expired\n"
 "    126    the program is not executable\n"
@@ -118,7 +154,9 @@ static const char usage_text[] =
 "\n"
 "EXAMPLES\n"
 "    smrun -n 4 ./ring\n"
-"    mpiexec -np 2 -genv SMAP_VERBOSE 2 -l ./a.out input.dat\n";
+"    mpiexec -np 2 -genv SMAP_VERBOSE 2 -l ./a.out input.dat\n"
+"    mpiexec --host node1:4,node2:4 -l ./a.out\n"
+"    mpiexec -f hosts.txt -ppn 2 --launcher \"ssh -p 2222\" ./a.out\n";
 
 static void print_version(void)
 {
@@ -220,7 +258,20 @@ static int opt_bind(struct smrun_options *o, const char *arg)
     return SMRUN_CONTINUE;
 }
 
-enum opt_id { O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION };
+static int opt_host(struct smrun_options *o, char *arg)
+{
+    char **specs = realloc(o->host_specs, (size_t)(o->nhost_specs + 1) * sizeof *specs);
+    if (!specs)
+        return SMRUN_EXIT_FAILURE;
+    o->host_specs = specs;
+    o->host_specs[o->nhost_specs++] = arg;
+    return SMRUN_CONTINUE;
+}
+
+enum opt_id {
+    O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
+    O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_HEAD_ADDR,
+};
 
 struct opt_def {
     const char *name;        /* matched after stripping one or two dashes */
@@ -239,6 +290,12 @@ static const struct opt_def opt_table[] = {
     { "v", O_VERBOSE, 0 },      { "verbose", O_VERBOSE, 0 },
     { "h", O_HELP, 0 },         { "help", O_HELP, 0 },
     { "V", O_VERSION, 0 },      { "version", O_VERSION, 0 },
+    /* Across hosts: Open MPI, MPICH (hydra) and Slurm-style spellings. */
+    { "host", O_HOST, 1 },      { "hosts", O_HOST, 1 },     { "H", O_HOST, 1 },
+    { "hostfile", O_HOSTFILE, 1 }, { "f", O_HOSTFILE, 1 }, { "machinefile", O_HOSTFILE, 1 },
+    { "ppn", O_PPN, 1 },        { "npernode", O_PPN, 1 },
+    { "launcher", O_LAUNCHER, 1 }, { "launcher-exec", O_LAUNCHER, 1 },
+    { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
 };
 
 /* Finds the option for "-name", "--name" or "--name=value". */
@@ -263,7 +320,20 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         if (parse_nranks(args[0], &o->nranks))
             return usage_error("%s: '%s' is not a valid number of ranks (expected a positive integer)",
                                opt, args[0]);
+        o->nranks_given = 1;
         return SMRUN_CONTINUE;
+    case O_HOST:    return opt_host(o, args[0]);
+    case O_HOSTFILE: o->hostfile = args[0]; return SMRUN_CONTINUE;
+    case O_PPN:
+        if (parse_nranks(args[0], &o->ppn))
+            return usage_error("%s: '%s' is not a valid number of ranks per host", opt, args[0]);
+        return SMRUN_CONTINUE;
+    case O_LAUNCHER:
+        if (!*args[0])
+            return usage_error("%s: empty launcher command%s", opt, "");
+        o->launcher = args[0];
+        return SMRUN_CONTINUE;
+    case O_HEAD_ADDR: o->head_addr = args[0]; return SMRUN_CONTINUE;
     case O_X:       return opt_export(o, args[0]);
     case O_GENV:    return opt_genv(o, args[0], args[1]);
     case O_BIND:    return opt_bind(o, args[0]);
@@ -350,6 +420,9 @@ void smrun_options_free(struct smrun_options *o)
     for (int i = 0; i < o->nenv; i++)
         free(o->env[i]);
     free(o->env);
+    free(o->host_specs);
+    o->host_specs = NULL;
+    o->nhost_specs = 0;
     o->env = NULL;
     o->nenv = 0;
 }

@@ -106,7 +106,7 @@ static int do_universe(struct smrun_job *job, struct smrun_rank *r, const struct
                        const char **why)
 {
     (void)m;
-    return reply(r, why, "cmd=universe_size size=%d rc=0", job->n);
+    return reply(r, why, "cmd=universe_size size=%d rc=0", job->size);
 }
 
 /* kvsname and key present and well-formed, else a protocol error. */
@@ -140,6 +140,8 @@ static int do_put(struct smrun_job *job, struct smrun_rank *r, const struct smap
         return reply(r, why, "cmd=put_result rc=-1 msg=unknown_kvsname");
     if (smrun_kvs_put(&job->kvs, key, value) != 0)
         return reply(r, why, "cmd=put_result rc=-1 msg=key-value_space_full");
+    if (job->agent)
+        smrun_agent_put(job, key, value);   /* the other hosts get it at the next barrier */
     return reply(r, why, "cmd=put_result rc=0 msg=success");
 }
 
@@ -188,14 +190,22 @@ static int do_barrier(struct smrun_job *job, struct smrun_rank *r, const struct 
     job->barrier_waiting++;
     smap_debug("barrier: %d of %d ranks in", job->barrier_waiting, job->n);
     if (job->barrier_waiting == job->n) {
-        struct smrun_rank *bad = NULL;
-        const char *bad_why = NULL;
-        if (barrier_release(job, &bad_why, &bad) != 0)
-            protocol_error(job, bad, bad_why);
+        if (job->agent)
+            smrun_agent_barrier(job);   /* the head answers when every host is in */
+        else
+            smrun_pmi_barrier_release(job);
         return 0;
     }
     smrun_pmi_check_barrier(job);
     return 0;
+}
+
+void smrun_pmi_barrier_release(struct smrun_job *job)
+{
+    struct smrun_rank *bad = NULL;
+    const char *bad_why = NULL;
+    if (barrier_release(job, &bad_why, &bad) != 0)
+        protocol_error(job, bad, bad_why);
 }
 
 static int do_finalize(struct smrun_job *job, struct smrun_rank *r, const struct smap_pmi_msg *m,
@@ -378,6 +388,8 @@ void smrun_pmi_check_barrier(struct smrun_job *job)
 
 void smrun_pmi_setup(struct smrun_job *job)
 {
+    if (job->agent)
+        return;   /* the head named the KVS and sent the node layout */
     snprintf(job->kvsname, sizeof job->kvsname, "smap-%d", (int)job->launcher_pid);
     /* MPICH's clients read the node layout from this key (hydra's format:
      * one block of n ranks starting on node 0). */

@@ -44,6 +44,14 @@ struct smrun_options {
     char **env;              /* "VAR=value" from -x/-genv, in order */
     int nenv;
     char **argv;             /* the program and its arguments (NULL-terminated) */
+    int nranks_given;        /* -n was on the command line */
+    /* Across hosts (hosts.c); no host option: one node, no agents. */
+    char **host_specs;       /* --host arguments, in order */
+    int nhost_specs;
+    const char *hostfile;
+    int ppn;                 /* 0: the hosts' slots */
+    const char *launcher;    /* remote shell; NULL: ssh */
+    const char *head_addr;   /* NULL: SMRUN_HEAD_ADDR or chosen */
 };
 
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
@@ -91,6 +99,59 @@ struct smrun_kvs {
 int smrun_kvs_put(struct smrun_kvs *kvs, const char *key, const char *value);
 const char *smrun_kvs_get(const struct smrun_kvs *kvs, const char *key);
 void smrun_kvs_free(struct smrun_kvs *kvs);
+
+/* ---- hosts.c: where the ranks go --------------------------------------- */
+
+struct smrun_host {
+    char *name;              /* as placed: the launcher is given this name */
+    int slots;
+    int nranks;              /* ranks placed here */
+    int *ranks;              /* their global ranks, ascending */
+};
+
+struct smrun_placement {
+    struct smrun_host *hosts;   /* distinct names, in order of first mention */
+    int nhosts;
+    int nranks;
+};
+
+/* Nonzero when the command line names hosts (the job goes through agents). */
+int smrun_hosts_requested(const struct smrun_options *o);
+/* Reads --host/--hostfile/-ppn/-n into a placement: hosts in order, each
+ * filled with its slots (or -ppn) before the next, wrapping around while
+ * ranks remain.  Returns 0, or an exit code after a message. */
+int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *p);
+void smrun_placement_free(struct smrun_placement *p);
+
+/* ---- link.c: head <-> agent messages ------------------------------------ */
+
+#define SMRUN_LINK_MAX_WORDS 8
+
+struct smrun_link {
+    int fd;                  /* -1: closed */
+    char *in, *out;
+    size_t in_len, in_cap, in_used;
+    size_t out_len, out_cap, out_off;
+};
+
+struct smrun_link_msg {
+    int n;
+    const char *w[SMRUN_LINK_MAX_WORDS];   /* w[0] is the verb; missing words are "" */
+};
+
+void smrun_link_init(struct smrun_link *l, int fd);
+void smrun_link_close(struct smrun_link *l);
+/* Queues one message (NULL-terminated words after the verb) and writes what
+ * the socket takes now; -1 when the link is broken. */
+int smrun_link_send(struct smrun_link *l, const char *verb, ...);
+int smrun_link_sendv(struct smrun_link *l, int nwords, const char *const *words);
+int smrun_link_flush(struct smrun_link *l);
+int smrun_link_pending(const struct smrun_link *l);
+void smrun_link_flush_blocking(struct smrun_link *l, double seconds);
+/* Reads once: 1 read something, 0 nothing now, -1 EOF or error. */
+int smrun_link_fill(struct smrun_link *l);
+/* Next complete message: 1 (m valid until the next call), 0 none, -1 garbage. */
+int smrun_link_next(struct smrun_link *l, struct smrun_link_msg *m);
 
 /* ---- per-rank state -------------------------------------------------- */
 
@@ -144,8 +205,11 @@ struct smrun_session {
 struct smrun_job {
     const struct smrun_options *opt;
     const char *program;     /* resolved path to exec */
-    int n;
+    int n;                   /* ranks started here */
+    int size;                /* ranks of the whole job (n unless an agent) */
     struct smrun_rank *ranks;
+    struct smrun_agent *agent;   /* non-NULL: this smrun is an agent of a head */
+    const char *node_name;   /* SMAP_NODE_NAME for the ranks (agent), or NULL */
     pid_t launcher_pid;
     int alive;               /* ranks not yet reaped */
 
@@ -221,6 +285,39 @@ void smrun_stdin_readable(struct smrun_job *job);
 void smrun_stdin_writable(struct smrun_job *job);
 void smrun_stdin_close(struct smrun_job *job);
 
+/* ---- main.c ---------------------------------------------------------- */
+
+/* An agent's share of a job across hosts. */
+struct smrun_share {
+    struct smrun_agent *agent;
+    int n, size;             /* ranks here, ranks in the job */
+    const int *ranks;        /* their global ranks */
+    const char *kvsname, *node_name;
+    char **kv;               /* key, value, key, value... to preload */
+    int nkv;
+};
+
+/* Starts the ranks on this node and runs them to the end (share NULL: the
+ * whole job is here).  Returns smrun's exit code. */
+int smrun_run_ranks(const struct smrun_options *opt, const char *program,
+                    const struct smrun_share *share);
+
+/* ---- head.c / agent.c: jobs across hosts --------------------------------- */
+
+/* The head: starts one agent per host through the launcher, serves the
+ * job-wide KVS and barrier, decides the exit code. */
+int smrun_head_run(const struct smrun_options *opt);
+/* "smrun --agent ADDR PORT NODE COOKIE": one host's share of a job. */
+int smrun_agent_main(int argc, char **argv);
+
+/* Hooks the rank machinery calls when it runs inside an agent. */
+void smrun_agent_put(struct smrun_job *job, const char *key, const char *value);
+void smrun_agent_barrier(struct smrun_job *job);
+void smrun_agent_exit(struct smrun_job *job, const struct smrun_rank *r);
+void smrun_agent_fail(struct smrun_job *job, int code, const char *text);
+int smrun_agent_fd(const struct smrun_job *job, short *events);
+void smrun_agent_event(struct smrun_job *job);
+
 /* ---- job.c ----------------------------------------------------------- */
 
 /* Runs the loop until every rank is gone; returns smrun's exit code. */
@@ -231,6 +328,10 @@ int smrun_job_run(struct smrun_job *job);
 void smrun_job_fail(struct smrun_job *job, int code, const char *fmt, ...) SMAP_PRINTF_LIKE(3, 4);
 /* Same without a message (the cause speaks for itself, e.g. EPIPE). */
 void smrun_job_stop_with(struct smrun_job *job, int code);
+/* Stops the job with sig instead of SIGTERM (a head relaying a signal). */
+void smrun_job_stop_signal(struct smrun_job *job, int code, int sig);
+/* Releases the ranks waiting in the PMI barrier (pmi_server.c). */
+void smrun_pmi_barrier_release(struct smrun_job *job);
 /* Sends sig to every rank's process group. */
 void smrun_job_signal(struct smrun_job *job, int sig);
 

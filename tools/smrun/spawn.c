@@ -127,6 +127,7 @@ static void bind_self(int cpu)
 static const char *const owned_vars[] = {
     "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "PMI_SPAWNED",
     "SMAP_SESSION_DIR", "SMAP_LAUNCHER", "SMAP_NODE_CPUS", "SMAP_LOCAL_RANK",
+    "SMAP_NODE_NAME",
 };
 
 static int name_matches(const char *entry, const char *name)
@@ -135,10 +136,10 @@ static int name_matches(const char *entry, const char *name)
     return strncmp(entry, name, n) == 0 && entry[n] == '=';
 }
 
-static int overridden(const char *entry, const struct smrun_options *o)
+static int overridden(const char *entry, const struct smrun_options *o, int agent)
 {
     for (size_t i = 0; i < SMAP_ARRAY_SIZE(owned_vars); i++)
-        if (name_matches(entry, owned_vars[i]))
+        if ((agent || strcmp(owned_vars[i], "SMAP_NODE_NAME") != 0) && name_matches(entry, owned_vars[i]))
             return 1;
     for (int i = 0; i < o->nenv; i++) {
         size_t n = strcspn(o->env[i], "=");
@@ -174,12 +175,16 @@ static char **build_env(const struct smrun_job *job)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!overridden(environ[i], job->opt) && !(env[k++] = strdup(environ[i])))
+        if (!overridden(environ[i], job->opt, job->node_name != NULL) && !(env[k++] = strdup(environ[i])))
             goto oom;
     for (int i = 0; i < job->opt->nenv; i++)
         if (!(env[k++] = strdup(job->opt->env[i])))
             goto oom;
-    if (!(env[k++] = format_var("PMI_SIZE", "%d", job->n)) ||
+    /* An agent's ranks learn their node from the placement, never from the
+     * host name: two hosts may share a kernel (emulated hosts). */
+    if (job->node_name && !(env[k++] = format_var("SMAP_NODE_NAME", "%s", job->node_name)))
+        goto oom;
+    if (!(env[k++] = format_var("PMI_SIZE", "%d", job->size)) ||
         !(env[k++] = format_var("SMAP_SESSION_DIR", "%s", job->session.path)) ||
         !(env[k++] = format_var("SMAP_LAUNCHER", "smrun")) ||
         !(env[k++] = format_var("SMAP_NODE_CPUS", "%d", job->ncpus)))
@@ -236,9 +241,9 @@ static _Noreturn void exec_rank(struct smrun_job *job, struct smrun_rank *r)
     memcpy(env, job->env, n * sizeof *env);
     env[n] = format_var("PMI_FD", "%d", r->child_pmi_fd);
     env[n + 1] = format_var("PMI_RANK", "%d", r->rank);
-    /* All of smrun's ranks share this host: the rank is also the node-local
-     * index, which picks the rank's heap slot before MPI_Init runs. */
-    env[n + 2] = format_var("SMAP_LOCAL_RANK", "%d", r->rank);
+    /* The rank's index among this smrun's ranks is its node-local index,
+     * which picks the rank's heap slot before MPI_Init runs. */
+    env[n + 2] = format_var("SMAP_LOCAL_RANK", "%d", (int)(r - job->ranks));
     execve(job->program, job->opt->argv, env);
     int err = errno;
     dprintf(STDERR_FILENO, "smrun: %s: %s\n", job->opt->argv[0], strerror(err));
@@ -363,5 +368,7 @@ int smrun_spawn_all(struct smrun_job *job)
     }
     close(job->in.child_fd);
     job->in.child_fd = -1;
+    if (job->ranks[0].rank != 0)
+        smrun_stdin_close(job);   /* an agent without rank 0: its stdin goes nowhere */
     return 0;
 }

@@ -1,0 +1,20 @@
+/* PMIx client (pmix_client.c): used when no PMI-1 launcher (PMI_FD) but a
+ * PMIx server (PMIX_NAMESPACE, PMIX_RANK) started the process, e.g. Open
+ * MPI's mpirun.  libpmix is loaded with dlopen. */
+#ifndef SMAP_BOOT_PMIX_CLIENT_H
+#define SMAP_BOOT_PMIX_CLIENT_H
+
+#include <stddef.h>
+
+/* 1: started by PMIx and connected; 0: not a PMIx launch; -1: error in err. */
+int smap_pmix_detect(int *rank, int *size, char *err, size_t errlen);
+int smap_pmix_active(void);
+int smap_pmix_init(char *kvsname, size_t kvslen, int *appnum, int *universe);
+/* Values are strings without blanks, as with PMI-1; gets after a fence. */
+int smap_pmix_put(const char *key, const char *value);
+int smap_pmix_fence(void);
+int smap_pmix_get(const char *key, char *value, size_t len, int size);
+void smap_pmix_abort(int code, const char *msg);
+int smap_pmix_finalize(void);
+
+#endif

@@ -1,0 +1,154 @@
+#!/bin/bash
+# Emulated hosts for tests of jobs across hosts: network namespaces on one
+# machine, each with its own host name (a UTS namespace per command), a veth
+# pair to a bridge, and addresses in 198.18.0.0/15 only (the benchmarking
+# range, RFC 2544) -- no route leads anywhere else.
+#
+#   hosts.sh run N CMD [ARGS...]
+#       Brings up N hosts, runs CMD in the "head" namespace (the bridge's,
+#       198.18.0.1, where mpiexec runs), tears everything down however CMD
+#       ends (trap), and exits with CMD's status.  CMD's environment:
+#         SMAP_NETNS_ID        the set's name (unique per run)
+#         SMAP_NETNS_HOSTS     "h1 h2 ... hN"
+#         SMAP_NETNS_HEAD      198.18.0.1
+#         SMAP_NETNS_LAUNCHER  the launcher: "<dir>/hostexec" (one word, for
+#                              smrun --launcher, hydra -launcher-exec and
+#                              Open MPI --mca plm_rsh_agent)
+#   hosts.sh exec HOST CMD [ARGS...]
+#       Runs CMD on emulated host HOST (h1..hN) of set $SMAP_NETNS_ID, with
+#       host name HOST, FI_PROVIDER=tcp and FI_TCP_IFACE=eth0 (its veth).
+#       Like ssh, the words of CMD are joined by spaces into one shell
+#       command line.
+#       This is what the launcher calls: LAUNCHER HOST COMMAND...
+#   hosts.sh up N / hosts.sh down
+#       The two halves of run, for interactive use:
+#       eval "$(hosts.sh up 2)"; ...; hosts.sh down
+#
+# Host hI has address 198.18.0.(10+I) on eth0.  Exit status 77 (CTest's
+# SKIP_RETURN_CODE) when namespaces cannot be made here (not root, no ip,
+# no unshare, a container that forbids them): such tests are skipped, never
+# passed.  Sets of runs whose owner process is gone are removed by the next
+# "up", so a killed test leaves nothing for long.
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HEAD_ADDR=198.18.0.1
+SKIP=77
+
+skip() { echo "SKIPPED: emulated hosts unavailable: $*" >&2; exit $SKIP; }
+
+ns_of() { echo "$1-$2"; }      # set, host -> namespace name
+
+sweep_stale() {
+    local f id owner
+    for f in /run/netns/smapnet-*; do
+        [ -e "$f" ] || continue
+        id=${f#/run/netns/}; id=${id%-*}        # smapnet-<pid>-<rand>
+        owner=${id#smapnet-}; owner=${owner%%-*}
+        kill -0 "$owner" 2>/dev/null && continue
+        down_set "$id"
+    done
+}
+
+down_set() {
+    local id=$1 f ns p
+    for f in /run/netns/"$id"-*; do
+        [ -e "$f" ] || continue
+        ns=${f#/run/netns/}
+        # Whatever still runs in our namespaces is ours.
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+        ip netns del "$ns" 2>/dev/null
+    done
+}
+
+# Not even IPv6 link-local chatter: 198.18.0.0/15 and loopback only.
+no_ipv6() {
+    ip netns exec "$1" sh -c 'for f in /proc/sys/net/ipv6/conf/all/disable_ipv6 \
+        /proc/sys/net/ipv6/conf/default/disable_ipv6; do [ -e "$f" ] && echo 1 >"$f"; done; true'
+}
+
+# up N OWNER_PID: prints the assignments for eval.
+up() {
+    local n=$1 owner=$2
+    [ "$n" -ge 1 ] && [ "$n" -le 200 ] 2>/dev/null || { echo "hosts.sh: 1..200 hosts" >&2; exit 2; }
+    [ "$(id -u)" = 0 ] || skip "not root"
+    command -v ip >/dev/null || skip "no ip command"
+    command -v unshare >/dev/null || skip "no unshare command"
+    sweep_stale
+    local id="smapnet-$owner-$RANDOM$RANDOM" head i hosts=""
+    head=$(ns_of "$id" head)
+    ip netns add "$head" 2>/dev/null || skip "ip netns add failed"
+    no_ipv6 "$head"
+    if ! ip netns exec "$head" unshare --uts true 2>/dev/null; then
+        down_set "$id"; skip "unshare --uts failed"
+    fi
+    {
+        ip -n "$head" link set lo up &&
+        ip -n "$head" link add br0 type bridge &&
+        ip -n "$head" addr add "$HEAD_ADDR/24" dev br0 &&
+        ip -n "$head" link set br0 up
+    } || { down_set "$id"; skip "cannot make a bridge"; }
+    for i in $(seq 1 "$n"); do
+        local ns; ns=$(ns_of "$id" "h$i")
+        {
+            ip netns add "$ns" && no_ipv6 "$ns" &&
+            ip -n "$head" link add "v$i" type veth peer name eth0 netns "$ns" &&
+            ip -n "$head" link set "v$i" master br0 &&
+            ip -n "$head" link set "v$i" up &&
+            ip -n "$ns" link set lo up &&
+            ip -n "$ns" addr add "198.18.0.$((10 + i))/24" dev eth0 &&
+            ip -n "$ns" link set eth0 up
+        } || { down_set "$id"; skip "cannot make host h$i"; }
+        hosts="$hosts${hosts:+ }h$i"
+    done
+    # The links come up asynchronously: wait until every host answers.
+    for i in $(seq 1 "$n"); do
+        local k
+        for k in $(seq 1 100); do
+            # "Connection refused": the host answered (nothing listens on port 1).
+            ip netns exec "$head" bash -c "exec 3<>/dev/tcp/198.18.0.$((10 + i))/1" 2>&1 |
+                grep -q refused && break
+            sleep 0.05
+        done
+    done
+    echo "export SMAP_NETNS_ID=$id SMAP_NETNS_HOSTS='$hosts' SMAP_NETNS_HEAD=$HEAD_ADDR" \
+         "SMAP_NETNS_LAUNCHER=$HERE/hostexec"
+}
+
+cmd=${1:-}
+shift || true
+case "$cmd" in
+run)
+    [ $# -ge 2 ] || { echo "usage: hosts.sh run N CMD [ARGS...]" >&2; exit 2; }
+    n=$1; shift
+    settings=$(up "$n" $$) || exit $?
+    eval "$settings"
+    trap 'down_set "$SMAP_NETNS_ID"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    ip netns exec "$SMAP_NETNS_ID-head" "$@"
+    exit $?
+    ;;
+exec)
+    [ $# -ge 2 ] || { echo "usage: hosts.sh exec HOST CMD [ARGS...]" >&2; exit 2; }
+    host=$1; shift
+    [ -n "${SMAP_NETNS_ID:-}" ] || { echo "hosts.sh exec: SMAP_NETNS_ID is not set" >&2; exit 255; }
+    [ -e "/run/netns/$SMAP_NETNS_ID-$host" ] || { echo "hosts.sh: no emulated host '$host'" >&2; exit 255; }
+    export FI_PROVIDER=tcp FI_TCP_IFACE=eth0
+    # Like ssh: the words are joined into one command line for the shell
+    # (hydra quotes its proxy's path inside it).
+    exec ip netns exec "$SMAP_NETNS_ID-$host" unshare --uts -- \
+        sh -c 'hostname "$0" && exec sh -c "$1"' "$host" "$*"
+    ;;
+up)
+    # Interactive: the set outlives this shell; the owner is the caller.
+    up "${1:-2}" "$PPID"
+    ;;
+down)
+    [ -n "${SMAP_NETNS_ID:-}" ] || { echo "hosts.sh down: SMAP_NETNS_ID is not set" >&2; exit 2; }
+    down_set "$SMAP_NETNS_ID"
+    ;;
+*)
+    sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;/^set -u/d' >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,303 @@
+/* The agent: "smrun --agent ADDR PORT NODE COOKIE", started on a host by
+ * the head through the launcher (ssh HOST smrun --agent ...).  It connects
+ * back to the head over TCP, receives the job (program, environment,
+ * options, its ranks, the node layout key), and then runs its ranks with the
+ * same machinery as a one-node smrun, except that:
+ *   - PMI puts go to the head too, and a PMI barrier completes when the head
+ *     says every host is in (it then sends the other hosts' puts first);
+ *   - every failure, abort and exit goes to the head, which decides the exit
+ *     code and tells every agent to stop;
+ *   - stdout/stderr go to the agent's own, i.e. back through the launcher
+ *     to the head, already tagged with global ranks;
+ *   - losing the head kills the ranks at once.
+ * The ranks' environment: the agent's own (what the remote shell gave it),
+ * plus every variable of the head's environment it lacks, plus -x/-genv,
+ * plus SMAP_NODE_NAME naming this host as placed. */
+#include "smrun.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/timer.h"
+
+#define AGENT_SETUP_S 60.0
+
+struct smrun_agent {
+    struct smrun_link link;
+    int lost;                /* the head went away */
+};
+
+static struct smrun_agent agent;
+
+/* ---- hooks called by the rank machinery --------------------------------- */
+
+void smrun_agent_put(struct smrun_job *job, const char *key, const char *value)
+{
+    smrun_link_send(&job->agent->link, "put", key, value, NULL);
+}
+
+void smrun_agent_barrier(struct smrun_job *job)
+{
+    smrun_link_send(&job->agent->link, "barrier", NULL);
+}
+
+void smrun_agent_exit(struct smrun_job *job, const struct smrun_rank *r)
+{
+    char rank[16], st[16], joined[4];
+    snprintf(rank, sizeof rank, "%d", r->rank);
+    snprintf(st, sizeof st, "%d", r->status);
+    snprintf(joined, sizeof joined, "%d", r->pmi.in_barrier);
+    smrun_link_send(&job->agent->link, "exit", rank, st, joined, NULL);
+}
+
+void smrun_agent_fail(struct smrun_job *job, int code, const char *text)
+{
+    char c[16];
+    snprintf(c, sizeof c, "%d", code);
+    smrun_link_send(&job->agent->link, "fail", c, text, NULL);
+}
+
+int smrun_agent_fd(const struct smrun_job *job, short *events)
+{
+    const struct smrun_link *l = &job->agent->link;
+    *events = (short)(POLLIN | (smrun_link_pending(l) ? POLLOUT : 0));
+    return l->fd;
+}
+
+static void head_lost(struct smrun_job *job)
+{
+    smrun_link_close(&job->agent->link);
+    if (!job->agent->lost && !job->stopping)
+        smrun_msg("lost the connection to the head smrun: killing the ranks");
+    job->agent->lost = 1;
+    smrun_job_stop_signal(job, SMRUN_EXIT_FAILURE, SIGKILL);
+}
+
+static void on_message(struct smrun_job *job, const struct smrun_link_msg *m)
+{
+    const char *v = m->w[0];
+    if (strcmp(v, "kv") == 0) {
+        if (smrun_kvs_put(&job->kvs, m->w[1], m->w[2]) != 0)
+            smrun_job_fail(job, SMRUN_EXIT_FAILURE, "the key-value space is full");
+    } else if (strcmp(v, "barrier_out") == 0) {
+        smrun_pmi_barrier_release(job);
+    } else if (strcmp(v, "stop") == 0) {
+        int sig = atoi(m->w[1]);
+        smrun_job_stop_signal(job, 128 + sig, sig > 0 && sig < 65 ? sig : SIGTERM);
+    }
+}
+
+void smrun_agent_event(struct smrun_job *job)
+{
+    struct smrun_link *l = &job->agent->link;
+    if (l->fd < 0)
+        return;
+    if (smrun_link_flush(l) != 0) {
+        head_lost(job);
+        return;
+    }
+    int rc = smrun_link_fill(l);
+    struct smrun_link_msg m;
+    int got = 0;
+    while (l->fd >= 0 && (got = smrun_link_next(l, &m)) > 0)
+        on_message(job, &m);
+    if (rc < 0 || (l->fd >= 0 && got < 0))
+        head_lost(job);
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+struct setup {
+    struct smrun_options opt;
+    char **argv;
+    int argc;
+    int *ranks;
+    int n, size;
+    char kvsname[64];
+    char node_name[256];
+    char **kv;
+    int nkv;
+    int go;
+};
+
+static int push(char ***list, int *n, const char *s)
+{
+    char **l = realloc(*list, (size_t)(*n + 2) * sizeof *l);
+    if (!l)
+        return -1;
+    *list = l;
+    if (!(l[*n] = strdup(s)))
+        return -1;
+    l[++*n] = NULL;
+    return 0;
+}
+
+/* Variables of the head that say where the head runs, not the job. */
+static int host_specific(const char *entry)
+{
+    static const char *const names[] = { "HOSTNAME=", "PWD=", "OLDPWD=", "SHLVL=", "_=",
+                                         "SSH_", "DISPLAY=", "TMPDIR=" };
+    for (size_t i = 0; i < SMAP_ARRAY_SIZE(names); i++)
+        if (strncmp(entry, names[i], strlen(names[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static int setup_message(struct setup *s, const struct smrun_link_msg *m)
+{
+    const char *v = m->w[0];
+    if (strcmp(v, "arg") == 0)
+        return push(&s->argv, &s->argc, m->w[1]);
+    if (strcmp(v, "env") == 0)
+        return push(&s->opt.env, &s->opt.nenv, m->w[1]);
+    if (strcmp(v, "henv") == 0) {
+        const char *eq = strchr(m->w[1], '=');
+        if (eq && !host_specific(m->w[1])) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - m->w[1]), m->w[1]);
+            setenv(name, eq + 1, 0);   /* the host's own value wins */
+        }
+        return 0;
+    }
+    if (strcmp(v, "cwd") == 0) {
+        if (chdir(m->w[1]) != 0)
+            smap_debug("cannot enter %s here: %s", m->w[1], strerror(errno));
+        return 0;
+    }
+    if (strcmp(v, "job") == 0) {   /* job SIZE KVSNAME NODE_NAME TAG BIND VERBOSE REPORT */
+        s->size = atoi(m->w[1]);
+        snprintf(s->kvsname, sizeof s->kvsname, "%s", m->w[2]);
+        snprintf(s->node_name, sizeof s->node_name, "%s", m->w[3]);
+        s->opt.tag_output = atoi(m->w[4]);
+        s->opt.bind = (enum smrun_bind)atoi(m->w[5]);
+        s->opt.verbose = atoi(m->w[6]);
+        s->opt.report_bindings = atoi(m->w[7]);
+        return 0;
+    }
+    if (strcmp(v, "rank") == 0) {
+        int *r = realloc(s->ranks, (size_t)(s->n + 1) * sizeof *r);
+        if (!r)
+            return -1;
+        s->ranks = r;
+        s->ranks[s->n++] = atoi(m->w[1]);
+        return 0;
+    }
+    if (strcmp(v, "kv") == 0)
+        return push(&s->kv, &s->nkv, m->w[1]) || push(&s->kv, &s->nkv, m->w[2]) ? -1 : 0;
+    if (strcmp(v, "go") == 0) {
+        s->go = 1;
+        return 0;
+    }
+    return 0;   /* "stop" before "go", or unknown: the checks below decide */
+}
+
+static int receive_setup(struct setup *s)
+{
+    double until = smap_now() + AGENT_SETUP_S;
+    while (!s->go) {
+        struct smrun_link_msg m;
+        int got = 0;
+        while (!s->go && (got = smrun_link_next(&agent.link, &m)) > 0)
+            if (setup_message(s, &m) != 0)
+                return -1;
+        if (s->go)
+            break;
+        if (got < 0 || smap_now() > until)
+            return -1;
+        struct pollfd p = { .fd = agent.link.fd, .events = POLLIN };
+        poll(&p, 1, 1000);
+        if (smrun_link_fill(&agent.link) < 0)
+            return -1;
+    }
+    return s->n > 0 && s->argc > 0 && s->size >= s->n ? 0 : -1;
+}
+
+static int connect_head(const char *addr, const char *port)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET };
+    char *end;
+    long p = strtol(port, &end, 10);
+    if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1 || *end || p < 1 || p > 65535)
+        return -1;
+    sa.sin_port = htons((uint16_t)p);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static void free_setup(struct setup *s)
+{
+    for (int i = 0; i < s->argc; i++)
+        free(s->argv[i]);
+    free(s->argv);
+    for (int i = 0; i < s->nkv; i++)
+        free(s->kv[i]);
+    free(s->kv);
+    free(s->ranks);
+    smrun_options_free(&s->opt);
+}
+
+int smrun_agent_main(int argc, char **argv)
+{
+    if (argc != 6) {
+        smrun_msg("--agent ADDR PORT NODE COOKIE: internal use by a head smrun");
+        return SMRUN_EXIT_USAGE;
+    }
+    smap_log_set_name("smrun-agent");
+    int fd = connect_head(argv[2], argv[3]);
+    if (fd < 0) {
+        smrun_msg("agent: cannot connect to the head at %s:%s: %s", argv[2], argv[3], strerror(errno));
+        return SMRUN_EXIT_FAILURE;
+    }
+    smrun_link_init(&agent.link, fd);
+    smrun_link_send(&agent.link, "hello", argv[4], argv[5], NULL);
+    smrun_link_flush_blocking(&agent.link, 10.0);
+    static struct setup s;
+    if (receive_setup(&s) != 0) {
+        /* The head is gone, stopping, or broken: nothing was started. */
+        free_setup(&s);
+        smrun_link_close(&agent.link);
+        return SMRUN_EXIT_FAILURE;
+    }
+    if (s.opt.verbose)
+        smap_log_set_level(SMAP_LOG_DEBUG);
+    int flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    s.opt.argv = s.argv;
+    s.opt.nranks = s.n;
+    char program[PATH_MAX];
+    int rc = smrun_resolve_program(s.argv[0], program, sizeof program);
+    if (rc != 0) {
+        char text[PATH_MAX + 64];
+        snprintf(text, sizeof text, "host %s: cannot start %s", s.node_name, s.argv[0]);
+        smrun_link_send(&agent.link, "fail", rc == SMRUN_EXIT_NOTFOUND ? "127" : "126", text, NULL);
+    } else {
+        struct smrun_share share = { .agent = &agent, .n = s.n, .size = s.size, .ranks = s.ranks,
+                                     .kvsname = s.kvsname, .node_name = s.node_name,
+                                     .kv = s.kv, .nkv = s.nkv };
+        rc = smrun_run_ranks(&s.opt, program, &share);
+    }
+    smrun_link_send(&agent.link, "done", NULL);
+    smrun_link_flush_blocking(&agent.link, 5.0);
+    smrun_link_close(&agent.link);
+    free_setup(&s);
+    return rc;
+}

@@ -1,0 +1,202 @@
+/* Where the ranks of a job across hosts go.  Hosts come from --host lists
+ * ("h1:2,h2" — a host without a count has one slot) and host files (one
+ * host per line as "host", "host:N" or "host slots=N", '#' comments), in
+ * that order; a host named twice gets the sum of its slots.  Ranks fill the
+ * hosts in order, each host up to its slots (or -ppn) before the next, and
+ * start again at the first host while ranks remain (MPICH's hydra does the
+ * same; Open MPI would refuse without --oversubscribe).  Without -n the job
+ * has as many ranks as slots. */
+#include "smrun.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SMRUN_MAX_SLOTS 65536
+
+int smrun_hosts_requested(const struct smrun_options *o)
+{
+    return o->nhost_specs > 0 || o->hostfile != NULL;
+}
+
+static int parse_count(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > SMRUN_MAX_SLOTS)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Host names travel as words to the launcher and into SMAP_NODE_NAME: no
+ * blanks, no shell metacharacters, not empty. */
+static int valid_host(const char *h)
+{
+    if (!*h || strlen(h) > 255 || *h == '-')
+        return 0;
+    for (const char *c = h; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("._-@[]", *c)))
+            return 0;
+    return 1;
+}
+
+static int add_host(struct smrun_placement *p, const char *name, int slots, const char *where)
+{
+    if (!valid_host(name)) {
+        smrun_msg("%s: '%s' is not a valid host name (see smrun --help)", where, name);
+        return SMRUN_EXIT_USAGE;
+    }
+    for (int i = 0; i < p->nhosts; i++) {
+        if (strcmp(p->hosts[i].name, name) == 0) {
+            p->hosts[i].slots += slots;
+            return 0;
+        }
+    }
+    struct smrun_host *h = realloc(p->hosts, (size_t)(p->nhosts + 1) * sizeof *h);
+    if (!h)
+        return SMRUN_EXIT_FAILURE;
+    p->hosts = h;
+    h = &p->hosts[p->nhosts];
+    memset(h, 0, sizeof *h);
+    h->name = strdup(name);
+    h->slots = slots;
+    if (!h->name)
+        return SMRUN_EXIT_FAILURE;
+    p->nhosts++;
+    return 0;
+}
+
+/* "host" or "host:N" */
+static int add_host_colon(struct smrun_placement *p, char *item, const char *where)
+{
+    int slots = 1;
+    char *colon = strrchr(item, ':');
+    if (colon) {
+        *colon = '\0';
+        if (parse_count(colon + 1, &slots) != 0) {
+            smrun_msg("%s: '%s' is not a valid number of slots for host '%s' (see smrun --help)",
+                      where, colon + 1, item);
+            return SMRUN_EXIT_USAGE;
+        }
+    }
+    return add_host(p, item, slots, where);
+}
+
+static int add_host_list(struct smrun_placement *p, const char *spec)
+{
+    char *copy = strdup(spec);
+    if (!copy)
+        return SMRUN_EXIT_FAILURE;
+    int rc = 0;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save))
+        rc = add_host_colon(p, item, "--host");
+    if (rc == 0 && p->nhosts == 0) {
+        smrun_msg("--host: '%s' names no host (see smrun --help)", spec);
+        rc = SMRUN_EXIT_USAGE;
+    }
+    free(copy);
+    return rc;
+}
+
+/* One host-file line, comment already cut: "host", "host:N", "host slots=N"
+ * (other key=value words, such as max_slots=, are accepted and ignored). */
+static int add_host_line(struct smrun_placement *p, char *line, const char *where)
+{
+    char *save = NULL;
+    char *host = strtok_r(line, " \t\r", &save);
+    if (!host)
+        return 0;
+    int slots = -1;
+    for (char *w = strtok_r(NULL, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
+        if (strncmp(w, "slots=", 6) == 0) {
+            if (parse_count(w + 6, &slots) != 0) {
+                smrun_msg("%s: '%s' is not a valid slot count", where, w);
+                return SMRUN_EXIT_USAGE;
+            }
+        } else if (!strchr(w, '=')) {
+            smrun_msg("%s: unexpected '%s' after host '%s'", where, w, host);
+            return SMRUN_EXIT_USAGE;
+        }
+    }
+    if (slots < 0)
+        return add_host_colon(p, host, where);
+    return add_host(p, host, slots, where);
+}
+
+static int add_hostfile(struct smrun_placement *p, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        smrun_msg("--hostfile %s: %s", path, strerror(errno));
+        return SMRUN_EXIT_USAGE;
+    }
+    char line[1024], where[PATH_MAX + 32];
+    int rc = 0, lineno = 0, before = p->nhosts;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "#\n")] = '\0';
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        rc = add_host_line(p, line, where);
+    }
+    fclose(f);
+    if (rc == 0 && p->nhosts == before) {
+        smrun_msg("--hostfile %s: no host in the file", path);
+        rc = SMRUN_EXIT_USAGE;
+    }
+    return rc;
+}
+
+static int place_ranks(struct smrun_placement *p, const struct smrun_options *o)
+{
+    long total = 0;
+    for (int i = 0; i < p->nhosts; i++) {
+        if (o->ppn > 0)
+            p->hosts[i].slots = o->ppn;
+        total += p->hosts[i].slots;
+    }
+    p->nranks = o->nranks_given ? o->nranks : (int)(total > 65536 ? 65536 : total);
+    for (int i = 0; i < p->nhosts; i++) {
+        p->hosts[i].ranks = calloc((size_t)p->nranks, sizeof(int));
+        if (!p->hosts[i].ranks)
+            return SMRUN_EXIT_FAILURE;
+    }
+    int next = 0;
+    while (next < p->nranks) {
+        for (int i = 0; i < p->nhosts && next < p->nranks; i++) {
+            struct smrun_host *h = &p->hosts[i];
+            for (int k = 0; k < h->slots && next < p->nranks; k++)
+                h->ranks[h->nranks++] = next++;
+        }
+    }
+    return 0;
+}
+
+int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *p)
+{
+    memset(p, 0, sizeof *p);
+    int rc = 0;
+    for (int i = 0; i < o->nhost_specs && rc == 0; i++)
+        rc = add_host_list(p, o->host_specs[i]);
+    if (rc == 0 && o->hostfile)
+        rc = add_hostfile(p, o->hostfile);
+    if (rc == 0)
+        rc = place_ranks(p, o);
+    if (rc == SMRUN_EXIT_FAILURE)
+        smrun_msg("out of memory");
+    return rc;
+}
+
+void smrun_placement_free(struct smrun_placement *p)
+{
+    for (int i = 0; i < p->nhosts; i++) {
+        free(p->hosts[i].name);
+        free(p->hosts[i].ranks);
+    }
+    free(p->hosts);
+    memset(p, 0, sizeof *p);
+}
