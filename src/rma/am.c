@@ -62,10 +62,34 @@ void smap_rma_am_unregister(struct MPI_ABI_Win *w)
     pthread_mutex_unlock(&live_lock);
 }
 
+/* Get_accumulate served here: data receives the old target values and the
+ * target gets op(data, old), a stack-sized piece of whole elements at a
+ * time.  No thread-local copy of a whole mailbox: libmpi's static TLS must
+ * stay tiny, or it cannot be dlopen'ed (its one initial-exec variable pins
+ * all of its TLS into the static block). */
+static int fetch_and_apply(MPI_Op op, unsigned char *data, char *p, size_t len, size_t esize,
+                           MPI_Datatype type)
+{
+    unsigned char old[1024];
+    size_t step = esize && esize <= sizeof old ? sizeof old / esize * esize : 0;
+    if (!step)
+        return MPI_ERR_TYPE;
+    for (size_t off = 0; off < len; off += step) {
+        size_t k = len - off < step ? len - off : step;
+        memcpy(old, p + off, k);
+        if (op != MPI_NO_OP) {
+            int rc = smap_op_apply(op, data + off, p + off, (MPI_Count)(k / esize), type);
+            if (rc)
+                return rc;
+        }
+        memcpy(data + off, old, k);
+    }
+    return MPI_SUCCESS;
+}
+
 /* Runs the request in mailbox am on our own memory. */
 static void execute(struct smap_rma_cb *cb, struct smap_rma_am *am)
 {
-    static _Thread_local unsigned char old[SMAP_RMA_AM_BYTES];
     char *p = (char *)(uintptr_t)am->addr;
     size_t len = (size_t)am->len;
     int rc = MPI_SUCCESS;
@@ -81,15 +105,18 @@ static void execute(struct smap_rma_cb *cb, struct smap_rma_am *am)
         if (rc)
             break;
         if (am->kind == SMAP_AM_GACC)
-            memcpy(old, p, len);
-        if (op != MPI_NO_OP)
+            rc = fetch_and_apply(op, am->data, p, len, t->size, type);
+        else if (op != MPI_NO_OP)
             rc = smap_op_apply(op, am->data, p, (MPI_Count)len / t->size, type);
-        if (am->kind == SMAP_AM_GACC)
-            memcpy(am->data, old, len);
         smap_rma_acc_unlock(cb);
         break;
     }
-    case SMAP_AM_CAS:
+    case SMAP_AM_CAS: {
+        unsigned char old[64];   /* one element of a predefined type */
+        if (len > sizeof old) {
+            rc = MPI_ERR_TYPE;
+            break;
+        }
         rc = smap_rma_acc_lock(cb);
         if (rc)
             break;
@@ -99,6 +126,7 @@ static void execute(struct smap_rma_cb *cb, struct smap_rma_am *am)
         memcpy(am->data, old, len);
         smap_rma_acc_unlock(cb);
         break;
+    }
     }
     am->rc = rc;
 }
