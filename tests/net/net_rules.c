@@ -280,8 +280,14 @@ static int marker;
 static void mapping_stays_on_node(void)
 {
     char names[64][64], mine[64] = "";
+    /* the node as placed: SMAP_NODE_NAME where the launcher sets it (smrun's
+     * agents, multinode.sh), else the host name (hydra across emulated
+     * hosts, each with a host name of its own) */
     const char *nn = getenv("SMAP_NODE_NAME");
-    snprintf(mine, sizeof mine, "%s", nn ? nn : "");
+    if (nn && *nn)
+        snprintf(mine, sizeof mine, "%s", nn);
+    else
+        CHECK(gethostname(mine, sizeof mine - 1) == 0, "gethostname");
     CHECK(np <= 64, "at most 64 ranks");
     marker = 1000 + me;
     CHECK_RC(MPI_Allgather(mine, 64, MPI_CHAR, names, 64, MPI_CHAR, MPI_COMM_WORLD));
