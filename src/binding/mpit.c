@@ -4,24 +4,7 @@
  * Outputs of the *_get_info functions may be NULL (not returned). */
 #include <mpi.h>
 
-#include "tool/tool.h"
-
-/* Runs expr under the tool lock once MPI_T is initialised. */
-#define T_CALL(expr)                           \
-    do {                                       \
-        int t_rc_ = smap_tool_enter();         \
-        if (t_rc_ != MPI_SUCCESS)              \
-            return t_rc_;                      \
-        t_rc_ = (expr);                        \
-        smap_tool_leave();                     \
-        return t_rc_;                          \
-    } while (0)
-
-#define T_NEED(p)                              \
-    do {                                       \
-        if (!(p))                              \
-            return MPI_T_ERR_INVALID;          \
-    } while (0)
+#include "binding/mpit_common.h"
 
 int PMPI_T_init_thread(int required, int *provided)
 {

@@ -2,23 +2,7 @@
  * and events (sources exist, event types do not: src/tool/event.c). */
 #include <mpi.h>
 
-#include "tool/tool.h"
-
-#define T_CALL(expr)                           \
-    do {                                       \
-        int t_rc_ = smap_tool_enter();         \
-        if (t_rc_ != MPI_SUCCESS)              \
-            return t_rc_;                      \
-        t_rc_ = (expr);                        \
-        smap_tool_leave();                     \
-        return t_rc_;                          \
-    } while (0)
-
-#define T_NEED(p)                              \
-    do {                                       \
-        if (!(p))                              \
-            return MPI_T_ERR_INVALID;          \
-    } while (0)
+#include "binding/mpit_common.h"
 
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
