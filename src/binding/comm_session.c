@@ -26,6 +26,7 @@
 #include "binding/intercomm.h"
 #include "mpi/errhandler.h"
 #include "mpi/info.h"
+#include "mpi/session.h"
 #include "p2p/p2p.h"
 
 /* A negative tag below the ones the library uses itself (-1 .. -4), from
@@ -80,8 +81,14 @@ static int from_group(struct MPI_ABI_Group *g, int tag, MPI_Errhandler eh, MPI_C
                                  "communicators alive at once)", SMAP_CTX_MAX);
     smap_group_retain(g);
     int rc = comm_make(&smap_comm_world, g, &ids, newcomm, F);
-    if (rc == MPI_SUCCESS)
-        set_errhandler(*newcomm, eh);
+    if (rc == MPI_SUCCESS) {
+        struct MPI_ABI_Comm *c = *newcomm;
+        set_errhandler(c, eh);
+        /* the group's session (WORLD, the parent here, has none): its
+         * buffer serves this communicator's buffered sends (mpi/bsend.c) */
+        c->session = g->session;
+        smap_session_retain(c->session);
+    }
     return rc;
 }
 

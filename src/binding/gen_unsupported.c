@@ -927,51 +927,6 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
 }
 
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
-{
-    (void)session;
-    (void)buffer;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_attach_buffer");
-}
-
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
-{
-    (void)session;
-    (void)buffer;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_attach_buffer_c");
-}
-
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
-{
-    (void)session;
-    (void)buffer_addr;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_detach_buffer");
-}
-
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
-{
-    (void)session;
-    (void)buffer_addr;
-    (void)size;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_detach_buffer_c");
-}
-
-int PMPI_Session_flush_buffer(MPI_Session session)
-{
-    (void)session;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_flush_buffer");
-}
-
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
-{
-    (void)session;
-    (void)request;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Session_iflush_buffer");
-}
-
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     (void)service_name;

@@ -157,7 +157,7 @@ static int select_members(const char *func, const struct MPI_ABI_Group *g,
     for (int i = 0; i < g->size; i++)
         if (mark[i] == want)
             w[n++] = smap_group_world_rank(g, i);
-    struct MPI_ABI_Group *ng = smap_group_from_world(n, w);
+    struct MPI_ABI_Group *ng = smap_group_derived(smap_group_from_world(n, w), g, NULL);
     CHECK_NEW(func, ng);
     *newgroup = smap_group_handle(ng);
     return MPI_SUCCESS;
@@ -182,7 +182,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     CHECK_NEW(F, w);
     for (int i = 0; i < n; i++)
         w[i] = smap_group_world_rank(g, ranks[i]);
-    struct MPI_ABI_Group *ng = smap_group_from_world(n, w);
+    struct MPI_ABI_Group *ng = smap_group_derived(smap_group_from_world(n, w), g, NULL);
     CHECK_NEW(F, ng);
     *newgroup = smap_group_handle(ng);
     return MPI_SUCCESS;
@@ -261,7 +261,7 @@ static int range_op(const char *func, MPI_Group group, int n, int ranges[][3],
     int count = 0;
     rc = expand_ranges(func, g, n, ranges, seen, w, &count);
     if (rc == MPI_SUCCESS && include) {
-        struct MPI_ABI_Group *ng = smap_group_from_world(count, w);
+        struct MPI_ABI_Group *ng = smap_group_derived(smap_group_from_world(count, w), g, NULL);
         w = NULL;
         if (!ng)
             rc = smap_err_raise(NOCOMM, MPI_ERR_NO_MEM, func, "out of memory");

@@ -12,29 +12,8 @@
 #include "mpi/group.h"
 #include "mpi/info.h"
 #include "mpi/session.h"
+#include "binding/session_common.h"
 
-
-/* The session behind handle h, or a raised MPI_ERR_SESSION. */
-#define GET_SESSION(F, h, s)                                                       \
-    do {                                                                           \
-        (s) = smap_session_get(h);                                                 \
-        if (!(s))                                                                  \
-            return smap_err_raise(MPI_COMM_NULL, MPI_ERR_SESSION, F, "%s",         \
-                                  (h) == MPI_SESSION_NULL ? "session is MPI_SESSION_NULL" \
-                                                          : "session is not a live session"); \
-    } while (0)
-
-/* The handle the session's user error handler receives a pointer to. */
-static MPI_Session handle_of(struct MPI_ABI_Session *s)
-{
-    return s;
-}
-
-static int raise_on(struct MPI_ABI_Session *s, int cls, const char *F, const char *why)
-{
-    MPI_Session h = handle_of(s);
-    return smap_err_raise_on(s->errhandler, &h, "a session", cls, F, "%s", why);
-}
 
 /* An info argument: MPI_INFO_NULL gives NULL; *bad when it is no info. */
 static struct MPI_ABI_Info *info_arg(MPI_Info info, int *bad)
@@ -92,9 +71,9 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
     int bad;
     (void)info_arg(info, &bad);
     if (bad)
-        return raise_on(s, MPI_ERR_INFO, F, "info is not a valid info object");
+        return session_raise(s, MPI_ERR_INFO, F, "info is not a valid info object");
     if (!npset_names)
-        return raise_on(s, MPI_ERR_ARG, F, "npset_names is NULL");
+        return session_raise(s, MPI_ERR_ARG, F, "npset_names is NULL");
     *npset_names = smap_pset_count();
     return MPI_SUCCESS;
 }
@@ -108,18 +87,18 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
     int bad;
     (void)info_arg(info, &bad);
     if (bad)
-        return raise_on(s, MPI_ERR_INFO, F, "info is not a valid info object");
+        return session_raise(s, MPI_ERR_INFO, F, "info is not a valid info object");
     if (!pset_len)
-        return raise_on(s, MPI_ERR_ARG, F, "pset_len is NULL");
+        return session_raise(s, MPI_ERR_ARG, F, "pset_len is NULL");
     const char *name = smap_pset_name(n);
     if (!name)
-        return raise_on(s, MPI_ERR_ARG, F, "n is not the index of a process set");
+        return session_raise(s, MPI_ERR_ARG, F, "n is not the index of a process set");
     /* *pset_len 0: only the length (with the terminator) is returned;
      * else at most *pset_len - 1 characters and a terminator. */
     int len = (int)strlen(name) + 1;
     if (*pset_len > 0) {
         if (!pset_name)
-            return raise_on(s, MPI_ERR_ARG, F, "pset_name is NULL");
+            return session_raise(s, MPI_ERR_ARG, F, "pset_name is NULL");
         snprintf(pset_name, (size_t)*pset_len, "%s", name);
     }
     *pset_len = len;
@@ -132,18 +111,20 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
     struct MPI_ABI_Session *s;
     GET_SESSION(F, session, s);
     if (!pset_name || !info)
-        return raise_on(s, MPI_ERR_ARG, F, "pset_name or info is NULL");
-    struct MPI_ABI_Group *g = smap_pset_group(pset_name);
+        return session_raise(s, MPI_ERR_ARG, F, "pset_name or info is NULL");
+    int nomem;
+    struct MPI_ABI_Group *g = smap_pset_group(s, pset_name, &nomem);
     if (!g)
-        return raise_on(s, MPI_ERR_ARG, F, "pset_name names no process set (mpi://WORLD, "
-                                           "mpi://SELF)");
+        return nomem ? session_raise(s, MPI_ERR_NO_MEM, F, "out of memory")
+                     : session_raise(s, MPI_ERR_ARG, F, "pset_name names no process set "
+                                                   "(mpi://WORLD, mpi://SELF)");
     char size[16];
     snprintf(size, sizeof size, "%d", g->size);
     smap_group_release(g);
     struct MPI_ABI_Info *in = smap_info_new();
     if (!in || smap_info_set(in, "mpi_size", size) != 0) {
         smap_info_free(in);
-        return raise_on(s, MPI_ERR_NO_MEM, F, "out of memory");
+        return session_raise(s, MPI_ERR_NO_MEM, F, "out of memory");
     }
     *info = smap_info_handle(in);
     return MPI_SUCCESS;
@@ -155,12 +136,12 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
     struct MPI_ABI_Session *s;
     GET_SESSION(F, session, s);
     if (!info_used)
-        return raise_on(s, MPI_ERR_ARG, F, "info_used is NULL");
+        return session_raise(s, MPI_ERR_ARG, F, "info_used is NULL");
     struct MPI_ABI_Info *in = s->info ? smap_info_dup(s->info) : smap_info_new();
     /* the level granted, which may differ from the one asked for */
     if (!in || smap_info_set(in, "thread_level", smap_thread_level_name(s->thread_level)) != 0) {
         smap_info_free(in);
-        return raise_on(s, MPI_ERR_NO_MEM, F, "out of memory");
+        return session_raise(s, MPI_ERR_NO_MEM, F, "out of memory");
     }
     *info_used = smap_info_handle(in);
     return MPI_SUCCESS;
@@ -172,11 +153,13 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     struct MPI_ABI_Session *s;
     GET_SESSION(F, session, s);
     if (!pset_name || !newgroup)
-        return raise_on(s, MPI_ERR_ARG, F, "pset_name or newgroup is NULL");
-    struct MPI_ABI_Group *g = smap_pset_group(pset_name);
+        return session_raise(s, MPI_ERR_ARG, F, "pset_name or newgroup is NULL");
+    int nomem;
+    struct MPI_ABI_Group *g = smap_pset_group(s, pset_name, &nomem);
     if (!g)
-        return raise_on(s, MPI_ERR_ARG, F, "pset_name names no process set (mpi://WORLD, "
-                                           "mpi://SELF)");
+        return nomem ? session_raise(s, MPI_ERR_NO_MEM, F, "out of memory")
+                     : session_raise(s, MPI_ERR_ARG, F, "pset_name names no process set "
+                                                   "(mpi://WORLD, mpi://SELF)");
     *newgroup = smap_group_handle(g);
     return MPI_SUCCESS;
 }
@@ -204,7 +187,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
     struct MPI_ABI_Session *s;
     GET_SESSION(F, session, s);
     if (!errhandler)
-        return raise_on(s, MPI_ERR_ARG, F, "errhandler is NULL");
+        return session_raise(s, MPI_ERR_ARG, F, "errhandler is NULL");
     smap_errhandler_retain(s->errhandler);
     *errhandler = s->errhandler;
     return MPI_SUCCESS;
@@ -216,7 +199,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     struct MPI_ABI_Session *s;
     GET_SESSION(F, session, s);
     if (errhandler == MPI_ERRHANDLER_NULL || !smap_errhandler_valid(errhandler))
-        return raise_on(s, MPI_ERR_ARG, F, "errhandler is not a valid error handler");
+        return session_raise(s, MPI_ERR_ARG, F, "errhandler is not a valid error handler");
     smap_errhandler_retain(errhandler);
     smap_errhandler_release(s->errhandler);
     s->errhandler = errhandler;

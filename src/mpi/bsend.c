@@ -11,7 +11,8 @@
  * process's (MPI_Buffer_attach).  Each buffer is a pool (struct
  * smap_bpool): the process's is static, a communicator's is allocated at
  * its first attach and freed with the communicator (MPI_Comm_free flushes
- * it first).  Every pool is on one list so that MPI_Finalize flushes them
+ * it first), a session's likewise (MPI_Session_attach_buffer; freed by
+ * MPI_Session_finalize).  Every pool is on one list so that MPI_Finalize flushes them
  * all.  Flushes (MPI_Buffer_flush, MPI_Comm_flush_buffer and their
  * non-blocking twins) wait for the messages in a pool at the time of the
  * call: each message has a serial number. */
@@ -23,6 +24,7 @@
 #include "smap/smap.h"
 #include "mpi/comm.h"
 #include "mpi/request.h"
+#include "mpi/session.h"
 
 struct seg {
     struct seg *next;
@@ -45,13 +47,24 @@ struct smap_bpool {
 static struct smap_bpool proc_pool = {.refs = 1};
 static struct smap_bpool *pools = &proc_pool;
 
-/* The pool that buffered sends on comm use: its own when it has one
- * attached, else the process's. */
+static inline int attached(const struct smap_bpool *P)
+{
+    return P && (P->bbuf || P->automatic);
+}
+
+/* The pool that buffered sends on comm use (MPI 4.1 section 3.6): its own
+ * when it has one attached, else its session's when that has one, else
+ * the process's. */
 static struct smap_bpool *pool_of(MPI_Comm comm)
 {
     struct MPI_ABI_Comm *c = smap_comm_get(comm);
-    struct smap_bpool *P = c ? c->bpool : NULL;
-    return P && (P->bbuf || P->automatic) ? P : &proc_pool;
+    if (!c)
+        return &proc_pool;
+    if (attached(c->bpool))
+        return c->bpool;
+    if (c->session && attached(c->session->bpool))
+        return c->session->bpool;
+    return &proc_pool;
 }
 
 /* Under the lock: frees segments whose send has completed. */
@@ -164,15 +177,16 @@ int smap_bsend(MPI_Comm comm, const void *buf, MPI_Count count, smap_dtype_t *dt
     return rc;
 }
 
-/* comm's own pool, made on first use (under the lock); NULL: out of memory. */
-static struct smap_bpool *comm_pool(struct MPI_ABI_Comm *c)
+/* The pool in *slot (a communicator's or a session's), made on first use
+ * (under the lock); NULL: out of memory. */
+static struct smap_bpool *pool_in(struct smap_bpool **slot)
 {
-    if (!c->bpool && (c->bpool = calloc(1, sizeof *c->bpool))) {
-        c->bpool->refs = 1;
-        c->bpool->next_pool = pools->next_pool;
-        pools->next_pool = c->bpool;   /* after the process's, which never goes */
+    if (!*slot && (*slot = calloc(1, sizeof **slot))) {
+        (*slot)->refs = 1;
+        (*slot)->next_pool = pools->next_pool;
+        pools->next_pool = *slot;   /* after the process's, which never goes */
     }
-    return c->bpool;
+    return *slot;
 }
 
 static void pool_unref(struct smap_bpool *P)
@@ -210,15 +224,26 @@ int smap_buffer_attach(void *buf, MPI_Count size, const char **why)
     return rc;
 }
 
-int smap_comm_buffer_attach(struct MPI_ABI_Comm *c, void *buf, MPI_Count size, const char **why)
+static int attach_in(struct smap_bpool **slot, void *buf, MPI_Count size, const char **why)
 {
     smap_p2p_lock();
-    struct smap_bpool *P = comm_pool(c);
+    struct smap_bpool *P = pool_in(slot);
     int rc = P ? attach(P, buf, size, why) : MPI_ERR_NO_MEM;
     if (!P)
         *why = "out of memory";
     smap_p2p_unlock();
     return rc;
+}
+
+int smap_comm_buffer_attach(struct MPI_ABI_Comm *c, void *buf, MPI_Count size, const char **why)
+{
+    return attach_in(&c->bpool, buf, size, why);
+}
+
+int smap_session_buffer_attach(struct MPI_ABI_Session *s, void *buf, MPI_Count size,
+                               const char **why)
+{
+    return attach_in(&s->bpool, buf, size, why);
 }
 
 /* Whether messages of P with a serial below `upto` are still in flight,
@@ -323,6 +348,12 @@ int smap_comm_buffer_detach(struct MPI_ABI_Comm *c, void **addr, MPI_Count *size
     return detach(c->bpool, addr, size, why);
 }
 
+int smap_session_buffer_detach(struct MPI_ABI_Session *s, void **addr, MPI_Count *size,
+                               const char **why)
+{
+    return detach(s->bpool, addr, size, why);
+}
+
 void smap_buffer_flush(struct MPI_ABI_Comm *c)
 {
     struct smap_bpool *P = c ? c->bpool : &proc_pool;
@@ -330,16 +361,33 @@ void smap_buffer_flush(struct MPI_ABI_Comm *c)
         flush(P);
 }
 
-void smap_comm_buffer_free(struct MPI_ABI_Comm *c)
+void smap_session_buffer_flush(struct MPI_ABI_Session *s)
 {
-    struct smap_bpool *P = c->bpool;
+    if (s->bpool)
+        flush(s->bpool);
+}
+
+/* Flushes and frees the pool in *slot, if any. */
+static void pool_free(struct smap_bpool **slot)
+{
+    struct smap_bpool *P = *slot;
     if (!P)
         return;
-    flush(P);   /* its messages' requests hold c: they must go first */
+    flush(P);   /* its messages' requests hold their communicators: they must go first */
     smap_p2p_lock();
-    c->bpool = NULL;
+    *slot = NULL;
     pool_unref(P);
     smap_p2p_unlock();
+}
+
+void smap_comm_buffer_free(struct MPI_ABI_Comm *c)
+{
+    pool_free(&c->bpool);
+}
+
+void smap_session_buffer_free(struct MPI_ABI_Session *s)
+{
+    pool_free(&s->bpool);
 }
 
 /* ---- non-blocking flush: a generalized request polled for completion --- */
@@ -365,19 +413,21 @@ static int iflush_free(void *arg)
     return MPI_SUCCESS;
 }
 
-int smap_buffer_iflush(struct MPI_ABI_Comm *c, MPI_Request *req)
+/* A request completed once the messages in P (NULL: a communicator or
+ * session that never had a buffer) at the time of the call have left it. */
+static int iflush(struct smap_bpool *P, MPI_Request *req)
 {
     struct iflush *f = malloc(sizeof *f);
     if (!f)
         return MPI_ERR_NO_MEM;
     smap_p2p_lock();
-    f->P = c ? c->bpool : &proc_pool;
-    if (f->P) {
-        f->P->refs++;
-        f->upto = f->P->serial;
+    f->P = P;
+    if (P) {
+        P->refs++;
+        f->upto = P->serial;
     }
     smap_p2p_unlock();
-    if (!f->P) {   /* a communicator that never had a buffer: nothing to wait for */
+    if (!P) {   /* nothing to wait for */
         free(f);
         f = NULL;
     }
@@ -385,4 +435,20 @@ int smap_buffer_iflush(struct MPI_ABI_Comm *c, MPI_Request *req)
     if (rc != MPI_SUCCESS && f)
         iflush_free(f);
     return rc;
+}
+
+int smap_buffer_iflush(struct MPI_ABI_Comm *c, MPI_Request *req)
+{
+    smap_p2p_lock();   /* c's pool is made under the lock */
+    struct smap_bpool *P = c ? c->bpool : &proc_pool;
+    smap_p2p_unlock();
+    return iflush(P, req);
+}
+
+int smap_session_buffer_iflush(struct MPI_ABI_Session *s, MPI_Request *req)
+{
+    smap_p2p_lock();
+    struct smap_bpool *P = s->bpool;
+    smap_p2p_unlock();
+    return iflush(P, req);
 }

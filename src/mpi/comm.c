@@ -13,6 +13,7 @@
 #include "mpi/group.h"
 #include "mpi/handles.h"
 #include "mpi/request.h"
+#include "mpi/session.h"
 #include "p2p/p2p.h"
 #include "smap/smap.h"
 #include "mpi/info.h"
@@ -319,6 +320,9 @@ struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI
     c->handle = c;
     c->errhandler = parent->errhandler;
     smap_errhandler_retain(c->errhandler);
+    c->session = parent->session;
+    smap_session_retain(c->session);
+    smap_group_set_session(g, c->session);   /* MPI_Comm_group's groups lead back to it */
     atomic_init(&c->refs, 1);
     pthread_mutex_lock(&ctx_lock);
     ctx_used[ctx / 32] |= 1u << (ctx % 32);
@@ -365,6 +369,7 @@ void smap_comm_destroy(struct MPI_ABI_Comm *c)
     smap_errhandler_release(c->errhandler);
     smap_info_free(c->hints);
     smap_topo_free(c->topo);   /* its virtual topology (src/topo), if any */
+    smap_session_release(c->session);
     c->magic = 0;   /* a stale handle no longer passes smap_comm_get */
     free(c);
 }

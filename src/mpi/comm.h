@@ -13,6 +13,7 @@
 
 struct MPI_ABI_Group;
 struct MPI_ABI_Info;
+struct MPI_ABI_Session;
 struct smap_attr;
 struct smap_topo;
 
@@ -34,6 +35,11 @@ struct MPI_ABI_Comm {
     struct MPI_ABI_Comm *local_comm;
     struct smap_topo *topo;      /* virtual topology (src/topo), or NULL */
     struct smap_bpool *bpool;    /* MPI_Comm_attach_buffer's pool (mpi/bsend.c), or NULL */
+    /* The session the communicator derives from (MPI_Comm_create_from_group
+     * and the like, then inherited from the parent), one reference, or NULL
+     * (the world model): its buffer serves buffered sends here when the
+     * communicator has none of its own. */
+    struct MPI_ABI_Session *session;
     uint32_t nbc_seq;            /* non-blocking collectives started here (src/coll/sched) */
     /* User communicators: one reference for the user's handle plus one per
      * request alive on it (src/mpi/request.c), so that MPI_Comm_free with
@@ -129,7 +135,7 @@ void smap_comm_ctx_nb_release(int ctx, int slot);
 int smap_comm_ctx_pick(const uint32_t *mask);
 /* A new communicator of group g (its reference is taken over; this rank
  * must be a member) with context id ctx and control block slot, inheriting
- * parent's error handler.  No attributes, no hints, an empty name.  NULL
+ * parent's error handler and session (g gets the session too).  No attributes, no hints, an empty name.  NULL
  * when out of memory (g is released then). */
 struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,
                                    int ctx, int slot);

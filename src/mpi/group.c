@@ -4,10 +4,11 @@
 #include <stdlib.h>
 
 #include "mpi/comm.h"
+#include "mpi/session.h"
 
-struct MPI_ABI_Group smap_group_world = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL };
-struct MPI_ABI_Group smap_group_self = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL };
-struct MPI_ABI_Group smap_group_empty = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL };
+struct MPI_ABI_Group smap_group_world = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL };
+struct MPI_ABI_Group smap_group_self = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL };
+struct MPI_ABI_Group smap_group_empty = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL };
 
 static int my_world_rank;
 
@@ -53,6 +54,7 @@ void smap_group_release(struct MPI_ABI_Group *g)
         return;
     if (atomic_fetch_sub_explicit((_Atomic int *)&g->refs, 1, memory_order_acq_rel) == 1) {
         g->magic = 0;
+        smap_session_release(g->session);
         free(g->ranks);
         free(g->order);
         free(g);
@@ -141,6 +143,21 @@ struct MPI_ABI_Group *smap_group_from_world(int n, int *world)
     return g;
 }
 
+void smap_group_set_session(struct MPI_ABI_Group *g, struct MPI_ABI_Session *s)
+{
+    if (!g || g->is_static || !s || g->session)
+        return;
+    smap_session_retain(s);
+    g->session = s;
+}
+
+struct MPI_ABI_Group *smap_group_derived(struct MPI_ABI_Group *g, const struct MPI_ABI_Group *a,
+                                         const struct MPI_ABI_Group *b)
+{
+    smap_group_set_session(g, a && a->session ? a->session : b ? b->session : NULL);
+    return g;
+}
+
 static int *world_array(size_t n)
 {
     return malloc((n ? n : 1) * sizeof(int));
@@ -159,7 +176,7 @@ struct MPI_ABI_Group *smap_group_union(const struct MPI_ABI_Group *a, const stru
         if (smap_group_find(a, r) < 0)
             w[n++] = r;
     }
-    return smap_group_from_world(n, w);
+    return smap_group_derived(smap_group_from_world(n, w), a, b);
 }
 
 static struct MPI_ABI_Group *filter(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b,
@@ -174,7 +191,7 @@ static struct MPI_ABI_Group *filter(const struct MPI_ABI_Group *a, const struct 
         if ((smap_group_find(b, r) >= 0) == keep_members_of_b)
             w[n++] = r;
     }
-    return smap_group_from_world(n, w);
+    return smap_group_derived(smap_group_from_world(n, w), a, b);
 }
 
 struct MPI_ABI_Group *smap_group_intersection(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b)

@@ -28,6 +28,10 @@ struct MPI_ABI_Group {
     int first, stride; /* when ranks == NULL: member i is first + i * stride */
     int *ranks;        /* world rank of each member, or NULL */
     int *order;        /* group ranks sorted by world rank (with ranks) */
+    /* The session the group comes from (MPI_Group_from_session_pset, or a
+     * group made from such groups), one reference; NULL for the others and
+     * for static groups.  Communicators made from the group inherit it. */
+    struct MPI_ABI_Session *session;
 };
 
 extern struct MPI_ABI_Group smap_group_world, smap_group_self, smap_group_empty;
@@ -56,6 +60,14 @@ int smap_group_find(const struct MPI_ABI_Group *g, int w);
  * order (they must be distinct); n == 0 gives the empty group.  Returns
  * NULL when out of memory.  Takes ownership of `world` (malloc'd or NULL). */
 struct MPI_ABI_Group *smap_group_from_world(int n, int *world);
+
+/* Gives g (non-static) session s (one reference), unless it has one or s
+ * is NULL. */
+void smap_group_set_session(struct MPI_ABI_Group *g, struct MPI_ABI_Session *s);
+/* g, made from a (and b, may be NULL), given the session of the first of
+ * them that has one.  g may be NULL (passed through). */
+struct MPI_ABI_Group *smap_group_derived(struct MPI_ABI_Group *g, const struct MPI_ABI_Group *a,
+                                         const struct MPI_ABI_Group *b);
 
 /* Set operations of MPI_Group_union/intersection/difference and
  * MPI_Group_compare's result; NULL when out of memory. */

@@ -177,5 +177,16 @@ void smap_buffer_flush(struct MPI_ABI_Comm *c);
 int smap_buffer_iflush(struct MPI_ABI_Comm *c, MPI_Request *req);
 /* MPI_Comm_free: flushes and frees c's buffer pool, if any. */
 void smap_comm_buffer_free(struct MPI_ABI_Comm *c);
+/* The same for a session's buffer (MPI_Session_attach_buffer ...), used by
+ * buffered sends on the communicators derived from the session that have
+ * no buffer of their own; MPI_Session_finalize frees it. */
+struct MPI_ABI_Session;
+int smap_session_buffer_attach(struct MPI_ABI_Session *s, void *buf, MPI_Count size,
+                               const char **why);
+int smap_session_buffer_detach(struct MPI_ABI_Session *s, void **addr, MPI_Count *size,
+                               const char **why);
+void smap_session_buffer_flush(struct MPI_ABI_Session *s);
+int smap_session_buffer_iflush(struct MPI_ABI_Session *s, MPI_Request *req);
+void smap_session_buffer_free(struct MPI_ABI_Session *s);
 
 #endif

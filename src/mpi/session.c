@@ -14,6 +14,7 @@
 #include "mpi/group.h"
 #include "mpi/handles.h"
 #include "mpi/info.h"
+#include "mpi/request.h"
 #include "mpi/runtime.h"
 
 static pthread_mutex_t sessions_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -82,6 +83,7 @@ int smap_session_init(struct MPI_ABI_Info *info, MPI_Errhandler errhandler,
         return rc;
     }
     s->magic = SMAP_SESSION_MAGIC;
+    atomic_init(&s->refs, 1);
     smap_errhandler_retain(errhandler);
     s->errhandler = errhandler;
     pthread_mutex_lock(&sessions_lock);
@@ -103,10 +105,25 @@ int smap_session_finalize(struct MPI_ABI_Session *s)
     pthread_mutex_unlock(&sessions_lock);
     s->magic = 0;
     smap_handle_forget(s);
+    smap_session_buffer_free(s);   /* MPI 4.1: flushed and detached, before the runtime goes */
     smap_errhandler_release(s->errhandler);
+    s->errhandler = MPI_ERRHANDLER_NULL;
     smap_info_free(s->info);
-    free(s);
+    s->info = NULL;
+    smap_session_release(s);
     return smap_runtime_release(0);
+}
+
+void smap_session_retain(struct MPI_ABI_Session *s)
+{
+    if (s)
+        atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+}
+
+void smap_session_release(struct MPI_ABI_Session *s)
+{
+    if (s && atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
+        free(s);
 }
 
 static const char *const psets[] = { "mpi://WORLD", "mpi://SELF" };
@@ -122,13 +139,25 @@ const char *smap_pset_name(int n)
 }
 
 /* Process set names are matched without regard to case, as MPICH and
- * Open MPI do. */
-struct MPI_ABI_Group *smap_pset_group(const char *name)
+ * Open MPI do.  The group is a copy of the static one, not that one
+ * itself: it carries the session, which communicators made from it
+ * inherit (their buffered sends use the session's buffer). */
+struct MPI_ABI_Group *smap_pset_group(struct MPI_ABI_Session *s, const char *name, int *nomem)
 {
-    struct MPI_ABI_Group *g = !strcasecmp(name, psets[0])   ? &smap_group_world
-                              : !strcasecmp(name, psets[1]) ? &smap_group_self
-                                                            : NULL;
-    if (g)
-        smap_group_retain(g);
+    const struct MPI_ABI_Group *base = !strcasecmp(name, psets[0])   ? &smap_group_world
+                                       : !strcasecmp(name, psets[1]) ? &smap_group_self
+                                                                     : NULL;
+    *nomem = 0;
+    if (!base)
+        return NULL;
+    int *world = malloc((size_t)base->size * sizeof *world);
+    for (int i = 0; world && i < base->size; i++)
+        world[i] = smap_group_world_rank(base, i);
+    struct MPI_ABI_Group *g = world ? smap_group_from_world(base->size, world) : NULL;
+    if (!g) {
+        *nomem = 1;
+        return NULL;
+    }
+    smap_group_set_session(g, s);
     return g;
 }
