@@ -105,6 +105,20 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
     return MPI_SUCCESS;
 }
 
+/* The group of process set `name` (one reference, carrying s), or the
+ * error raised on s: no such set, or out of memory. */
+static int pset_group(struct MPI_ABI_Session *s, const char *F, const char *name,
+                      struct MPI_ABI_Group **g)
+{
+    int nomem;
+    *g = smap_pset_group(s, name, &nomem);
+    if (*g)
+        return MPI_SUCCESS;
+    return nomem ? session_raise(s, MPI_ERR_NO_MEM, F, "out of memory")
+                 : session_raise(s, MPI_ERR_ARG, F, "pset_name names no process set "
+                                               "(mpi://WORLD, mpi://SELF)");
+}
+
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
     static const char F[] = "MPI_Session_get_pset_info";
@@ -112,12 +126,10 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
     GET_SESSION(F, session, s);
     if (!pset_name || !info)
         return session_raise(s, MPI_ERR_ARG, F, "pset_name or info is NULL");
-    int nomem;
-    struct MPI_ABI_Group *g = smap_pset_group(s, pset_name, &nomem);
-    if (!g)
-        return nomem ? session_raise(s, MPI_ERR_NO_MEM, F, "out of memory")
-                     : session_raise(s, MPI_ERR_ARG, F, "pset_name names no process set "
-                                                   "(mpi://WORLD, mpi://SELF)");
+    struct MPI_ABI_Group *g;
+    int rc = pset_group(s, F, pset_name, &g);
+    if (rc != MPI_SUCCESS)
+        return rc;
     char size[16];
     snprintf(size, sizeof size, "%d", g->size);
     smap_group_release(g);
@@ -154,12 +166,10 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     GET_SESSION(F, session, s);
     if (!pset_name || !newgroup)
         return session_raise(s, MPI_ERR_ARG, F, "pset_name or newgroup is NULL");
-    int nomem;
-    struct MPI_ABI_Group *g = smap_pset_group(s, pset_name, &nomem);
-    if (!g)
-        return nomem ? session_raise(s, MPI_ERR_NO_MEM, F, "out of memory")
-                     : session_raise(s, MPI_ERR_ARG, F, "pset_name names no process set "
-                                                   "(mpi://WORLD, mpi://SELF)");
+    struct MPI_ABI_Group *g;
+    int rc = pset_group(s, F, pset_name, &g);
+    if (rc != MPI_SUCCESS)
+        return rc;
     *newgroup = smap_group_handle(g);
     return MPI_SUCCESS;
 }
