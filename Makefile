@@ -26,8 +26,10 @@ configure:
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The test command of README.md and .ci/run: a normal build, then the same
-# suite once more under AddressSanitizer+UBSan.
+# The test command of README.md and .ci/run: a normal build and every test,
+# then the suite once more under AddressSanitizer+UBSan, less the tests
+# labelled "heavy" (tests/CMakeLists.txt says which and why; run them
+# instrumented too with `cd build-asan && ctest`).
 check: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
@@ -36,7 +38,7 @@ check: deps
 check-asan:
 	@$(MAKE) --no-print-directory build BUILD_DIR=build-asan BUILD_TYPE=Debug \
 	    CMAKE_ARGS="-DSMAP_SANITIZE=ON"
-	cd build-asan && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE heavy $(CTEST_ARGS)
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
