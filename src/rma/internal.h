@@ -114,6 +114,30 @@ void smap_rma_am_serve(void);
 void smap_rma_am_register(struct MPI_ABI_Win *w);
 void smap_rma_am_unregister(struct MPI_ABI_Win *w);
 
+/* Sets or clears the progress hook (smap_p2p_progress_rma): needed while
+ * a served window or a window with remote targets lives. */
+void smap_rma_hook_refresh(void);
+
+/* ---- remote.c: targets on other nodes ---- */
+extern const struct smap_rma_ops smap_rma_net_ops;
+extern _Atomic int smap_rma_net_live;     /* windows with remote targets */
+extern _Atomic int smap_rma_net_queued;   /* requests from other nodes not served yet */
+/* Windows with remote targets: registered before the creation exchange
+ * (requests may come as soon as a peer knows our control block). */
+int smap_rma_net_register(struct MPI_ABI_Win *w);
+void smap_rma_net_unregister(struct MPI_ABI_Win *w);
+/* smap_rma_am_call for a remote target. */
+int smap_rma_net_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr, size_t len,
+                      MPI_Op op, MPI_Datatype type, const void *in, size_t inlen, void *out,
+                      size_t outlen);
+/* Serves the queued requests from other nodes (from smap_rma_am_serve). */
+void smap_rma_net_serve(void);
+/* One-way synchronisation messages to a remote rank of the window. */
+enum { SMAP_RMA_NET_POST, SMAP_RMA_NET_DONE, SMAP_RMA_NET_FENCE };
+void smap_rma_net_signal(struct MPI_ABI_Win *w, int target, int kind, uint64_t value);
+/* Waits until every put to every remote target is acknowledged. */
+int smap_rma_net_flush_all(struct MPI_ABI_Win *w);
+
 /* The node backend (node.c). */
 extern const struct smap_rma_ops smap_rma_node_ops;
 

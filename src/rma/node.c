@@ -55,6 +55,12 @@ static int locate(struct MPI_ABI_Win *w, int target, uintptr_t taddr, MPI_Count 
         o->local = t->local ? t->local + (taddr - t->base) : NULL;
         return MPI_SUCCESS;
     }
+    if (t->remote) {   /* the target checks its attach table itself (remote.c) */
+        o->path = SMAP_RMA_AM;
+        o->atomics = 0;
+        o->local = NULL;
+        return MPI_SUCCESS;
+    }
     char *lo;
     uintptr_t first = taddr + (uintptr_t)tt->true_lb;
     int rc = smap_rma_dyn_resolve(w, target, first, (size_t)span_of(tt, count), &o->path, &lo,
@@ -556,7 +562,7 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
         memcpy(in, a->oaddr, s);
         memcpy(in + s, a->caddr, s);
         rc = smap_rma_am_call(w, target, SMAP_AM_CAS, o.taddr, s, MPI_OP_NULL,
-                              MPI_DATATYPE_NULL, in, 2 * s, old, s);
+                              smap_dtype_handle(t), in, 2 * s, old, s);
         if (!rc)
             memcpy(a->raddr, old, s);
         return rc;

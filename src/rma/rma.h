@@ -50,6 +50,13 @@ struct smap_rma_target {
     char *local;                     /* DIRECT: base as mapped here */
     struct smap_rma_cb *cb;          /* its control block, as mapped here */
     uint64_t fence_base;             /* its fence word at creation */
+    /* on another node (remote.c): path is SMAP_RMA_AM, cb and local NULL */
+    int remote;
+    int world;                       /* its job rank */
+    uint64_t rcb;                    /* its control block's address there: names the window */
+    uint64_t puts_sent;              /* put messages sent ... */
+    _Atomic uint64_t puts_acked;     /* ... and acknowledged (flush waits for equality) */
+    _Atomic int put_err;             /* first error a put acknowledgement reported */
 };
 
 /* Per-target operation table: what a backend implements.  The node's
@@ -120,6 +127,8 @@ struct MPI_ABI_Win {
     uint64_t *done_seen;         /* per origin: completes consumed by our waits */
     uint64_t fence_seq;
     int am_served;               /* registered with am.c: peers may post requests */
+    int net;                     /* some targets are on other nodes (remote.c) */
+    _Atomic uint64_t *net_fence; /* per rank: the last fence it announced to us */
     /* what the predefined attributes point to */
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;
