@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "p2p/p2p.h"
 #include "rma/rma.h"
 
 /* Attach table of a dynamic window: at most this many regions per rank. */
@@ -130,6 +131,17 @@ void smap_rma_net_unregister(struct MPI_ABI_Win *w);
 int smap_rma_net_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr, size_t len,
                       MPI_Op op, MPI_Datatype type, const void *in, size_t inlen, void *out,
                       size_t outlen);
+/* What an operation or flush does while the progress hook is set: serve
+ * our mailboxes and, with peers on other nodes, poll the transport (their
+ * requests arrive there; a program spinning on one-sided calls alone must
+ * still serve them). */
+static inline void smap_rma_poll(void)
+{
+    if (atomic_load_explicit(&smap_rma_net_live, memory_order_relaxed))
+        smap_p2p_progress();
+    else
+        smap_rma_am_serve();
+}
 /* Serves the queued requests from other nodes (from smap_rma_am_serve). */
 void smap_rma_net_serve(void);
 /* One-way synchronisation messages to a remote rank of the window. */

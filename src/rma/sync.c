@@ -373,7 +373,7 @@ int smap_win_unlock_all(MPI_Win h)
 int smap_win_flush(MPI_Win h, int rank, int local)
 {
     if (smap_p2p_progress_rma)
-        smap_rma_am_serve();
+        smap_rma_poll();
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (!w->lock_all && (rank < 0 ? !w->nlocks : !w->locked[rank]))
         return smap_rma_fail(MPI_ERR_RMA_SYNC,
@@ -398,7 +398,7 @@ int smap_win_sync(MPI_Win h)
 {
     (void)h;
     if (smap_p2p_progress_rma)
-        smap_rma_am_serve();
+        smap_rma_poll();
     /* unified model: one full fence makes our stores and the peers'
      * completed operations agree */
     atomic_thread_fence(memory_order_seq_cst);
