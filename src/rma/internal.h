@@ -142,6 +142,14 @@ static inline void smap_rma_poll(void)
     else
         smap_rma_am_serve();
 }
+/* Moves (count, tt) at taddr of a remote target, block by block of that
+ * layout, many blocks a message: put (in: packed origin stream), get (out),
+ * accumulate (in, NULL for MPI_NO_OP; et: the element type), get_accumulate
+ * (in and out). */
+#define SMAP_RMA_NET_MAXSEG 64
+int smap_rma_net_xfer(struct MPI_ABI_Win *w, int target, int kind, MPI_Op op, smap_dtype_t *et,
+                      uintptr_t taddr, MPI_Count count, smap_dtype_t *tt, const char *in,
+                      char *out);
 /* Serves the queued requests from other nodes (from smap_rma_am_serve). */
 void smap_rma_net_serve(void);
 /* One-way synchronisation messages to a remote rank of the window. */
@@ -152,6 +160,11 @@ int smap_rma_net_flush_all(struct MPI_ABI_Win *w);
 
 /* The node backend (node.c). */
 extern const struct smap_rma_ops smap_rma_node_ops;
+/* Calls fn for every dense block of (count, t) at addr, in type-map order,
+ * with the block's offset in the packed stream. */
+typedef int smap_rma_block_fn(void *ctx, uintptr_t addr, size_t len, size_t off);
+int smap_rma_each_block(uintptr_t addr, MPI_Count count, smap_dtype_t *t, smap_rma_block_fn *fn,
+                        void *ctx);
 
 /* Resolves (target, addr, len) for a dynamic window: the path to use and,
  * for DIRECT, the local address.  MPI_ERR_RMA_RANGE when not attached. */

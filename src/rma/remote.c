@@ -51,7 +51,9 @@ struct nmsg {
     int32_t rc;            /* reply: MPI error class */
     uint64_t win;          /* the target's control block address: names its window there */
     uint64_t cookie;       /* the origin's wait record, echoed by the reply */
-    uint64_t addr, len;    /* target address and bytes (FENCE: the fence number) */
+    uint64_t addr, len;    /* CAS: target address, bytes; FENCE: the fence number;
+                              data requests: len bytes in all, over nseg segments */
+    uint64_t nseg;         /* data requests: (address, bytes) pairs before the data */
     uint64_t off;          /* where the answer goes in the origin's buffer */
     uint64_t op, type;     /* accumulates: predefined handles, equal in every process */
 };
@@ -220,20 +222,18 @@ static int try_lock(struct MPI_ABI_Win *w, uint32_t flags)
     return 0;
 }
 
-/* Runs one data request on our memory with ourselves as the target. */
-static int run_op(struct MPI_ABI_Win *w, const struct nmsg *m, const unsigned char *data,
-                  size_t dlen, char *out)
+/* Runs one piece (one segment of a request) on our memory with ourselves
+ * as the target. */
+static int run_op(struct MPI_ABI_Win *w, uint32_t kind, const struct nmsg *m, uint64_t addr,
+                  size_t len, const unsigned char *data, char *out)
 {
-    size_t len = (size_t)m->len;
-    if (!in_window(w, m->addr, len))
+    if (!in_window(w, addr, len))
         return MPI_ERR_RMA_RANGE;
     smap_dtype_t *bytes = smap_dtype_get(MPI_BYTE);
     smap_dtype_t *b = m->type ? smap_dtype_get((MPI_Datatype)(uintptr_t)m->type) : NULL;
-    struct smap_rma_op_args a = { .taddr = (uintptr_t)m->addr };
-    switch (m->kind) {
+    struct smap_rma_op_args a = { .taddr = (uintptr_t)addr };
+    switch (kind) {
     case SMAP_AM_PUT:
-        if (dlen != len)
-            return MPI_ERR_INTERN;
         a.oaddr = data;
         a.ocount = a.tcount = (MPI_Count)len;
         a.otype = a.ttype = bytes;
@@ -245,14 +245,14 @@ static int run_op(struct MPI_ABI_Win *w, const struct nmsg *m, const unsigned ch
         return smap_rma_node_ops.get((MPI_Win)w, w->me, &a);
     case SMAP_AM_ACC:
     case SMAP_AM_GACC: {
-        if (!b || !b->size || len % (size_t)b->size || (dlen && dlen != len))
+        if (!b || !b->size || len % (size_t)b->size)
             return MPI_ERR_TYPE;
         MPI_Count n = (MPI_Count)(len / (size_t)b->size);
         a.op = (MPI_Op)(uintptr_t)m->op;
-        a.oaddr = dlen ? data : NULL;
+        a.oaddr = data;
         a.ocount = a.tcount = n;
         a.otype = a.ttype = b;
-        if (m->kind == SMAP_AM_GACC) {
+        if (kind == SMAP_AM_GACC) {
             a.raddr = out;
             a.rcount = n;
             a.rtype = b;
@@ -260,7 +260,7 @@ static int run_op(struct MPI_ABI_Win *w, const struct nmsg *m, const unsigned ch
         return smap_rma_node_ops.acc((MPI_Win)w, w->me, &a);
     }
     case SMAP_AM_CAS:
-        if (!b || (size_t)b->size != len || dlen != 2 * len)
+        if (!b || (size_t)b->size != len)
             return MPI_ERR_TYPE;
         a.oaddr = data;
         a.caddr = data + len;
@@ -270,6 +270,37 @@ static int run_op(struct MPI_ABI_Win *w, const struct nmsg *m, const unsigned ch
         return smap_rma_node_ops.cas((MPI_Win)w, w->me, &a);
     }
     return MPI_ERR_INTERN;
+}
+
+/* A data request: its segments in order, the data (put, accumulate) and
+ * the answer (get, get_accumulate, CAS) consumed and filled piece by
+ * piece. */
+static int run_request(struct MPI_ABI_Win *w, const struct nmsg *m, const unsigned char *p,
+                       size_t plen, char *out)
+{
+    uint32_t k = m->kind;
+    if (k == SMAP_AM_CAS)
+        return plen == 2 * m->len ? run_op(w, k, m, m->addr, (size_t)m->len, p, out)
+                                  : MPI_ERR_INTERN;
+    int has_data = k == SMAP_AM_PUT || ((k == SMAP_AM_ACC || k == SMAP_AM_GACC) &&
+                                        (MPI_Op)(uintptr_t)m->op != MPI_NO_OP);
+    size_t segbytes = (size_t)m->nseg * 16;
+    if (m->nseg > SMAP_RMA_NET_MAXSEG || plen != segbytes + (has_data ? (size_t)m->len : 0))
+        return MPI_ERR_INTERN;
+    const unsigned char *data = p + segbytes;
+    size_t pos = 0;
+    for (uint64_t i = 0; i < m->nseg; i++) {
+        uint64_t sg[2];
+        memcpy(sg, p + 16 * i, sizeof sg);
+        if (sg[1] > m->len - pos)
+            return MPI_ERR_INTERN;
+        int rc = run_op(w, k, m, sg[0], (size_t)sg[1], has_data ? data + pos : NULL,
+                        out ? out + pos : NULL);
+        if (rc)
+            return rc;
+        pos += (size_t)sg[1];
+    }
+    return MPI_SUCCESS;
 }
 
 static void serve_one(struct queued *q)
@@ -312,7 +343,7 @@ static void serve_one(struct queued *q)
     size_t olen = answers ? (size_t)m->len : 0;
     char small[256];
     char *out = olen <= sizeof small ? small : malloc(olen);
-    int rc = out ? run_op(w, m, data, q->dlen, out) : MPI_ERR_NO_MEM;
+    int rc = out ? run_request(w, m, data, q->dlen, answers ? out : NULL) : MPI_ERR_NO_MEM;
     reply(q->world, m, rc, 0, rc ? NULL : out, rc ? 0 : olen);
     if (out != small)
         free(out);
@@ -367,50 +398,120 @@ static int served_error(int rc)
                                  : "the target on another node failed the one-sided request");
 }
 
+/* Requests under construction: consecutive blocks of the target layout
+ * (consecutive in the packed stream too) gathered into one message of at
+ * most SMAP_RMA_NET_MAXSEG segments and `room` data bytes. */
+struct batch {
+    struct MPI_ABI_Win *w;
+    int target;
+    struct nmsg m;                      /* kind, op, type; per message: nseg, len, off */
+    size_t es;                          /* accumulates: pieces of whole elements */
+    size_t room;
+    const char *in;                     /* packed origin stream, or NULL */
+    struct call *c;                     /* NULL: put, acknowledged to the target entry */
+    uint64_t seg[2 * SMAP_RMA_NET_MAXSEG];
+};
+
+static void batch_send(struct batch *b)
+{
+    if (!b->m.nseg)
+        return;
+    unsigned char stack[2048];
+    size_t segbytes = (size_t)b->m.nseg * 16;
+    size_t dlen = segbytes + (b->in ? (size_t)b->m.len : 0);
+    unsigned char *p = dlen <= sizeof stack ? stack : malloc(dlen);
+    if (!p)
+        smap_fatal("one-sided: out of memory building a %zu-byte request", dlen);
+    memcpy(p, b->seg, segbytes);
+    if (b->in)
+        memcpy(p + segbytes, b->in + b->m.off, (size_t)b->m.len);
+    if (b->c)
+        atomic_fetch_add_explicit(&b->c->left, 1, memory_order_relaxed);
+    else
+        b->w->t[b->target].puts_sent++;
+    send_req(b->w, b->target, &b->m, p, dlen);
+    if (p != stack)
+        free(p);
+    b->m.off += b->m.len;
+    b->m.len = 0;
+    b->m.nseg = 0;
+}
+
+static int batch_block(void *ctx, uintptr_t addr, size_t len, size_t off)
+{
+    struct batch *b = ctx;
+    (void)off;   /* blocks come in stream order: off == b->m.off + b->m.len */
+    while (len) {
+        size_t k = b->room - (size_t)b->m.len;
+        if (k > len)
+            k = len;
+        k -= k % b->es;
+        if (!k || b->m.nseg == SMAP_RMA_NET_MAXSEG) {
+            batch_send(b);
+            continue;
+        }
+        b->seg[2 * b->m.nseg] = addr;
+        b->seg[2 * b->m.nseg + 1] = k;
+        b->m.nseg++;
+        b->m.len += k;
+        addr += k;
+        len -= k;
+    }
+    return MPI_SUCCESS;
+}
+
+int smap_rma_net_xfer(struct MPI_ABI_Win *w, int target, int kind, MPI_Op op, smap_dtype_t *et,
+                      uintptr_t taddr, MPI_Count count, smap_dtype_t *tt, const char *in,
+                      char *out)
+{
+    struct call c = { .out = out };
+    struct batch b = {
+        .w = w, .target = target,
+        .m = { .kind = (uint32_t)kind, .op = (uint64_t)(uintptr_t)op,
+               .type = et ? (uint64_t)(uintptr_t)smap_dtype_handle(et) : 0 },
+        .es = et ? (size_t)et->size : 1,
+        .room = smap_p2p_rma_room() - sizeof(struct nmsg) - 16 * SMAP_RMA_NET_MAXSEG,
+        .in = in,
+    };
+    /* puts to a window of fixed layout are acknowledged later (flush);
+     * the rest waits for its answers (and a dynamic window's range
+     * errors come back at once) */
+    int later = kind == SMAP_AM_PUT && w->flavor != MPI_WIN_FLAVOR_DYNAMIC;
+    if (later) {
+        b.m.flags = F_PUTACK;
+        b.m.cookie = (uintptr_t)&w->t[target];
+    } else {
+        b.c = &c;
+        b.m.cookie = (uintptr_t)&c;
+    }
+    int rc = smap_rma_each_block(taddr, count, tt, batch_block, &b);
+    batch_send(&b);
+    if (later)
+        return rc;
+    int wrc = wait_call(&c);
+    rc = rc ? rc : wrc;
+    if (rc)
+        return rc;
+    return c.rc ? served_error(c.rc) : MPI_SUCCESS;
+}
+
 int smap_rma_net_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr, size_t len,
                       MPI_Op op, MPI_Datatype type, const void *in, size_t inlen, void *out,
                       size_t outlen)
 {
-    struct smap_rma_target *t = &w->t[target];
-    size_t room = smap_p2p_rma_room() - sizeof(struct nmsg);
-    if (kind == SMAP_AM_ACC || kind == SMAP_AM_GACC) {
-        size_t es = (size_t)smap_dtype_get(type)->size;
-        room = room / es * es;
-    }
-    struct nmsg m = { .kind = (uint32_t)kind, .op = (uint64_t)(uintptr_t)op,
-                      .type = (uint64_t)(uintptr_t)type };
-    if (kind == SMAP_AM_PUT && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
-        /* acknowledged later: flush waits (range errors cannot happen) */
-        m.flags = F_PUTACK;
-        m.cookie = (uintptr_t)t;
-        for (size_t off = 0; off < len; off += room) {
-            size_t n = len - off < room ? len - off : room;
-            m.addr = addr + off;
-            m.len = n;
-            t->puts_sent++;
-            send_req(w, target, &m, (const char *)in + off, n);
-        }
-        return MPI_SUCCESS;
+    (void)outlen;
+    smap_dtype_t *et = type != MPI_DATATYPE_NULL ? smap_dtype_get(type) : NULL;
+    if (kind != SMAP_AM_CAS) {   /* one block of bytes or elements */
+        smap_dtype_t *bt = smap_dtype_get(MPI_BYTE);
+        return smap_rma_net_xfer(w, target, kind, op, kind == SMAP_AM_ACC || kind == SMAP_AM_GACC
+                                                          ? et : NULL,
+                                 addr, (MPI_Count)len, bt, inlen ? in : NULL, out);
     }
     struct call c = { .out = out };
-    m.cookie = (uintptr_t)&c;
-    if (kind == SMAP_AM_CAS) {
-        atomic_store_explicit(&c.left, 1, memory_order_relaxed);
-        m.addr = addr;
-        m.len = len;
-        send_req(w, target, &m, in, inlen);
-    } else {
-        size_t pieces = len ? (len + room - 1) / room : 0;
-        atomic_store_explicit(&c.left, (long)pieces, memory_order_relaxed);
-        for (size_t off = 0; off < len; off += room) {
-            size_t n = len - off < room ? len - off : room;
-            m.addr = addr + off;
-            m.len = n;
-            m.off = off;
-            send_req(w, target, &m, inlen ? (const char *)in + off : NULL, inlen ? n : 0);
-        }
-    }
-    (void)outlen;
+    atomic_store_explicit(&c.left, 1, memory_order_relaxed);
+    struct nmsg m = { .kind = (uint32_t)kind, .type = (uint64_t)(uintptr_t)type,
+                      .cookie = (uintptr_t)&c, .addr = addr, .len = len };
+    send_req(w, target, &m, in, inlen);
     int rc = wait_call(&c);
     if (rc)
         return rc;
