@@ -11,8 +11,8 @@
  * memory (through its translated address, or CMA), an accumulate a series
  * of C11 atomics or a locked read-modify-write.  Flushes are therefore
  * memory fences, and request-based operations return completed requests.
- * A backend whose operations complete later (src/net between nodes) plugs
- * in behind struct smap_rma_ops, one table per target. */
+ * Between nodes (remote.c) puts complete remotely only at the next flush
+ * (their acknowledgements); everything else still completes on return. */
 #ifndef SMAP_RMA_RMA_H
 #define SMAP_RMA_RMA_H
 
@@ -60,8 +60,8 @@ struct smap_rma_target {
 };
 
 /* Per-target operation table: what a backend implements.  The node's
- * (src/rma/node.c) moves data through smap; src/net will add one for
- * targets on other nodes.  Arguments are checked; taddr is the target
+ * (src/rma/node.c) moves data through smap; remote.c's serves targets on
+ * other nodes (puts complete remotely at its flush).  Arguments are checked; taddr is the target
  * address (base + disp * disp_unit), range-checked. */
 struct smap_rma_op_args {
     const void *oaddr;           /* origin buffer (put/acc) */

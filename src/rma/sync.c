@@ -1,8 +1,9 @@
 /* Synchronisation (MPI 5.0 §12.5): fence, post/start/complete/wait/test,
  * passive-target locks, flushes.
  *
- * Every operation is complete when its call returns (rma.h), so
- * synchronisation only has to order: a fence is a barrier through the
+ * Every operation is complete when its call returns (rma.h; puts to other
+ * nodes at the flush that ends their epoch), so synchronisation only has
+ * to order: a fence is a barrier through the
  * fence words of the window's control blocks; PSCW counts posts and
  * completions in per-pair counters of the control blocks (a start consumes
  * one post of each target, a wait one completion of each origin); a lock
