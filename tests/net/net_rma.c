@@ -281,8 +281,15 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     tgt = np - 1;
+    /* NET_RMA_TIMES=1: rank 0 prints how long each part took */
     double t0 = MPI_Wtime();
-#define PHASE(f) do { f(); if (me == 0 && getenv("NET_RMA_TIMES")) fprintf(stderr, "%-28s %.2f s\n", #f, MPI_Wtime() - t0); t0 = MPI_Wtime(); } while (0)
+#define PHASE(f)                                                                           \
+    do {                                                                                   \
+        f();                                                                               \
+        if (me == 0 && getenv("NET_RMA_TIMES"))                                            \
+            fprintf(stderr, "%-28s %.2f s\n", #f, MPI_Wtime() - t0);                       \
+        t0 = MPI_Wtime();                                                                  \
+    } while (0)
     PHASE(flush_is_remote_completion);
     PHASE(derived_large);
     PHASE(contended_accumulates);
