@@ -26,6 +26,9 @@
 
 /* The largest header a message may carry (on top of eager_max payload). */
 #define SMAP_NET_HDR_MAX 64
+/* Messages may always carry this much payload, whatever eager_max is
+ * (room for control traffic: one-sided requests). */
+#define SMAP_NET_ROOM_MIN ((size_t)2048)
 
 struct smap_net_upcalls {
     /* A message from job rank `src` (header and payload as sent, `len`
@@ -56,7 +59,8 @@ struct smap_net_ops {
 
 struct smap_net {
     const struct smap_net_ops *ops;   /* NULL: no remote peers, nothing opened */
-    size_t eager_max;    /* largest payload of a message (provider-dependent) */
+    size_t eager_max;    /* largest payload of an eager message (provider-dependent) */
+    size_t room;         /* largest payload any message may carry (>= eager_max) */
     size_t chunk;        /* largest single data transfer or read */
     int rma;             /* reads of exposed buffers are offered */
     char provider[64];   /* what fi_getinfo picked, for diagnostics */

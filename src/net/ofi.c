@@ -174,7 +174,7 @@ static void completed(struct op *o)
     case OP_RECV_MSG: {
         /* The sender's rank travels in the caller's header: p2p reads it. */
         F.up.incoming(-1, o->data, o->len);
-        o->len = HDR_MAX + smap_net.eager_max;
+        o->len = HDR_MAX + smap_net.room;
         if (post(o) != 0)
             submit(o);
         break;
@@ -432,6 +432,12 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     if (eager + HDR_MAX > max_msg)
         eager = max_msg > HDR_MAX ? max_msg - HDR_MAX : 0;
     smap_net.eager_max = eager;
+    /* Control traffic (one-sided requests, src/rma) needs room even when
+     * the eager limit is tiny: receive buffers hold at least this much. */
+    size_t room = eager > SMAP_NET_ROOM_MIN ? eager : SMAP_NET_ROOM_MIN;
+    if (room + HDR_MAX > max_msg)
+        room = max_msg > HDR_MAX ? max_msg - HDR_MAX : 0;
+    smap_net.room = room;
     size_t chunk = smap_tun.net_chunk ? smap_tun.net_chunk : 1;
     smap_net.chunk = chunk < max_msg ? chunk : max_msg;
 
@@ -446,8 +452,8 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     TRY(fi_ep_bind(F.ep, &F.cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (completion queue)");
     TRY(fi_enable(F.ep), "fi_enable");
     for (int i = 0; i < NRECV; i++) {
-        struct op *o = op_new(OP_RECV_MSG, -1, HDR_MAX + eager);
-        o->len = HDR_MAX + eager;
+        struct op *o = op_new(OP_RECV_MSG, -1, HDR_MAX + room);
+        o->len = HDR_MAX + room;
         F.recvs[i] = o;
         if (post(o) != 0) {
             snprintf(err, errlen, "cannot post the receive buffers (provider %s)",

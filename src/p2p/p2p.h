@@ -163,6 +163,17 @@ int smap_p2p_remote_open(char *err, size_t errlen);
 void smap_p2p_remote_drain(void);
 void smap_p2p_remote_close(void);
 
+/* One-sided traffic between nodes (src/rma/remote.c) rides on remote.c's
+ * transport messages under a kind of its own, so it never meets MPI
+ * matching (no context, no tag, no sequence number).  incoming is called
+ * from progress (smap_p2p_lock held) with the sender's job rank and the
+ * message as sent (the buffer is the transport's: copy what must stay);
+ * send copies at once; room is how many bytes (hdr + data) one message
+ * carries.  Only while smap_p2p_remote_open has succeeded. */
+extern void (*smap_p2p_rma_incoming)(int world, const void *msg, size_t len);
+void smap_p2p_rma_send(int world, const void *hdr, size_t hlen, const void *data, size_t dlen);
+size_t smap_p2p_rma_room(void);
+
 /* Starts a send or a receive.  r is filled in; it completes in progress
  * (r->done).  rank MPI_ANY_SOURCE: lr is ignored.  Returns MPI_SUCCESS or
  * an MPI error class (transport not available). */

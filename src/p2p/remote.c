@@ -33,7 +33,7 @@
 #include "dtype/engine.h"
 #include "net/net.h"
 
-enum wire_kind { W_EAGER = 1, W_RTS, W_CTS, W_FIN, W_ACK };
+enum wire_kind { W_EAGER = 1, W_RTS, W_CTS, W_FIN, W_ACK, W_ONESIDED };
 enum wire_flags { W_SYNC = 1, W_RMA = 2 };
 
 struct wire {
@@ -319,9 +319,35 @@ static void incoming(int src, const void *msg, size_t len)
     case W_ACK:
         send_done((struct smap_preq *)(uintptr_t)h.sid);
         return;
+    case W_ONESIDED:
+        if (smap_p2p_rma_incoming)
+            smap_p2p_rma_incoming(world, data, len - sizeof h);
+        return;
     default:
         smap_fatal("point-to-point: unknown message kind %d from job rank %d", h.kind, world);
     }
+}
+
+/* ---- one-sided traffic (src/rma/remote.c) ------------------------------- */
+
+void (*smap_p2p_rma_incoming)(int world, const void *msg, size_t len);
+
+void smap_p2p_rma_send(int world, const void *hdr, size_t hlen, const void *data, size_t dlen)
+{
+    unsigned char head[SMAP_NET_HDR_MAX + 128];
+    struct wire h = { .kind = W_ONESIDED, .world = smap_job.rank };
+    if (hlen > sizeof head - sizeof h)
+        smap_fatal("one-sided: a %zu-byte request header is too large", hlen);
+    memcpy(head, &h, sizeof h);
+    memcpy(head + sizeof h, hdr, hlen);
+    smap_p2p_lock();
+    smap_net_send_msg(world, head, sizeof h + hlen, data, dlen);
+    smap_p2p_unlock();
+}
+
+size_t smap_p2p_rma_room(void)
+{
+    return SMAP_NET_HDR_MAX + smap_net.room - sizeof(struct wire);
 }
 
 /* A chunk of r (sent, received or read) has completed. */

@@ -45,8 +45,8 @@ void smap_rma_am_register(struct MPI_ABI_Win *w)
         cap = c;
     }
     live[nlive++] = w;
-    smap_p2p_progress_rma = smap_rma_am_serve;
     pthread_mutex_unlock(&live_lock);
+    smap_rma_hook_refresh();
 }
 
 void smap_rma_am_unregister(struct MPI_ABI_Win *w)
@@ -57,8 +57,15 @@ void smap_rma_am_unregister(struct MPI_ABI_Win *w)
             live[i] = live[--nlive];
             break;
         }
-    if (!nlive)
-        smap_p2p_progress_rma = NULL;
+    pthread_mutex_unlock(&live_lock);
+    smap_rma_hook_refresh();
+}
+
+void smap_rma_hook_refresh(void)
+{
+    pthread_mutex_lock(&live_lock);
+    int need = nlive > 0 || atomic_load_explicit(&smap_rma_net_live, memory_order_relaxed) > 0;
+    smap_p2p_progress_rma = need ? smap_rma_am_serve : NULL;
     pthread_mutex_unlock(&live_lock);
 }
 
@@ -143,14 +150,18 @@ void smap_rma_am_serve(void)
             atomic_store_explicit(&cb->am.state, SMAP_AM_DONE, memory_order_release);
         }
     }
-    serving = 0;
     pthread_mutex_unlock(&live_lock);
+    if (atomic_load_explicit(&smap_rma_net_queued, memory_order_acquire))
+        smap_rma_net_serve();
+    serving = 0;
 }
 
 int smap_rma_am_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr, size_t len,
                      MPI_Op op, MPI_Datatype type, const void *in, size_t inlen, void *out,
                      size_t outlen)
 {
+    if (w->t[target].remote)
+        return smap_rma_net_call(w, target, kind, addr, len, op, type, in, inlen, out, outlen);
     struct smap_rma_am *am = &w->t[target].cb->am;
     struct smap_rma_backoff b;
     smap_rma_backoff_init(&b);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "p2p/p2p.h"
 #include "rma/rma.h"
 
 /* Attach table of a dynamic window: at most this many regions per rank. */
@@ -114,8 +115,56 @@ void smap_rma_am_serve(void);
 void smap_rma_am_register(struct MPI_ABI_Win *w);
 void smap_rma_am_unregister(struct MPI_ABI_Win *w);
 
+/* Sets or clears the progress hook (smap_p2p_progress_rma): needed while
+ * a served window or a window with remote targets lives. */
+void smap_rma_hook_refresh(void);
+
+/* ---- remote.c: targets on other nodes ---- */
+extern const struct smap_rma_ops smap_rma_net_ops;
+extern _Atomic int smap_rma_net_live;     /* windows with remote targets */
+extern _Atomic int smap_rma_net_queued;   /* requests from other nodes not served yet */
+/* Windows with remote targets: registered before the creation exchange
+ * (requests may come as soon as a peer knows our control block). */
+int smap_rma_net_register(struct MPI_ABI_Win *w);
+void smap_rma_net_unregister(struct MPI_ABI_Win *w);
+/* smap_rma_am_call for a remote target. */
+int smap_rma_net_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr, size_t len,
+                      MPI_Op op, MPI_Datatype type, const void *in, size_t inlen, void *out,
+                      size_t outlen);
+/* What an operation or flush does while the progress hook is set: serve
+ * our mailboxes and, with peers on other nodes, poll the transport (their
+ * requests arrive there; a program spinning on one-sided calls alone must
+ * still serve them). */
+static inline void smap_rma_poll(void)
+{
+    if (atomic_load_explicit(&smap_rma_net_live, memory_order_relaxed))
+        smap_p2p_progress();
+    else
+        smap_rma_am_serve();
+}
+/* Moves (count, tt) at taddr of a remote target, block by block of that
+ * layout, many blocks a message: put (in: packed origin stream), get (out),
+ * accumulate (in, NULL for MPI_NO_OP; et: the element type), get_accumulate
+ * (in and out). */
+#define SMAP_RMA_NET_MAXSEG 64
+int smap_rma_net_xfer(struct MPI_ABI_Win *w, int target, int kind, MPI_Op op, smap_dtype_t *et,
+                      uintptr_t taddr, MPI_Count count, smap_dtype_t *tt, const char *in,
+                      char *out);
+/* Serves the queued requests from other nodes (from smap_rma_am_serve). */
+void smap_rma_net_serve(void);
+/* One-way synchronisation messages to a remote rank of the window. */
+enum { SMAP_RMA_NET_POST, SMAP_RMA_NET_DONE, SMAP_RMA_NET_FENCE };
+void smap_rma_net_signal(struct MPI_ABI_Win *w, int target, int kind, uint64_t value);
+/* Waits until every put to every remote target is acknowledged. */
+int smap_rma_net_flush_all(struct MPI_ABI_Win *w);
+
 /* The node backend (node.c). */
 extern const struct smap_rma_ops smap_rma_node_ops;
+/* Calls fn for every dense block of (count, t) at addr, in type-map order,
+ * with the block's offset in the packed stream. */
+typedef int smap_rma_block_fn(void *ctx, uintptr_t addr, size_t len, size_t off);
+int smap_rma_each_block(uintptr_t addr, MPI_Count count, smap_dtype_t *t, smap_rma_block_fn *fn,
+                        void *ctx);
 
 /* Resolves (target, addr, len) for a dynamic window: the path to use and,
  * for DIRECT, the local address.  MPI_ERR_RMA_RANGE when not attached. */

@@ -55,6 +55,12 @@ static int locate(struct MPI_ABI_Win *w, int target, uintptr_t taddr, MPI_Count 
         o->local = t->local ? t->local + (taddr - t->base) : NULL;
         return MPI_SUCCESS;
     }
+    if (t->remote) {   /* the target checks its attach table itself (remote.c) */
+        o->path = SMAP_RMA_AM;
+        o->atomics = 0;
+        o->local = NULL;
+        return MPI_SUCCESS;
+    }
     char *lo;
     uintptr_t first = taddr + (uintptr_t)tt->true_lb;
     int rc = smap_rma_dyn_resolve(w, target, first, (size_t)span_of(tt, count), &o->path, &lo,
@@ -65,11 +71,10 @@ static int locate(struct MPI_ABI_Win *w, int target, uintptr_t taddr, MPI_Count 
 
 /* ---- contiguous blocks of a target layout (CMA) ---- */
 
-typedef int block_fn(void *ctx, uintptr_t addr, size_t len, size_t off);
+typedef smap_rma_block_fn block_fn;
+#define each_block smap_rma_each_block
 
-/* Calls fn for every dense block of (count, t) at addr, in type-map order,
- * with the block's offset in the packed stream. */
-static int each_block(uintptr_t addr, MPI_Count count, smap_dtype_t *t, block_fn *fn, void *ctx)
+int smap_rma_each_block(uintptr_t addr, MPI_Count count, smap_dtype_t *t, block_fn *fn, void *ctx)
 {
     if (count <= 0 || t->size == 0)
         return MPI_SUCCESS;
@@ -159,6 +164,9 @@ static int am_block(void *ctx, uintptr_t addr, size_t len, size_t off)
 static int am_scatter(struct MPI_ABI_Win *w, int target, const struct where *o, MPI_Count count,
                       smap_dtype_t *t, char *stream)
 {
+    if (w->t[target].remote)
+        return smap_rma_net_xfer(w, target, SMAP_AM_PUT, MPI_OP_NULL, NULL, o->taddr, count, t,
+                                 stream, NULL);
     struct am_ctx c = { w, target, SMAP_AM_PUT, stream };
     return each_block(o->taddr, count, t, am_block, &c);
 }
@@ -166,6 +174,9 @@ static int am_scatter(struct MPI_ABI_Win *w, int target, const struct where *o, 
 static int am_gather(struct MPI_ABI_Win *w, int target, const struct where *o, MPI_Count count,
                      smap_dtype_t *t, char *stream)
 {
+    if (w->t[target].remote)
+        return smap_rma_net_xfer(w, target, SMAP_AM_GET, MPI_OP_NULL, NULL, o->taddr, count, t,
+                                 NULL, stream);
     struct am_ctx c = { w, target, SMAP_AM_GET, stream };
     return each_block(o->taddr, count, t, am_block, &c);
 }
@@ -413,7 +424,11 @@ static int acc_am(struct MPI_ABI_Win *w, int target, const struct where *o,
     if (in)
         smap_dtype_pack(a->oaddr, a->ocount, a->otype, in, 0, (MPI_Count)bytes);
     struct acc_am_ctx c = { w, target, a->raddr != NULL, a->op, b, in, res };
-    rc = each_block(o->taddr, a->tcount, a->ttype, acc_am_block, &c);
+    if (w->t[target].remote)
+        rc = smap_rma_net_xfer(w, target, res ? SMAP_AM_GACC : SMAP_AM_ACC, a->op, b, o->taddr,
+                               a->tcount, a->ttype, in, res);
+    else
+        rc = each_block(o->taddr, a->tcount, a->ttype, acc_am_block, &c);
     if (!rc && res)
         smap_dtype_unpack(res, (MPI_Count)bytes, a->raddr, a->rcount, a->rtype, 0);
     free(in);
@@ -556,7 +571,7 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
         memcpy(in, a->oaddr, s);
         memcpy(in + s, a->caddr, s);
         rc = smap_rma_am_call(w, target, SMAP_AM_CAS, o.taddr, s, MPI_OP_NULL,
-                              MPI_DATATYPE_NULL, in, 2 * s, old, s);
+                              smap_dtype_handle(t), in, 2 * s, old, s);
         if (!rc)
             memcpy(a->raddr, old, s);
         return rc;

@@ -31,7 +31,7 @@ static SMAP_COLD int range_error(void)
 int smap_rma_op(MPI_Win h, int kind, int target, MPI_Aint disp, struct smap_rma_op_args *a)
 {
     if (SMAP_UNLIKELY(smap_p2p_progress_rma != NULL))
-        smap_rma_am_serve();   /* a peer may wait for us to serve its request */
+        smap_rma_poll();   /* a peer may wait for us to serve its request */
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     struct MPI_ABI_Win *w = smap_win_get(h);

@@ -11,8 +11,8 @@
  * memory (through its translated address, or CMA), an accumulate a series
  * of C11 atomics or a locked read-modify-write.  Flushes are therefore
  * memory fences, and request-based operations return completed requests.
- * A backend whose operations complete later (src/net between nodes) plugs
- * in behind struct smap_rma_ops, one table per target. */
+ * Between nodes (remote.c) puts complete remotely only at the next flush
+ * (their acknowledgements); everything else still completes on return. */
 #ifndef SMAP_RMA_RMA_H
 #define SMAP_RMA_RMA_H
 
@@ -50,11 +50,18 @@ struct smap_rma_target {
     char *local;                     /* DIRECT: base as mapped here */
     struct smap_rma_cb *cb;          /* its control block, as mapped here */
     uint64_t fence_base;             /* its fence word at creation */
+    /* on another node (remote.c): path is SMAP_RMA_AM, cb and local NULL */
+    int remote;
+    int world;                       /* its job rank */
+    uint64_t rcb;                    /* its control block's address there: names the window */
+    uint64_t puts_sent;              /* put messages sent ... */
+    _Atomic uint64_t puts_acked;     /* ... and acknowledged (flush waits for equality) */
+    _Atomic int put_err;             /* first error a put acknowledgement reported */
 };
 
 /* Per-target operation table: what a backend implements.  The node's
- * (src/rma/node.c) moves data through smap; src/net will add one for
- * targets on other nodes.  Arguments are checked; taddr is the target
+ * (src/rma/node.c) moves data through smap; remote.c's serves targets on
+ * other nodes (puts complete remotely at its flush).  Arguments are checked; taddr is the target
  * address (base + disp * disp_unit), range-checked. */
 struct smap_rma_op_args {
     const void *oaddr;           /* origin buffer (put/acc) */
@@ -120,6 +127,8 @@ struct MPI_ABI_Win {
     uint64_t *done_seen;         /* per origin: completes consumed by our waits */
     uint64_t fence_seq;
     int am_served;               /* registered with am.c: peers may post requests */
+    int net;                     /* some targets are on other nodes (remote.c) */
+    _Atomic uint64_t *net_fence; /* per rank: the last fence it announced to us */
     /* what the predefined attributes point to */
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;

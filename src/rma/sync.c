@@ -1,8 +1,9 @@
 /* Synchronisation (MPI 5.0 §12.5): fence, post/start/complete/wait/test,
  * passive-target locks, flushes.
  *
- * Every operation is complete when its call returns (rma.h), so
- * synchronisation only has to order: a fence is a barrier through the
+ * Every operation is complete when its call returns (rma.h; puts to other
+ * nodes at the flush that ends their epoch), so synchronisation only has
+ * to order: a fence is a barrier through the
  * fence words of the window's control blocks; PSCW counts posts and
  * completions in per-pair counters of the control blocks (a start consumes
  * one post of each target, a wait one completion of each origin); a lock
@@ -30,8 +31,12 @@ void smap_rma_backoff_init(struct smap_rma_backoff *b)
 
 int smap_rma_backoff(struct smap_rma_backoff *b)
 {
-    if (smap_p2p_progress_rma)
-        smap_rma_am_serve();   /* origins may wait for us meanwhile */
+    /* origins may wait for us meanwhile; with peers on other nodes, their
+     * requests and answers come through point-to-point progress */
+    if (atomic_load_explicit(&smap_rma_net_live, memory_order_relaxed))
+        smap_p2p_progress();
+    else if (smap_p2p_progress_rma)
+        smap_rma_am_serve();
     if (b->polls < b->bound) {
         b->polls++;
         smap_cpu_relax();
@@ -82,12 +87,23 @@ void smap_rma_acc_unlock(struct smap_rma_cb *cb)
 int smap_rma_barrier(struct MPI_ABI_Win *w)
 {
     uint64_t k = ++w->fence_seq;
+    if (w->net) {
+        /* peers on other nodes: our puts there are acknowledged, then
+         * each hears our fence number (remote.c) */
+        int rc = smap_rma_net_flush_all(w);
+        if (rc)
+            return rc;
+        for (int i = 0; i < w->n; i++)
+            if (w->t[i].remote)
+                smap_rma_net_signal(w, i, SMAP_RMA_NET_FENCE, k);
+    }
     /* release: our stores to our window and everything we put elsewhere */
     atomic_store_explicit(&w->cb->fence, w->t[w->me].fence_base + k, memory_order_release);
     for (int i = 0; i < w->n; i++) {
         if (i == w->me)
             continue;
-        int rc = smap_rma_wait_ge(&w->t[i].cb->fence, w->t[i].fence_base + k);
+        int rc = w->t[i].remote ? smap_rma_wait_ge(&w->net_fence[i], k)
+                                : smap_rma_wait_ge(&w->t[i].cb->fence, w->t[i].fence_base + k);
         if (rc)
             return rc;
     }
@@ -167,9 +183,13 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
     w->post_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
     atomic_thread_fence(memory_order_release);
     if (!w->post_nocheck)
-        for (int i = 0; i < n; i++)
-            atomic_fetch_add_explicit(smap_rma_post_ctr(w->t[r[i]].cb, w->me), 1,
-                                      memory_order_release);
+        for (int i = 0; i < n; i++) {
+            if (w->t[r[i]].remote)
+                smap_rma_net_signal(w, r[i], SMAP_RMA_NET_POST, 0);
+            else
+                atomic_fetch_add_explicit(smap_rma_post_ctr(w->t[r[i]].cb, w->me), 1,
+                                          memory_order_release);
+        }
     return MPI_SUCCESS;
 }
 
@@ -204,9 +224,18 @@ int smap_win_complete(MPI_Win h)
     if (w->nstart < 0)
         return smap_rma_fail(MPI_ERR_RMA_SYNC, "no access epoch of MPI_Win_start is open");
     atomic_thread_fence(memory_order_release);
-    for (int i = 0; i < w->nstart; i++)
-        atomic_fetch_add_explicit(smap_rma_done_ctr(w->t[w->start_grp[i]].cb, w->n, w->me), 1,
-                                  memory_order_release);
+    for (int i = 0; i < w->nstart; i++) {
+        int t = w->start_grp[i];
+        if (!w->t[t].remote) {
+            atomic_fetch_add_explicit(smap_rma_done_ctr(w->t[t].cb, w->n, w->me), 1,
+                                      memory_order_release);
+            continue;
+        }
+        int rc = w->t[t].ops->flush(h, t);   /* our puts there first */
+        if (rc)
+            return rc;
+        smap_rma_net_signal(w, t, SMAP_RMA_NET_DONE, 0);
+    }
     free(w->start_grp);
     w->start_grp = NULL;
     w->nstart = -1;
@@ -345,16 +374,20 @@ int smap_win_unlock_all(MPI_Win h)
 int smap_win_flush(MPI_Win h, int rank, int local)
 {
     if (smap_p2p_progress_rma)
-        smap_rma_am_serve();
-    (void)local;   /* every operation completes remotely at once */
+        smap_rma_poll();
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (!w->lock_all && (rank < 0 ? !w->nlocks : !w->locked[rank]))
         return smap_rma_fail(MPI_ERR_RMA_SYNC,
                              "flushes belong in a passive-target epoch (MPI_Win_lock or "
                              "MPI_Win_lock_all)");
+    /* On the node every operation completes remotely at once.  A put to
+     * another node is complete locally on return (the transport copied
+     * it): only remote completion waits, for its acknowledgements. */
     if (rank >= 0)
-        return w->t[rank].ops->flush(h, rank);
+        return local && w->t[rank].remote ? MPI_SUCCESS : w->t[rank].ops->flush(h, rank);
     for (int i = 0; i < w->n; i++) {
+        if (local && w->t[i].remote)
+            continue;
         int rc = w->t[i].ops->flush(h, i);
         if (rc)
             return rc;
@@ -366,7 +399,7 @@ int smap_win_sync(MPI_Win h)
 {
     (void)h;
     if (smap_p2p_progress_rma)
-        smap_rma_am_serve();
+        smap_rma_poll();
     /* unified model: one full fence makes our stores and the peers'
      * completed operations agree */
     atomic_thread_fence(memory_order_seq_cst);

@@ -163,6 +163,9 @@ static void destroy(struct MPI_ABI_Win *w)
 {
     if (w->am_served)
         smap_rma_am_unregister(w);
+    if (w->net)
+        smap_rma_net_unregister(w);
+    free((void *)w->net_fence);
     if (w->mem) {
         if (w->mem_in_arena)
             smap_rma_arena_free(w->mem, w->mem_len);
@@ -247,6 +250,14 @@ static int build_target(struct MPI_ABI_Win *w, int i, int lr, int mem_lr,
     t->size = (MPI_Aint)d->size;
     t->disp_unit = (MPI_Aint)d->disp_unit;
     t->fence_base = d->fence;
+    if (lr < 0) {   /* on another node: requests served there (remote.c) */
+        t->ops = &smap_rma_net_ops;
+        t->remote = 1;
+        t->world = smap_group_world_rank(w->group, i);
+        t->rcb = d->cb;
+        t->path = SMAP_RMA_AM;
+        return 0;
+    }
     t->cb = smap_remote_inline(lr, (const void *)(uintptr_t)d->cb, w->cb_len);
     if (!t->cb)
         return -1;
@@ -278,24 +289,32 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
                     struct MPI_ABI_Info *info, struct MPI_ABI_Comm *c, void **baseptr,
                     MPI_Win *out)
 {
-    int n = c->size;
+    int n = c->size, net = 0;
     for (int i = 0; i < n; i++)
-        if (local_rank_of(c, i) < 0)
-            return smap_rma_fail(flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED
-                                                                 : MPI_ERR_UNSUPPORTED_OPERATION,
-                                 flavor == MPI_WIN_FLAVOR_SHARED
-                                     ? "the communicator spans several nodes: shared memory "
-                                       "needs one node (MPI_Comm_split_type with "
-                                       "MPI_COMM_TYPE_SHARED gives such a communicator)"
-                                     : "the communicator spans several nodes: one-sided "
-                                       "communication between nodes needs the inter-node "
-                                       "layer (src/net), not built yet");
+        net |= local_rank_of(c, i) < 0;
+    if (net && flavor == MPI_WIN_FLAVOR_SHARED)
+        return smap_rma_fail(MPI_ERR_RMA_SHARED,
+                             "the communicator spans several nodes: shared memory needs one "
+                             "node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED gives such a "
+                             "communicator)");
     if (!smap_rma_region())
         return smap_rma_fail(MPI_ERR_INTERN, "the one-sided region does not exist");
     struct MPI_ABI_Win *w = new_win(flavor, c, disp_unit, info);
     if (!w)
         return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the window");
     int rc = MPI_SUCCESS;
+    if (net) {
+        /* before the exchange: a peer may send requests as soon as it
+         * knows our control block */
+        w->net_fence = calloc((size_t)n, sizeof *w->net_fence);
+        rc = w->net_fence ? smap_rma_net_register(w)
+                          : smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the window");
+        w->net = rc == MPI_SUCCESS;
+        if (rc) {
+            destroy(w);
+            return rc;
+        }
+    }
     if (flavor == MPI_WIN_FLAVOR_CREATE) {
         w->base = base;
         w->size = size;

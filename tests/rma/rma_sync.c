@@ -21,6 +21,7 @@ static const char *fname[] = { "create-heap", "create-stack", "allocate", "share
 static const char *sname[] = { "fence", "pscw", "lock", "lock-shared", "lock_all" };
 
 static int me, np;
+static int spans_nodes;   /* the job runs on several nodes */
 static MPI_Group world_group;
 
 static int val(int rank, int round, int i)
@@ -228,6 +229,16 @@ static void one_flavor(int f)
         break;
     }
     MPI_Info_free(&info);
+    if (f == F_SHARED && spans_nodes) {
+        /* across nodes: the standard's error, and no window */
+        int c = rc;
+        MPI_Error_class(rc, &c);
+        CHECK(c == MPI_ERR_RMA_SHARED && win == MPI_WIN_NULL,
+              "a shared window across nodes gave class %d", c);
+        free(heap);
+        free(tbase);
+        return;
+    }
     CHECK(rc == MPI_SUCCESS, "creating the %s window failed: %d", fname[f], rc);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     if (f == F_DYNAMIC) {
@@ -254,6 +265,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm node;
+    int nn;
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm_size(node, &nn);
+    MPI_Comm_free(&node);
+    spans_nodes = nn < np;
     for (int f = 0; f < F_N; f++)
         one_flavor(f);
     /* many windows created and freed: control blocks and memory recycle */
