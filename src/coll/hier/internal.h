@@ -40,7 +40,8 @@ int hier_node_bcast(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_
 int hier_node_reduce(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Count count,
                      smap_dtype_t *t, MPI_Datatype type, MPI_Op op, int root);
 int hier_node_barrier(struct smap_hier *h);
-/* One message on the node sub-communicator (a schedule). */
+/* One message on the node sub-communicator (a schedule): every member
+ * calls it. */
 int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int from,
                    int to);
 

@@ -183,14 +183,16 @@ int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t
                    int to)
 {
     smap_comm_t *n = h->node;
-    if (from == to || (n->rank != from && n->rank != to))
+    if (from == to)
         return MPI_SUCCESS;
+    /* every member runs the schedule, empty off the pair, so that the
+     * node sub-communicator's schedule numbers stay equal on all */
     struct smap_sched *s = smap_sched_new(n);
     if (!s)
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
     if (n->rank == from)
         smap_sched_send(s, buf, count, t, to);
-    else
+    else if (n->rank == to)
         smap_sched_recv(s, buf, count, t, from);
     return hier_fail_nbc(smap_sched_run(s));
 }
