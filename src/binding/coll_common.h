@@ -10,6 +10,7 @@
 #include "binding/dtype_check.h"
 #include "binding/intercomm.h"
 #include "coll/coll.h"
+#include "coll/hier/hier.h"
 #include "coll/nbc/nbc.h"
 #include "dtype/engine.h"
 #include "mpi/op.h"
@@ -96,6 +97,21 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
  * can run collectives: the schedule engine needs none). */
 #define COLL_RUN(func, comm, c, req, blocking, sched)                                      \
     ((req) || (c)->slot < 0 ? NBC_DONE(func, comm, sched) : COLL_DONE(func, comm, blocking))
+
+/* Blocking collectives of a communicator spanning nodes take the
+ * hierarchy (src/coll/hier) when it applies: COLL_HIER(func, comm, c, req,
+ * call) returns from the entry point with the hierarchical call's verdict,
+ * unless it answered SMAP_HIER_FLAT (then the flat schedule runs). */
+#define COLL_HIER(func, comm, c, req, call)                                                \
+    do {                                                                                   \
+        if (!(req) && (c)->slot < 0 && smap_hier_use(c)) {                                 \
+            int hrc_ = (call);                                                             \
+            if (hrc_ != SMAP_HIER_FLAT)                                                    \
+                return hrc_ == MPI_SUCCESS ? MPI_SUCCESS                                   \
+                                           : smap_err_raise(comm, hrc_, func, "%s",        \
+                                                            smap_hier_why());              \
+        }                                                                                  \
+    } while (0)
 
 #define NBC_DONE(func, comm, rc)                                                           \
     ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_nbc_why()))

@@ -25,6 +25,7 @@ int coll_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
         COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
     }
     COLL_CHECK_OP(F, comm, op, t, datatype);
+    COLL_HIER(F, comm, c, req, smap_hier_reduce(sbuf, rbuf, count, t, datatype, op, root, c));
     return COLL_RUN(F, comm, c, req, smap_coll_reduce(sbuf, rbuf, count, t, datatype, op, root, c),
                     smap_nbc_reduce(sbuf, rbuf, count, t, datatype, op, root, c, req));
 }
@@ -57,9 +58,11 @@ int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count
         COLL_CHECK_BUF(F, comm, sbuf, count, datatype, t);
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    if (kind == K_ALLREDUCE)
+    if (kind == K_ALLREDUCE) {
+        COLL_HIER(F, comm, c, req, smap_hier_allreduce(sbuf, rbuf, count, t, datatype, op, c));
         return COLL_RUN(F, comm, c, req, smap_coll_allreduce(sbuf, rbuf, count, t, datatype, op, c),
                         smap_nbc_allreduce(sbuf, rbuf, count, t, datatype, op, c, req));
+    }
     int ex = kind == K_EXSCAN;
     return COLL_RUN(F, comm, c, req, smap_coll_scan(sbuf, rbuf, count, t, datatype, op, ex, c),
                     smap_nbc_scan(sbuf, rbuf, count, t, datatype, op, ex, c, req));

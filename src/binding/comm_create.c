@@ -14,6 +14,7 @@
 #include "binding/comm_create.h"
 #include "binding/intercomm.h"
 #include "coll/coll.h"
+#include "coll/hier/hier.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/info.h"
@@ -219,6 +220,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
     int rc = smap_attr_delete_all(c);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(*comm, rc, F, "%s", "an attribute delete callback failed");
+    rc = smap_hier_release(c);   /* its node and leaders sub-communicators */
+    if (rc != MPI_SUCCESS)
+        return smap_err_raise(*comm, rc, F, "%s", smap_hier_why());
     rc = smap_coll_release(c);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(*comm, rc, F, "%s", smap_coll_why());

@@ -8,6 +8,7 @@
 #include "base/timer.h"
 #include "base/wait.h"
 #include "boot/boot.h"
+#include "coll/hier/hier.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/group.h"
@@ -76,6 +77,7 @@ static void sweep_live(void)
 void smap_comm_finalize(void)
 {
     sweep_live();
+    smap_hier_forget(&smap_comm_world);
     (void)smap_attr_delete_all(&smap_comm_world);
     smap_info_free(smap_comm_world.hints);
     smap_info_free(smap_comm_self.hints);
@@ -369,6 +371,7 @@ void smap_comm_destroy(struct MPI_ABI_Comm *c)
     smap_errhandler_release(c->errhandler);
     smap_info_free(c->hints);
     smap_topo_free(c->topo);   /* its virtual topology (src/topo), if any */
+    smap_hier_forget(c);       /* its hierarchy's memory (src/coll/hier), if any */
     smap_session_release(c->session);
     c->magic = 0;   /* a stale handle no longer passes smap_comm_get */
     free(c);

@@ -16,6 +16,7 @@ struct MPI_ABI_Info;
 struct MPI_ABI_Session;
 struct smap_attr;
 struct smap_topo;
+struct smap_hier;
 
 struct MPI_ABI_Comm {
     uint32_t magic;
@@ -40,6 +41,9 @@ struct MPI_ABI_Comm {
      * (the world model): its buffer serves buffered sends here when the
      * communicator has none of its own. */
     struct MPI_ABI_Session *session;
+    /* Communicators spanning nodes: the hierarchy's state (src/coll/hier:
+     * node and leaders sub-communicators), built on the first collective. */
+    struct smap_hier *hier;
     uint32_t nbc_seq;            /* non-blocking collectives started here (src/coll/sched) */
     /* User communicators: one reference for the user's handle plus one per
      * request alive on it (src/mpi/request.c), so that MPI_Comm_free with

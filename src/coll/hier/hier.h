@@ -1,0 +1,43 @@
+/* Hierarchical collectives for communicators spanning nodes (DESIGN.md
+ * D13, src/coll/hier/README.md): an on-node phase on a per-node
+ * sub-communicator (the control-block algorithms of src/coll/smap) and an
+ * inter-node phase among one leader per node.
+ *
+ * The binding calls smap_hier_use(c) for a blocking collective of an
+ * intracommunicator without a control block; when it says yes, the
+ * smap_hier_* function below runs the collective, with the arguments of
+ * coll.h.  Each returns MPI_SUCCESS, an MPI error class (smap_hier_why()
+ * says why), or SMAP_HIER_FLAT: this call is not one the hierarchy keeps
+ * correct (a non-commutative op over nodes whose ranks interleave) and the
+ * caller runs the flat schedule instead.  Every member of c decides alike. */
+#ifndef SMAP_COLL_HIER_HIER_H
+#define SMAP_COLL_HIER_HIER_H
+
+#include <mpi.h>
+
+#include "coll/coll.h"
+
+#define SMAP_HIER_FLAT (-2)
+
+/* Whether c's blocking collectives go through the hierarchy: c spans
+ * several nodes and SMAP_COLL_HIER is on.  Builds c's state on first use
+ * (collective over c: every member asks at the same collective). */
+int smap_hier_use(smap_comm_t *c);
+
+int smap_hier_barrier(smap_comm_t *c);
+int smap_hier_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c);
+int smap_hier_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                     MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c);
+int smap_hier_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                        MPI_Datatype type, MPI_Op op, smap_comm_t *c);
+
+/* MPI_Comm_free of c (collective): frees the sub-communicators. */
+int smap_hier_release(smap_comm_t *c);
+/* c is destroyed without MPI_Comm_free (MPI_Finalize's sweep, WORLD at
+ * finalize): frees the memory only; the sub-communicators are swept with
+ * the other live ones. */
+void smap_hier_forget(smap_comm_t *c);
+
+const char *smap_hier_why(void);
+
+#endif

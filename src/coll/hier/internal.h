@@ -1,0 +1,69 @@
+/* Shared by the hierarchical collectives (src/coll/hier/README.md). */
+#ifndef SMAP_COLL_HIER_INTERNAL_H
+#define SMAP_COLL_HIER_INTERNAL_H
+
+#include <stdint.h>
+
+#include "coll/hier/hier.h"
+#include "coll/nbc/nbc.h"
+
+/* One per communicator spanning nodes (c->hier). */
+struct smap_hier {
+    int usable;         /* 0: the hierarchy does not apply (one node, build failed) */
+    MPI_Comm node_h;    /* c's members on this node, ordered by rank in c */
+    MPI_Comm lead_h;    /* the lowest rank of every node, by rank; NULL elsewhere */
+    smap_comm_t *node;  /* the objects behind them (lead NULL off the leaders) */
+    smap_comm_t *lead;
+    int nnodes;         /* nodes c spans */
+    int *node_of;       /* rank in c -> node index (the leaders' order) */
+    int *local_of;      /* rank in c -> its rank in its node's sub-communicator */
+    int *leader_of;     /* node index -> rank in c of its leader */
+    int contiguous;     /* every node holds one range of c's ranks */
+};
+
+static inline int hier_is_leader(const struct smap_hier *h)
+{
+    return h->node->rank == 0;
+}
+
+int hier_fail(int cls, const char *why);
+/* Failures of the phases: the reason the layer below gave. */
+int hier_fail_coll(int rc);
+int hier_fail_nbc(int rc);
+
+/* Whether op keeps its result when its operands are reordered. */
+int hier_commutative(MPI_Op op);
+
+/* The on-node phase on the node sub-communicator: the control-block
+ * algorithms when it has a block, its schedules otherwise. */
+int hier_node_bcast(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int root);
+int hier_node_reduce(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Count count,
+                     smap_dtype_t *t, MPI_Datatype type, MPI_Op op, int root);
+int hier_node_barrier(struct smap_hier *h);
+/* One message on the node sub-communicator (a schedule): every member
+ * calls it. */
+int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int from,
+                   int to);
+
+/* Waits for a request of the inter-node phase, driving progress. */
+int hier_wait(MPI_Request *req);
+
+/* Scratch for count elements of t in t's layout (the pointer is where
+ * element 0 goes); *base is what to free.  NULL when out of memory. */
+void *hier_tmp(MPI_Count count, smap_dtype_t *t, void **base);
+
+/* Element `index` of a buffer of type t. */
+static inline void *hier_at(const void *buf, MPI_Count index, smap_dtype_t *t)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)(index * t->extent));
+}
+
+/* Elements per pipeline chunk (SMAP_COLL_HIER_CHUNK, at least one). */
+MPI_Count hier_chunk(smap_dtype_t *t);
+
+/* The inter-node allreduce among the leaders, in place in buf, started
+ * (*req) with the algorithm chosen by size and node count (reduce.c). */
+int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t,
+                        MPI_Datatype type, MPI_Op op, MPI_Request *req);
+
+#endif

@@ -1,0 +1,233 @@
+/* A communicator's hierarchy: which node holds which rank, the node and
+ * leaders sub-communicators (made on the first collective, freed with the
+ * communicator), and the helpers every hierarchical collective shares. */
+#include "coll/hier/internal.h"
+
+#include <stdlib.h>
+
+#include "base/tunables.h"
+#include "base/wait.h"
+#include "boot/boot.h"
+#include "mpi/group.h"
+#include "mpi/op.h"
+#include "mpi/request.h"
+#include "p2p/p2p.h"
+#include "smap/smap.h"
+
+static _Thread_local const char *last_why = "";
+
+const char *smap_hier_why(void)
+{
+    return last_why;
+}
+
+int hier_fail(int cls, const char *why)
+{
+    last_why = why;
+    return cls;
+}
+
+int hier_fail_coll(int rc)
+{
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_coll_why());
+}
+
+int hier_fail_nbc(int rc)
+{
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_nbc_why());
+}
+
+/* c->hier while the sub-communicators are made (their construction runs
+ * collectives on c, which must take the flat path) and when the hierarchy
+ * does not apply to c. */
+static struct smap_hier not_hier;
+
+static void free_state(struct smap_hier *h)
+{
+    if (h == &not_hier || !h)
+        return;
+    free(h->node_of), free(h->local_of), free(h->leader_of);
+    free(h);
+}
+
+/* The node index of every rank of c (nodes numbered by their lowest rank
+ * in c), whether every node holds one range, and the leaders. */
+static int map_nodes(smap_comm_t *c, struct smap_hier *h)
+{
+    int n = c->size;
+    int *idx = malloc((size_t)smap_job.nnodes * sizeof *idx);
+    int *count = calloc((size_t)n, sizeof *count);
+    h->node_of = malloc((size_t)n * sizeof *h->node_of);
+    h->local_of = malloc((size_t)n * sizeof *h->local_of);
+    h->leader_of = malloc((size_t)n * sizeof *h->leader_of);
+    if (!idx || !count || !h->node_of || !h->local_of || !h->leader_of) {
+        free(idx), free(count);
+        return -1;
+    }
+    for (int j = 0; j < smap_job.nnodes; j++)
+        idx[j] = -1;
+    h->nnodes = 0;
+    h->contiguous = 1;
+    for (int i = 0; i < n; i++) {
+        int jn = smap_job.node_of[smap_group_world_rank(c->group, i)];
+        if (idx[jn] < 0) {
+            idx[jn] = h->nnodes++;
+            h->leader_of[idx[jn]] = i;
+        } else if (h->node_of[i - 1] != idx[jn]) {
+            h->contiguous = 0;   /* the node came back after another */
+        }
+        h->node_of[i] = idx[jn];
+        h->local_of[i] = count[idx[jn]]++;
+    }
+    free(idx), free(count);
+    return 0;
+}
+
+static struct smap_hier *build(smap_comm_t *c)
+{
+    struct smap_hier *h = calloc(1, sizeof *h);
+    if (!h || map_nodes(c, h) != 0) {
+        free_state(h);
+        return &not_hier;
+    }
+    if (h->nnodes < 2) {
+        free_state(h);
+        return &not_hier;
+    }
+    c->hier = &not_hier;   /* the splits' own collectives on c run flat */
+    int me = c->rank, nd = h->node_of[me];
+    int rc = PMPI_Comm_split(c->handle, nd, me, &h->node_h);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(c->handle, h->leader_of[nd] == me ? 0 : MPI_UNDEFINED, me,
+                             &h->lead_h);
+    if (rc != MPI_SUCCESS) {
+        free_state(h);
+        return &not_hier;
+    }
+    h->node = smap_comm_get(h->node_h);
+    h->lead = h->lead_h == MPI_COMM_NULL ? NULL : smap_comm_get(h->lead_h);
+    h->usable = 1;
+    return h;
+}
+
+int smap_hier_use(smap_comm_t *c)
+{
+    if (!smap_tun.coll_hier || c->size < 2 || smap_job.nnodes < 2 || !smap_job.node_of)
+        return 0;
+    if (SMAP_UNLIKELY(!c->hier))
+        c->hier = build(c);
+    return c->hier->usable;
+}
+
+int smap_hier_release(smap_comm_t *c)
+{
+    struct smap_hier *h = c->hier;
+    c->hier = NULL;
+    int rc = MPI_SUCCESS;
+    if (h && h != &not_hier) {
+        rc = PMPI_Comm_free(&h->node_h);
+        if (h->lead_h != MPI_COMM_NULL && rc == MPI_SUCCESS)
+            rc = PMPI_Comm_free(&h->lead_h);
+        free_state(h);
+    }
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "freeing the hierarchy's sub-communicators failed");
+}
+
+void smap_hier_forget(smap_comm_t *c)
+{
+    free_state(c->hier);
+    c->hier = NULL;
+}
+
+int hier_commutative(MPI_Op op)
+{
+    struct MPI_ABI_Op *o = smap_op_get(op);
+    return o && (o->predefined || o->commute);
+}
+
+int hier_node_bcast(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int root)
+{
+    smap_comm_t *n = h->node;
+    if (n->size == 1)
+        return MPI_SUCCESS;
+    return n->slot >= 0 ? hier_fail_coll(smap_coll_bcast(buf, count, t, root, n))
+                        : hier_fail_nbc(smap_nbc_bcast(buf, count, t, root, n, NULL));
+}
+
+int hier_node_reduce(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Count count,
+                     smap_dtype_t *t, MPI_Datatype type, MPI_Op op, int root)
+{
+    smap_comm_t *n = h->node;
+    if (n->size == 1) {
+        if (sbuf == MPI_IN_PLACE || count == 0)
+            return MPI_SUCCESS;
+        struct smap_sched *s = smap_sched_new(n);
+        if (!s)
+            return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+        smap_sched_copy(s, sbuf, count, t, rbuf, count, t);
+        return hier_fail_nbc(smap_sched_run(s));
+    }
+    return n->slot >= 0
+               ? hier_fail_coll(smap_coll_reduce(sbuf, rbuf, count, t, type, op, root, n))
+               : hier_fail_nbc(smap_nbc_reduce(sbuf, rbuf, count, t, type, op, root, n, NULL));
+}
+
+int hier_node_barrier(struct smap_hier *h)
+{
+    if (h->node->size == 1)
+        return MPI_SUCCESS;
+    return hier_fail_coll(smap_coll_barrier(h->node));
+}
+
+int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int from,
+                   int to)
+{
+    smap_comm_t *n = h->node;
+    if (from == to)
+        return MPI_SUCCESS;
+    /* every member runs the schedule, empty off the pair, so that the
+     * node sub-communicator's schedule numbers stay equal on all */
+    struct smap_sched *s = smap_sched_new(n);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+    if (n->rank == from)
+        smap_sched_send(s, buf, count, t, to);
+    else if (n->rank == to)
+        smap_sched_recv(s, buf, count, t, from);
+    return hier_fail_nbc(smap_sched_run(s));
+}
+
+int hier_wait(MPI_Request *req)
+{
+    if (!smap_req_ready(*req)) {
+        struct smap_waiter w;
+        smap_wait_init(&w, smap_nlocal);
+        for (;;) {
+            smap_p2p_progress();
+            if (smap_req_ready(*req))
+                break;
+            smap_wait_step(&w);
+        }
+    }
+    int rc = smap_req_finish(req, MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the inter-node phase failed");
+}
+
+void *hier_tmp(MPI_Count count, smap_dtype_t *t, void **base)
+{
+    MPI_Count span = count > 0 ? t->true_extent + (count - 1) * t->extent : 0;
+    if (span < 0)   /* negative stride: elements go below element 0 */
+        span = t->true_extent + (count - 1) * -t->extent;
+    *base = malloc(span > 0 ? (size_t)span : 1);
+    if (!*base)
+        return NULL;
+    MPI_Aint lo = t->true_lb + (t->extent < 0 && count > 0 ? (count - 1) * t->extent : 0);
+    return (void *)((uintptr_t)*base - (uintptr_t)lo);
+}
+
+MPI_Count hier_chunk(smap_dtype_t *t)
+{
+    MPI_Count bytes = t->size > 0 ? t->size : 1;
+    MPI_Count n = (MPI_Count)smap_tun.coll_hier_chunk / bytes;
+    return n > 0 ? n : 1;
+}

@@ -1,0 +1,312 @@
+/* Collectives on communicators spanning nodes (src/coll/hier): Barrier,
+ * Bcast, Reduce and Allreduce checked against serial references, on
+ * WORLD and sub-communicators whose node membership is uneven, whose order
+ * interleaves the nodes, or that hold one rank per node; sizes 0, 1, odd
+ * and large (many pipeline chunks); a commutative op (MPI_SUM on int), a
+ * non-commutative user op on a derived type (composition of affine maps
+ * x -> m x + c, two unsigned per element), MINLOC on MPI_2INT, a type
+ * with holes (which must stay untouched), in place.
+ *   coll_hier [large_elems]   (default 1<<19 ints: 2 MiB) */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int wrank;
+static int failures;
+
+#define CHECK(cond, ...)                                                                    \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            if (failures++ < 10) {                                                         \
+                fprintf(stderr, "rank %d: %s:%d: ", wrank, __FILE__, __LINE__);            \
+                fprintf(stderr, __VA_ARGS__);                                              \
+                fputc('\n', stderr);                                                       \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* ---- inputs, deterministic per (rank, element, salt) ---- */
+static int ival(int r, long i, int salt)
+{
+    return (int)((r * 7919L + i * 31L + salt * 101L) % 1000) - 500;
+}
+
+/* affine map x -> m x + c (mod 2^32); in op inout = in after... we fold
+ * left to right: result = f0 o f1 o ... (f0 applied last) */
+typedef struct {
+    unsigned m, c;
+} aff;
+
+static aff aval(int r, long i, int salt)
+{
+    aff a = { (unsigned)(2 * ((r + i + salt) % 13) + 1), (unsigned)(r * 17 + i * 3 + salt) };
+    return a;
+}
+
+/* (a o b)(x) = a(b(x)) = am (bm x + bc) + ac */
+static aff compose(aff a, aff b)
+{
+    aff r = { a.m * b.m, a.m * b.c + a.c };
+    return r;
+}
+
+static void aff_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    aff *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = compose(a[i], b[i]);
+}
+
+/* ---- one communicator ---- */
+struct ctx {
+    MPI_Comm comm;
+    int rank, size;
+    int *wr;          /* world rank of every rank */
+    const char *name;
+    MPI_Datatype aff_t, holey_t;
+    MPI_Op aff_o;
+};
+
+static void test_sum(struct ctx *x, long n, int root, int in_place, int all, int salt)
+{
+    int *s = malloc((size_t)(n ? n : 1) * sizeof *s), *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    for (long i = 0; i < n; i++) {
+        s[i] = ival(x->wr[x->rank], i, salt);
+        r[i] = -7;
+    }
+    int me_root = all || x->rank == root, rc;
+    const void *sb = s;
+    if (in_place && me_root) {
+        memcpy(r, s, (size_t)n * sizeof *s);
+        sb = MPI_IN_PLACE;
+    }
+    if (all)
+        rc = MPI_Allreduce(sb, r, (int)n, MPI_INT, MPI_SUM, x->comm);
+    else
+        rc = MPI_Reduce(sb, r, (int)n, MPI_INT, MPI_SUM, root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s sum rc %d", x->name, rc);
+    if (me_root)
+        for (long i = 0; i < n; i++) {
+            int want = 0;
+            for (int k = 0; k < x->size; k++)
+                want += ival(x->wr[k], i, salt);
+            if (r[i] != want) {
+                CHECK(0, "%s %s sum n=%ld root=%d inplace=%d: [%ld] %d want %d", x->name,
+                      all ? "allreduce" : "reduce", n, root, in_place, i, r[i], want);
+                break;
+            }
+        }
+    else
+        for (long i = 0; i < n; i++)
+            if (r[i] != -7) {
+                CHECK(0, "%s reduce wrote a non-root's recvbuf", x->name);
+                break;
+            }
+    free(s), free(r);
+}
+
+static void test_aff(struct ctx *x, long n, int root, int in_place, int all, int salt)
+{
+    aff *s = malloc((size_t)(n ? n : 1) * sizeof *s), *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    for (long i = 0; i < n; i++) {
+        s[i] = aval(x->wr[x->rank], i, salt);
+        r[i] = (aff){ 0, 0 };
+    }
+    int me_root = all || x->rank == root, rc;
+    const void *sb = s;
+    if (in_place && me_root) {
+        memcpy(r, s, (size_t)n * sizeof *s);
+        sb = MPI_IN_PLACE;
+    }
+    if (all)
+        rc = MPI_Allreduce(sb, r, (int)n, x->aff_t, x->aff_o, x->comm);
+    else
+        rc = MPI_Reduce(sb, r, (int)n, x->aff_t, x->aff_o, root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s aff rc %d", x->name, rc);
+    if (me_root)
+        for (long i = 0; i < n; i++) {
+            aff want = aval(x->wr[x->size - 1], i, salt);
+            for (int k = x->size - 2; k >= 0; k--)
+                want = compose(aval(x->wr[k], i, salt), want);
+            if (r[i].m != want.m || r[i].c != want.c) {
+                CHECK(0, "%s %s non-commutative n=%ld root=%d inplace=%d: [%ld] (%u,%u) want (%u,%u)",
+                      x->name, all ? "allreduce" : "reduce", n, root, in_place, i, r[i].m,
+                      r[i].c, want.m, want.c);
+                break;
+            }
+        }
+    free(s), free(r);
+}
+
+static void test_minloc(struct ctx *x, long n, int salt)
+{
+    struct {
+        int v, i;
+    } *s = malloc((size_t)(n ? n : 1) * sizeof *s), *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    for (long i = 0; i < n; i++) {
+        s[i].v = ival(x->wr[x->rank], i, salt) % 5;   /* ties: the lowest index wins */
+        s[i].i = x->rank;
+    }
+    int rc = MPI_Allreduce(s, r, (int)n, MPI_2INT, MPI_MINLOC, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s minloc rc %d", x->name, rc);
+    for (long i = 0; i < n; i++) {
+        int bv = 0, bi = -1;
+        for (int k = 0; k < x->size; k++) {
+            int v = ival(x->wr[k], i, salt) % 5;
+            if (bi < 0 || v < bv)
+                bv = v, bi = k;
+        }
+        if (r[i].v != bv || r[i].i != bi) {
+            CHECK(0, "%s minloc n=%ld [%ld] (%d,%d) want (%d,%d)", x->name, n, i, r[i].v,
+                  r[i].i, bv, bi);
+            break;
+        }
+    }
+    free(s), free(r);
+}
+
+/* MPI_INT resized to extent 8: every other int is a hole left alone. */
+static void test_holey(struct ctx *x, long n, int salt)
+{
+    int *s = malloc((size_t)(2 * n + 1) * sizeof *s), *r = malloc((size_t)(2 * n + 1) * sizeof *r);
+    for (long i = 0; i < 2 * n + 1; i++) {
+        s[i] = i % 2 ? 12345 : ival(x->wr[x->rank], i / 2, salt);
+        r[i] = 777;
+    }
+    int rc = MPI_Allreduce(s, r, (int)n, x->holey_t, MPI_SUM, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s holey rc %d", x->name, rc);
+    for (long i = 0; i < n; i++) {
+        int want = 0;
+        for (int k = 0; k < x->size; k++)
+            want += ival(x->wr[k], i, salt);
+        if (r[2 * i] != want || r[2 * i + 1] != 777) {
+            CHECK(0, "%s holey n=%ld [%ld] %d (hole %d) want %d", x->name, n, i, r[2 * i],
+                  r[2 * i + 1], want);
+            break;
+        }
+    }
+    free(s), free(r);
+}
+
+static void test_bcast(struct ctx *x, long n, int root, int salt)
+{
+    int *b = malloc((size_t)(n ? n : 1) * sizeof *b);
+    for (long i = 0; i < n; i++)
+        b[i] = x->rank == root ? ival(root, i, salt) : -1;
+    int rc = MPI_Bcast(b, (int)n, MPI_INT, root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s bcast rc %d", x->name, rc);
+    for (long i = 0; i < n; i++)
+        if (b[i] != ival(root, i, salt)) {
+            CHECK(0, "%s bcast n=%ld root=%d [%ld] %d want %d", x->name, n, root, i, b[i],
+                  ival(root, i, salt));
+            break;
+        }
+    /* a derived type with holes */
+    int *h = malloc((size_t)(2 * n + 1) * sizeof *h);
+    for (long i = 0; i < 2 * n + 1; i++)
+        h[i] = i % 2 ? -3 : (x->rank == root ? ival(root, i / 2, salt + 1) : -1);
+    rc = MPI_Bcast(h, (int)n, x->holey_t, root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s bcast holey rc %d", x->name, rc);
+    for (long i = 0; i < n; i++)
+        if (h[2 * i] != ival(root, i, salt + 1) || h[2 * i + 1] != -3) {
+            CHECK(0, "%s bcast holey n=%ld root=%d [%ld]", x->name, n, root, i);
+            break;
+        }
+    free(b), free(h);
+}
+
+static void run(struct ctx *x, long large)
+{
+    if (x->comm == MPI_COMM_NULL)
+        return;
+    MPI_Comm_rank(x->comm, &x->rank);
+    MPI_Comm_size(x->comm, &x->size);
+    x->wr = malloc((size_t)x->size * sizeof *x->wr);
+    MPI_Allgather(&wrank, 1, MPI_INT, x->wr, 1, MPI_INT, x->comm);
+    long sizes[] = { 0, 1, 7, 1001, large };
+    int roots[] = { 0, x->size - 1, x->size / 2 };
+    for (int si = 0; si < 5; si++) {
+        long n = sizes[si];
+        int salt = si;
+        for (int ip = 0; ip < 2; ip++) {
+            test_sum(x, n, 0, ip, 1, salt);
+            test_aff(x, n, 0, ip, 1, salt);
+            for (int ri = 0; ri < 3 && (ri == 0 || n < large); ri++) {
+                test_sum(x, n, roots[ri], ip, 0, salt + ri);
+                test_aff(x, n, roots[ri], ip, 0, salt + ri);
+            }
+        }
+        test_minloc(x, n, salt);
+        test_holey(x, n, salt);
+        for (int ri = 0; ri < 3; ri++)
+            test_bcast(x, n, roots[ri], salt + ri);
+        CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);
+    }
+    free(x->wr);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    long large = argc > 1 ? atol(argv[1]) : 1L << 19;
+
+    struct ctx base = { 0 };
+    MPI_Type_contiguous(2, MPI_UNSIGNED, &base.aff_t);
+    MPI_Type_commit(&base.aff_t);
+    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &base.holey_t);
+    MPI_Type_commit(&base.holey_t);
+    MPI_Op_create(aff_op, 0, &base.aff_o);
+
+    /* this rank's index on its node: the comm of all index-0 ranks holds
+     * one rank per node */
+    MPI_Comm node;
+    int lrank;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lrank);
+
+    struct ctx x = base;
+    x.comm = MPI_COMM_WORLD;
+    x.name = "WORLD";
+    run(&x, large);
+
+    /* uneven membership: rank 1 and every fourth rank left out */
+    x = base;
+    x.name = "subset";
+    MPI_Comm_split(MPI_COMM_WORLD, wrank == 1 || wrank % 4 == 3 ? MPI_UNDEFINED : 0, wrank,
+                   &x.comm);
+    run(&x, large / 4);
+    if (x.comm != MPI_COMM_NULL)
+        MPI_Comm_free(&x.comm);
+
+    /* interleaved: the node's local index first, so nodes alternate */
+    x = base;
+    x.name = "interleaved";
+    MPI_Comm_split(MPI_COMM_WORLD, 0, lrank * wsize + wrank, &x.comm);
+    run(&x, large / 4);
+    MPI_Comm_free(&x.comm);
+
+    /* one rank per node: no on-node phase */
+    x = base;
+    x.name = "leaders";
+    MPI_Comm_split(MPI_COMM_WORLD, lrank == 0 ? 0 : MPI_UNDEFINED, wrank, &x.comm);
+    run(&x, large / 4);
+    if (x.comm != MPI_COMM_NULL)
+        MPI_Comm_free(&x.comm);
+
+    MPI_Comm_free(&node);
+    MPI_Type_free(&base.aff_t);
+    MPI_Type_free(&base.holey_t);
+    MPI_Op_free(&base.aff_o);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (wrank == 0)
+        printf("coll_hier: %s (%d failures)\n", all ? "FAILED" : "ok", all);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
