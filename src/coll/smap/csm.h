@@ -3,7 +3,7 @@
  * Every rank owns, per communicator, a control block ("slot") in its
  * collectives region (smap_coll_region(): always shared with the node's
  * ranks, whatever SMAP_EXPOSE says).  A slot is
- *   [0, 4 KiB)   header: the rank's step counter, alone on its cache line
+ *   [0, 4 KiB)   header: two cells carrying the rank's step and inline data
  *   two halves   each = descriptor area + payload (inline data, bounce
  *                chunks, reduction accumulators)
  * A collective is a sequence of steps.  Step t: a rank writes what peers
@@ -51,14 +51,26 @@
  * with 64 KiB ~3. */
 #define CSM_FOLD_BYTES ((size_t)64 << 10)
 
-/* Replicated reductions of at most CSM_TINY_BYTES put their input next to
- * the step counter (area t%2, same rule as the halves): a peer that sees
- * the step then has the data too, one cache-line transfer instead of two. */
-#define CSM_TINY_BYTES ((size_t)24)
-struct csm_hdr {
-    _Alignas(64) _Atomic uint64_t step;
-    _Alignas(8) unsigned char tiny[2][CSM_TINY_BYTES];
+/* The header: two "cells", one cache line each.  Step t is published in
+ * cell t%2 (seq = t, release) together with up to CSM_CELL_BYTES of data
+ * written into the same line before it, so a peer that sees the step has
+ * the data too: one line transfer, no separate "arrived" and "data" lines.
+ * seq of cell p only ever holds steps of parity p, in increasing order, so
+ * "rank i has published t or more" is exactly cell[t%2].seq >= t (step t+1
+ * left the value t there; t+2 raised it) and a waiter polls one line.
+ * A cell's meta and data are rewritten (step t+2) only after every peer
+ * published t+1 (csm_prepare), i.e. finished reading them; storing seq
+ * alone never disturbs a reader (data untouched, seq compared with >=). */
+#define CSM_CELL_BYTES ((size_t)48)
+struct csm_cell {
+    _Alignas(64) _Atomic uint64_t seq;
+    uint64_t meta;                                  /* xfer.c: flags | rounds << 8 */
+    _Alignas(16) unsigned char data[CSM_CELL_BYTES];  /* 16: any predefined type */
 };
+struct csm_hdr {
+    struct csm_cell cell[2];
+};
+_Static_assert(sizeof(struct csm_cell) == 64, "a cell is one cache line");
 
 /* What a rank publishes at the first step of a collective. */
 enum { CSM_F_STAGED = 1u, CSM_F_DIRECT_OK = 2u, CSM_F_CMA = 4u };
@@ -67,7 +79,6 @@ struct csm_blk {
 };
 struct csm_desc {
     uint64_t flags;
-    uint64_t nrounds;       /* staged transfers: chunks this rank sends */
     uint64_t in, out;       /* reductions: buffer base addresses */
     struct csm_blk blk[];   /* transfers: one per destination (or one: same) */
 };
@@ -79,6 +90,7 @@ struct csm_comm {
     int *lr;              /* node-local rank of each comm rank */
     char **slot;          /* local address of each comm rank's slot */
     uint64_t step;        /* last step this rank published */
+    uint64_t seen;        /* every peer is known to have published this step */
     MPI_Count *disp;      /* n+1 scratch counts (reduce_scatter offsets) */
     unsigned char *flag;  /* n scratch flags (each source's step-one decision) */
 };
@@ -111,9 +123,16 @@ static inline char *csm_pay(const struct csm_comm *s, int i, uint64_t step)
 {
     return csm_half(s, i, step) + CSM_DESC_BYTES;
 }
-static inline char *csm_tiny(const struct csm_comm *s, int i, uint64_t step)
+static inline struct csm_cell *csm_cell(const struct csm_comm *s, int i, uint64_t step)
 {
-    return (char *)((struct csm_hdr *)(void *)s->slot[i])->tiny[step & 1];
+    return &((struct csm_hdr *)(void *)s->slot[i])->cell[step & 1];
+}
+/* The step a header shows as published (the larger of its cells). */
+static inline uint64_t csm_hdr_step(struct csm_hdr *h)
+{
+    uint64_t a = atomic_load_explicit(&h->cell[0].seq, memory_order_acquire);
+    uint64_t b = atomic_load_explicit(&h->cell[1].seq, memory_order_acquire);
+    return a > b ? a : b;
 }
 /* The step the next csm_sync publishes: where to write its data. */
 static inline uint64_t csm_next(const struct csm_comm *s)

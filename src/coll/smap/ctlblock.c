@@ -105,8 +105,7 @@ static SMAP_COLD int build(smap_comm_t *c, int k, struct csm_comm **out)
     s->slot = slot;
     s->disp = disp;
     s->flag = flag;
-    s->step = atomic_load_explicit(&((struct csm_hdr *)(void *)slot[c->rank])->step,
-                                   memory_order_relaxed);
+    s->step = csm_hdr_step((struct csm_hdr *)(void *)slot[c->rank]);
     states[k] = s;
     *out = s;
     return MPI_SUCCESS;
@@ -129,10 +128,10 @@ int csm_get(smap_comm_t *c, struct csm_comm **out)
 /* Waiting for a peer's step, past the spin phase: yield, drive
  * point-to-point now and then (a peer may wait for our sends before it
  * joins), and give up when a node peer has died. */
-static SMAP_COLD int wait_slow(struct csm_hdr *h, uint64_t t, struct smap_waiter *w)
+static SMAP_COLD int wait_slow(_Atomic uint64_t *seq, uint64_t t, struct smap_waiter *w)
 {
     for (unsigned i = 1;; i++) {
-        if (atomic_load_explicit(&h->step, memory_order_acquire) >= t)
+        if (atomic_load_explicit(seq, memory_order_acquire) >= t)
             return 0;
         smap_wait_step(w);
         if ((i & 63) == 0) {
@@ -146,21 +145,24 @@ static SMAP_COLD int wait_slow(struct csm_hdr *h, uint64_t t, struct smap_waiter
 /* Waits until comm rank i has published step t or more. */
 static int wait_peer(const struct csm_comm *s, int i, uint64_t t)
 {
-    struct csm_hdr *h = (struct csm_hdr *)(void *)s->slot[i];
-    if (SMAP_LIKELY(atomic_load_explicit(&h->step, memory_order_acquire) >= t))
+    /* acquire: the cell's data and everything written before step t */
+    _Atomic uint64_t *seq = &csm_cell(s, i, t)->seq;
+    if (SMAP_LIKELY(atomic_load_explicit(seq, memory_order_acquire) >= t))
         return MPI_SUCCESS;
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
     for (unsigned spins = w.bound; spins > 0; spins--) {
         smap_cpu_relax();
-        if (atomic_load_explicit(&h->step, memory_order_acquire) >= t)
+        if (atomic_load_explicit(seq, memory_order_acquire) >= t)
             return MPI_SUCCESS;
     }
-    return wait_slow(h, t, &w);
+    return wait_slow(seq, t, &w);
 }
 
-static int wait_all(const struct csm_comm *s, uint64_t t)
+static int wait_all(struct csm_comm *s, uint64_t t)
 {
+    if (s->seen >= t)   /* known already: no peer line read at all */
+        return MPI_SUCCESS;
     for (int i = 0; i < s->n; i++) {
         if (i == s->me)
             continue;
@@ -168,20 +170,21 @@ static int wait_all(const struct csm_comm *s, uint64_t t)
         if (rc)
             return rc;
     }
+    s->seen = t;
     return MPI_SUCCESS;
 }
 
 int csm_prepare(struct csm_comm *s)
 {
-    return s->step ? wait_all(s, s->step) : MPI_SUCCESS;
+    return wait_all(s, s->step);
 }
 
 int csm_sync_some(struct csm_comm *s, int who)
 {
     uint64_t t = ++s->step;
-    struct csm_hdr *mine = (struct csm_hdr *)(void *)s->slot[s->me];
-    /* release: our descriptor and payload of step t become visible */
-    atomic_store_explicit(&mine->step, t, memory_order_release);
+    /* release: our cell's data, descriptor and payload of step t become
+     * visible with it */
+    atomic_store_explicit(&csm_cell(s, s->me, t)->seq, t, memory_order_release);
     if (who == CSM_ALL)
         return wait_all(s, t);
     if (who >= 0 && who != s->me)
@@ -231,16 +234,22 @@ static struct csm_hdr *own_hdr(int k)
 uint64_t smap_coll_slot_step(int k)
 {
     struct csm_hdr *h = own_hdr(k);
-    return h ? atomic_load_explicit(&h->step, memory_order_acquire) : 0;
+    return h ? csm_hdr_step(h) : 0;
 }
 
 void smap_coll_slot_claim(int k, uint64_t step)
 {
     atomic_fetch_or_explicit(&slots_used, 1u << k, memory_order_relaxed);
     struct csm_hdr *h = own_hdr(k);
-    /* raised, never lowered: a past user's peer may still wait for it */
-    if (h && atomic_load_explicit(&h->step, memory_order_relaxed) < step)
-        atomic_store_explicit(&h->step, step, memory_order_release);
+    /* raised, never lowered: a past user's peer may still wait for it.
+     * Both cells, each to the last step of its parity up to `step`, so
+     * that cell[t%2].seq >= t keeps meaning "published t". */
+    for (uint64_t k2 = 0; h && k2 < 2 && k2 <= step; k2++) {
+        uint64_t v = step - k2;
+        _Atomic uint64_t *seq = &h->cell[v & 1].seq;
+        if (atomic_load_explicit(seq, memory_order_relaxed) < v)
+            atomic_store_explicit(seq, v, memory_order_release);
+    }
 }
 
 int smap_coll_release(smap_comm_t *c)

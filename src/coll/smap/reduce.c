@@ -108,13 +108,13 @@ static const char *in_pay(const struct red *r, int i, MPI_Count e, MPI_Count n, 
         return el(r->in, r->t, e);
     return el(based(csm_pay(r->s, i, *(const uint64_t *)ctx), r->t), r->t, e);
 }
-/* The same for a vector small enough for the header's tiny area. */
-static const char *in_tiny(const struct red *r, int i, MPI_Count e, MPI_Count n, const void *ctx)
+/* The same for a vector small enough for the cell of step *ctx. */
+static const char *in_cell(const struct red *r, int i, MPI_Count e, MPI_Count n, const void *ctx)
 {
     (void)n;
     if (r->own && i == r->s->me)
         return el(r->in, r->t, e);
-    return el(based(csm_tiny(r->s, i, *(const uint64_t *)ctx), r->t), r->t, e);
+    return el(based((char *)csm_cell(r->s, i, *(const uint64_t *)ctx)->data, r->t), r->t, e);
 }
 
 /* ---- replicated --------------------------------------------------------- */
@@ -123,7 +123,9 @@ static int replicated(struct red *r)
 {
     struct csm_comm *s = r->s;
     uint64_t t = csm_next(s);
-    int tiny = csm_span(r->t, r->count) <= (MPI_Count)CSM_TINY_BYTES;
+    /* inline in the cell that publishes the step: a peer's input arrives
+     * with the one line it polls */
+    int tiny = csm_span(r->t, r->count) <= (MPI_Count)CSM_CELL_BYTES;
     /* A Reduce root folds its own input where it is (unless in place: the
      * fold writes there) and writes nothing a peer reads, so it need not
      * wait for peers to be done with its area: one cache-line transfer
@@ -133,7 +135,7 @@ static int replicated(struct red *r)
         int rc = csm_prepare(s);
         if (rc)
             return rc;
-        char *mine = tiny ? csm_tiny(s, s->me, t) : csm_pay(s, s->me, t);
+        char *mine = tiny ? (char *)csm_cell(s, s->me, t)->data : csm_pay(s, s->me, t);
         cp(based(mine, r->t), r->in, r->count, r->t);
     }
     int rc;
@@ -160,7 +162,7 @@ static int replicated(struct red *r)
         break;
     default: break;
     }
-    fold(r, r->out, hi, tiny ? in_tiny : in_pay, &t, e, n);
+    fold(r, r->out, hi, tiny ? in_cell : in_pay, &t, e, n);
     return r->err;
 }
 

@@ -56,8 +56,9 @@ int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
 {
     struct csm_comm *s;
     struct sc a = { sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root };
-    struct xfer x = { .id = SMAP_COLL_SCATTER, .same = 0, .src = sc_src, .dst = sc_dst,
-                      .self = sc_self, .arg = &a };
+    /* one source: receivers wait for the root only, the root for nobody */
+    struct xfer x = { .id = SMAP_COLL_SCATTER, .same = 0, .single = root + 1, .src = sc_src,
+                      .dst = sc_dst, .self = sc_self, .arg = &a };
     if (c->size == 1) {
         x.s = &(struct csm_comm){ .n = 1, .me = 0 };
         sc_self(&x);

@@ -19,7 +19,19 @@
 
 #include "base/compiler.h"
 
-enum { F_STAGED = CSM_F_STAGED, F_DIRECT = CSM_F_DIRECT_OK, F_CMA = CSM_F_CMA };
+enum { F_STAGED = CSM_F_STAGED, F_DIRECT = CSM_F_DIRECT_OK, F_CMA = CSM_F_CMA, F_CELL = 8u };
+
+/* Tiny blocks travel in the source's cell (csm.h), next to the step that
+ * publishes them: the whole cell for a block sent to everyone, else one
+ * slot per destination other than the source. */
+static size_t cell_slot(const struct xfer *x)
+{
+    return x->same ? CSM_CELL_BYTES : (CSM_CELL_BYTES / (size_t)(x->s->n - 1)) & ~(size_t)7;
+}
+static size_t cell_at(const struct xfer *x, int src, int dst)
+{
+    return x->same ? 0 : (size_t)(dst < src ? dst : dst - 1) * cell_slot(x);
+}
 
 static size_t slot_bytes(const struct xfer *x)
 {
@@ -42,11 +54,28 @@ static void pack_round(const struct xfer *x, char *pay, uint64_t r)
     }
 }
 
-/* Our decision as a source; fills the descriptor of step t. */
+/* Packs every block we send into our cell of step t. */
+static void pack_cell(const struct xfer *x, struct csm_cell *c)
+{
+    const struct csm_comm *s = x->s;
+    for (int j = 0; j < s->n; j++) {
+        struct xblk b;
+        if (j == s->me || !x->src(x, j, &b))
+            continue;
+        smap_dtype_pack(b.buf, b.count, b.t, c->data + cell_at(x, s->me, j), 0,
+                        (MPI_Count)cell_slot(x));
+        if (x->same)
+            break;
+    }
+}
+
+/* Our decision as a source, published in our cell of step t (flags and
+ * rounds; the blocks themselves when they fit) and, for blocks peers read
+ * from our user buffers, in the descriptor of step t. */
 static void publish(const struct xfer *x, uint64_t t)
 {
     const struct csm_comm *s = x->s;
-    struct csm_desc *d = csm_desc(s, s->me, t);
+    struct csm_cell *c = csm_cell(s, s->me, t);
     MPI_Count maxb = 0;
     int reach = 1, cma = csm_cma_ok();
     for (int j = 0; j < s->n; j++) {
@@ -57,22 +86,43 @@ static void publish(const struct xfer *x, uint64_t t)
         if (bytes > maxb)
             maxb = bytes;
         if (bytes > 0) {
-            char *p = csm_dense(b.buf, b.t);
             int dense = smap_dtype_is_contiguous(b.t);
-            reach &= dense && csm_exposed(p, (size_t)bytes);
+            reach &= dense && csm_exposed(csm_dense(b.buf, b.t), (size_t)bytes);
             cma &= dense;
-            d->blk[x->same ? 0 : j] = (struct csm_blk){ (uint64_t)(uintptr_t)p, (uint64_t)bytes };
         }
         if (x->same)
             break;
     }
     int staged = x->force_stage || (!reach && !cma) ||
                  smap_coll_select(x->id, (size_t)maxb, s->n) == SMAP_ALGO_INLINE;
-    size_t slot = slot_bytes(x);
-    d->nrounds = staged ? ((uint64_t)maxb + slot - 1) / slot : 0;
-    d->flags = staged ? F_STAGED : maxb == 0 ? 0 : reach ? F_DIRECT : F_CMA;
-    if (staged && maxb > 0)
+    uint64_t flags, rounds;
+    if (staged && (size_t)maxb <= cell_slot(x)) {
+        flags = F_STAGED | F_CELL;
+        rounds = maxb > 0;
+        if (maxb > 0)
+            pack_cell(x, c);
+    } else if (staged) {
+        size_t slot = slot_bytes(x);
+        flags = F_STAGED;
+        rounds = ((uint64_t)maxb + slot - 1) / slot;
         pack_round(x, csm_pay(s, s->me, t), 0);
+    } else {
+        struct csm_desc *d = csm_desc(s, s->me, t);
+        flags = maxb == 0 ? 0 : reach ? F_DIRECT : F_CMA;
+        rounds = 0;
+        for (int j = 0; j < s->n; j++) {
+            struct xblk b;
+            if (j == s->me || !x->src(x, j, &b))
+                continue;
+            MPI_Count bytes = xblk_bytes(&b);
+            if (bytes > 0)
+                d->blk[x->same ? 0 : j] = (struct csm_blk){
+                    (uint64_t)(uintptr_t)csm_dense(b.buf, b.t), (uint64_t)bytes };
+            if (x->same)
+                break;
+        }
+    }
+    c->meta = flags | rounds << 8;
 }
 
 /* The source's block is only reachable with CMA: straight into our block
@@ -113,6 +163,13 @@ static int take(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, 
 {
     const struct csm_comm *s = x->s;
     MPI_Count bytes = xblk_bytes(b);
+    if (s->flag[i] & F_CELL) {
+        if (r > 0 || bytes == 0)
+            return MPI_SUCCESS;
+        const char *from = (const char *)csm_cell(s, i, t)->data + cell_at(x, i, s->me);
+        smap_dtype_unpack(from, (MPI_Count)cell_slot(x), (void *)b->buf, b->count, b->t, 0);
+        return MPI_SUCCESS;
+    }
     if (s->flag[i] & F_STAGED) {
         size_t slot = slot_bytes(x);
         MPI_Count off = (MPI_Count)(r * slot);
@@ -162,23 +219,28 @@ int csm_xfer(const struct xfer *x)
      * only its descriptor decides the rounds */
     int one = x->single - 1, lo = one >= 0 ? one : 0, hi = one >= 0 ? one + 1 : s->n;
     int who = one < 0 ? CSM_ALL : one == s->me ? CSM_NONE : one;
+    /* a bcast receiver publishes nothing peers read: no need to wait
+     * until they are done with its previous data */
+    int source = one < 0 || one == s->me;
     uint64_t t0 = csm_next(s);
-    int rc = csm_prepare(s);
-    if (rc)
-        return rc;
-    publish(x, t0);
+    int rc;
+    if (source) {
+        if ((rc = csm_prepare(s)))
+            return rc;
+        publish(x, t0);
+    }
     if ((rc = csm_sync_some(s, who)))
         return rc;
     uint64_t rounds = 0;
     int any_direct = 0;
     for (int i = lo; i < hi; i++) {
-        const struct csm_desc *d = csm_desc(s, i, t0);
-        if (d->nrounds > rounds)
-            rounds = d->nrounds;
-        any_direct |= (d->flags & (F_DIRECT | F_CMA)) != 0;
-        s->flag[i] = (unsigned char)d->flags;
+        uint64_t meta = csm_cell(s, i, t0)->meta;
+        if (meta >> 8 > rounds)
+            rounds = meta >> 8;
+        any_direct |= (meta & (F_DIRECT | F_CMA)) != 0;
+        s->flag[i] = (unsigned char)meta;
     }
-    int mine_staged = (one < 0 || one == s->me) && (s->flag[s->me] & F_STAGED);
+    int mine_staged = source && (s->flag[s->me] & (F_STAGED | F_CELL)) == F_STAGED;
     if (x->self)
         x->self(x);
     rc = consume(x, t0, t0, 0);
