@@ -21,13 +21,17 @@
  * number; one that arrives early (a provider without send-after-send
  * order) waits until its predecessors have been matched or queued, so
  * the non-overtaking rule holds on any provider. */
+#define _GNU_SOURCE 1   /* ppoll */
 #include "p2p/internal.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/log.h"
+#include "base/tunables.h"
 #include "base/wait.h"
 #include "boot/boot.h"
 #include "dtype/engine.h"
@@ -341,6 +345,25 @@ void smap_p2p_remote_progress(void)
     smap_net_progress();
 }
 
+/* A long wait's nap (base/wait.h, DESIGN D7): sleep on the network's
+ * wait object, at most `us`.  fi_trywait runs under the lock (it may
+ * progress the provider); the sleep itself does not hold it, so another
+ * thread's MPI calls go on meanwhile.  Node-local queues have no wait
+ * object: `us` bounds how late we see them. */
+static void sleep_on_net(unsigned us)
+{
+    smap_p2p_lock();
+    int fd = smap_p2p.remote ? smap_net_trywait() : -2;
+    smap_p2p_unlock();
+    struct timespec t = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000 };
+    if (fd >= 0) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        (void)ppoll(&p, 1, &t, NULL);
+    } else if (fd == -2) {
+        nanosleep(&t, NULL);
+    }
+}
+
 /* ---- opening and closing ------------------------------------------------- */
 
 int smap_p2p_remote_open(char *err, size_t errlen)
@@ -363,8 +386,15 @@ int smap_p2p_remote_open(char *err, size_t errlen)
     smap_p2p.remote = 1;
     smap_p2p_unlock();
     /* Long waits nap between polls (DESIGN D7, base/wait.h): 50 us keeps
-     * the latency of a late message small next to the network's. */
+     * the latency of a late message small next to the network's; with a
+     * wait object they sleep on it instead, longer and longer up to
+     * SMAP_NET_SLEEP_MAX, woken at once by the network. */
     smap_wait_nap_us = 50;
+    if (smap_tun.net_sleep_max > 0) {
+        int64_t max = smap_tun.net_sleep_max;
+        smap_wait_sleep_max_us = max > 1000000 ? 1000000u : max < 50 ? 50u : (unsigned)max;
+        smap_wait_sleep_hook = sleep_on_net;
+    }
     return 0;
 }
 
@@ -389,6 +419,7 @@ void smap_p2p_remote_close(void)
     smap_p2p_lock();
     smap_p2p.remote = 0;
     smap_wait_nap_us = 0;
+    smap_wait_sleep_hook = NULL;
     smap_net_close();
     for (int w = 0; w < smap_job.size; w++)
         if (smap_p2p.lr_of[w] < -1)
