@@ -59,9 +59,15 @@ static inline void smap_wait_init(struct smap_waiter *w, int nlocal)
 /* Microseconds a long wait naps instead of yielding, 0: never.  Set when
  * the job spans nodes (src/p2p/remote.c): a peer on another node may
  * keep us waiting for long, and a yielding rank still takes a core
- * whenever nobody else wants it, which polling a network does not need. */
-extern unsigned smap_wait_nap_us;
-void smap_wait_nap(void);
+ * whenever nobody else wants it, which waiting for a network does not
+ * need.  When `smap_wait_sleep_hook` is set too (the network offers a
+ * wait object), the nap is a sleep on it: it starts at smap_wait_nap_us
+ * and doubles with every nap of the same wait up to smap_wait_sleep_max_us
+ * (a completion from the network ends it at once; node-local events have
+ * no wait object, so the bound is their worst added latency). */
+extern unsigned smap_wait_nap_us, smap_wait_sleep_max_us;
+extern void (*smap_wait_sleep_hook)(unsigned us);
+void smap_wait_nap(unsigned nth);
 
 /* Returns 1 once the waiter is in its yielding phase. */
 static inline int smap_wait_step(struct smap_waiter *w)
@@ -73,7 +79,7 @@ static inline int smap_wait_step(struct smap_waiter *w)
     }
     /* (past a few hundred yields: the wait is long, nap) */
     if (SMAP_UNLIKELY(smap_wait_nap_us != 0) && ++w->polls - w->bound > 256u)
-        smap_wait_nap();
+        smap_wait_nap(w->polls - w->bound - 257u);
     else
         sched_yield();
     return 1;

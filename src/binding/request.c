@@ -434,9 +434,11 @@ int PMPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-/* Receives that have not matched are cancelled; a send that has left
- * cannot be recalled (MPI allows a cancel to fail: the status then says
- * not cancelled). */
+/* Receives that have not matched are cancelled.  A send to a peer on
+ * another node that its receiver has not matched is too (even an eager
+ * one that is complete already: the receiver drops it, src/p2p/remote.c);
+ * one to a node peer cannot be recalled (MPI allows a cancel to fail:
+ * the status then says not cancelled). */
 int PMPI_Cancel(MPI_Request *request)
 {
     SMAP_CHECK_RUNNING("MPI_Cancel");
@@ -451,9 +453,11 @@ int PMPI_Cancel(MPI_Request *request)
         int err = smap_greq_cancel(r);
         return err == MPI_SUCCESS ? err : p2p_request_error("MPI_Cancel", MPI_COMM_NULL, err);
     }
-    if (!is_active(*request) || r->p.done)
+    if (!is_active(*request))
         return MPI_SUCCESS;
-    if (r->p.kind == SMAP_PREQ_RECV)
+    if (r->p.kind == SMAP_PREQ_SEND)
+        (void)smap_p2p_cancel_send(&r->p);
+    else if (r->p.kind == SMAP_PREQ_RECV && !r->p.done)
         (void)smap_p2p_cancel_recv(&r->p);
     return MPI_SUCCESS;
 }

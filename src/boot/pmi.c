@@ -9,11 +9,15 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/tunables.h"
+#include "boot/pmi2.h"
 #include "boot/pmi_wire.h"
 #include "boot/pmix_client.h"
 
 static int pmi_fd = -1;
-static int job_size;   /* for PMIx gets, which name the rank asked */
+static int pmi2;       /* the launcher speaks PMI-2 (pmi2.c) */
+static int job_size;
+static int pmi_rank;   /* for PMIx gets, which name the rank asked */
 static pthread_mutex_t pmi_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct smap_pmi_reader pmi_reader;
 
@@ -46,8 +50,21 @@ int smap_pmi_detect(int *rank, int *size, char *err, size_t errlen)
         parse_env_int("PMI_SIZE", 1, size, err, errlen) ||
         parse_env_int("PMI_RANK", 0, rank, err, errlen))
         return -1;
+    pmi_rank = *rank;
     if (*rank >= *size) {
         snprintf(err, errlen, "PMI_RANK=%d is not below PMI_SIZE=%d", *rank, *size);
+        return -1;
+    }
+    /* Slurm's srun --mpi=pmi2 sets PMI_JOBID, hydra and smrun do not. */
+    const char *want = smap_tun.pmi ? smap_tun.pmi : "auto";
+    if (strcmp(want, "2") == 0)
+        pmi2 = 1;
+    else if (strcmp(want, "1") == 0)
+        pmi2 = 0;
+    else if (strcmp(want, "auto") == 0)
+        pmi2 = getenv("PMI_JOBID") != NULL;
+    else {
+        snprintf(err, errlen, "SMAP_PMI='%s' is not one of auto|1|2", want);
         return -1;
     }
     return 1;
@@ -106,6 +123,15 @@ int smap_pmi_init(char *kvsname, size_t kvslen, int *appnum, int *universe, char
         snprintf(err, errlen, "PMIx: cannot read the job's attributes");
         return -1;
     }
+    if (pmi2) {
+        pthread_mutex_lock(&pmi_lock);
+        int rc = smap_pmi2_init(pmi_fd, pmi_rank, kvsname, kvslen, appnum, universe, err, errlen);
+        pthread_mutex_unlock(&pmi_lock);
+        if (rc == 0)
+            smap_log(SMAP_LOG_INFO, "boot: PMI-2 wire protocol on PMI_FD %d, job %s", pmi_fd,
+                     kvsname);
+        return rc;
+    }
     struct smap_pmi_msg m;
     const char *step = "init";
     pthread_mutex_lock(&pmi_lock);
@@ -141,6 +167,11 @@ int smap_pmi_kvs_put(const char *kvsname, const char *key, const char *value)
     if (!smap_pmi_valid_key(key) || !smap_pmi_valid_value(value))
         return -1;
     pthread_mutex_lock(&pmi_lock);
+    if (pmi2) {
+        int rc2 = smap_pmi2_put(key, value);
+        pthread_mutex_unlock(&pmi_lock);
+        return rc2;
+    }
     int rc = smap_pmi_writef(pmi_fd, "cmd=put kvsname=%s key=%s value=%s\n", kvsname, key, value);
     if (rc == 0)
         rc = pmi_expect(&m, "put_result");
@@ -154,6 +185,11 @@ int smap_pmi_kvs_get(const char *kvsname, const char *key, char *value, size_t l
         return smap_pmix_get(key, value, len, job_size);
     struct smap_pmi_msg m;
     pthread_mutex_lock(&pmi_lock);
+    if (pmi2) {
+        int rc2 = smap_pmi2_get(key, value, len);
+        pthread_mutex_unlock(&pmi_lock);
+        return rc2;
+    }
     int rc = smap_pmi_writef(pmi_fd, "cmd=get kvsname=%s key=%s\n", kvsname, key);
     if (rc == 0)
         rc = pmi_expect(&m, "get_result");
@@ -174,6 +210,11 @@ int smap_pmi_barrier(void)
         return smap_pmix_fence();
     struct smap_pmi_msg m;
     pthread_mutex_lock(&pmi_lock);
+    if (pmi2) {
+        int rc2 = smap_pmi2_fence();
+        pthread_mutex_unlock(&pmi_lock);
+        return rc2;
+    }
     int rc = smap_pmi_writef(pmi_fd, "cmd=barrier_in\n");
     if (rc == 0)
         rc = pmi_expect(&m, "barrier_out");
@@ -187,9 +228,14 @@ int smap_pmi_finalize(void)
         return smap_pmix_finalize();
     struct smap_pmi_msg m;
     pthread_mutex_lock(&pmi_lock);
-    int rc = smap_pmi_writef(pmi_fd, "cmd=finalize\n");
-    if (rc == 0)
-        rc = pmi_expect(&m, "finalize_ack");
+    int rc;
+    if (pmi2) {
+        rc = smap_pmi2_finalize();
+    } else {
+        rc = smap_pmi_writef(pmi_fd, "cmd=finalize\n");
+        if (rc == 0)
+            rc = pmi_expect(&m, "finalize_ack");
+    }
     close(pmi_fd);
     pmi_fd = -1;
     pthread_mutex_unlock(&pmi_lock);
@@ -205,6 +251,8 @@ void smap_pmi_abort(int code)
     /* No lock: abort may come from an error handler while another thread
      * holds it, and the process exits right after.  The rank prints its own
      * message on stderr; the launcher only needs the code. */
-    if (pmi_fd >= 0)
+    if (pmi2)
+        smap_pmi2_abort(code);
+    else if (pmi_fd >= 0)
         smap_pmi_writef(pmi_fd, "cmd=abort exitcode=%d\n", code);
 }

@@ -47,6 +47,11 @@ struct smap_net_ops {
     int (*progress)(void);
     /* Operations the transport still owes a completion (close waits). */
     int (*busy)(void);
+    /* Before sleeping (DESIGN D7): a file descriptor that becomes readable
+     * when a completion may be ready (poll it outside the p2p lock), -1
+     * when events are already waiting (progress instead of sleeping),
+     * -2 when the provider offers no wait object. */
+    int (*trywait)(void);
     void (*send_msg)(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
     void (*tsend)(int dst, const void *buf, size_t len, uint64_t tag, void *cookie);
     void (*trecv)(int src, void *buf, size_t len, uint64_t tag, void *cookie);
@@ -79,6 +84,11 @@ void smap_net_close(void);
 static inline int smap_net_progress(void)
 {
     return smap_net.ops->progress();
+}
+
+static inline int smap_net_trywait(void)
+{
+    return smap_net.ops->trywait();
 }
 
 static inline void smap_net_send_msg(int dst, const void *hdr, size_t hlen, const void *data,

@@ -64,6 +64,7 @@ static struct {
     struct op *backlog, *backlog_tail;
     struct op *recvs[NRECV];
     long inflight;            /* posted operations not completed yet */
+    int wait_fd;              /* the CQ's wait object (FI_WAIT_FD), or -1 */
 } F;
 
 static SMAP_COLD _Noreturn void fail(const char *what, ssize_t rc)
@@ -221,6 +222,22 @@ static int ofi_progress(void)
     if (F.backlog)
         n += drain_backlog();
     return n;
+}
+
+/* Sleeping is allowed only when fi_trywait says no completion is hidden
+ * in the provider (software providers progress inside fi_cq_read and
+ * fi_trywait: an fd poll alone could miss data already on a socket). */
+static int ofi_trywait(void)
+{
+    if (F.wait_fd < 0)
+        return -2;
+    struct fid *fids[1] = { &F.cq->fid };
+    int rc = fi_trywait(F.fabric, fids, 1);
+    if (rc == FI_SUCCESS)
+        return F.wait_fd;
+    if (rc == -FI_EAGAIN)
+        return -1;
+    return -2;
 }
 
 static int ofi_busy(void)
@@ -408,9 +425,30 @@ static int exchange_addresses(char *err, size_t errlen)
         }                                                                           \
     } while (0)
 
+/* A completion queue with a file descriptor to sleep on (DESIGN D7): a
+ * blocked rank of an oversubscribed node then sleeps until the network
+ * has something for it.  Providers without one get a CQ without a wait
+ * object (F.cq stays NULL here) and waits nap instead. */
+static void open_cq(void)
+{
+    struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_FD };
+    if (!smap_tun.net_sleep_max || fi_cq_open(F.domain, &cq, &F.cq, NULL) != 0) {
+        F.cq = NULL;
+        return;
+    }
+    int fd = -1;
+    if (fi_control(&F.cq->fid, FI_GETWAIT, &fd) != 0 || fd < 0) {
+        fi_close(&F.cq->fid);
+        F.cq = NULL;
+        return;
+    }
+    F.wait_fd = fd;
+}
+
 static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 {
     memset(&F, 0, sizeof F);
+    F.wait_fd = -1;
     F.up = *up;
     struct fi_info *info = smap_tun.net_rma ? query(1) : NULL;
     smap_net.rma = info != NULL;
@@ -443,8 +481,11 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 
     TRY(fi_fabric(info->fabric_attr, &F.fabric, NULL), "fi_fabric");
     TRY(fi_domain(F.fabric, info, &F.domain, NULL), "fi_domain");
-    struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE };
-    TRY(fi_cq_open(F.domain, &cq, &F.cq, NULL), "fi_cq_open");
+    open_cq();
+    if (!F.cq) {
+        struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE };
+        TRY(fi_cq_open(F.domain, &cq, &F.cq, NULL), "fi_cq_open");
+    }
     struct fi_av_attr av = { .type = FI_AV_TABLE, .count = (size_t)smap_job.size };
     TRY(fi_av_open(F.domain, &av, &F.av, NULL), "fi_av_open");
     TRY(fi_endpoint(F.domain, info, &F.ep, NULL), "fi_endpoint");
@@ -463,9 +504,11 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     }
     if (exchange_addresses(err, errlen))
         return -1;
-    smap_log(SMAP_LOG_INFO, "inter-node transport: libfabric %s, eager %zu bytes, chunk %zu, %s",
+    smap_log(SMAP_LOG_INFO,
+             "inter-node transport: libfabric %s, eager %zu bytes, chunk %zu, %s, waits %s",
              smap_net.provider, smap_net.eager_max, smap_net.chunk,
-             smap_net.rma ? "rendezvous by RDMA read" : "rendezvous by pipelined sends");
+             smap_net.rma ? "rendezvous by RDMA read" : "rendezvous by pipelined sends",
+             F.wait_fd >= 0 ? "sleep on the CQ's fd" : "nap");
     return 0;
 }
 
@@ -491,6 +534,7 @@ static void ofi_close(void)
     fi_freeinfo(F.info);
     free(F.addr);
     memset(&F, 0, sizeof F);
+    F.wait_fd = -1;
 }
 
 const struct smap_net_ops smap_net_ofi = {
@@ -499,6 +543,7 @@ const struct smap_net_ops smap_net_ofi = {
     .close = ofi_close,
     .progress = ofi_progress,
     .busy = ofi_busy,
+    .trywait = ofi_trywait,
     .send_msg = ofi_send_msg,
     .tsend = ofi_tsend,
     .trecv = ofi_trecv,

@@ -82,6 +82,11 @@ void smap_p2p_unexpected_add(struct smap_p2p_msg *m);
 void smap_p2p_remote_isend(struct smap_preq *r);
 void smap_p2p_remote_deliver(struct smap_preq *r, struct smap_p2p_msg *m);
 void smap_p2p_remote_progress(void);
+/* remote.c: smap_p2p_cancel_send for a remote peer's send (lock held). */
+int smap_p2p_remote_cancel_send(struct smap_preq *r);
+/* recv.c: the unexpected message from job rank `world` with the sender's
+ * request `sid` and sequence number `seq`, taken out of the queue, or NULL. */
+struct smap_p2p_msg *smap_p2p_unexpected_take(int world, uint64_t sid, uint32_t seq);
 
 /* The first posted receive that matches (ctx, src, tag), taken out of
  * the posted queue, or NULL. */

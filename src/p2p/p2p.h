@@ -64,8 +64,9 @@ struct smap_preq {
     /* a remote peer's operation (remote.c): transfers still outstanding,
      * the peer's request, a packing buffer, the exposed send buffer */
     size_t net_left;
-    uint64_t net_peer;
+    uint64_t net_peer;        /* receive: the sender's request; send: its sequence number */
     void *net_tmp, *net_mr;
+    int net_cancel;           /* send: 0, 1 cancel asked, 2 asked and transfer over */
 };
 
 static inline int smap_preq_done(struct smap_preq *r)
@@ -244,5 +245,11 @@ void smap_p2p_mrecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_
                     struct smap_p2p_msg *m);
 /* Cancels a receive that has not matched yet: 1 when cancelled. */
 int smap_p2p_cancel_recv(struct smap_preq *r);
+/* Asks to cancel a send to a peer on another node (MPI_Cancel; the
+ * request may be complete already: an eager send is, until waited for).
+ * 1 when asked: the request is (again) not complete until the receiver
+ * has answered, and then MPI_Test_cancelled tells.  0 when it cannot be
+ * (a node peer's send, already matched, or a cancel already asked). */
+int smap_p2p_cancel_send(struct smap_preq *r);
 
 #endif

@@ -481,6 +481,7 @@ void smap_p2p_null(struct smap_preq *r, int kind)
     r->rtag = MPI_ANY_TAG;
     r->got = 0;
     r->cancelled = 0;
+    r->lr = SMAP_P2P_NO_ROUTE;   /* nothing to cancel */
     r->next = NULL;
     smap_preq_complete(r);
 }
@@ -508,4 +509,36 @@ int smap_p2p_cancel_recv(struct smap_preq *r)
     int rc = cancel_locked(r);
     smap_p2p_unlock();
     return rc;
+}
+
+/* Sends to node peers are not recalled: once in the peer's queue the
+ * message is the receiver's (MPI lets a cancel fail). */
+int smap_p2p_cancel_send(struct smap_preq *r)
+{
+    smap_p2p_lock();
+    int rc = r->kind == SMAP_PREQ_SEND && r->lr <= -2 && smap_p2p.remote
+                 ? smap_p2p_remote_cancel_send(r)
+                 : 0;
+    smap_p2p_unlock();
+    return rc;
+}
+
+struct smap_p2p_msg *smap_p2p_unexpected_take(int world, uint64_t sid, uint32_t seq)
+{
+    struct smap_p2p_state *s = &smap_p2p;
+    struct smap_p2p_msg *prev = NULL, *m = s->uhead;
+    while (m && !(m->lr < 0 && m->world == world && m->sid == sid && m->word == seq)) {
+        prev = m;
+        m = m->next;
+    }
+    if (m) {
+        if (prev)
+            prev->next = m->next;
+        else
+            s->uhead = m->next;
+        if (s->utail == m)
+            s->utail = prev;
+        m->next = NULL;
+    }
+    return m;
 }

@@ -17,23 +17,35 @@
  *          Either way at most the receive buffer's size moves (truncation
  *          is reported by the receiver), and no single transfer exceeds a
  *          chunk, whatever the message size (> 2 GiB included).
+ * CANCEL asks the receiver to drop a send it has not matched (MPI_Cancel):
+ *          it answers CANCELLED with 1 (taken out of its unexpected queue,
+ *          never seen by a receive) or 0 (matched, or not arrived: the
+ *          cancel fails and the send completes as usual).  The sender's
+ *          request completes only once the answer is in, so that no
+ *          message of the protocol can outlive it.
  * Order: every matchable message (EAGER, RTS) carries a per-pair sequence
  * number; one that arrives early (a provider without send-after-send
  * order) waits until its predecessors have been matched or queued, so
  * the non-overtaking rule holds on any provider. */
+#define _GNU_SOURCE 1   /* ppoll */
 #include "p2p/internal.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/log.h"
+#include "base/tunables.h"
 #include "base/wait.h"
 #include "boot/boot.h"
 #include "dtype/engine.h"
 #include "net/net.h"
 
-enum wire_kind { W_EAGER = 1, W_RTS, W_CTS, W_FIN, W_ACK, W_ONESIDED };
+enum wire_kind { W_EAGER = 1, W_RTS, W_CTS, W_FIN, W_ACK, W_ONESIDED, W_CANCEL, W_CANCELLED };
+/* An early message whose cancel was granted: skipped when its turn comes. */
+#define W_DROPPED 0
 enum wire_flags { W_SYNC = 1, W_RMA = 2 };
 
 struct wire {
@@ -90,13 +102,56 @@ static void send_ctl(int world, int kind, uint64_t sid, uint64_t addr, uint64_t 
 
 /* ---- sending ------------------------------------------------------------- */
 
-static void send_done(struct smap_preq *r)
+static void send_release(struct smap_preq *r)
 {
     R.sends--;
     if (r->net_mr)
         smap_net_unexpose(r->net_mr);
     free(r->net_tmp);
     r->net_mr = r->net_tmp = NULL;
+}
+
+/* The receiver has the data (ACK, FIN, last chunk).  With a cancel
+ * asked, the request waits for its answer (which names it). */
+static void send_done(struct smap_preq *r)
+{
+    send_release(r);
+    if (SMAP_UNLIKELY(r->net_cancel)) {
+        r->net_cancel = 2;
+        return;
+    }
+    smap_preq_complete(r);
+}
+
+int smap_p2p_remote_cancel_send(struct smap_preq *r)
+{
+    if (r->net_cancel || r->cancelled)
+        return 0;
+    int done = smap_preq_done(r);
+    /* A complete send was matched, unless eager and asynchronous. */
+    if (done && (r->mode == SMAP_P2P_SYNC || r->bytes > smap_net.eager_max))
+        return 0;
+    if (done)
+        smap_preq_reset(r);
+    r->net_cancel = done ? 2 : 1;
+    R.sends++;
+    send_ctl(SMAP_P2P_REMOTE_RANK(r->lr), W_CANCEL, (uint64_t)(uintptr_t)r, r->net_peer, 0);
+    return 1;
+}
+
+/* The receiver's answer to CANCEL. */
+static void cancel_answered(struct smap_preq *r, int cancelled)
+{
+    R.sends--;
+    if (cancelled) {
+        if (r->net_cancel == 1)   /* the transfer will never happen */
+            send_release(r);
+        r->cancelled = 1;
+    } else if (r->net_cancel == 1) {   /* matched: ACK, FIN or chunks to come */
+        r->net_cancel = 0;
+        return;
+    }
+    r->net_cancel = 0;
     smap_preq_complete(r);
 }
 
@@ -108,6 +163,8 @@ void smap_p2p_remote_isend(struct smap_preq *r)
                       .sid = (uint64_t)(uintptr_t)r };
     r->net_tmp = r->net_mr = NULL;
     r->net_left = 0;
+    r->net_peer = h.seq;
+    r->net_cancel = 0;
     if (r->bytes <= smap_net.eager_max) {
         h.kind = W_EAGER;
         h.flags = r->mode == SMAP_P2P_SYNC ? W_SYNC : 0;
@@ -254,7 +311,7 @@ static void matchable(const struct wire *h, const unsigned char *data)
     m->lr = -1;
     m->kind = h->kind;
     m->flags = h->flags;
-    m->word = 0;
+    m->word = h->seq;   /* names it to a CANCEL */
     m->len = (size_t)h->len;
     m->addr = h->addr;
     m->world = h->world;
@@ -276,9 +333,32 @@ static void release_early(int world)
             return;
         *pp = e->next;
         R.seq_in[world]++;
-        matchable(&e->h, (const unsigned char *)(e + 1));
+        if (e->h.kind != W_DROPPED)
+            matchable(&e->h, (const unsigned char *)(e + 1));
         free(e);
     }
+}
+
+/* CANCEL from `world` for its send `sid` of sequence number `seq`: granted
+ * when the message waits unmatched (unexpected, or early: then dropped
+ * when its turn comes, so that the sequence goes on). */
+static void cancel_asked(int world, uint64_t sid, uint32_t seq)
+{
+    int granted = 0;
+    struct smap_p2p_msg *m = smap_p2p_unexpected_take(world, sid, seq);
+    if (m) {
+        smap_p2p_msg_free(m);
+        granted = 1;
+    } else {
+        for (struct early *e = R.early; e; e = e->next)
+            if (e->h.world == world && e->h.seq == seq && e->h.sid == sid &&
+                e->h.kind != W_DROPPED) {
+                e->h.kind = W_DROPPED;
+                granted = 1;
+                break;
+            }
+    }
+    send_ctl(world, W_CANCELLED, sid, 0, (uint64_t)granted);
 }
 
 static void incoming(int src, const void *msg, size_t len)
@@ -322,6 +402,12 @@ static void incoming(int src, const void *msg, size_t len)
     case W_ONESIDED:
         if (smap_p2p_rma_incoming)
             smap_p2p_rma_incoming(world, data, len - sizeof h);
+        return;
+    case W_CANCEL:
+        cancel_asked(world, h.sid, (uint32_t)h.addr);
+        return;
+    case W_CANCELLED:
+        cancel_answered((struct smap_preq *)(uintptr_t)h.sid, h.len != 0);
         return;
     default:
         smap_fatal("point-to-point: unknown message kind %d from job rank %d", h.kind, world);
@@ -367,6 +453,25 @@ void smap_p2p_remote_progress(void)
     smap_net_progress();
 }
 
+/* A long wait's nap (base/wait.h, DESIGN D7): sleep on the network's
+ * wait object, at most `us`.  fi_trywait runs under the lock (it may
+ * progress the provider); the sleep itself does not hold it, so another
+ * thread's MPI calls go on meanwhile.  Node-local queues have no wait
+ * object: `us` bounds how late we see them. */
+static void sleep_on_net(unsigned us)
+{
+    smap_p2p_lock();
+    int fd = smap_p2p.remote ? smap_net_trywait() : -2;
+    smap_p2p_unlock();
+    struct timespec t = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000 };
+    if (fd >= 0) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        (void)ppoll(&p, 1, &t, NULL);
+    } else if (fd == -2) {
+        nanosleep(&t, NULL);
+    }
+}
+
 /* ---- opening and closing ------------------------------------------------- */
 
 int smap_p2p_remote_open(char *err, size_t errlen)
@@ -389,8 +494,15 @@ int smap_p2p_remote_open(char *err, size_t errlen)
     smap_p2p.remote = 1;
     smap_p2p_unlock();
     /* Long waits nap between polls (DESIGN D7, base/wait.h): 50 us keeps
-     * the latency of a late message small next to the network's. */
+     * the latency of a late message small next to the network's; with a
+     * wait object they sleep on it instead, longer and longer up to
+     * SMAP_NET_SLEEP_MAX, woken at once by the network. */
     smap_wait_nap_us = 50;
+    if (smap_tun.net_sleep_max > 0) {
+        int64_t max = smap_tun.net_sleep_max;
+        smap_wait_sleep_max_us = max > 1000000 ? 1000000u : max < 50 ? 50u : (unsigned)max;
+        smap_wait_sleep_hook = sleep_on_net;
+    }
     return 0;
 }
 
@@ -415,6 +527,7 @@ void smap_p2p_remote_close(void)
     smap_p2p_lock();
     smap_p2p.remote = 0;
     smap_wait_nap_us = 0;
+    smap_wait_sleep_hook = NULL;
     smap_net_close();
     for (int w = 0; w < smap_job.size; w++)
         if (smap_p2p.lr_of[w] < -1)

@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -223,21 +224,23 @@ static int receive_setup(struct setup *s)
     return s->n > 0 && s->argc > 0 && s->size >= s->n ? 0 : -1;
 }
 
+/* ADDR is numeric, IPv4 or IPv6 (the head's listening address). */
 static int connect_head(const char *addr, const char *port)
 {
-    struct sockaddr_in sa = { .sin_family = AF_INET };
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV }, *res;
     char *end;
     long p = strtol(port, &end, 10);
-    if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1 || *end || p < 1 || p > 65535)
+    if (*end || p < 1 || p > 65535 || getaddrinfo(addr, port, &hints, &res) != 0)
         return -1;
-    sa.sin_port = htons((uint16_t)p);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        close(fd);
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(res);
         return -1;
     }
+    freeaddrinfo(res);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;

@@ -57,7 +57,7 @@ struct head {
     struct agent_conn *agents;
     int nagents, alive;
     int lfd;
-    char addr[INET_ADDRSTRLEN];
+    char addr[INET6_ADDRSTRLEN];
     int port;
     char cookie[40];
     struct smrun_link *pending;   /* accepted, before hello */
@@ -74,16 +74,6 @@ struct head {
 
 /* ---- addresses -------------------------------------------------------- */
 
-static int resolve_v4(const char *name, struct in_addr *out)
-{
-    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
-    if (getaddrinfo(name, NULL, &hints, &res) != 0)
-        return -1;
-    *out = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
-    freeaddrinfo(res);
-    return 0;
-}
-
 static int all_local(const struct head *h)
 {
     for (int i = 0; i < h->nagents; i++)
@@ -92,20 +82,73 @@ static int all_local(const struct head *h)
     return 1;
 }
 
+/* Splits a head address: "HOST", "HOST:PORT" (one colon: IPv4 or a
+ * name), "[V6]" or "[V6]:PORT", or a bare IPv6 literal ("::1": more than
+ * one colon, no port).  0, or -1 when malformed. */
+static int split_head_addr(const char *want, char *host, size_t cap, int *port)
+{
+    const char *p = NULL;
+    size_t n;
+    *port = 0;
+    if (want[0] == '[') {
+        const char *close = strchr(want, ']');
+        if (!close || (close[1] && close[1] != ':'))
+            return -1;
+        n = (size_t)(close - want - 1);
+        memcpy(host, want + 1, n < cap ? n : 0);
+        if (close[1] == ':')
+            p = close + 2;
+    } else {
+        const char *colon = strchr(want, ':');
+        n = colon && !strchr(colon + 1, ':') ? (size_t)(colon - want) : strlen(want);
+        memcpy(host, want, n < cap ? n : 0);
+        if (colon && !strchr(colon + 1, ':'))
+            p = colon + 1;
+    }
+    if (!n || n >= cap)
+        return -1;
+    host[n] = '\0';
+    if (p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (!*p || *end || v < 1 || v > 65535)
+            return -1;
+        *port = (int)v;
+    }
+    return 0;
+}
+
 /* --head-addr, else SMRUN_HEAD_ADDR, else the first non-loopback IPv4
  * address of an interface that is up (loopback when every host is
- * "localhost" or nothing else exists). */
-static int choose_addr(struct head *h, struct in_addr *a)
+ * "localhost" or nothing else exists).  An IPv4 or IPv6 address, or a
+ * name (its first address), with an optional port. */
+static int choose_addr(struct head *h, struct sockaddr_storage *ss, socklen_t *sslen)
 {
     const char *want = h->opt.head_addr ? h->opt.head_addr : getenv("SMRUN_HEAD_ADDR");
+    memset(ss, 0, sizeof *ss);
     if (want && *want) {
-        if (resolve_v4(want, a) != 0) {
-            smrun_msg("head address '%s': not an IPv4 address or resolvable name", want);
+        char host[256];
+        int port;
+        struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
+        if (split_head_addr(want, host, sizeof host, &port) != 0 ||
+            getaddrinfo(host, NULL, &hints, &res) != 0) {
+            smrun_msg("head address '%s': not an IPv4 or IPv6 address or a resolvable name "
+                      "(forms: ADDR, ADDR:PORT, [IPV6], [IPV6]:PORT)", want);
             return -1;
         }
+        memcpy(ss, res->ai_addr, res->ai_addrlen);
+        *sslen = res->ai_addrlen;
+        freeaddrinfo(res);
+        if (ss->ss_family == AF_INET6)
+            ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+        else
+            ((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
         return 0;
     }
-    a->s_addr = htonl(INADDR_LOOPBACK);
+    struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+    sin->sin_family = AF_INET;
+    sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    *sslen = sizeof *sin;
     if (all_local(h))
         return 0;
     struct ifaddrs *ifs;
@@ -116,7 +159,7 @@ static int choose_addr(struct head *h, struct in_addr *a)
             continue;
         struct in_addr x = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
         if ((ntohl(x.s_addr) >> 24) != 127) {
-            *a = x;
+            sin->sin_addr = x;
             break;
         }
     }
@@ -124,23 +167,33 @@ static int choose_addr(struct head *h, struct in_addr *a)
     return 0;
 }
 
+/* The numeric address of ss (no brackets: the agent's argument). */
+static void addr_text(const struct sockaddr_storage *ss, char *out, size_t cap)
+{
+    if (ss->ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, out, (socklen_t)cap);
+    else
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, out, (socklen_t)cap);
+}
+
 static int head_listen(struct head *h)
 {
-    struct in_addr a;
-    if (choose_addr(h, &a) != 0)
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    if (choose_addr(h, &ss, &sslen) != 0)
         return -1;
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = a, .sin_port = 0 };
-    h->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    socklen_t len = sizeof sa;
-    if (h->lfd < 0 || bind(h->lfd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        listen(h->lfd, 128) != 0 || getsockname(h->lfd, (struct sockaddr *)&sa, &len) != 0) {
-        inet_ntop(AF_INET, &a, h->addr, sizeof h->addr);
+    h->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    addr_text(&ss, h->addr, sizeof h->addr);
+    socklen_t len = sizeof ss;
+    if (h->lfd < 0 || bind(h->lfd, (struct sockaddr *)&ss, sslen) != 0 ||
+        listen(h->lfd, 128) != 0 || getsockname(h->lfd, (struct sockaddr *)&ss, &len) != 0) {
         smrun_msg("cannot listen on %s for the agents: %s", h->addr, strerror(errno));
         return -1;
     }
-    inet_ntop(AF_INET, &sa.sin_addr, h->addr, sizeof h->addr);
-    h->port = ntohs(sa.sin_port);
-    smap_debug("head listens on %s:%d", h->addr, h->port);
+    h->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                             : ((struct sockaddr_in *)&ss)->sin_port);
+    smap_debug("head listens on %s%s%s port %d", ss.ss_family == AF_INET6 ? "[" : "", h->addr,
+               ss.ss_family == AF_INET6 ? "]" : "", h->port);
     return 0;
 }
 
