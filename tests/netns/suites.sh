@@ -23,7 +23,7 @@ source "$SMAP_SRC/tests/netns/lib.sh"
 export SMAP_NODE_CPUS=1     # the CI machine's few CPUs are shared by every host
 LAUNCHER=${1:-smrun}
 FULL=${SMAP_TEST_FULL:-0}
-JOB_TIMEOUT=${SUITES_JOB_TIMEOUT:-90}
+JOB_TIMEOUT=${SUITES_JOB_TIMEOUT:-180}
 T=$TESTS_BIN
 
 # name  program (below tests/)  ranks ("any", "even" or "2")  args...
