@@ -159,8 +159,8 @@ for entry in "${PROGRAMS[@]}"; do
 done
 
 # Failures under the other launchers (smrun's: failures.sh): a rank on the
-# second host killed with SIGKILL, MPI_Abort there, and (hydra) the second
-# host's proxy killed.  The launcher must end the job with a non-zero
+# second host killed with SIGKILL, MPI_Abort there, and (hydra, full
+# matrix) the second host's proxy killed.  The launcher must end the job with a non-zero
 # code within seconds and no rank may survive on any host.  (Ranks started
 # by hydra or mpirun keep their SMARTMAP state in memfds: nothing to leave
 # in /dev/shm or /tmp; failures.sh checks smrun's session directories.)
@@ -202,16 +202,19 @@ if [ "$LAUNCHER" != smrun ]; then
     failure_case "MPI_Abort on h2" 30 $(cat "$WORK"/ready.* 2>/dev/null)
     [ "$LAUNCHER" = ompi ] && [ "$RC" != 7 ] && failures+=("ompi: MPI_Abort(7) gave exit code $RC")
 fi
-if [ "$LAUNCHER" = hydra ]; then
-    # The second host's proxy killed.  (Open MPI: mpirun itself did not
-    # stop after its second daemon was killed, seen 2026-11; not tested.)
+if [ "$LAUNCHER" = hydra ] && [ "$FULL" = 1 ]; then
+    # The second host's proxy killed (full matrix only: it lasts 30 s).  hydra does not stop the job for a
+    # lost proxy: the ranks end at their next PMI call (here MPI_Finalize,
+    # after hostinfo's 30 s wait); what is checked is that the job ends,
+    # non-zero, and leaves no rank behind.  (Open MPI: mpirun itself did
+    # not stop after its second daemon was killed, seen 2026-11; not tested.)
     fail_job "daemon" "$HOSTINFO" "ready:$WORK" "wait:$NEVER"
     wait_ready 4
     pids=$(cat "$WORK"/ready.*)
     daemon=$(awk '{print $4}' "/proc/$(rank_pid 3)/stat")
     T0=$(now_ms)
     kill -KILL "$daemon"
-    failure_case "daemon on h2 killed" 15 $pids
+    failure_case "daemon on h2 killed" 45 $pids
 fi
 
 echo "$LAUNCHER: $njobs jobs in $(( ($(now_ms) - T_START) / 1000 )) s (full=$FULL)"
