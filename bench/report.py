@@ -209,7 +209,7 @@ def main():
         metric, unit, higher, _ = METRICS.get(bench, ("usec", "usec", False, ""))
         base = {"session": session, "date": meta.get("date", ""), "host": host, "rep": r["rep"],
                 "group": g, "run": r["idx"], "variant": variant, "bench": bench, "vary": r["vary"],
-                "mpi": r["mpi"], "np": meta.get("np", ""), "metric": metric,
+                "mpi": r["mpi"], "np": meta.get("np_" + variant, meta.get("np", "")), "metric": metric,
                 "probe_before_ns": "" if pb is None else pb, "probe_after_ns": "" if pa is None else pa,
                 "probe_ns": "" if probe is None else probe,
                 "probe_best_ns": "" if probe_best is None else probe_best,
@@ -455,7 +455,8 @@ def make_plots(args, meta, variants, cells, mpis):
         png = "%s.png" % variant
         script.append("set output '%s'" % os.path.abspath(os.path.join(args.results, png)).replace("'", "''"))
         script.append("set title \"%s: %s\\nmedian of the runs, bars min-max; %s, np=%s, %s\"" % (
-            variant, desc.replace('"', "'"), meta.get("host", ""), meta.get("np", "?"), meta.get("date", "")))
+            variant, desc.replace('"', "'"), meta.get("host", ""), meta.get("np_" + variant, meta.get("np", "?")),
+            meta.get("date", "")))
         script.append("set ylabel '%s (%s)'" % (unit, "higher is better" if higher else "lower is better"))
         parts = []
         for m, dat in series:
@@ -490,6 +491,9 @@ def write_summary(args, meta, csv_path, variants, md_tables, plots, probe_best, 
     L.append("")
     L.append("Produced by `make bench` (scripts/bench.sh + bench/report.py) on %s." % meta.get("date", "?"))
     L.append("The machine is noisy: compare the ratios of one run, never absolute times across runs.")
+    if meta.get("part"):
+        L.append("")
+        L.append("Part: %s." % meta["part"])
     L.append("")
     L.append("## Machine and setup")
     L.append("")
@@ -541,6 +545,23 @@ def write_summary(args, meta, csv_path, variants, md_tables, plots, probe_best, 
         for p in plots:
             L.append("![%s](%s)" % (p[:-4], p))
             L.append("")
+    # The other parts of the bench (subfolders with their own summary), and a
+    # hand-written NOTES.md (where the time goes) kept across runs.
+    subs = sorted(d for d in os.listdir(args.results)
+                  if os.path.isfile(os.path.join(args.results, d, "SUMMARY.md")))
+    if subs:
+        L.append("## Other parts")
+        L.append("")
+        for d in subs:
+            L.append("- [%s/](%s/SUMMARY.md)" % (d, d))
+        L.append("")
+    notes = os.path.join(args.results, "NOTES.md")
+    if os.path.isfile(notes):
+        L.append("## Notes")
+        L.append("")
+        with open(notes, encoding="utf-8") as f:
+            L.append(f.read().rstrip())
+        L.append("")
     with open(os.path.join(args.results, "SUMMARY.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(L))
 

@@ -19,16 +19,31 @@
 #                   times the session's best probe (default 2)
 #   BUILD_DIR       smartmap's build tree (default build)
 #   BENCH_RESULTS   where tables, CSV, plots and SUMMARY.md go (default bench/results)
+#   BENCH_NET=1     the inter-node part instead (`make bench-net`): 2 emulated
+#                   hosts (tests/netns/hosts.sh), point-to-point at 2 x 1 rank,
+#                   collectives at 2 x 2, every MPI launched across the hosts;
+#                   results in bench/results/internode by default.  Exit 77
+#                   when namespaces cannot be made here (not root).
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top" || exit 1
 
+NET=${BENCH_NET:-0}
+[ "$NET" = 1 ] || NET=0
+if [ "$NET" = 1 ] && [ -z "${SMAP_NETNS_ID:-}" ]; then
+    # The whole harness runs in the emulated network's head namespace (the
+    # bridge, where every launcher starts); the set goes away when it ends.
+    exec "$top/tests/netns/hosts.sh" run 2 bash "$top/scripts/bench.sh" "$@"
+fi
+
 QUICK=${QUICK:-0}
 [ "$QUICK" = 1 ] || QUICK=0
 if [ "$QUICK" = 1 ]; then def_reps=2; def_timeout=60; else def_reps=5; def_timeout=180; fi
 REPS=${BENCH_REPS:-$def_reps}
-FILTER=${BENCH_FILTER:-.}
+# Inter-node: latency, bandwidth, message rate and the collectives.
+NET_FILTER='^(latency|bw|bibw|msgrate|barrier|bcast|reduce|allreduce|allgather|alltoall)$'
+if [ "$NET" = 1 ]; then FILTER=${BENCH_FILTER:-$NET_FILTER}; else FILTER=${BENCH_FILTER:-.}; fi
 NP=${BENCH_NP:-2}
 MPIS=${BENCH_MPIS:-smartmap openmpi mpich}
 TIMEOUT=${BENCH_TIMEOUT:-$def_timeout}
@@ -44,7 +59,7 @@ for v in REPS NP TIMEOUT; do
 done
 
 work=bench/work
-results=${BENCH_RESULTS:-bench/results}
+if [ "$NET" = 1 ]; then results=${BENCH_RESULTS:-bench/results/internode}; else results=${BENCH_RESULTS:-bench/results}; fi
 runs_dir=$work/runs
 mkdir -p "$work" "$results"
 # One harness per tree at a time: the runs would disturb each other, and
@@ -151,7 +166,12 @@ meta_put mem "$(awk '/^MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo 
 meta_put compiler "$(cc --version 2>/dev/null | head -n 1)"
 meta_put cflags "${CFLAGS_BENCH[*]}"
 meta_put reps "$REPS"
-meta_put np "$NP"
+if [ "$NET" = 1 ]; then
+    meta_put np "2 (2 hosts x 1) for point-to-point, 4 (2 hosts x 2) for the collectives"
+    meta_put part "inter-node: 2 emulated hosts (network namespaces on this machine, veth pairs on a bridge, 198.18.0.0/24), FI_PROVIDER=tcp, FI_TCP_IFACE=eth0"
+else
+    meta_put np "$NP"
+fi
 meta_put quick "$QUICK"
 meta_put filter "$FILTER"
 meta_put timeout "$TIMEOUT"
@@ -189,6 +209,42 @@ else
     LAUNCH[mpich]="mpiexec.mpich -n $NP -bind-to none"
     BINDING[mpich]="-bind-to none (hydra; $NP ranks > $ncpu cores)"
 fi
+
+# Inter-node: the launchers reach the emulated hosts through hostexec
+# (ssh's place), ranks are not pinned (each host would pin its first rank to
+# the machine's first CPU: both hosts share this machine's CPUs), and every
+# MPI talks tcp on the hosts' eth0 (hostexec sets FI_PROVIDER=tcp and
+# FI_TCP_IFACE=eth0 on every host: smartmap's and MPICH's libfabric).
+if [ "$NET" = 1 ]; then
+    L=$SMAP_NETNS_LAUNCHER
+    LAUNCH[smartmap]="$build_abs/bin/mpiexec --launcher $L --head-addr $SMAP_NETNS_HEAD --bind-to none --host {HOSTS}"
+    BINDING[smartmap]="--bind-to none (both emulated hosts share the machine's CPUs)"
+    # ob1 + tcp BTL on eth0 between hosts (vader within one); the daemons'
+    # out-of-band channel on the emulated network (bridge and eth0 share the /24).
+    LAUNCH[openmpi]="mpiexec.openmpi --host {HOSTS} -n {NP} --bind-to none --mca plm_rsh_agent $L --mca oob_tcp_if_include 198.18.0.0/24 --mca pml ob1 --mca btl tcp,vader,self --mca btl_tcp_if_include eth0"
+    BINDING[openmpi]="--bind-to none"
+    # Hydra's proxies call back to the launching host: the bridge's address.
+    # Debian's MPICH is ch4:ucx, and UCX sees one machine under both hosts:
+    # left alone it joins them by shared memory (0.6 usec "between hosts").
+    # UCX gets tcp on eth0 only; MPICH's own shared memory still serves the
+    # ranks of one host.
+    LAUNCH[mpich]="mpiexec.mpich -launcher-exec $L -localhost $SMAP_NETNS_HEAD -hosts {HOSTS} -n {NP} -bind-to none -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0"
+    BINDING[mpich]="-bind-to none (hydra)"
+fi
+
+# launch_line MPI NP: the command line of a job of NP ranks (inter-node:
+# NP/2 on each of the 2 hosts).
+launch_line() {
+    local line=${LAUNCH[$1]} np=$2
+    line=${line//\{NP\}/$np}
+    line=${line//\{HOSTS\}/h1:$((np / 2)),h2:$((np / 2))}
+    echo "$line"
+}
+# job_np PROGRAM: point-to-point at 2 x 1, collectives at 2 x 2.
+job_np() {
+    if [ "$NET" = 0 ]; then echo "$NP"; return; fi
+    case $1 in latency|bw|bibw|msgrate|rma) echo 2 ;; *) echo 4 ;; esac
+}
 
 mpi_list=()
 for m in $MPIS; do
@@ -251,7 +307,7 @@ for m in "${mpi_list[@]}"; do
         say "$m: ${STATUS[$m]}"
     fi
     meta_put "status_$m" "${STATUS[$m]}"
-    meta_put "launch_$m" "${LAUNCH[$m]}"
+    meta_put "launch_$m" "$(launch_line "$m" "$(job_np latency)")"
     meta_put "binding_$m" "${BINDING[$m]}"
 done
 
@@ -266,7 +322,8 @@ fi
 version_of() {
     local m=$1 f=$work/$1/info.txt lib=""
     if [ "${STATUS[$m]}" = ok ] && [ -n "${PROG_OK[$m/info]:-}" ]; then
-        timeout -k 5 30 ${LAUNCH[$m]} "$work/$m/info" >"$f" 2>&1 </dev/null
+        # shellcheck disable=SC2046  # a command line
+        timeout -k 5 30 $(launch_line "$m" "$(job_np latency)") "$work/$m/info" >"$f" 2>&1 </dev/null
         lib=$(sed -n 's/^.*INFO library=//p' "$f" | head -n 1 | sed 's/^MPICH Version:[[:space:]]*/MPICH /')
         local ranks
         ranks=$(sed -n 's/^.*INFO rank=\([0-9]*\) np=[0-9]* cpus=\(.*\)$/rank \1: cpu \2/p' "$f" | sort -n -k2 | paste -sd ';' - | sed 's/;/; /g')
@@ -290,6 +347,10 @@ version_of() {
 for m in "${mpi_list[@]}"; do version_of "$m"; done
 
 # ---------------------------------------------------------------- runs
+for v in "${selected[@]}"; do
+    read -r name prog _ <<<"$v"
+    meta_put "np_$name" "$(job_np "$prog")"
+done
 in_runs=1
 
 run_probe() {    # $1 = group number
@@ -335,7 +396,10 @@ eta_ms() {    # $1 = rep, $2 = runs already done in this rep (their keys in DONE
     echo $((left + (REPS - rep) * rep_est))
 }
 
-say "running ${#selected[@]} benchmark(s) x ${#mpi_list[@]} MPI(s) x $REPS rep(s) = $total runs, np=$NP, quick=$QUICK"
+if [ "$NET" = 1 ]; then
+    say "inter-node: 2 emulated hosts ($SMAP_NETNS_ID), point-to-point 2 x 1 rank, collectives 2 x 2"
+fi
+say "running ${#selected[@]} benchmark(s) x ${#mpi_list[@]} MPI(s) x $REPS rep(s) = $total runs, np=$(job_np bcast), quick=$QUICK"
 say "MPIs: $(for m in "${mpi_list[@]}"; do printf '%s[%s] ' "$m" "${STATUS[$m]}"; done)"
 
 group=0
@@ -378,7 +442,7 @@ for ((rep = 1; rep <= REPS && !interrupted; rep++)); do
                 if [ $tty = 1 ]; then printf '\r\033[K%s' "$msg" >&2; else printf '%s\n' "$msg" >&2; fi
                 t0=$(now_ms)
                 # shellcheck disable=SC2086  # LAUNCH holds a command line
-                timeout -k 5 "$TIMEOUT" ${LAUNCH[$m]} "$work/$m/$prog" $args "${quick_arg[@]}" \
+                timeout -k 5 "$TIMEOUT" $(launch_line "$m" "$(job_np "$prog")") "$work/$m/$prog" $args "${quick_arg[@]}" \
                     >"$out" 2>"$err" </dev/null 9>&- &
                 child=$!
                 wait "$child"

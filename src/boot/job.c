@@ -11,6 +11,7 @@
 #include "base/tunables.h"
 #include "boot/pmi.h"
 #include "boot/pmi_wire.h"
+#include "boot/pmix_client.h"
 #include "boot/singleton_kvs.h"
 
 struct smap_job smap_job;
@@ -108,13 +109,17 @@ static int node_from_mapping(const char *map, int rank)
 }
 
 /* The node as the launcher placed us: smrun's agents say it in
- * SMAP_NODE_NAME; hydra and other PMI-1 launchers in PMI_process_mapping.
+ * SMAP_NODE_NAME; hydra and other PMI-1 launchers in PMI_process_mapping;
+ * PMIx launchers as the process's PMIX_HOSTNAME.
  * Only without either is the host name the node (a launcher may start two
  * "hosts" on one machine: they must stay two nodes). */
 static const char *placed_node_name(char *buf, size_t len)
 {
     if (smap_tun.node_name && *smap_tun.node_name)
         return smap_tun.node_name;
+    /* PMIx launchers (Open MPI's mpirun, srun --mpi=pmix) name it. */
+    if (smap_pmix_active())
+        return smap_pmix_node_name(buf, len) == 0 ? buf : smap_job.hostname;
     char map[SMAP_PMI_VALLEN_MAX + 1];
     int node;
     if (!smap_job.singleton && smap_boot_get("PMI_process_mapping", map, sizeof map) == 0 &&

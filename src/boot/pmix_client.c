@@ -163,6 +163,26 @@ int smap_pmix_get(const char *key, char *value, size_t len, int size)
     return -1;
 }
 
+/* The node the launcher placed us on (PMIX_HOSTNAME of our own process,
+ * served locally).  PMI-1's PMI_process_mapping does not exist in PMIx,
+ * and asking a remote rank for a key nobody put blocks for ever (the
+ * server waits for it to appear), so boot asks this instead. */
+int smap_pmix_node_name(char *buf, size_t len)
+{
+    pmix_value_t *v = NULL;
+    if (!active || px.get(&me, PMIX_HOSTNAME, NULL, 0, &v) != PMIX_SUCCESS || !v)
+        return -1;
+    int rc = -1;
+    if (v->type == PMIX_STRING && v->data.string && *v->data.string) {
+        snprintf(buf, len, "pmix-%s", v->data.string);
+        rc = 0;
+    }
+    if (v->type == PMIX_STRING)
+        free(v->data.string);
+    free(v);
+    return rc;
+}
+
 void smap_pmix_abort(int code, const char *msg)
 {
     if (active)
@@ -196,6 +216,7 @@ int smap_pmix_init(char *kvsname, size_t kvslen, int *appnum, int *universe)
 }
 int smap_pmix_put(const char *key, const char *value) { (void)key, (void)value; return -1; }
 int smap_pmix_fence(void) { return -1; }
+int smap_pmix_node_name(char *buf, size_t len) { (void)buf, (void)len; return -1; }
 int smap_pmix_get(const char *key, char *value, size_t len, int size)
 {
     (void)key, (void)value, (void)len, (void)size;

@@ -14,6 +14,7 @@ int smap_pmix_init(char *kvsname, size_t kvslen, int *appnum, int *universe);
 int smap_pmix_put(const char *key, const char *value);
 int smap_pmix_fence(void);
 int smap_pmix_get(const char *key, char *value, size_t len, int size);
+int smap_pmix_node_name(char *buf, size_t len);
 void smap_pmix_abort(int code, const char *msg);
 int smap_pmix_finalize(void);
 

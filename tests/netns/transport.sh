@@ -1,9 +1,9 @@
 # MPI traffic across emulated hosts: the libfabric transport (src/net) over
 # real interfaces of separate network namespaces (tcp provider on each
 # host's eth0, addresses in 198.18.0.0/15), jobs started by smrun's agents
-# and by MPICH's hydra.  The cross-transport rules (net_rules) and parts of
-# the point-to-point and collective suites, at 2 hosts x 2 ranks and 3
-# uneven hosts; every copy level on the node side.
+# and by MPICH's hydra: the cross-transport rules (net_rules) at 2 hosts x
+# 2 ranks and 3 uneven hosts.  The point-to-point and collective suites
+# across hosts are suites.sh's.
 NHOSTS=3
 source "$SMAP_SRC/tests/netns/lib.sh"
 export SMAP_NODE_CPUS=1     # the CI machine's few CPUs are shared by every host
@@ -15,24 +15,18 @@ job() {   # job EXPECTED_RC SMRUN_ARGS...
     expect_rc "$want"
 }
 
-# smrun across hosts: rules, then suites.
+# smrun across hosts: the rules, communicator splits.
 job 0 $MH --host h1:2,h2:2 "$NET_RULES"
 job 0 $MH --host h1:1,h2:2,h3:3 "$NET_RULES"
 job 0 $MH --host h1:2,h2:1 -x SMAP_NET_RMA=0 -x SMAP_NET_CHUNK=8K -x SMAP_NET_EAGER_LIMIT=2K \
     -x SMAP_COPY=bounce "$NET_RULES"
-job 0 $MH --host h1:2,h2:2 -x SMAP_COPY=cma "$TESTS_BIN/p2p/p2p_basic"
-job 0 $MH --host h1:1,h2:2,h3:3 "$TESTS_BIN/p2p/p2p_ring" 100
-job 0 $MH --host h1:2,h2:2 "$TESTS_BIN/coll/coll_move" quick
-job 0 $MH --host h1:1,h2:2,h3:1 "$TESTS_BIN/coll/coll_reduce" quick
-job 0 $MH --host h1:2,h2:2 "$TESTS_BIN/coll_nbc/nbc_coll" quick
 job 0 $MH --host h1:2,h2:2 "$TESTS_BIN/comm/comm_split"
+# (The p2p and collective suites across hosts, by every launcher: suites.sh.)
 
 # hydra across the same hosts.
 if HYDRA=$(command -v mpiexec.hydra); then
     SMRUN=$HYDRA
     job 0 -launcher-exec "$SMAP_NETNS_LAUNCHER" -localhost "$SMAP_NETNS_HEAD" \
         -hosts h1:2,h2:2 -n 4 "$NET_RULES"
-    job 0 -launcher-exec "$SMAP_NETNS_LAUNCHER" -localhost "$SMAP_NETNS_HEAD" \
-        -hosts h1:1,h2:2,h3:3 -n 6 "$TESTS_BIN/coll/coll_move" quick
 fi
 echo "transport across emulated hosts: ok"
