@@ -3,12 +3,13 @@
  * transport messages (a message kind of their own: they never meet MPI
  * matching, whatever the communicator's contexts and tags).
  *
- * The origin side is node.c's mailbox path unchanged: a remote target's
- * path is SMAP_RMA_AM, so put/get/accumulate/compare-and-swap are cut
- * there into blocks of the target layout (packed at the origin, whole
- * elements for accumulates), and smap_rma_am_call sends each block here
- * instead of into a mailbox (smap_rma_net_call), in pieces one message
- * holds.  Gets, accumulates and compare-and-swap wait for their answers
+ * The origin side is node.c's mailbox path: a remote target's path is
+ * SMAP_RMA_AM, so the origin data is packed once there, and the blocks of
+ * the target layout come here (smap_rma_net_xfer) instead of into a
+ * mailbox: consecutive blocks share a message (at most 64 segments and
+ * what the transport's room holds; accumulates in whole elements), and
+ * compare-and-swap is one message (smap_rma_net_call).  Gets, accumulates
+ * and compare-and-swap wait for their answers
  * (so accumulates from one origin stay in order, and results are there on
  * return); puts to windows with a fixed layout do not: each piece is
  * acknowledged and a flush (unlock, fence, complete) waits until every put
