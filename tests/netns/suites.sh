@@ -8,7 +8,7 @@
 # level (SMAP_COPY direct|cma|bounce) rotates over the runs.
 #
 # The normal suite (CTest label heavy) runs, per launcher:
-#   smrun  every program at both layouts, the copy level rotating;
+#   smrun  every program, at 2x2 and 1,2,3 in turn, the copy level rotating;
 #   hydra  every program at 1,2,3;   ompi  every program at 2x2 but
 #   those of exactly 2 ranks (the other two launchers run them).
 # SMAP_TEST_FULL=1 runs the whole matrix instead: every launcher x both
@@ -137,7 +137,7 @@ ompi) LAYOUTS=(2x2) ;;
 esac
 [ "$FULL" = 1 ] && LAYOUTS=(2x2 1,2,3)
 
-i=0
+i=0 j=0
 for entry in "${PROGRAMS[@]}"; do
     read -r name prog ranks args <<<"$entry"
     # shellcheck disable=SC2206
@@ -149,7 +149,11 @@ for entry in "${PROGRAMS[@]}"; do
         run_one 2x1 direct "$name" "$prog" "${args[@]}"
         continue
     fi
-    for layout in "${LAYOUTS[@]}"; do
+    layouts=("${LAYOUTS[@]}")
+    # smrun outside the full matrix: the two layouts alternate over the
+    # programs (hydra and mpirun run every program at the other layouts).
+    [ "$FULL" != 1 ] && [ "$LAUNCHER" = smrun ] && layouts=("${LAYOUTS[$((j++ % 2))]}")
+    for layout in "${layouts[@]}"; do
         if [ "$FULL" = 1 ]; then
             for level in "${LEVELS[@]}"; do
                 run_one "$layout" "$level" "$name" "$prog" "${args[@]}"
