@@ -341,6 +341,19 @@ static void init_recv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtyp
     r->got = r->total = r->roff = 0;
 }
 
+/* Takes m (found after prev) out of the unexpected queue. */
+static void unexpected_unlink(struct smap_p2p_state *s, struct smap_p2p_msg *prev,
+                              struct smap_p2p_msg *m)
+{
+    if (prev)
+        prev->next = m->next;
+    else
+        s->uhead = m->next;
+    if (s->utail == m)
+        s->utail = prev;
+    m->next = NULL;
+}
+
 struct smap_p2p_msg *smap_p2p_probe(int ctx, int rank, int tag, int remove)
 {
     struct smap_p2p_state *s = &smap_p2p;
@@ -349,15 +362,8 @@ struct smap_p2p_msg *smap_p2p_probe(int ctx, int rank, int tag, int remove)
         prev = m;
         m = m->next;
     }
-    if (m && remove) {
-        if (prev)
-            prev->next = m->next;
-        else
-            s->uhead = m->next;
-        if (s->utail == m)
-            s->utail = prev;
-        m->next = NULL;
-    }
+    if (m && remove)
+        unexpected_unlink(s, prev, m);
     return m;
 }
 
@@ -531,14 +537,7 @@ struct smap_p2p_msg *smap_p2p_unexpected_take(int world, uint64_t sid, uint32_t 
         prev = m;
         m = m->next;
     }
-    if (m) {
-        if (prev)
-            prev->next = m->next;
-        else
-            s->uhead = m->next;
-        if (s->utail == m)
-            s->utail = prev;
-        m->next = NULL;
-    }
+    if (m)
+        unexpected_unlink(s, prev, m);
     return m;
 }
