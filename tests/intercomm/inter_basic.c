@@ -108,6 +108,11 @@ static void p2p(const struct inter *x)
             }
         }
     }
+    /* The receives above take any tag, so the tag-3 message below must not
+     * reach a rank still receiving: remote rank 0 leaves the loop as soon as
+     * its own Issend matched, while other remote ranks' messages to the same
+     * receiver may still be in flight. */
+    CHECK_RC(MPI_Barrier(c));
     /* persistent: remote rank 0 of each side talks to the other's rank 0,
      * rendezvous-sized, and a send to MPI_PROC_NULL */
     if (x->rank == 0) {
