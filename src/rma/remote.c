@@ -1,7 +1,10 @@
 /* One-sided communication with targets on other nodes (DESIGN.md D12):
- * active messages served by the target's progress, over src/p2p's
- * transport messages (a message kind of their own: they never meet MPI
- * matching, whatever the communicator's contexts and tags).
+ * puts and gets of fixed-layout windows by RDMA write/read into the
+ * target's registered window when the transport offers it (see "RDMA"
+ * below), everything else as active messages served by the target's
+ * progress, over src/p2p's transport messages (a message kind of their
+ * own: they never meet MPI matching, whatever the communicator's contexts
+ * and tags).
  *
  * The origin side is node.c's mailbox path: a remote target's path is
  * SMAP_RMA_AM, so the origin data is packed once there, and the blocks of
