@@ -7,7 +7,11 @@
  *     delivered to the receiver's `incoming` upcall in its progress;
  *   - tagged data transfers (send/receive of one chunk straight between
  *     user buffers, matched by a 64-bit tag chosen by the receiver);
- *   - one-sided reads of a buffer the peer exposed (when `rma`).
+ *   - one-sided reads of a buffer the peer exposed (when `rma`);
+ *   - one-sided writes and reads of memory a peer registered for both
+ *     (when `rma_rw`: src/rma's windows, through net/rma.c), each with
+ *     its own completion function; a write completes when its data is in
+ *     the target's memory (delivery complete), not merely sent.
  * Every operation is accepted: when the provider is out of resources it
  * waits in a FIFO inside the transport and is posted by a later progress
  * round, in order.  Completions of data transfers and reads reach the
@@ -60,6 +64,14 @@ struct smap_net_ops {
      * their reads; *handle releases it (unexpose). */
     void (*expose)(const void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle);
     void (*unexpose)(void *handle);
+    /* One-sided transfers for src/rma (use net/rma.c's functions, which
+     * split at `chunk`): write (delivery complete) or read len bytes
+     * between buf and (raddr, key) of rank `peer`; fn(cookie) runs in
+     * progress when it has completed. */
+    void (*rma_xfer)(int write, int peer, void *buf, size_t len, uint64_t raddr, uint64_t key,
+                     void (*fn)(void *), void *cookie);
+    /* Makes [buf, buf+len) readable and writable by peers (as expose). */
+    void (*expose_rw)(void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle);
 };
 
 struct smap_net {
@@ -68,6 +80,7 @@ struct smap_net {
     size_t room;         /* largest payload any message may carry (>= eager_max) */
     size_t chunk;        /* largest single data transfer or read */
     int rma;             /* reads of exposed buffers are offered */
+    int rma_rw;          /* one-sided writes and reads of windows are offered (net/rma.c) */
     char provider[64];   /* what fi_getinfo picked, for diagnostics */
 };
 
@@ -124,6 +137,19 @@ static inline void smap_net_unexpose(void *handle)
 {
     smap_net.ops->unexpose(handle);
 }
+
+/* ---- rma.c: one-sided transfers for src/rma (only when rma_rw) ---- */
+/* Registers [buf, buf+len) for peers' writes and reads: 0 with (*raddr,
+ * *key) naming it in their transfers and *handle releasing it, or -1
+ * (not offered: the caller uses messages). */
+int smap_net_rma_register(void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle);
+void smap_net_rma_unregister(void *handle);
+/* Writes (write != 0) or reads len bytes of any size between buf and
+ * (raddr, key) at job rank `peer`, in pieces of at most `chunk`; fn(cookie)
+ * runs once, in progress, when all of it has completed (a write: in the
+ * target's memory).  buf stays the caller's until then. */
+void smap_net_rma(int write, int peer, void *buf, size_t len, uint64_t raddr, uint64_t key,
+                  void (*fn)(void *), void *cookie);
 
 /* The libfabric implementation (ofi.c). */
 extern const struct smap_net_ops smap_net_ofi;

@@ -32,7 +32,7 @@
 #define HDR_MAX SMAP_NET_HDR_MAX
 #define CQ_BATCH 16
 
-enum op_kind { OP_RECV_MSG, OP_SEND_MSG, OP_TSEND, OP_TRECV, OP_READ, OP_INJECT };
+enum op_kind { OP_RECV_MSG, OP_SEND_MSG, OP_TSEND, OP_TRECV, OP_READ, OP_INJECT, OP_WRITE };
 
 /* One operation handed to libfabric.  The fi_context2 comes first: the
  * completion names it (FI_CONTEXT / FI_CONTEXT2 mode). */
@@ -45,6 +45,7 @@ struct op {
     size_t len;
     uint64_t tag, raddr, key;
     void *cookie;
+    void (*fn)(void *);       /* src/rma's transfers: run instead of the done upcall */
     struct fid_mr *mr;        /* local registration (FI_MR_LOCAL), or NULL */
     unsigned char data[];     /* OP_SEND_MSG / OP_RECV_MSG: the message */
 };
@@ -114,6 +115,19 @@ static ssize_t post(struct op *o)
         desc = o->mr ? fi_mr_desc(o->mr) : local_desc(o, o->buf, o->len, FI_READ);
         rc = fi_read(F.ep, o->buf, o->len, desc, F.addr[o->peer], o->raddr, o->key, o);
         break;
+    case OP_WRITE: {
+        /* delivery complete: the completion says the data is in the
+         * target's memory (one-sided flush = remote completion); tcp
+         * acknowledges such writes once it has placed them */
+        desc = o->mr ? fi_mr_desc(o->mr) : local_desc(o, o->buf, o->len, FI_WRITE);
+        struct iovec iov = { o->buf, o->len };
+        struct fi_rma_iov riov = { o->raddr, o->len, o->key };
+        struct fi_msg_rma m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1,
+                                .addr = F.addr[o->peer], .rma_iov = &riov,
+                                .rma_iov_count = 1, .context = o };
+        rc = fi_writemsg(F.ep, &m, FI_DELIVERY_COMPLETE | FI_COMPLETION);
+        break;
+    }
     default:
         rc = -FI_EINVAL;
     }
@@ -185,8 +199,12 @@ static void completed(struct op *o)
         break;
     default: {
         void *cookie = o->cookie;
+        void (*fn)(void *) = o->fn;
         op_free(o);
-        F.up.done(cookie);
+        if (fn)
+            fn(cookie);
+        else
+            F.up.done(cookie);
     }
     }
 }
@@ -301,10 +319,24 @@ static void ofi_read(int src, void *buf, size_t len, uint64_t raddr, uint64_t ke
     submit(o);
 }
 
-static void ofi_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle)
+static void ofi_rma_xfer(int write, int peer, void *buf, size_t len, uint64_t raddr,
+                         uint64_t key, void (*fn)(void *), void *cookie)
+{
+    struct op *o = op_new(write ? OP_WRITE : OP_READ, peer, 0);
+    o->buf = buf;
+    o->len = len;
+    o->raddr = raddr;
+    o->key = key;
+    o->fn = fn;
+    o->cookie = cookie;
+    submit(o);
+}
+
+static void mr_expose(const void *buf, size_t len, uint64_t access, uint64_t *raddr,
+                      uint64_t *key, void **handle)
 {
     struct fid_mr *mr;
-    int rc = fi_mr_reg(F.domain, buf, len, FI_REMOTE_READ, 0, F.next_key++, 0, &mr, NULL);
+    int rc = fi_mr_reg(F.domain, buf, len, access, 0, F.next_key++, 0, &mr, NULL);
     if (rc)
         fail("fi_mr_reg (exposing a send buffer)", rc);
     if (F.mr_mode & FI_MR_ENDPOINT) {
@@ -318,6 +350,16 @@ static void ofi_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *k
     *handle = mr;
 }
 
+static void ofi_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle)
+{
+    mr_expose(buf, len, FI_REMOTE_READ, raddr, key, handle);
+}
+
+static void ofi_expose_rw(void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle)
+{
+    mr_expose(buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE, raddr, key, handle);
+}
+
 static void ofi_unexpose(void *handle)
 {
     fi_close(&((struct fid_mr *)handle)->fid);
@@ -325,12 +367,15 @@ static void ofi_unexpose(void *handle)
 
 /* ---- opening: provider choice, endpoint, address exchange --------------- */
 
+/* with_rma: 0 messages only, 1 plus reads (rendezvous), 2 plus writes
+ * and remote writes (src/rma's windows) */
 static struct fi_info *query(int with_rma)
 {
     struct fi_info *hints = fi_allocinfo(), *info = NULL;
     if (!hints)
         return NULL;
-    hints->caps = FI_MSG | FI_TAGGED | (with_rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+    hints->caps = FI_MSG | FI_TAGGED | (with_rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0) |
+                  (with_rma > 1 ? FI_WRITE | FI_REMOTE_WRITE : 0);
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->ep_attr->type = FI_EP_RDM;
     hints->domain_attr->mr_mode =
@@ -450,10 +495,16 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
     F.up = *up;
-    struct fi_info *info = smap_tun.net_rma ? query(1) : NULL;
-    smap_net.rma = info != NULL;
-    if (!info)
-        info = query(0);
+    /* the most the provider offers of what is wanted: writes and reads
+     * for one-sided windows (SMAP_RMA_NET_RMA), reads for the rendezvous
+     * (SMAP_NET_RMA), else messages alone */
+    struct fi_info *info = NULL;
+    int level = smap_tun.rma_net_rma ? 2 : smap_tun.net_rma ? 1 : 0;
+    for (; level >= 0 && !info; level--)
+        info = query(level);
+    level++;
+    smap_net.rma = level >= 1 && smap_tun.net_rma;
+    smap_net.rma_rw = level == 2;
     if (!info) {
         const char *env = getenv("FI_PROVIDER");
         snprintf(err, errlen, "no libfabric provider offers reliable tagged messages (%s%s)",
@@ -505,9 +556,10 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     if (exchange_addresses(err, errlen))
         return -1;
     smap_log(SMAP_LOG_INFO,
-             "inter-node transport: libfabric %s, eager %zu bytes, chunk %zu, %s, waits %s",
+             "inter-node transport: libfabric %s, eager %zu bytes, chunk %zu, %s, %s, waits %s",
              smap_net.provider, smap_net.eager_max, smap_net.chunk,
              smap_net.rma ? "rendezvous by RDMA read" : "rendezvous by pipelined sends",
+             smap_net.rma_rw ? "one-sided by RDMA write/read" : "one-sided by messages",
              F.wait_fd >= 0 ? "sleep on the CQ's fd" : "nap");
     return 0;
 }
@@ -550,4 +602,6 @@ const struct smap_net_ops smap_net_ofi = {
     .read = ofi_read,
     .expose = ofi_expose,
     .unexpose = ofi_unexpose,
+    .rma_xfer = ofi_rma_xfer,
+    .expose_rw = ofi_expose_rw,
 };

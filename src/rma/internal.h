@@ -127,6 +127,10 @@ extern _Atomic int smap_rma_net_queued;   /* requests from other nodes not serve
  * (requests may come as soon as a peer knows our control block). */
 int smap_rma_net_register(struct MPI_ABI_Win *w);
 void smap_rma_net_unregister(struct MPI_ABI_Win *w);
+/* Registers our window memory for RDMA from other nodes (fixed-layout
+ * windows, when the transport offers it and SMAP_RMA_NET_RMA): 1 with
+ * (*rbase, *rkey) to publish, else 0.  Released by net_unregister. */
+int smap_rma_net_expose(struct MPI_ABI_Win *w, uint64_t *rbase, uint64_t *rkey);
 /* smap_rma_am_call for a remote target. */
 int smap_rma_net_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr, size_t len,
                       MPI_Op op, MPI_Datatype type, const void *in, size_t inlen, void *out,

@@ -1,7 +1,10 @@
 /* One-sided communication with targets on other nodes (DESIGN.md D12):
- * active messages served by the target's progress, over src/p2p's
- * transport messages (a message kind of their own: they never meet MPI
- * matching, whatever the communicator's contexts and tags).
+ * puts and gets of fixed-layout windows by RDMA write/read into the
+ * target's registered window when the transport offers it (see "RDMA"
+ * below), everything else as active messages served by the target's
+ * progress, over src/p2p's transport messages (a message kind of their
+ * own: they never meet MPI matching, whatever the communicator's contexts
+ * and tags).
  *
  * The origin side is node.c's mailbox path: a remote target's path is
  * SMAP_RMA_AM, so the origin data is packed once there, and the blocks of
@@ -40,7 +43,9 @@
 
 #include "base/compiler.h"
 #include "base/log.h"
+#include "base/tunables.h"
 #include "dtype/engine.h"
+#include "net/net.h"
 #include "p2p/p2p.h"
 
 enum { N_LOCK = 8, N_UNLOCK, N_POST, N_DONE, N_FENCE, N_REPLY = 16 };
@@ -159,8 +164,28 @@ int smap_rma_net_register(struct MPI_ABI_Win *w)
     return MPI_SUCCESS;
 }
 
+int smap_rma_net_expose(struct MPI_ABI_Win *w, uint64_t *rbase, uint64_t *rkey)
+{
+    /* dynamic windows stay on messages: their regions come and go, and
+     * an origin would need each region's key before its first transfer */
+    if (!smap_tun.rma_net_rma || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->base || !w->size)
+        return 0;
+    smap_p2p_lock();
+    int rc = smap_net_rma_register(w->base, (size_t)w->size, rbase, rkey, &w->net_mr);
+    smap_p2p_unlock();
+    if (rc)
+        w->net_mr = NULL;
+    return rc == 0;
+}
+
 void smap_rma_net_unregister(struct MPI_ABI_Win *w)
 {
+    if (w->net_mr) {   /* every peer's transfers completed: the epochs are closed */
+        smap_p2p_lock();
+        smap_net_rma_unregister(w->net_mr);
+        smap_p2p_unlock();
+        w->net_mr = NULL;
+    }
     pthread_mutex_lock(&Q.lk);
     for (int i = 0; i < Q.nwins; i++)
         if (Q.wins[i] == w) {
@@ -582,13 +607,167 @@ static int net_unlock(MPI_Win h, int target, int type)
                      type == MPI_LOCK_EXCLUSIVE ? F_EXCL : 0, NULL);
 }
 
+
+/* ---- RDMA: puts and gets straight into the target's registered window --
+ *
+ * When the target registered its window (t->rdma), a put or get whose
+ * target layout has at most SMAP_RMA_NET_MAXSEG dense blocks is one
+ * fi_write or fi_read per block (net/rma.c cuts them at the transport's
+ * chunk): no message to serve at the target, whose provider places the
+ * data (a software provider such as tcp does it in the target's progress,
+ * which any MPI call drives; a NIC needs nothing).  Locks, fences, PSCW
+ * and accumulates stay messages, so the data path only runs inside an
+ * epoch the target granted.
+ *
+ * A put packs the origin data into a buffer of its own, so it is complete
+ * locally on return (as on the message path: Rput's request and
+ * flush_local need nothing more); each write counts in the target's
+ * puts_sent and its completion -- delivery complete: the data is in the
+ * target's memory -- in puts_acked, so net_flush (flush, unlock, fence,
+ * complete) waits for remote completion exactly as for acknowledged put
+ * messages.  A get waits for its reads before returning (Rget's request
+ * is complete on return), reading straight into the result buffer when
+ * both layouts are contiguous. */
+
+/* Bytes of put buffers still in flight: past this, puts wait. */
+#define RDMA_PUT_INFLIGHT_MAX ((size_t)64 << 20)
+static _Atomic size_t rdma_inflight;
+
+struct rput {
+    long refs;                       /* writes in flight + the issuer */
+    struct smap_rma_target *t;
+    size_t bytes;
+    char data[];
+};
+
+/* Whether (count, tt) has at most SMAP_RMA_NET_MAXSEG dense blocks. */
+static int few_blocks(MPI_Count count, smap_dtype_t *tt)
+{
+    if (smap_dtype_is_contiguous(tt))
+        return 1;
+    const struct smap_dtype_flat *f = smap_dtype_flat(tt);
+    if (!f)
+        return 0;
+    MPI_Count per = 0;
+    for (MPI_Count r = 0; r < f->nblk; r++)
+        per += f->blk[r].n;
+    return per > 0 && count <= SMAP_RMA_NET_MAXSEG / per;
+}
+
+static void rput_release(struct rput *p)
+{
+    if (--p->refs)
+        return;
+    atomic_fetch_sub_explicit(&rdma_inflight, p->bytes, memory_order_relaxed);
+    free(p);
+}
+
+/* A write completed (progress, p2p lock held): remote completion. */
+static void rput_done(void *cookie)
+{
+    struct rput *p = cookie;
+    atomic_fetch_add_explicit(&p->t->puts_acked, 1, memory_order_release);
+    rput_release(p);
+}
+
+struct rdma_ctx {
+    struct smap_rma_target *t;
+    char *stream;
+    struct rput *put;                /* put: the buffer; get: NULL */
+    _Atomic long left;               /* get: reads in flight */
+};
+
+static void rget_done(void *cookie)
+{
+    struct rdma_ctx *c = cookie;
+    atomic_fetch_sub_explicit(&c->left, 1, memory_order_release);
+}
+
+static int rdma_block(void *ctx, uintptr_t addr, size_t len, size_t off)
+{
+    struct rdma_ctx *c = ctx;
+    struct smap_rma_target *t = c->t;
+    uint64_t raddr = t->rbase + (addr - t->base);
+    if (c->put) {
+        c->put->refs++;
+        t->puts_sent++;
+        smap_net_rma(1, t->world, c->stream + off, len, raddr, t->rkey, rput_done, c->put);
+    } else {
+        atomic_fetch_add_explicit(&c->left, 1, memory_order_relaxed);
+        smap_net_rma(0, t->world, c->stream + off, len, raddr, t->rkey, rget_done, c);
+    }
+    return MPI_SUCCESS;
+}
+
+static int rdma_put(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_args *a)
+{
+    struct smap_rma_target *t = &w->t[target];
+    size_t bytes = (size_t)(a->ocount * a->otype->size);
+    struct smap_rma_backoff b;
+    smap_rma_backoff_init(&b);
+    while (atomic_load_explicit(&rdma_inflight, memory_order_relaxed) > RDMA_PUT_INFLIGHT_MAX) {
+        int rc = smap_rma_backoff(&b);
+        if (rc)
+            return rc;
+    }
+    struct rput *p = malloc(sizeof *p + bytes);
+    if (!p)
+        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for a put to another node");
+    p->refs = 1;
+    p->t = t;
+    p->bytes = bytes;
+    atomic_fetch_add_explicit(&rdma_inflight, bytes, memory_order_relaxed);
+    smap_dtype_pack(a->oaddr, a->ocount, a->otype, p->data, 0, (MPI_Count)bytes);
+    struct rdma_ctx c = { .t = t, .stream = p->data, .put = p };
+    smap_p2p_lock();
+    int rc = smap_rma_each_block(a->taddr, a->tcount, a->ttype, rdma_block, &c);
+    rput_release(p);
+    smap_p2p_unlock();
+    return rc;
+}
+
+static int rdma_get(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_args *a)
+{
+    struct smap_rma_target *t = &w->t[target];
+    size_t bytes = (size_t)(a->tcount * a->ttype->size);
+    int direct = smap_dtype_is_contiguous(a->rtype);
+    char *s = direct ? (char *)a->raddr + smap_dtype_data_offset(a->rtype) : malloc(bytes);
+    if (!s)
+        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for a get from another node");
+    struct rdma_ctx c = { .t = t, .stream = s };
+    smap_p2p_lock();
+    int rc = smap_rma_each_block(a->taddr, a->tcount, a->ttype, rdma_block, &c);
+    smap_p2p_unlock();
+    struct smap_rma_backoff b;
+    smap_rma_backoff_init(&b);
+    /* the reads posted must finish even after an error: they name s */
+    while (atomic_load_explicit(&c.left, memory_order_acquire) > 0) {
+        int wrc = smap_rma_backoff(&b);
+        if (wrc && !rc)
+            rc = wrc;
+        if (wrc)
+            break;
+    }
+    if (!rc && !direct)
+        smap_dtype_unpack(s, (MPI_Count)bytes, a->raddr, a->rcount, a->rtype, 0);
+    if (!direct && !atomic_load_explicit(&c.left, memory_order_acquire))
+        free(s);
+    return rc;
+}
+
 static int net_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
 {
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    if (w->t[target].rdma && few_blocks(a->tcount, a->ttype))
+        return rdma_put(w, target, a);
     return smap_rma_node_ops.put(h, target, a);
 }
 
 static int net_get(MPI_Win h, int target, const struct smap_rma_op_args *a)
 {
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    if (w->t[target].rdma && few_blocks(a->tcount, a->ttype))
+        return rdma_get(w, target, a);
     return smap_rma_node_ops.get(h, target, a);
 }
 

@@ -57,6 +57,11 @@ struct smap_rma_target {
     uint64_t puts_sent;              /* put messages sent ... */
     _Atomic uint64_t puts_acked;     /* ... and acknowledged (flush waits for equality) */
     _Atomic int put_err;             /* first error a put acknowledgement reported */
+    /* its window registered for RDMA (net/rma.c): puts and gets of few
+     * blocks are fi_write/fi_read at rbase + (address - base), key rkey;
+     * each write counts in puts_sent/puts_acked too */
+    int rdma;
+    uint64_t rbase, rkey;
 };
 
 /* Per-target operation table: what a backend implements.  The node's
@@ -129,6 +134,7 @@ struct MPI_ABI_Win {
     int am_served;               /* registered with am.c: peers may post requests */
     int net;                     /* some targets are on other nodes (remote.c) */
     _Atomic uint64_t *net_fence; /* per rank: the last fence it announced to us */
+    void *net_mr;                /* our memory registered for peers' RDMA (remote.c) */
     /* what the predefined attributes point to */
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;

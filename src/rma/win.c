@@ -50,6 +50,8 @@ int smap_rma_fail(int cls, const char *why)
 struct win_desc {
     uint64_t base, size, disp_unit, cb, fence;
     uint32_t direct, cma;
+    uint64_t rbase, rkey;   /* registered for RDMA from other nodes (rdma: 1) */
+    uint64_t rdma;
 };
 
 /* ---- exchanges over the communicator ---- */
@@ -256,6 +258,9 @@ static int build_target(struct MPI_ABI_Win *w, int i, int lr, int mem_lr,
         t->world = smap_group_world_rank(w->group, i);
         t->rcb = d->cb;
         t->path = SMAP_RMA_AM;
+        t->rdma = d->rdma != 0;
+        t->rbase = d->rbase;
+        t->rkey = d->rkey;
         return 0;
     }
     t->cb = smap_remote_inline(lr, (const void *)(uintptr_t)d->cb, w->cb_len);
@@ -335,6 +340,8 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
                   own_direct(w->base, (size_t)w->size),
         .cma = (uint32_t)own_cma(),
     };
+    if (net && rc == MPI_SUCCESS)   /* peers on other nodes may write and read it directly */
+        mine.rdma = (uint64_t)smap_rma_net_expose(w, &mine.rbase, &mine.rkey);
     struct win_desc *all = calloc((size_t)n, sizeof *all);
     if (!all) {
         destroy(w);
