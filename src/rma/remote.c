@@ -687,6 +687,8 @@ static int rdma_block(void *ctx, uintptr_t addr, size_t len, size_t off)
 {
     struct rdma_ctx *c = ctx;
     struct smap_rma_target *t = c->t;
+    if (!len)
+        return MPI_SUCCESS;
     uint64_t raddr = t->rbase + (addr - t->base);
     if (c->put) {
         c->put->refs++;
