@@ -325,6 +325,46 @@ static void ofi_unexpose(void *handle)
 
 /* ---- opening: provider choice, endpoint, address exchange --------------- */
 
+/* Whether the provider asked for is tcp (our default, or FI_PROVIDER
+ * naming it): its RDM endpoints are ofi_rxm over tcp sockets. */
+static int wants_tcp(void)
+{
+    const char *env = getenv("FI_PROVIDER");
+    return !env || !*env || strstr(env, "tcp") != NULL;
+}
+
+/* The eager limit before the provider's cap: SMAP_NET_EAGER_LIMIT when
+ * set, else provider-dependent.  Over tcp a message costs about the same
+ * up to tens of KiB (one socket write; a rendezvous adds a round trip and
+ * ofi_rxm's own protocol switch, ~4x the latency at 16 KiB), so the
+ * default (64K) stays eager up to there; a provider with hardware RMA
+ * (verbs, efa, cxi) reads faster than it copies through bounce buffers,
+ * and keeps the 8K of rxm's default buffers. */
+static size_t eager_wanted(void)
+{
+    const char *env = getenv("SMAP_NET_EAGER_LIMIT");
+    if ((env && *env) || wants_tcp())
+        return smap_tun.net_eager_limit;
+    return (size_t)8 << 10;
+}
+
+/* ofi_rxm sends a message of more than FI_OFI_RXM_EAGER_LIMIT bytes (16K
+ * by default) by its own segmentation or rendezvous protocols: over tcp
+ * they cost 4x the latency of one eager message at 16 KiB, so our eager
+ * messages must stay rxm-eager too.  rxm reads the variable when
+ * libfabric initialises (the first fi_getinfo); one the user set wins.
+ * Over tcp rxm receives large eager messages straight into the posted
+ * buffer (dynamic receive buffers): no bounce buffer grows with it. */
+static void tune_rxm(size_t eager)
+{
+    size_t need = eager + HDR_MAX;
+    if (!wants_tcp() || need <= 16384 || getenv("FI_OFI_RXM_EAGER_LIMIT"))
+        return;
+    char v[32];
+    snprintf(v, sizeof v, "%zu", need);
+    setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
+}
+
 static struct fi_info *query(int with_rma)
 {
     struct fi_info *hints = fi_allocinfo(), *info = NULL;
@@ -450,6 +490,8 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
     F.up = *up;
+    size_t eager = eager_wanted();
+    tune_rxm(eager);
     struct fi_info *info = smap_tun.net_rma ? query(1) : NULL;
     smap_net.rma = info != NULL;
     if (!info)
@@ -466,7 +508,6 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     F.next_key = 1;
     F.inject_max = info->tx_attr->inject_size;
     size_t max_msg = info->ep_attr->max_msg_size;
-    size_t eager = smap_tun.net_eager_limit;
     if (eager + HDR_MAX > max_msg)
         eager = max_msg > HDR_MAX ? max_msg - HDR_MAX : 0;
     smap_net.eager_max = eager;
