@@ -28,7 +28,11 @@
 #include "base/tunables.h"
 #include "boot/boot.h"
 
-#define NRECV 64          /* message buffers posted at once */
+/* Message buffers posted at once: 64, fewer when they are large (the
+ * ring stays within RING_BYTES; never fewer than NRECV_MIN). */
+#define NRECV 64
+#define NRECV_MIN 16
+#define RING_BYTES ((size_t)4 << 20)
 #define HDR_MAX SMAP_NET_HDR_MAX
 #define CQ_BATCH 16
 
@@ -63,6 +67,7 @@ static struct {
     size_t inject_max;
     struct op *backlog, *backlog_tail;
     struct op *recvs[NRECV];
+    int nrecv;                /* how many of recvs are used */
     long inflight;            /* posted operations not completed yet */
     int wait_fd;              /* the CQ's wait object (FI_WAIT_FD), or -1 */
 } F;
@@ -242,7 +247,7 @@ static int ofi_trywait(void)
 
 static int ofi_busy(void)
 {
-    return F.backlog != NULL || F.inflight > NRECV;
+    return F.backlog != NULL || F.inflight > F.nrecv;
 }
 
 static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
@@ -334,10 +339,11 @@ static int wants_tcp(void)
 }
 
 /* The eager limit before the provider's cap: SMAP_NET_EAGER_LIMIT when
- * set, else provider-dependent.  Over tcp a message costs about the same
- * up to tens of KiB (one socket write; a rendezvous adds a round trip and
- * ofi_rxm's own protocol switch, ~4x the latency at 16 KiB), so the
- * default (64K) stays eager up to there; a provider with hardware RMA
+ * set, else provider-dependent.  Over tcp the rendezvous (RTS, read
+ * request, data, FIN) costs two more trips than one eager message, which
+ * the copies of an eager message outweigh only from ~256 KiB on
+ * (measured: 128 KiB 52 us eager, 90-165 us by RDMA read), so the
+ * default (128K) stays eager up to there; a provider with hardware RMA
  * (verbs, efa, cxi) reads faster than it copies through bounce buffers,
  * and keeps the 8K of rxm's default buffers. */
 static size_t eager_wanted(void)
@@ -533,7 +539,9 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     TRY(fi_ep_bind(F.ep, &F.av->fid, 0), "fi_ep_bind (address vector)");
     TRY(fi_ep_bind(F.ep, &F.cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (completion queue)");
     TRY(fi_enable(F.ep), "fi_enable");
-    for (int i = 0; i < NRECV; i++) {
+    size_t fit = RING_BYTES / (HDR_MAX + room);
+    F.nrecv = fit >= NRECV ? NRECV : fit <= NRECV_MIN ? NRECV_MIN : (int)fit;
+    for (int i = 0; i < F.nrecv; i++) {
         struct op *o = op_new(OP_RECV_MSG, -1, HDR_MAX + room);
         o->len = HDR_MAX + room;
         F.recvs[i] = o;
@@ -556,12 +564,12 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 static void ofi_close(void)
 {
     /* Outstanding message sends complete locally (they are eager). */
-    while (F.backlog || F.inflight > NRECV)
+    while (F.backlog || F.inflight > F.nrecv)
         ofi_progress();
     if (F.ep)
         fi_close(&F.ep->fid);
     /* Closing the endpoint flushed the posted receives. */
-    for (int i = 0; i < NRECV; i++)
+    for (int i = 0; i < F.nrecv; i++)
         if (F.recvs[i])
             op_free(F.recvs[i]);
     if (F.av)
