@@ -28,7 +28,10 @@
 #include "base/tunables.h"
 #include "boot/boot.h"
 
-#define NRECV 64          /* message buffers posted at once */
+/* Message buffers posted at once.  Not fewer: with fewer posted buffers
+ * than a window of small sends (bench/bw: 64), rxm now and then holds the
+ * surplus as unexpected messages and the rate drops 6x (seen with 32). */
+#define NRECV 64
 #define HDR_MAX SMAP_NET_HDR_MAX
 #define CQ_BATCH 16
 
@@ -64,6 +67,7 @@ static struct {
     size_t inject_max;
     struct op *backlog, *backlog_tail;
     struct op *recvs[NRECV];
+    int nrecv;                /* how many of recvs are used */
     long inflight;            /* posted operations not completed yet */
     int wait_fd;              /* the CQ's wait object (FI_WAIT_FD), or -1 */
 } F;
@@ -260,7 +264,7 @@ static int ofi_trywait(void)
 
 static int ofi_busy(void)
 {
-    return F.backlog != NULL || F.inflight > NRECV;
+    return F.backlog != NULL || F.inflight > F.nrecv;
 }
 
 static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
@@ -366,6 +370,48 @@ static void ofi_unexpose(void *handle)
 }
 
 /* ---- opening: provider choice, endpoint, address exchange --------------- */
+
+/* Whether the provider asked for is tcp (our default, or FI_PROVIDER
+ * naming it): its RDM endpoints are ofi_rxm over tcp sockets. */
+static int wants_tcp(void)
+{
+    const char *env = getenv("FI_PROVIDER");
+    return !env || !*env || strstr(env, "tcp") != NULL;
+}
+
+/* The eager limit before the provider's cap: SMAP_NET_EAGER_LIMIT when
+ * set, else provider-dependent.  Over tcp the rendezvous (RTS, read
+ * request, data, FIN) costs two more trips than one eager message, which
+ * the copies of an eager message outweigh only from ~256 KiB on
+ * (measured: 64 KiB 29-44 us eager, 67-112 us by RDMA read), so the
+ * default (64K: 64 posted buffers, 4 MiB per rank) stays eager up to
+ * there; a provider with hardware RMA
+ * (verbs, efa, cxi) reads faster than it copies through bounce buffers,
+ * and keeps the 8K of rxm's default buffers. */
+static size_t eager_wanted(void)
+{
+    const char *env = getenv("SMAP_NET_EAGER_LIMIT");
+    if ((env && *env) || wants_tcp())
+        return smap_tun.net_eager_limit;
+    return (size_t)8 << 10;
+}
+
+/* ofi_rxm sends a message of more than FI_OFI_RXM_EAGER_LIMIT bytes (16K
+ * by default) by its own segmentation or rendezvous protocols: over tcp
+ * they cost 4x the latency of one eager message at 16 KiB, so our eager
+ * messages must stay rxm-eager too.  rxm reads the variable when
+ * libfabric initialises (the first fi_getinfo); one the user set wins.
+ * Over tcp rxm receives large eager messages straight into the posted
+ * buffer (dynamic receive buffers): no bounce buffer grows with it. */
+static void tune_rxm(size_t eager)
+{
+    size_t need = eager + HDR_MAX;
+    if (!wants_tcp() || need <= 16384 || getenv("FI_OFI_RXM_EAGER_LIMIT"))
+        return;
+    char v[32];
+    snprintf(v, sizeof v, "%zu", need);
+    setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
+}
 
 /* with_rma: 0 messages only, 1 plus reads (rendezvous), 2 plus writes
  * and remote writes (src/rma's windows) */
@@ -495,6 +541,8 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
     F.up = *up;
+    size_t eager = eager_wanted();
+    tune_rxm(eager);
     /* the most the provider offers of what is wanted: writes and reads
      * for one-sided windows (SMAP_RMA_NET_RMA), reads for the rendezvous
      * (SMAP_NET_RMA), else messages alone */
@@ -517,7 +565,6 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     F.next_key = 1;
     F.inject_max = info->tx_attr->inject_size;
     size_t max_msg = info->ep_attr->max_msg_size;
-    size_t eager = smap_tun.net_eager_limit;
     if (eager + HDR_MAX > max_msg)
         eager = max_msg > HDR_MAX ? max_msg - HDR_MAX : 0;
     smap_net.eager_max = eager;
@@ -543,7 +590,8 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     TRY(fi_ep_bind(F.ep, &F.av->fid, 0), "fi_ep_bind (address vector)");
     TRY(fi_ep_bind(F.ep, &F.cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (completion queue)");
     TRY(fi_enable(F.ep), "fi_enable");
-    for (int i = 0; i < NRECV; i++) {
+    F.nrecv = NRECV;
+    for (int i = 0; i < F.nrecv; i++) {
         struct op *o = op_new(OP_RECV_MSG, -1, HDR_MAX + room);
         o->len = HDR_MAX + room;
         F.recvs[i] = o;
@@ -567,12 +615,12 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 static void ofi_close(void)
 {
     /* Outstanding message sends complete locally (they are eager). */
-    while (F.backlog || F.inflight > NRECV)
+    while (F.backlog || F.inflight > F.nrecv)
         ofi_progress();
     if (F.ep)
         fi_close(&F.ep->fid);
     /* Closing the endpoint flushed the posted receives. */
-    for (int i = 0; i < NRECV; i++)
+    for (int i = 0; i < F.nrecv; i++)
         if (F.recvs[i])
             op_free(F.recvs[i]);
     if (F.av)

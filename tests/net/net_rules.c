@@ -57,7 +57,7 @@ static int nsizes;
 
 static void pick_sizes(void)
 {
-    size_t e = env_size("SMAP_NET_EAGER_LIMIT", 8192), c = env_size("SMAP_NET_CHUNK", 4 << 20);
+    size_t e = env_size("SMAP_NET_EAGER_LIMIT", 65536), c = env_size("SMAP_NET_CHUNK", 4 << 20);
     size_t s[] = { 4, 64, e > 0 ? e - 1 : 1, e, e + 1, c - 1, c, c + 1, 3 * c + 5, 70000 };
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
         if (s[i] >= 4 && s[i] <= 300000)
