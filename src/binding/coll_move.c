@@ -231,6 +231,8 @@ int coll_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Dataty
         COLL_CHECK_BUF(F, comm, rbuf, rcount, rtype, rt);
         COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, rcount > 0 && scount > 0);
     }
+    COLL_HIER(F, comm, c, req,
+              smap_hier_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
                     smap_nbc_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
@@ -301,6 +303,7 @@ int coll_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Dat
         if (kind == 0)
             COLL_CHECK_ALIAS(F, comm, a->sbuf, a->rbuf, a->scount > 0 && a->rcount > 0);
     }
+    COLL_HIER(F, comm, c, req, smap_hier_alltoall(a, c));
     return COLL_RUN(F, comm, c, req, smap_coll_alltoall(a, c), smap_nbc_alltoall(a, c, req));
 }
 
