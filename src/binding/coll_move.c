@@ -113,6 +113,8 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
                                                  rtype, &rt });
     if (rc)
         return rc;
+    COLL_HIER(F, comm, c, req,
+              smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
                     smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
@@ -168,6 +170,8 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
                                                  stype, &st });
     if (rc)
         return rc;
+    COLL_HIER(F, comm, c, req,
+              smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
                     smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,

@@ -1,5 +1,5 @@
 /* Collectives on communicators spanning nodes (src/coll/hier): Barrier,
- * Bcast, Reduce, Allreduce, Allgather(v) and Alltoall checked against serial references, on
+ * Bcast, Reduce, Allreduce, Allgather(v), Alltoall, Gather and Scatter checked against serial references, on
  * WORLD and sub-communicators whose node membership is uneven, whose order
  * interleaves the nodes, or that hold one rank per node; sizes 0, 1, odd
  * and large (many pipeline chunks); a commutative op (MPI_SUM on int), a
@@ -333,6 +333,48 @@ static void test_alltoall(struct ctx *x, long n, int in_place, int salt)
     free(s), free(r);
 }
 
+/* Gather then Scatter of n ints per rank at `root` (in place at the root
+ * or not; a holey send type for Gather, received as ints). */
+static void test_gather_scatter(struct ctx *x, long n, int root, int in_place, int salt)
+{
+    int p = x->size, me = x->rank == root;
+    int *s = malloc((size_t)(2 * n + 1) * sizeof *s), *r = malloc((size_t)(p * (n + 2) + 1) * sizeof *r);
+    for (long i = 0; i < 2 * n + 1; i++)
+        s[i] = i % 2 ? 4242 : ival(x->wr[x->rank], i / 2, salt);
+    for (long i = 0; i < p * n; i++)
+        r[i] = me && in_place && i / n == root ? ival(x->wr[root], i % n, salt) : -4;
+    int rc = MPI_Gather(me && in_place ? MPI_IN_PLACE : s, (int)n, x->holey_t, r, (int)n, MPI_INT,
+                        root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s gather rc %d", x->name, rc);
+    if (me)
+        for (int k = 0; k < p; k++)
+            for (long i = 0; i < n; i++)
+                if (r[k * n + i] != ival(x->wr[k], i, salt)) {
+                    CHECK(0, "%s gather n=%ld root=%d inplace=%d: block %d [%ld] %d want %d",
+                          x->name, n, root, in_place, k, i, r[k * n + i], ival(x->wr[k], i, salt));
+                    k = p;
+                    break;
+                }
+    /* scatter: the root sends block k = what rank k gave + 1 */
+    if (me)
+        for (long i = 0; i < p * n; i++)
+            r[i] += 1;
+    int *got = malloc((size_t)(n + 1) * sizeof *got);
+    for (long i = 0; i < n; i++)
+        got[i] = -6;
+    rc = MPI_Scatter(r, (int)n, MPI_INT, me && in_place ? MPI_IN_PLACE : got, (int)n, MPI_INT,
+                     root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s scatter rc %d", x->name, rc);
+    if (!(me && in_place))
+        for (long i = 0; i < n; i++)
+            if (got[i] != ival(x->wr[x->rank], i, salt) + 1) {
+                CHECK(0, "%s scatter n=%ld root=%d inplace=%d: [%ld] %d want %d", x->name, n,
+                      root, in_place, i, got[i], ival(x->wr[x->rank], i, salt) + 1);
+                break;
+            }
+    free(s), free(r), free(got);
+}
+
 static void run(struct ctx *x, long large)
 {
     if (x->comm == MPI_COMM_NULL)
@@ -363,6 +405,8 @@ static void run(struct ctx *x, long large)
         for (int ip = 0; ip < 2; ip++) {
             test_allgather(x, m, ip, salt);
             test_alltoall(x, m, ip, salt);
+            for (int ri = 0; ri < 3 && (ri == 0 || n < large); ri++)
+                test_gather_scatter(x, m, roots[ri], ip, salt + ri);
         }
         test_allgather_holey(x, m, salt);
         CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);

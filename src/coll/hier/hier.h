@@ -33,6 +33,14 @@ int smap_hier_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtyp
 int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                         MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                         smap_dtype_t *rt, smap_comm_t *c);
+/* The plain forms only (counts .p NULL); Gatherv and Scatterv answer
+ * SMAP_HIER_FLAT. */
+int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                     MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                     smap_dtype_t *rt, int root, smap_comm_t *c);
+int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
+                      struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
+                      smap_dtype_t *rt, int root, smap_comm_t *c);
 /* Alltoall only (a->scounts.p NULL); the v and w forms answer
  * SMAP_HIER_FLAT. */
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
