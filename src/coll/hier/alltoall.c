@@ -17,6 +17,8 @@
 
 #include <stdlib.h>
 
+#include "base/tunables.h"
+
 struct a2a_map {
     int *start;   /* node -> index of its first rank in `list` */
     int *list;    /* ranks of c by node, by rank in the node */
@@ -147,7 +149,7 @@ static void a2a_build(struct smap_sched *s, const struct smap_a2a *a, const stru
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
-    if (a->scounts.p || a->rcounts.p || a->stypes || a->rtypes)
+    if (!smap_tun.coll_hier_alltoall || a->scounts.p || a->rcounts.p || a->stypes || a->rtypes)
         return SMAP_HIER_FLAT;   /* v and w: each rank knows only its own counts */
     MPI_Count blk = a->rcount * a->rt->size;
     if (blk == 0)
