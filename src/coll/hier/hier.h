@@ -41,7 +41,8 @@ int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
 int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                       struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
                       smap_dtype_t *rt, int root, smap_comm_t *c);
-/* Alltoall only (a->scounts.p NULL); the v and w forms answer
+/* Alltoall only, and only with SMAP_COLL_HIER_ALLTOALL=1: otherwise, and for
+ * the v and w forms, it answers
  * SMAP_HIER_FLAT. */
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 
