@@ -113,6 +113,8 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
                                                  rtype, &rt });
     if (rc)
         return rc;
+    COLL_HIER(F, comm, c, req,
+              smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
                     smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
@@ -168,6 +170,8 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
                                                  stype, &st });
     if (rc)
         return rc;
+    COLL_HIER(F, comm, c, req,
+              smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
                     smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,
@@ -231,6 +235,8 @@ int coll_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Dataty
         COLL_CHECK_BUF(F, comm, rbuf, rcount, rtype, rt);
         COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, rcount > 0 && scount > 0);
     }
+    COLL_HIER(F, comm, c, req,
+              smap_hier_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
                     smap_nbc_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
@@ -301,6 +307,7 @@ int coll_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Dat
         if (kind == 0)
             COLL_CHECK_ALIAS(F, comm, a->sbuf, a->rbuf, a->scount > 0 && a->rcount > 0);
     }
+    COLL_HIER(F, comm, c, req, smap_hier_alltoall(a, c));
     return COLL_RUN(F, comm, c, req, smap_coll_alltoall(a, c), smap_nbc_alltoall(a, c, req));
 }
 

@@ -1,5 +1,5 @@
 /* Collectives on communicators spanning nodes (src/coll/hier): Barrier,
- * Bcast, Reduce and Allreduce checked against serial references, on
+ * Bcast, Reduce, Allreduce, Allgather(v), Alltoall, Gather and Scatter checked against serial references, on
  * WORLD and sub-communicators whose node membership is uneven, whose order
  * interleaves the nodes, or that hold one rank per node; sizes 0, 1, odd
  * and large (many pipeline chunks); a commutative op (MPI_SUM on int), a
@@ -217,6 +217,164 @@ static void test_bcast(struct ctx *x, long n, int root, int salt)
     free(b), free(h);
 }
 
+/* Allgather of n ints (in place or not), and Allgatherv with uneven
+ * counts (rank k gives n + k % 3 elements), blocks in reverse rank order
+ * with a gap of one element after each, which must stay untouched. */
+static void test_allgather(struct ctx *x, long n, int in_place, int salt)
+{
+    int p = x->size;
+    int *s = malloc((size_t)(n + 3) * sizeof *s);
+    int *r = malloc((size_t)(p * (n + 4) + 1) * sizeof *r);
+    for (long i = 0; i < n + 3; i++)
+        s[i] = ival(x->wr[x->rank], i, salt);
+    for (long i = 0; i < p * n; i++)
+        r[i] = -9;
+    if (in_place)
+        memcpy(r + x->rank * n, s, (size_t)n * sizeof *s);
+    int rc = MPI_Allgather(in_place ? MPI_IN_PLACE : s, (int)n, MPI_INT, r, (int)n, MPI_INT,
+                           x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s allgather rc %d", x->name, rc);
+    for (int k = 0; k < p; k++)
+        for (long i = 0; i < n; i++)
+            if (r[k * n + i] != ival(x->wr[k], i, salt)) {
+                CHECK(0, "%s allgather n=%ld inplace=%d: block %d [%ld] %d want %d", x->name, n,
+                      in_place, k, i, r[k * n + i], ival(x->wr[k], i, salt));
+                k = p;
+                break;
+            }
+    int *counts = malloc((size_t)p * sizeof *counts), *displs = malloc((size_t)p * sizeof *displs);
+    int off = 0;
+    for (int k = p - 1; k >= 0; k--) {
+        counts[k] = (int)n + k % 3;
+        displs[k] = off;
+        off += counts[k] + 1;
+    }
+    for (int i = 0; i < off; i++)
+        r[i] = -9;
+    if (in_place)
+        memcpy(r + displs[x->rank], s, (size_t)counts[x->rank] * sizeof *s);
+    rc = MPI_Allgatherv(in_place ? MPI_IN_PLACE : s, counts[x->rank], MPI_INT, r, counts, displs,
+                        MPI_INT, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s allgatherv rc %d", x->name, rc);
+    for (int k = 0; k < p; k++) {
+        for (long i = 0; i < counts[k]; i++)
+            if (r[displs[k] + i] != ival(x->wr[k], i, salt)) {
+                CHECK(0, "%s allgatherv n=%ld inplace=%d: block %d [%ld] %d want %d", x->name, n,
+                      in_place, k, i, r[displs[k] + i], ival(x->wr[k], i, salt));
+                break;
+            }
+        if (r[displs[k] + counts[k]] != -9)
+            CHECK(0, "%s allgatherv n=%ld: the gap after block %d was written", x->name, n, k);
+    }
+    free(s), free(r), free(counts), free(displs);
+}
+
+/* Allgather of a type with holes (MPI_INT resized to 2 ints) received as
+ * n ints into a contiguous buffer: the signatures match, the layouts not. */
+static void test_allgather_holey(struct ctx *x, long n, int salt)
+{
+    int p = x->size;
+    int *s = malloc((size_t)(2 * n + 1) * sizeof *s), *r = malloc((size_t)(p * n + 1) * sizeof *r);
+    for (long i = 0; i < 2 * n + 1; i++)
+        s[i] = i % 2 ? 4242 : ival(x->wr[x->rank], i / 2, salt);
+    int rc = MPI_Allgather(s, (int)n, x->holey_t, r, (int)n, MPI_INT, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s allgather holey rc %d", x->name, rc);
+    for (int k = 0; k < p; k++)
+        for (long i = 0; i < n; i++)
+            if (r[k * n + i] != ival(x->wr[k], i, salt)) {
+                CHECK(0, "%s allgather holey n=%ld block %d [%ld]", x->name, n, k, i);
+                k = p;
+                break;
+            }
+    free(s), free(r);
+}
+
+/* The element i of the block rank `from` sends rank `to`. */
+static int a2a_val(int from, int to, long i, int salt)
+{
+    return ival(from * 64 + to, i, salt);
+}
+
+/* Alltoall of n ints per pair, plain or in place, and with a holey send
+ * type received as ints. */
+static void test_alltoall(struct ctx *x, long n, int in_place, int salt)
+{
+    int p = x->size, me = x->wr[x->rank];
+    int *s = malloc((size_t)(2 * p * n + 1) * sizeof *s), *r = malloc((size_t)(p * n + 1) * sizeof *r);
+    for (int k = 0; k < p; k++)
+        for (long i = 0; i < n; i++) {
+            s[k * n + i] = a2a_val(me, x->wr[k], i, salt);
+            r[k * n + i] = in_place ? s[k * n + i] : -5;
+        }
+    int rc = MPI_Alltoall(in_place ? MPI_IN_PLACE : s, (int)n, MPI_INT, r, (int)n, MPI_INT,
+                          x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s alltoall rc %d", x->name, rc);
+    for (int k = 0; k < p; k++)
+        for (long i = 0; i < n; i++)
+            if (r[k * n + i] != a2a_val(x->wr[k], me, i, salt)) {
+                CHECK(0, "%s alltoall n=%ld inplace=%d: from %d [%ld] %d want %d", x->name, n,
+                      in_place, k, i, r[k * n + i], a2a_val(x->wr[k], me, i, salt));
+                k = p;
+                break;
+            }
+    if (!in_place) {
+        for (long i = 0; i < 2 * p * n; i++)
+            s[i] = i % 2 ? 4242 : a2a_val(me, x->wr[i / 2 / (n ? n : 1)], (i / 2) % (n ? n : 1), salt);
+        rc = MPI_Alltoall(s, (int)n, x->holey_t, r, (int)n, MPI_INT, x->comm);
+        CHECK(rc == MPI_SUCCESS, "%s alltoall holey rc %d", x->name, rc);
+        for (int k = 0; k < p; k++)
+            for (long i = 0; i < n; i++)
+                if (r[k * n + i] != a2a_val(x->wr[k], me, i, salt)) {
+                    CHECK(0, "%s alltoall holey n=%ld: from %d [%ld]", x->name, n, k, i);
+                    k = p;
+                    break;
+                }
+    }
+    free(s), free(r);
+}
+
+/* Gather then Scatter of n ints per rank at `root` (in place at the root
+ * or not; a holey send type for Gather, received as ints). */
+static void test_gather_scatter(struct ctx *x, long n, int root, int in_place, int salt)
+{
+    int p = x->size, me = x->rank == root;
+    int *s = malloc((size_t)(2 * n + 1) * sizeof *s), *r = malloc((size_t)(p * (n + 2) + 1) * sizeof *r);
+    for (long i = 0; i < 2 * n + 1; i++)
+        s[i] = i % 2 ? 4242 : ival(x->wr[x->rank], i / 2, salt);
+    for (long i = 0; i < p * n; i++)
+        r[i] = me && in_place && i / n == root ? ival(x->wr[root], i % n, salt) : -4;
+    int rc = MPI_Gather(me && in_place ? MPI_IN_PLACE : s, (int)n, x->holey_t, r, (int)n, MPI_INT,
+                        root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s gather rc %d", x->name, rc);
+    if (me)
+        for (int k = 0; k < p; k++)
+            for (long i = 0; i < n; i++)
+                if (r[k * n + i] != ival(x->wr[k], i, salt)) {
+                    CHECK(0, "%s gather n=%ld root=%d inplace=%d: block %d [%ld] %d want %d",
+                          x->name, n, root, in_place, k, i, r[k * n + i], ival(x->wr[k], i, salt));
+                    k = p;
+                    break;
+                }
+    /* scatter: the root sends block k = what rank k gave + 1 */
+    if (me)
+        for (long i = 0; i < p * n; i++)
+            r[i] += 1;
+    int *got = malloc((size_t)(n + 1) * sizeof *got);
+    for (long i = 0; i < n; i++)
+        got[i] = -6;
+    rc = MPI_Scatter(r, (int)n, MPI_INT, me && in_place ? MPI_IN_PLACE : got, (int)n, MPI_INT,
+                     root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s scatter rc %d", x->name, rc);
+    if (!(me && in_place))
+        for (long i = 0; i < n; i++)
+            if (got[i] != ival(x->wr[x->rank], i, salt) + 1) {
+                CHECK(0, "%s scatter n=%ld root=%d inplace=%d: [%ld] %d want %d", x->name, n,
+                      root, in_place, i, got[i], ival(x->wr[x->rank], i, salt) + 1);
+                break;
+            }
+    free(s), free(r), free(got);
+}
+
 static void run(struct ctx *x, long large)
 {
     if (x->comm == MPI_COMM_NULL)
@@ -242,6 +400,15 @@ static void run(struct ctx *x, long large)
         test_holey(x, n, salt);
         for (int ri = 0; ri < 3; ri++)
             test_bcast(x, n, roots[ri], salt + ri);
+        /* the data movers: a vector per rank pair, so a tenth of `large` */
+        long m = n < large ? n : large / 10;
+        for (int ip = 0; ip < 2; ip++) {
+            test_allgather(x, m, ip, salt);
+            test_alltoall(x, m, ip, salt);
+            for (int ri = 0; ri < 3 && (ri == 0 || n < large); ri++)
+                test_gather_scatter(x, m, roots[ri], ip, salt + ri);
+        }
+        test_allgather_holey(x, m, salt);
         CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);
     }
     free(x->wr);

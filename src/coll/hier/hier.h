@@ -30,6 +30,21 @@ int smap_hier_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t
                      MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c);
 int smap_hier_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                         MPI_Datatype type, MPI_Op op, smap_comm_t *c);
+int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                        MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                        smap_dtype_t *rt, smap_comm_t *c);
+/* The plain forms only (counts .p NULL); Gatherv and Scatterv answer
+ * SMAP_HIER_FLAT. */
+int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                     MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                     smap_dtype_t *rt, int root, smap_comm_t *c);
+int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
+                      struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
+                      smap_dtype_t *rt, int root, smap_comm_t *c);
+/* Alltoall only, and only with SMAP_COLL_HIER_ALLTOALL=1: otherwise, and for
+ * the v and w forms, it answers
+ * SMAP_HIER_FLAT. */
+int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 
 /* MPI_Comm_free of c (collective): frees the sub-communicators. */
 int smap_hier_release(smap_comm_t *c);

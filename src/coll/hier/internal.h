@@ -45,6 +45,16 @@ int hier_node_barrier(struct smap_hier *h);
 int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int from,
                    int to);
 
+/* The on-node allgather(v) into rbuf: counts and displs (elements of rt)
+ * by rank in the node. */
+int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount,
+                         smap_dtype_t *st, void *rbuf, const MPI_Count *counts,
+                         const MPI_Count *displs, smap_dtype_t *rt);
+
+/* Starts a built schedule of the inter-node phase (frees it when a build
+ * step ran out of memory). */
+int hier_launch(struct smap_sched *s, MPI_Request *req);
+
 /* Waits for a request of the inter-node phase, driving progress. */
 int hier_wait(MPI_Request *req);
 
@@ -60,6 +70,19 @@ static inline void *hier_at(const void *buf, MPI_Count index, smap_dtype_t *t)
 
 /* Elements per pipeline chunk (SMAP_COLL_HIER_CHUNK, at least one). */
 MPI_Count hier_chunk(smap_dtype_t *t);
+
+/* A pipelined collective over count elements of t in hier_chunk(t)
+ * chunks (pipeline.c): front(arg, start, len, req) runs chunk [start,
+ * start+len)'s on-node phase and starts its inter-node phase (*req, or
+ * MPI_REQUEST_NULL off the leaders); back(arg, ...) (may be NULL) runs
+ * after that request completed, while the next chunk's front has already
+ * run.  Stops at the first failure. */
+struct hier_pipe {
+    int (*front)(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req);
+    int (*back)(void *arg, MPI_Count start, MPI_Count len);
+    void *arg;
+};
+int hier_pipeline(const struct hier_pipe *p, MPI_Count count, smap_dtype_t *t);
 
 /* The inter-node allreduce among the leaders, in place in buf, started
  * (*req) with the algorithm chosen by size and node count (reduce.c). */

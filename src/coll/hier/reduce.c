@@ -6,9 +6,9 @@
  * order and any op is right; otherwise a non-commutative op takes the flat
  * schedule (SMAP_HIER_FLAT).
  *
- * Large vectors go in chunks (hier_chunk): the leaders' phase of chunk k
- * runs as a started schedule while the node folds chunk k+1, and the node
- * broadcast of chunk k waits only for chunk k.
+ * Large vectors go through the chunk pipeline (pipeline.c): the leaders'
+ * phase of chunk k runs as a started schedule while the node folds chunk
+ * k+1, and the node broadcast of chunk k waits only for chunk k.
  *
  * The leaders' allreduce (hier_lead_allreduce): recursive doubling, which
  * keeps rank order on any node count (the non-power-of-two rest folded
@@ -23,16 +23,6 @@
  * more than two nodes: with two, recursive doubling is one exchange and
  * moves the same bytes). */
 #define HIER_RING_MIN (64 * 1024)
-
-static int launch(struct smap_sched *s, MPI_Request *req)
-{
-    if (smap_sched_failed(s)) {
-        smap_sched_free(s);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the leaders' schedule");
-    }
-    int rc = smap_sched_start(s, req);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the leaders' schedule failed to start");
-}
 
 /* Real rank of `v` in the power-of-two set after folding the first 2 rem
  * ranks into pairs (the odd one of a pair stays). */
@@ -139,7 +129,7 @@ int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dt
         else
             add_recursive_doubling(s, buf, count, t, type, op, tmp);
     }
-    return launch(s, req);
+    return hier_launch(s, req);
 }
 
 /* Leaders' reduction of chunk `buf` onto the leader of node `rootn`
@@ -156,12 +146,42 @@ static int lead_reduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dty
     return hier_fail_nbc(smap_nbc_reduce(in, buf, count, t, type, op, rootn, l, req));
 }
 
-/* The input of this rank's node phase: the send buffer, or with
- * MPI_IN_PLACE the receive buffer (`root_in_place`: this rank is the node
- * phase's root, which reads its input from rbuf itself). */
-static const void *node_in(const void *sbuf, int in_place, int node_root)
+/* One hierarchical reduction's arguments, for the pipeline callbacks. */
+struct red {
+    struct smap_hier *h;
+    const void *mine;   /* this rank's input (rbuf with MPI_IN_PLACE) */
+    void *acc;          /* where the node phase folds to (the leader's result) */
+    void *rbuf;
+    smap_dtype_t *t;
+    MPI_Datatype type;
+    MPI_Op op;
+    int in_place;       /* the leader (node root) reads its input from acc itself */
+    int rootn, rootl, on_root_node;
+};
+
+/* Chunk [start, start+len): fold it on the node onto the leader. */
+static int red_node(struct red *a, MPI_Count start, MPI_Count len)
 {
-    return in_place && node_root ? MPI_IN_PLACE : sbuf;
+    const void *in = a->in_place && hier_is_leader(a->h) ? MPI_IN_PLACE
+                                                         : hier_at(a->mine, start, a->t);
+    return hier_node_reduce(a->h, in, hier_at(a->acc, start, a->t), len, a->t, a->type, a->op,
+                            0);
+}
+
+static int allreduce_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
+{
+    struct red *a = arg;
+    int rc = red_node(a, start, len);
+    if (rc == MPI_SUCCESS && hier_is_leader(a->h))
+        rc = hier_lead_allreduce(a->h, hier_at(a->acc, start, a->t), len, a->t, a->type, a->op,
+                                 req);
+    return rc;
+}
+
+static int allreduce_back(void *arg, MPI_Count start, MPI_Count len)
+{
+    struct red *a = arg;
+    return hier_node_bcast(a->h, hier_at(a->rbuf, start, a->t), len, a->t, 0);
 }
 
 int smap_hier_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
@@ -172,35 +192,31 @@ int smap_hier_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtyp
         return SMAP_HIER_FLAT;
     if (count == 0)
         return MPI_SUCCESS;
-    int in_place = sbuf == MPI_IN_PLACE, leader = hier_is_leader(h);
-    MPI_Count ce = hier_chunk(t), nchunks = (count + ce - 1) / ce;
-    MPI_Request prev = MPI_REQUEST_NULL;
-    MPI_Count pstart = 0, plen = 0;
-    int rc = MPI_SUCCESS;
-    for (MPI_Count k = 0; k <= nchunks && rc == MPI_SUCCESS; k++) {
-        MPI_Request cur = MPI_REQUEST_NULL;
-        MPI_Count start = k * ce, len = count - start < ce ? count - start : ce;
-        if (k < nchunks) {
-            /* chunk k folds on the node while chunk k-1 crosses nodes */
-            const void *in = in_place ? hier_at(rbuf, start, t) : hier_at(sbuf, start, t);
-            rc = hier_node_reduce(h, node_in(in, in_place, leader), hier_at(rbuf, start, t),
-                                  len, t, type, op, 0);
-            if (rc == MPI_SUCCESS && leader)
-                rc = hier_lead_allreduce(h, hier_at(rbuf, start, t), len, t, type, op, &cur);
-        }
-        if (k > 0 && rc == MPI_SUCCESS) {
-            if (leader)
-                rc = hier_wait(&prev);
-            if (rc == MPI_SUCCESS)
-                rc = hier_node_bcast(h, hier_at(rbuf, pstart, t), plen, t, 0);
-        }
-        prev = cur;
-        pstart = start;
-        plen = len;
-    }
-    if (prev != MPI_REQUEST_NULL)
-        (void)hier_wait(&prev);
+    int in_place = sbuf == MPI_IN_PLACE;
+    struct red a = { .h = h, .mine = in_place ? rbuf : sbuf, .acc = rbuf, .rbuf = rbuf, .t = t,
+                     .type = type, .op = op, .in_place = in_place };
+    struct hier_pipe p = { allreduce_front, allreduce_back, &a };
+    return hier_pipeline(&p, count, t);
+}
+
+static int reduce_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
+{
+    struct red *a = arg;
+    int rc = red_node(a, start, len);
+    if (rc == MPI_SUCCESS && hier_is_leader(a->h))
+        rc = lead_reduce(a->h, hier_at(a->acc, start, a->t), len, a->t, a->type, a->op, a->rootn,
+                         req);
     return rc;
+}
+
+/* The root's leader hands the chunk to the root. */
+static int reduce_back(void *arg, MPI_Count start, MPI_Count len)
+{
+    struct red *a = arg;
+    if (!a->on_root_node || a->rootl == 0)
+        return MPI_SUCCESS;
+    void *at = hier_at(a->h->node->rank == a->rootl ? a->rbuf : a->acc, start, a->t);
+    return hier_node_move(a->h, at, len, a->t, 0, a->rootl);
 }
 
 int smap_hier_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
@@ -212,8 +228,6 @@ int smap_hier_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t
     if (count == 0)
         return MPI_SUCCESS;
     int me = c->rank, in_place = sbuf == MPI_IN_PLACE, leader = hier_is_leader(h);
-    int rootn = h->node_of[root], rootl = h->local_of[root];
-    int on_root_node = h->node_of[me] == rootn;
     /* the leaders fold into: the root's buffer when the root leads, else
      * scratch (a leader that is not the root) */
     void *base = NULL, *acc = rbuf;
@@ -222,36 +236,12 @@ int smap_hier_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t
         if (!acc)
             return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leader's partial result");
     }
-    /* this rank's input: with MPI_IN_PLACE (only the root) in rbuf */
-    const void *mine = in_place ? rbuf : sbuf;
-    MPI_Count ce = hier_chunk(t), nchunks = (count + ce - 1) / ce;
-    MPI_Request prev = MPI_REQUEST_NULL;
-    MPI_Count pstart = 0, plen = 0;
-    int rc = MPI_SUCCESS;
-    for (MPI_Count k = 0; k <= nchunks && rc == MPI_SUCCESS; k++) {
-        MPI_Request cur = MPI_REQUEST_NULL;
-        MPI_Count start = k * ce, len = count - start < ce ? count - start : ce;
-        if (k < nchunks) {
-            const void *in = hier_at(mine, start, t);
-            rc = hier_node_reduce(h, leader && acc == rbuf && in_place ? MPI_IN_PLACE : in,
-                                  hier_at(acc, start, t), len, t, type, op, 0);
-            if (rc == MPI_SUCCESS && leader)
-                rc = lead_reduce(h, hier_at(acc, start, t), len, t, type, op, rootn, &cur);
-        }
-        if (k > 0 && rc == MPI_SUCCESS) {
-            if (leader)
-                rc = hier_wait(&prev);
-            /* the root's leader hands the chunk to the root */
-            if (rc == MPI_SUCCESS && on_root_node && rootl != 0)
-                rc = hier_node_move(h, hier_at(me == root ? rbuf : acc, pstart, t), plen, t, 0,
-                                    rootl);
-        }
-        prev = cur;
-        pstart = start;
-        plen = len;
-    }
-    if (prev != MPI_REQUEST_NULL)
-        (void)hier_wait(&prev);
+    struct red a = { .h = h, .mine = in_place ? rbuf : sbuf, .acc = acc, .rbuf = rbuf, .t = t,
+                     .type = type, .op = op, .in_place = in_place && leader && acc == rbuf,
+                     .rootn = h->node_of[root], .rootl = h->local_of[root],
+                     .on_root_node = h->node_of[me] == h->node_of[root] };
+    struct hier_pipe p = { reduce_front, reduce_back, &a };
+    int rc = hier_pipeline(&p, count, t);
     free(base);
     return rc;
 }

@@ -231,3 +231,33 @@ MPI_Count hier_chunk(smap_dtype_t *t)
     MPI_Count n = (MPI_Count)smap_tun.coll_hier_chunk / bytes;
     return n > 0 ? n : 1;
 }
+
+int hier_launch(struct smap_sched *s, MPI_Request *req)
+{
+    if (smap_sched_failed(s)) {
+        smap_sched_free(s);
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the leaders' schedule");
+    }
+    int rc = smap_sched_start(s, req);
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the leaders' schedule failed to start");
+}
+
+int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount,
+                         smap_dtype_t *st, void *rbuf, const MPI_Count *counts,
+                         const MPI_Count *displs, smap_dtype_t *rt)
+{
+    smap_comm_t *n = h->node;
+    if (n->size == 1) {
+        if (sbuf == MPI_IN_PLACE)
+            return MPI_SUCCESS;
+        struct smap_sched *s = smap_sched_new(n);
+        if (!s)
+            return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+        smap_sched_copy(s, sbuf, scount, st, hier_at(rbuf, displs[0], rt), counts[0], rt);
+        return hier_fail_nbc(smap_sched_run(s));
+    }
+    struct smap_cvec cv = { counts, 1 }, dv = { displs, 1 };
+    return n->slot >= 0
+               ? hier_fail_coll(smap_coll_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n))
+               : hier_fail_nbc(smap_nbc_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n, NULL));
+}

@@ -1,0 +1,225 @@
+/* Hierarchical Gather and Scatter (the plain forms: every block has the
+ * same signature, so a node's blocks have a size every rank knows; the v
+ * forms' counts are known at the root only and take the flat schedule).
+ *
+ * Gather: the root's node gathers straight into the root's receive
+ * buffer (the on-node gather: the root reads its peers' blocks); every
+ * other node gathers its blocks packed on its leader, which sends them to
+ * the root as one message; the root unpacks them into place.  Scatter is
+ * the mirror: the root packs each other node's blocks and sends them to
+ * its leader in one message, then every node scatters on the node.
+ *
+ * The message between a leader and the root is a schedule on c that every
+ * member starts (empty on most), so that c's schedule numbers stay equal
+ * on all members. */
+#include "coll/hier/internal.h"
+
+#include <stdlib.h>
+
+/* Ranks of node nd by rank in the node, their count in *k. */
+static int *node_ranks(const struct smap_hier *h, int nc, int nd, int *k)
+{
+    int *l = malloc((size_t)nc * sizeof *l);
+    *k = 0;
+    if (l)
+        for (int i = 0; i < nc; i++)
+            if (h->node_of[i] == nd)
+                l[(*k)++] = i;
+    return l;
+}
+
+/* The on-node gather (scatter) of k blocks: counts and displacements by
+ * rank in the node, in elements of the root's type. */
+static int node_gather(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
+                       void *rbuf, const MPI_Count *cnt, const MPI_Count *dsp, smap_dtype_t *rt,
+                       int root)
+{
+    smap_comm_t *n = h->node;
+    struct smap_cvec cv = { cnt, 1 }, dv = { dsp, 1 };
+    if (n->size == 1) {
+        if (sbuf == MPI_IN_PLACE)
+            return MPI_SUCCESS;
+        struct smap_sched *s = smap_sched_new(n);
+        if (!s)
+            return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+        smap_sched_copy(s, sbuf, scount, st, hier_at(rbuf, dsp[0], rt), cnt[0], rt);
+        return hier_fail_nbc(smap_sched_run(s));
+    }
+    return n->slot >= 0
+               ? hier_fail_coll(smap_coll_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n))
+               : hier_fail_nbc(
+                     smap_nbc_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n, NULL));
+}
+
+static int node_scatter(struct smap_hier *h, const void *sbuf, const MPI_Count *cnt,
+                        const MPI_Count *dsp, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
+                        smap_dtype_t *rt, int root)
+{
+    smap_comm_t *n = h->node;
+    struct smap_cvec cv = { cnt, 1 }, dv = { dsp, 1 };
+    if (n->size == 1) {
+        if (rbuf == MPI_IN_PLACE)
+            return MPI_SUCCESS;
+        struct smap_sched *s = smap_sched_new(n);
+        if (!s)
+            return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+        smap_sched_copy(s, hier_at(sbuf, dsp[0], st), cnt[0], st, rbuf, rcount, rt);
+        return hier_fail_nbc(smap_sched_run(s));
+    }
+    return n->slot >= 0
+               ? hier_fail_coll(smap_coll_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, n))
+               : hier_fail_nbc(
+                     smap_nbc_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, n, NULL));
+}
+
+/* What one rooted call needs: its node's ranks, the per-node-rank counts
+ * and displacements, the packed node buffer of a leader off the root's
+ * node. */
+struct rooted {
+    int k, *ranks;
+    MPI_Count *cnt, *dsp;
+    char *pack;
+};
+
+static int rooted_init(struct rooted *r, struct smap_hier *h, smap_comm_t *c, MPI_Count blk)
+{
+    r->ranks = node_ranks(h, c->size, h->node_of[c->rank], &r->k);
+    r->cnt = malloc(2 * (size_t)c->size * sizeof *r->cnt);
+    r->pack = malloc((size_t)(r->k * blk) + 1);
+    if (!r->ranks || !r->cnt || !r->pack) {
+        free(r->ranks), free(r->cnt), free(r->pack);
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
+    }
+    r->dsp = r->cnt + c->size;
+    return MPI_SUCCESS;
+}
+
+static void rooted_free(struct rooted *r)
+{
+    free(r->ranks), free(r->cnt), free(r->pack);
+}
+
+/* The root's side of the leaders' messages, one per other node: its
+ * ranks' blocks packed in rank order, unpacked from (packed into) ubuf. */
+static void root_side(struct smap_sched *s, struct smap_hier *h, smap_comm_t *c, void *ubuf,
+                      MPI_Count ucount, smap_dtype_t *ut, MPI_Count blk, int gather)
+{
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int nd = h->node_of[c->rank];
+    char **tmp = smap_sched_tmp(s, (size_t)h->nnodes * sizeof *tmp);
+    if (!tmp)
+        return;
+    for (int m = 0; m < h->nnodes; m++) {
+        if (m == nd)
+            continue;
+        int km = 0;
+        for (int i = 0; i < c->size; i++)
+            km += h->node_of[i] == m;
+        char *t = tmp[m] = smap_sched_tmp(s, (size_t)(km * blk));
+        if (!t)
+            return;
+        for (int i = 0, j = 0; i < c->size && !gather; i++)
+            if (h->node_of[i] == m)
+                smap_sched_copy(s, hier_at(ubuf, i * ucount, ut), ucount, ut, t + j++ * blk, blk,
+                                byte);
+        if (gather)
+            smap_sched_recv(s, t, km * blk, byte, h->leader_of[m]);
+        else
+            smap_sched_send(s, t, km * blk, byte, h->leader_of[m]);
+    }
+    if (!gather)
+        return;
+    smap_sched_barrier(s);   /* unpacked once all arrived */
+    for (int i = 0; i < c->size; i++) {
+        int m = h->node_of[i];
+        if (m != nd)
+            smap_sched_copy(s, tmp[m], blk, byte, hier_at(ubuf, i * ucount, ut), ucount, ut),
+                tmp[m] += blk;
+    }
+}
+
+/* The message between this rank (a leader off the root's node, or the
+ * root) and the other side; empty elsewhere.  Every member runs it. */
+static int root_leaders(struct smap_hier *h, smap_comm_t *c, int root, void *ubuf,
+                        MPI_Count ucount, smap_dtype_t *ut, struct rooted *r, MPI_Count blk,
+                        int gather)
+{
+    struct smap_sched *s = smap_sched_new(c);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the root's schedule");
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int me = c->rank;
+    if (me == root)
+        root_side(s, h, c, ubuf, ucount, ut, blk, gather);
+    else if (hier_is_leader(h) && h->node_of[me] != h->node_of[root]) {
+        if (gather)
+            smap_sched_send(s, r->pack, r->k * blk, byte, root);
+        else
+            smap_sched_recv(s, r->pack, r->k * blk, byte, root);
+    }
+    if (smap_sched_failed(s)) {
+        smap_sched_free(s);
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the root's schedule");
+    }
+    return hier_fail_nbc(smap_sched_run(s));
+}
+
+int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                     MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                     smap_dtype_t *rt, int root, smap_comm_t *c)
+{
+    struct smap_hier *h = c->hier;
+    if (rcounts.p || displs.p)
+        return SMAP_HIER_FLAT;
+    int me = c->rank, on_root_node = h->node_of[me] == h->node_of[root];
+    MPI_Count blk = me == root ? rcount * rt->size : scount * st->size;
+    if (blk == 0)
+        return MPI_SUCCESS;
+    struct rooted r;
+    int rc = rooted_init(&r, h, c, blk);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int j = 0; j < r.k; j++) {
+        r.cnt[j] = on_root_node ? rcount : blk;
+        r.dsp[j] = on_root_node ? r.ranks[j] * rcount : j * blk;
+    }
+    if (on_root_node)   /* straight into the root's buffer */
+        rc = node_gather(h, sbuf, scount, st, rbuf, r.cnt, r.dsp, rt, h->local_of[root]);
+    else
+        rc = node_gather(h, sbuf, scount, st, r.pack, r.cnt, r.dsp, smap_dtype_get(MPI_BYTE), 0);
+    if (rc == MPI_SUCCESS)
+        rc = root_leaders(h, c, root, rbuf, rcount, rt, &r, blk, 1);
+    rooted_free(&r);
+    return rc;
+}
+
+int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
+                      struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
+                      smap_dtype_t *rt, int root, smap_comm_t *c)
+{
+    struct smap_hier *h = c->hier;
+    if (scounts.p || displs.p)
+        return SMAP_HIER_FLAT;
+    int me = c->rank, on_root_node = h->node_of[me] == h->node_of[root];
+    MPI_Count blk = me == root ? scount * st->size : rcount * rt->size;
+    if (blk == 0)
+        return MPI_SUCCESS;
+    struct rooted r;
+    int rc = rooted_init(&r, h, c, blk);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int j = 0; j < r.k; j++) {
+        r.cnt[j] = on_root_node ? scount : blk;
+        r.dsp[j] = on_root_node ? r.ranks[j] * scount : j * blk;
+    }
+    rc = root_leaders(h, c, root, (void *)sbuf, scount, st, &r, blk, 0);
+    if (rc == MPI_SUCCESS) {
+        if (on_root_node)
+            rc = node_scatter(h, sbuf, r.cnt, r.dsp, st, rbuf, rcount, rt, h->local_of[root]);
+        else
+            rc = node_scatter(h, r.pack, r.cnt, r.dsp, smap_dtype_get(MPI_BYTE), rbuf, rcount,
+                              rt, 0);
+    }
+    rooted_free(&r);
+    return rc;
+}
