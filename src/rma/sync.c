@@ -70,13 +70,44 @@ int smap_rma_acc_lock(struct smap_rma_cb *cb)
     for (;;) {
         uint32_t z = 0;
         if (atomic_load_explicit(&cb->acc_lock, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_weak_explicit(&cb->acc_lock, &z, 1, memory_order_acquire,
-                                                  memory_order_relaxed))
+            atomic_compare_exchange_weak_explicit(&cb->acc_lock, &z, SMAP_RMA_ACC_PLAIN,
+                                                  memory_order_acquire, memory_order_relaxed))
             return MPI_SUCCESS;
         int rc = smap_rma_backoff(&b);
         if (rc)
             return rc;
     }
+}
+
+/* The Dekker half of the bulk path (node.c): our seq_cst exchange on the
+ * lock word and an origin's seq_cst store to its busy flag are ordered, so
+ * either it sees DRAIN and backs off, or we see its flag and wait. */
+int smap_rma_acc_lock_drain(struct smap_rma_cb *cb, int n)
+{
+    struct smap_rma_backoff b;
+    smap_rma_backoff_init(&b);
+    for (;;) {
+        uint32_t z = 0;
+        if (atomic_load_explicit(&cb->acc_lock, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(&cb->acc_lock, &z, SMAP_RMA_ACC_DRAIN,
+                                                  memory_order_seq_cst, memory_order_relaxed))
+            break;
+        int rc = smap_rma_backoff(&b);
+        if (rc)
+            return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        _Atomic uint64_t *busy = smap_rma_busy_flag(cb, n, i);
+        smap_rma_backoff_init(&b);
+        while (atomic_load_explicit(busy, memory_order_seq_cst) != 0) {
+            int rc = smap_rma_backoff(&b);
+            if (rc) {
+                smap_rma_acc_unlock(cb);
+                return rc;
+            }
+        }
+    }
+    return MPI_SUCCESS;
 }
 
 void smap_rma_acc_unlock(struct smap_rma_cb *cb)
