@@ -96,14 +96,23 @@ int smap_rma_acc_lock_drain(struct smap_rma_cb *cb, int n)
         if (rc)
             return rc;
     }
+    /* A flag is held for a few atomics only.  No progress while we hold
+     * the lock: a request served from it could want this very lock (a
+     * window of ours, accumulated by a rank on another node). */
     for (int i = 0; i < n; i++) {
         _Atomic uint64_t *busy = smap_rma_busy_flag(cb, n, i);
         smap_rma_backoff_init(&b);
         while (atomic_load_explicit(busy, memory_order_seq_cst) != 0) {
-            int rc = smap_rma_backoff(&b);
-            if (rc) {
+            if (b.polls < b.bound) {
+                b.polls++;
+                smap_cpu_relax();
+                continue;
+            }
+            sched_yield();
+            if ((++b.yields & 63) == 0 && smap_nlocal > 1 && smap_peers_attached() &&
+                smap_node_barrier_peer_died()) {
                 smap_rma_acc_unlock(cb);
-                return rc;
+                return smap_rma_fail(MPI_ERR_OTHER, "a rank of the window died");
             }
         }
     }
