@@ -58,9 +58,26 @@ struct smap_rma_cb {
     struct smap_rma_dyn dyn[SMAP_RMA_DYN_MAX];
     struct smap_rma_am am;
     /* post[n] (indexed by the poster's rank), then done[n] (by the
-     * completer's rank): how many times each did so */
+     * completer's rank): how many times each did so; then one cache line
+     * per origin rank: its busy flag (node.c: inside element atomics) */
     _Alignas(64) _Atomic uint64_t ctr[];
 };
+
+/* Bytes of a control block for a window of n ranks. */
+#define SMAP_RMA_BUSY_STRIDE 8   /* uint64_t words: one cache line per origin */
+static inline size_t smap_rma_cb_bytes(int n)
+{
+    size_t words = 2 * (size_t)n + 7 + (size_t)SMAP_RMA_BUSY_STRIDE * (size_t)n;
+    return sizeof(struct smap_rma_cb) + words * sizeof(uint64_t);
+}
+/* Origin `from`'s busy flag in a control block of a window of n ranks
+ * (cache-line aligned: ctr is, and the flags start on the next line
+ * boundary past the counters). */
+static inline _Atomic uint64_t *smap_rma_busy_flag(struct smap_rma_cb *cb, int n, int from)
+{
+    size_t first = (2 * (size_t)n + 7) & ~(size_t)7;
+    return &cb->ctr[first + (size_t)SMAP_RMA_BUSY_STRIDE * (size_t)from];
+}
 
 static inline _Atomic uint64_t *smap_rma_post_ctr(struct smap_rma_cb *cb, int from)
 {
@@ -95,8 +112,16 @@ struct smap_rma_backoff {
 void smap_rma_backoff_init(struct smap_rma_backoff *b);
 int smap_rma_backoff(struct smap_rma_backoff *b);   /* MPI_ERR_OTHER: peer died */
 
-/* The accumulate lock of a target's control block. */
+/* The accumulate lock of a target's control block: 0 free, PLAIN held by
+ * a locked accumulate of elements no origin combines with atomics, DRAIN
+ * held by a bulk accumulate that also excludes the element atomics (it
+ * waited until no origin's busy flag is set; see node.c). */
+#define SMAP_RMA_ACC_PLAIN 1u
+#define SMAP_RMA_ACC_DRAIN 2u
 int smap_rma_acc_lock(struct smap_rma_cb *cb);
+/* Takes it as DRAIN on a window of n ranks: returns once no busy flag of
+ * that control block is set. */
+int smap_rma_acc_lock_drain(struct smap_rma_cb *cb, int n);
 void smap_rma_acc_unlock(struct smap_rma_cb *cb);
 
 /* A barrier over the window's group through the fence words. */

@@ -15,7 +15,10 @@
  * other element is combined under the target's accumulate lock, in its
  * control block.  The choice depends on the type and the element's
  * address only, so two operations on one location always take the same
- * path and stay atomic with respect to each other. */
+ * path and stay atomic with respect to each other.  Accumulates of many
+ * elements go in bulk instead: the lock, held so that it also excludes the
+ * element atomics (origins announce them with a busy flag), and the op's
+ * plain loop (see "accumulate" below). */
 #define _GNU_SOURCE
 #include "rma/internal.h"
 
@@ -183,6 +186,26 @@ static int am_gather(struct MPI_ABI_Win *w, int target, const struct where *o, M
 
 /* ---- put / get ---- */
 
+/* Both sides one dense block starting at the buffer (predefined
+ * contiguous types): the copy is one memcpy, no type-map walk. */
+/* A copy whose common small sizes compile to one load and store (the
+ * latency path of 8-byte puts and gets), memcpy otherwise. */
+static inline void copy_plain(void *d, const void *s, size_t n)
+{
+    switch (n) {
+    case 1: memcpy(d, s, 1); break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    case 16: memcpy(d, s, 16); break;
+    default: memcpy(d, s, n); break;
+    }
+}
+
+#define PLAIN_PAIR(x, y) \
+    ((((x)->flags & (y)->flags) & (SMAP_DT_PREDEF | SMAP_DT_CONTIG)) == \
+     (SMAP_DT_PREDEF | SMAP_DT_CONTIG))
+
 static int node_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
@@ -190,8 +213,11 @@ static int node_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
     int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
     if (rc)
         return rc;
-    if (o.path == SMAP_RMA_DIRECT) {
-        smap_dtype_copy(o.local, a->tcount, a->ttype, a->oaddr, a->ocount, a->otype);
+    if (SMAP_LIKELY(o.path == SMAP_RMA_DIRECT)) {
+        if (PLAIN_PAIR(a->ttype, a->otype))
+            copy_plain(o.local, a->oaddr, (size_t)(a->tcount * a->ttype->size));
+        else
+            smap_dtype_copy(o.local, a->tcount, a->ttype, a->oaddr, a->ocount, a->otype);
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)(a->ocount * a->otype->size);
@@ -212,8 +238,11 @@ static int node_get(MPI_Win h, int target, const struct smap_rma_op_args *a)
     int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
     if (rc)
         return rc;
-    if (o.path == SMAP_RMA_DIRECT) {
-        smap_dtype_copy(a->raddr, a->rcount, a->rtype, o.local, a->tcount, a->ttype);
+    if (SMAP_LIKELY(o.path == SMAP_RMA_DIRECT)) {
+        if (PLAIN_PAIR(a->ttype, a->rtype))
+            copy_plain(a->raddr, o.local, (size_t)(a->tcount * a->ttype->size));
+        else
+            smap_dtype_copy(a->raddr, a->rcount, a->rtype, o.local, a->tcount, a->ttype);
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)(a->tcount * a->ttype->size);
@@ -235,6 +264,7 @@ struct acc_plan {
     int integer;             /* BAND is defined on the type: fetch_and & co apply */
     smap_op_loop_fn *fn;     /* the op's kernel (not REPLACE / NO_OP) */
     size_t esize;
+    size_t ext, align;       /* the basic type's extent and alignment */
 };
 
 #define ATOMIC_RMW(T, p, in, res, plan)                                                      \
@@ -260,7 +290,7 @@ struct acc_plan {
             old_ = atomic_load_explicit(q_, memory_order_relaxed);                           \
             for (;;) {                                                                       \
                 T nv_ = old_;                                                                \
-                (plan)->fn((in), &nv_, 1);                                                   \
+                (plan)->fn(&v_, &nv_, 1);                                                    \
                 if (atomic_compare_exchange_weak_explicit(q_, &old_, nv_, memory_order_acq_rel, \
                                                           memory_order_relaxed))             \
                     break;                                                                   \
@@ -304,6 +334,30 @@ static void atomic_elem(const struct acc_plan *pl, void *p, const void *in, void
     }
 }
 
+/* inout[0..n) = in op inout through the op's loop, which loads typed
+ * values: misaligned buffers (derived types, disp_unit 1 windows) go
+ * through aligned copies. */
+static void apply_loop(const struct acc_plan *pl, const char *in, char *inout, MPI_Count n)
+{
+    if (SMAP_LIKELY((((uintptr_t)in | (uintptr_t)inout) & (pl->align - 1)) == 0)) {
+        pl->fn(in, inout, n);
+        return;
+    }
+    _Alignas(64) char ta[2048], tb[2048];
+    MPI_Count per = (MPI_Count)(sizeof ta / pl->ext);
+    while (n > 0) {
+        MPI_Count k = n < per ? n : per;
+        size_t bytes = (size_t)k * pl->ext;
+        memcpy(ta, in, bytes);
+        memcpy(tb, inout, bytes);
+        pl->fn(ta, tb, k);
+        memcpy(inout, tb, bytes);
+        in += bytes;
+        inout += bytes;
+        n -= k;
+    }
+}
+
 /* Non-atomic element: under the accumulate lock. */
 static void locked_elem(const struct acc_plan *pl, void *p, const void *in, void *res)
 {
@@ -312,65 +366,183 @@ static void locked_elem(const struct acc_plan *pl, void *p, const void *in, void
     if (pl->opx == SMAP_OPX_REPLACE)
         memcpy(p, in, pl->esize);
     else if (pl->opx != SMAP_OPX_NO_OP)
-        pl->fn(in, p, 1);
+        apply_loop(pl, in, p, 1);
 }
 
-/* ---- accumulate ---- */
+/* ---- accumulate ----
+ *
+ * Two ways to combine elements at a target whose memory every origin
+ * reaches with atomics, and they must stay atomic per element against
+ * each other:
+ *   - element atomics (small accumulates, fetch_and_op, compare_and_swap):
+ *     the origin sets its busy flag in the target's control block (one
+ *     cache line per origin, seq_cst), checks that the accumulate lock is
+ *     not held as DRAIN, runs its atomics and clears the flag;
+ *   - bulk (accumulates of ACC_BULK_MIN elements or more): the origin takes
+ *     the accumulate lock as DRAIN (seq_cst), waits until every busy flag
+ *     is clear, and combines with the op's plain (vectorised) loop, letting
+ *     the lock go every ACC_BULK_CHUNK bytes so small accumulates wait
+ *     little.
+ * Flag store then lock load on one side, lock exchange then flag loads on
+ * the other (all seq_cst): at least one side sees the other, so no atomic
+ * element races a plain loop.  Elements that are never atomic (wide,
+ * misaligned, or memory not every rank loads) are combined under the lock
+ * held as PLAIN, which does not wait for the flags; an origin drops its
+ * flag before it waits for the lock (a DRAIN holder may wait for that
+ * flag), and needs none while it holds the lock. */
 
-/* The element addresses of (count, t) at local address base, basic type
- * b (size esize): for each, in stream order. */
-typedef void elem_fn(void *ctx, char *p, MPI_Count i);
-static int each_elem(char *base, MPI_Count count, smap_dtype_t *t, smap_dtype_t *b,
-                     elem_fn *fn, void *ctx)
+#define ACC_BULK_MIN 8
+#define ACC_BULK_CHUNK ((size_t)64 << 10)
+
+struct acc_ctx {
+    const struct acc_plan *pl;
+    const char *in;            /* the origin's elements in b's layout, NULL for NO_OP */
+    char *res;                 /* the old values, same layout, or NULL */
+    size_t ext, size;          /* b's extent and size */
+    struct smap_rma_cb *cb;
+    _Atomic uint64_t *busy;    /* our busy flag at the target */
+    int n;                     /* ranks of the window: their flags */
+    int atomics, locked, flagged;
+    size_t budget;             /* bulk: bytes before the lock is let go */
+};
+
+/* Enters the element atomics: busy flag up while no DRAIN holder works. */
+static int atomics_enter(struct acc_ctx *c)
 {
-    if (t == b || (smap_dtype_is_contiguous(t) && b->extent == b->size)) {
-        char *p = t == b ? base : base + smap_dtype_data_offset(t);
-        MPI_Count n = t == b ? count : count * (t->size / b->size);
-        for (MPI_Count i = 0; i < n; i++)
-            fn(ctx, p + i * b->extent, i);
-        return MPI_SUCCESS;
+    for (;;) {
+        /* an exchange, not a store: xchg rather than mov + mfence */
+        atomic_exchange_explicit(c->busy, 1, memory_order_seq_cst);
+        if (SMAP_LIKELY(atomic_load_explicit(&c->cb->acc_lock, memory_order_seq_cst) !=
+                        SMAP_RMA_ACC_DRAIN)) {
+            c->flagged = 1;
+            return MPI_SUCCESS;
+        }
+        atomic_store_explicit(c->busy, 0, memory_order_release);
+        struct smap_rma_backoff b;
+        smap_rma_backoff_init(&b);
+        while (atomic_load_explicit(&c->cb->acc_lock, memory_order_relaxed) ==
+               SMAP_RMA_ACC_DRAIN) {
+            int rc = smap_rma_backoff(&b);
+            if (rc)
+                return rc;
+        }
     }
+}
+
+static inline void atomics_leave(struct acc_ctx *c)
+{
+    atomic_store_explicit(c->busy, 0, memory_order_release);
+    c->flagged = 0;
+}
+
+/* Runs of consecutive elements of b in (count, t) at base: fn(ctx, p, i,
+ * k) gets k elements at p, b's extent apart (as in the stream in b's
+ * layout), the first being stream element i. */
+typedef int run_fn(struct acc_ctx *c, char *p, MPI_Count i, MPI_Count k);
+static int each_run(char *base, MPI_Count count, smap_dtype_t *t, smap_dtype_t *b, run_fn *fn,
+                    struct acc_ctx *c)
+{
+    if (t == b)
+        return fn(c, base, 0, count);
+    if (smap_dtype_is_contiguous(t) && b->extent == b->size)
+        return fn(c, base + smap_dtype_data_offset(t), 0, count * (t->size / b->size));
     const struct smap_dtype_flat *f = smap_dtype_flat(t);
     if (!f)
         return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
+    int dense = b->extent == b->size;
     MPI_Count i = 0;
     for (MPI_Count e = 0; e < count; e++)
         for (MPI_Count r = 0; r < f->nblk; r++) {
             const struct smap_dtype_block *bl = &f->blk[r];
+            MPI_Count m = bl->len / b->size;
             for (MPI_Count k = 0; k < bl->n; k++) {
                 char *p = base + e * t->extent + bl->off + k * bl->stride;
-                for (MPI_Aint x = 0; x + b->size <= bl->len; x += b->size)
-                    fn(ctx, p + x, i++);
+                int rc = MPI_SUCCESS;
+                if (dense) {
+                    rc = fn(c, p, i, m);
+                    i += m;
+                } else {
+                    for (MPI_Count x = 0; x < m && !rc; x++)
+                        rc = fn(c, p + x * b->size, i++, 1);
+                }
+                if (rc)
+                    return rc;
             }
         }
     return MPI_SUCCESS;
 }
 
-struct elem_ctx {
-    const struct acc_plan *pl;
-    const char *in;       /* n elements of b (b's extent apart) */
-    char *res;            /* same, or NULL */
-    MPI_Aint ext;
-    struct smap_rma_cb *cb;
-    int locked, atomics, rc;
-};
-
-static void elem_apply(void *ctx, char *p, MPI_Count i)
+/* Element by element: atomics where the element allows, else locked. */
+static int run_elems(struct acc_ctx *c, char *p, MPI_Count i, MPI_Count k)
 {
-    struct elem_ctx *c = ctx;
-    const char *in = c->in ? c->in + i * c->ext : NULL;
-    char *res = c->res ? c->res + i * c->ext : NULL;
-    if (c->atomics && atomic_ok(c->pl, p)) {
-        atomic_elem(c->pl, p, in, res);
+    for (MPI_Count j = 0; j < k; j++, i++, p += c->ext) {
+        const char *in = c->in ? c->in + i * c->ext : NULL;
+        char *res = c->res ? c->res + i * c->ext : NULL;
+        if (c->atomics && atomic_ok(c->pl, p)) {
+            if (!c->locked && !c->flagged) {
+                int rc = atomics_enter(c);
+                if (rc)
+                    return rc;
+            }
+            atomic_elem(c->pl, p, in, res);
+            continue;
+        }
+        if (!c->locked) {
+            if (c->flagged)
+                atomics_leave(c);
+            int rc = smap_rma_acc_lock(c->cb);
+            if (rc)
+                return rc;
+            c->locked = 1;
+        }
+        locked_elem(c->pl, p, in, res);
+    }
+    return MPI_SUCCESS;
+}
+
+/* dst <- src for k elements of b, extent apart, touching no padding. */
+static void copy_elems(char *dst, const char *src, MPI_Count k, const struct acc_ctx *c)
+{
+    if (c->ext == c->size) {
+        memcpy(dst, src, (size_t)k * c->size);
         return;
     }
-    if (!c->locked) {
-        c->rc = smap_rma_acc_lock(c->cb);
-        c->locked = c->rc == MPI_SUCCESS;
-        if (!c->locked)
-            return;
+    for (MPI_Count j = 0; j < k; j++)
+        memcpy(dst + j * c->ext, src + j * c->ext, c->size);
+}
+
+/* In bulk: the op's own loop under the lock, chunk by chunk. */
+static int run_bulk(struct acc_ctx *c, char *p, MPI_Count i, MPI_Count k)
+{
+    const struct acc_plan *pl = c->pl;
+    while (k > 0) {
+        if (!c->locked) {
+            int rc = c->atomics ? smap_rma_acc_lock_drain(c->cb, c->n) : smap_rma_acc_lock(c->cb);
+            if (rc)
+                return rc;
+            c->locked = 1;
+            c->budget = ACC_BULK_CHUNK;
+        }
+        MPI_Count m = k, fit = (MPI_Count)(c->budget / c->ext);
+        if (m > fit)
+            m = fit ? fit : 1;
+        size_t bytes = (size_t)m * c->ext;
+        if (c->res)
+            copy_elems(c->res + i * c->ext, p, m, c);
+        if (pl->opx == SMAP_OPX_REPLACE)
+            copy_elems(p, c->in + i * c->ext, m, c);
+        else if (pl->opx != SMAP_OPX_NO_OP)
+            apply_loop(pl, c->in + i * c->ext, p, m);
+        c->budget = bytes < c->budget ? c->budget - bytes : 0;
+        if (!c->budget) {
+            smap_rma_acc_unlock(c->cb);
+            c->locked = 0;
+        }
+        p += bytes;
+        i += m;
+        k -= m;
     }
-    locked_elem(c->pl, p, in, res);
+    return MPI_SUCCESS;
 }
 
 static int opx_of(MPI_Op op)
@@ -459,6 +631,18 @@ static int acc_mixed(MPI_Win h, int target, const struct smap_rma_op_args *a, in
     return rc;
 }
 
+/* Whether count elements of t are the elements of b back to back, with
+ * no padding: then the buffer itself is in b's layout. */
+static inline int in_b_layout(smap_dtype_t *t, smap_dtype_t *b)
+{
+    return b->extent == b->size && (t == b || smap_dtype_is_contiguous(t));
+}
+
+static inline char *b_layout_ptr(const void *buf, smap_dtype_t *t, smap_dtype_t *b)
+{
+    return (char *)(uintptr_t)buf + (t == b ? 0 : smap_dtype_data_offset(t));
+}
+
 static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
@@ -466,13 +650,14 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     smap_dtype_t *b = smap_op_base_type(a->ttype);
     if (!b)
         return acc_mixed(h, target, a, opx);
-    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size };
+    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size, .ext = (size_t)b->extent,
+                           .align = b->align > 0 ? (size_t)b->align : 1 };
     smap_op_loop_fn *band;
     const char *why;
-    pl.integer = smap_op_loop(SMAP_OPX_BAND, b, &band, &why) == MPI_SUCCESS;
+    pl.integer = opx == SMAP_OPX_SUM && smap_op_loop(SMAP_OPX_BAND, b, &band, &why) == MPI_SUCCESS;
     if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
         int rc = smap_op_loop(opx, b, &pl.fn, &why);
-        if (rc)
+        if (SMAP_UNLIKELY(rc))
             return smap_rma_fail(rc, why);
     }
     struct where o;
@@ -483,25 +668,47 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
         return acc_am(w, target, &o, a, b);
     MPI_Count n = a->ttype->size ? a->tcount * (a->ttype->size / b->size) : 0;
     size_t bytes = (size_t)(n * b->extent);
-    /* the origin's elements in b's layout (MPI_NO_OP ignores them) */
-    char *in = NULL, *res = NULL;
+    /* the origin's and the result's elements in b's layout: the user's
+     * buffers themselves when they are, else scratch (MPI_NO_OP has no
+     * origin elements) */
+    _Alignas(16) char in_small[64], res_small[64];
+    const char *in = NULL;
+    char *in_s = NULL, *res = NULL, *res_s = NULL;
     if (opx != SMAP_OPX_NO_OP) {
-        in = scratch(bytes);
-        if (!in)
-            return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
-        smap_dtype_copy(in, n, b, a->oaddr, a->ocount, a->otype);
+        if (in_b_layout(a->otype, b)) {
+            in = b_layout_ptr(a->oaddr, a->otype, b);
+        } else {
+            in_s = bytes <= sizeof in_small ? in_small : scratch(bytes);
+            if (!in_s)
+                return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+            smap_dtype_copy(in_s, n, b, a->oaddr, a->ocount, a->otype);
+            in = in_s;
+        }
     }
-    if (a->raddr && !(res = scratch(bytes))) {
-        free(in);
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+    if (a->raddr) {
+        if (in_b_layout(a->rtype, b)) {
+            res = b_layout_ptr(a->raddr, a->rtype, b);
+        } else {
+            res = res_s = bytes <= sizeof res_small ? res_small : scratch(bytes);
+            if (!res) {
+                if (in_s != in_small)
+                    free(in_s);
+                return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+            }
+        }
     }
     struct smap_rma_cb *cb = w->t[target].cb;
     if (o.path == SMAP_RMA_DIRECT) {
-        struct elem_ctx c = { &pl, in, res, b->extent, cb, 0, o.atomics, 0 };
-        rc = each_elem(o.local, a->tcount, a->ttype, b, elem_apply, &c);
+        struct acc_ctx c = { .pl = &pl, .in = in, .res = res, .ext = (size_t)b->extent,
+                             .size = (size_t)b->size, .cb = cb,
+                             .busy = smap_rma_busy_flag(cb, w->n, w->me), .n = w->n,
+                             .atomics = o.atomics };
+        int bulk = !o.atomics || n >= ACC_BULK_MIN;
+        rc = each_run(o.local, a->tcount, a->ttype, b, bulk ? run_bulk : run_elems, &c);
+        if (c.flagged)
+            atomics_leave(&c);
         if (c.locked)
             smap_rma_acc_unlock(cb);
-        rc = rc ? rc : c.rc;
     } else {
         /* CMA: gather the target elements, combine here, scatter back, all
          * under the lock (such targets never use atomics) */
@@ -525,10 +732,12 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
         free(s);
         free(cur);
     }
-    if (!rc && res)
-        smap_dtype_copy(a->raddr, a->rcount, a->rtype, res, n, b);
-    free(in);
-    free(res);
+    if (!rc && res_s)
+        smap_dtype_copy(a->raddr, a->rcount, a->rtype, res_s, n, b);
+    if (in_s != in_small)
+        free(in_s);
+    if (res_s != res_small)
+        free(res_s);
     return rc;
 }
 
@@ -544,6 +753,11 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
     struct acc_plan pl = { .esize = s };
     char old[64];
     if (o.path == SMAP_RMA_DIRECT && o.atomics && t->extent == t->size && atomic_ok(&pl, o.local)) {
+        struct smap_rma_cb *cb = w->t[target].cb;
+        struct acc_ctx c = { .cb = cb, .busy = smap_rma_busy_flag(cb, w->n, w->me) };
+        rc = atomics_enter(&c);
+        if (rc)
+            return rc;
         switch (s) {
 #define CAS_AS(T)                                                                            \
     {                                                                                        \
@@ -561,6 +775,7 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
         default: CAS_AS(uint64_t)
 #undef CAS_AS
         }
+        atomics_leave(&c);
         return MPI_SUCCESS;
     }
     if (s > sizeof old)

@@ -70,13 +70,53 @@ int smap_rma_acc_lock(struct smap_rma_cb *cb)
     for (;;) {
         uint32_t z = 0;
         if (atomic_load_explicit(&cb->acc_lock, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_weak_explicit(&cb->acc_lock, &z, 1, memory_order_acquire,
-                                                  memory_order_relaxed))
+            atomic_compare_exchange_weak_explicit(&cb->acc_lock, &z, SMAP_RMA_ACC_PLAIN,
+                                                  memory_order_acquire, memory_order_relaxed))
             return MPI_SUCCESS;
         int rc = smap_rma_backoff(&b);
         if (rc)
             return rc;
     }
+}
+
+/* The Dekker half of the bulk path (node.c): our seq_cst exchange on the
+ * lock word and an origin's seq_cst store to its busy flag are ordered, so
+ * either it sees DRAIN and backs off, or we see its flag and wait. */
+int smap_rma_acc_lock_drain(struct smap_rma_cb *cb, int n)
+{
+    struct smap_rma_backoff b;
+    smap_rma_backoff_init(&b);
+    for (;;) {
+        uint32_t z = 0;
+        if (atomic_load_explicit(&cb->acc_lock, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(&cb->acc_lock, &z, SMAP_RMA_ACC_DRAIN,
+                                                  memory_order_seq_cst, memory_order_relaxed))
+            break;
+        int rc = smap_rma_backoff(&b);
+        if (rc)
+            return rc;
+    }
+    /* A flag is held for a few atomics only.  No progress while we hold
+     * the lock: a request served from it could want this very lock (a
+     * window of ours, accumulated by a rank on another node). */
+    for (int i = 0; i < n; i++) {
+        _Atomic uint64_t *busy = smap_rma_busy_flag(cb, n, i);
+        smap_rma_backoff_init(&b);
+        while (atomic_load_explicit(busy, memory_order_seq_cst) != 0) {
+            if (b.polls < b.bound) {
+                b.polls++;
+                smap_cpu_relax();
+                continue;
+            }
+            sched_yield();
+            if ((++b.yields & 63) == 0 && smap_nlocal > 1 && smap_peers_attached() &&
+                smap_node_barrier_peer_died()) {
+                smap_rma_acc_unlock(cb);
+                return smap_rma_fail(MPI_ERR_OTHER, "a rank of the window died");
+            }
+        }
+    }
+    return MPI_SUCCESS;
 }
 
 void smap_rma_acc_unlock(struct smap_rma_cb *cb)

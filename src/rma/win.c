@@ -211,7 +211,7 @@ static struct MPI_ABI_Win *new_win(int flavor, struct MPI_ABI_Comm *c, MPI_Aint 
     w->hints.same_disp_unit = info_bool(info, "same_disp_unit", 0);
     w->hints.alloc_shared_noncontig = info_bool(info, "alloc_shared_noncontig", 0);
     smap_win_set_hints(w, info);
-    w->cb_len = sizeof(struct smap_rma_cb) + 2 * (size_t)n * sizeof(uint64_t);
+    w->cb_len = smap_rma_cb_bytes(n);
     w->t = calloc((size_t)n, sizeof *w->t);
     w->locked = calloc((size_t)n, 1);
     w->post_seen = calloc((size_t)n, sizeof *w->post_seen);
