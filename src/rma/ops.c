@@ -47,7 +47,10 @@ int smap_rma_op(MPI_Win h, int kind, int target, MPI_Aint disp, struct smap_rma_
         a->taddr = (uintptr_t)disp;
     } else {
         MPI_Aint du = t->disp_unit;
-        if (SMAP_UNLIKELY(du > 0 && disp > (MPI_Aint)(INT64_MAX / 2) / du))
+        /* disp * du cannot overflow when both fit in 31 bits: the division
+         * (tens of cycles, most of a put's cost) only for larger ones */
+        if (SMAP_UNLIKELY((disp > INT32_MAX || du > INT32_MAX) && du > 0 &&
+                          disp > (MPI_Aint)(INT64_MAX / 2) / du))
             return range_error();
         MPI_Aint off = disp * du;
         a->taddr = t->base + (uintptr_t)off;

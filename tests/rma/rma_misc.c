@@ -183,6 +183,11 @@ static void errors_and_objects(void)
     EXPECT(MPI_Put(&x, 1, MPI_INT, 0, 16, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
     EXPECT(MPI_Put(&x, 2, MPI_INT, 0, 15, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
     EXPECT(MPI_Put(&x, 1, MPI_INT, 0, -1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    /* displacements past 31 bits: out of range, and one whose product
+     * with the displacement unit overflows */
+    EXPECT(MPI_Put(&x, 1, MPI_INT, 0, (MPI_Aint)INT32_MAX + 1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put(&x, 1, MPI_INT, 0, (MPI_Aint)(INT64_MAX / 2), 1, MPI_INT, win),
+           MPI_ERR_RMA_RANGE);
     EXPECT(MPI_Put(&x, 1, MPI_INT, np, 0, 1, MPI_INT, win), MPI_ERR_RANK);
     EXPECT(MPI_Put(&x, -1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_COUNT);
     EXPECT(MPI_Put(&x, 1, MPI_DATATYPE_NULL, 0, 0, 1, MPI_INT, win), MPI_ERR_TYPE);
