@@ -36,15 +36,8 @@ static int node_gather(struct smap_hier *h, const void *sbuf, MPI_Count scount, 
 {
     smap_comm_t *n = h->node;
     struct smap_cvec cv = { cnt, 1 }, dv = { dsp, 1 };
-    if (n->size == 1) {
-        if (sbuf == MPI_IN_PLACE)
-            return MPI_SUCCESS;
-        struct smap_sched *s = smap_sched_new(n);
-        if (!s)
-            return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
-        smap_sched_copy(s, sbuf, scount, st, hier_at(rbuf, dsp[0], rt), cnt[0], rt);
-        return hier_fail_nbc(smap_sched_run(s));
-    }
+    if (n->size == 1)
+        return hier_node_self(h, sbuf, scount, st, rbuf, cnt[0], dsp[0], rt);
     return n->slot >= 0
                ? hier_fail_coll(smap_coll_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n))
                : hier_fail_nbc(
@@ -81,7 +74,11 @@ struct rooted {
     char *pack;
 };
 
-static int rooted_init(struct rooted *r, struct smap_hier *h, smap_comm_t *c, MPI_Count blk)
+/* On the root's node the blocks are the root's count elements at each
+ * rank's place in its buffer; elsewhere blk bytes each, packed in node
+ * order. */
+static int rooted_init(struct rooted *r, struct smap_hier *h, smap_comm_t *c, MPI_Count blk,
+                       int on_root_node, MPI_Count count)
 {
     r->ranks = node_ranks(h, c->size, h->node_of[c->rank], &r->k);
     r->cnt = malloc(2 * (size_t)c->size * sizeof *r->cnt);
@@ -91,6 +88,10 @@ static int rooted_init(struct rooted *r, struct smap_hier *h, smap_comm_t *c, MP
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
     }
     r->dsp = r->cnt + c->size;
+    for (int j = 0; j < r->k; j++) {
+        r->cnt[j] = on_root_node ? count : blk;
+        r->dsp[j] = on_root_node ? r->ranks[j] * count : j * blk;
+    }
     return MPI_SUCCESS;
 }
 
@@ -176,13 +177,9 @@ int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
     if (blk == 0)
         return MPI_SUCCESS;
     struct rooted r;
-    int rc = rooted_init(&r, h, c, blk);
+    int rc = rooted_init(&r, h, c, blk, on_root_node, rcount);
     if (rc != MPI_SUCCESS)
         return rc;
-    for (int j = 0; j < r.k; j++) {
-        r.cnt[j] = on_root_node ? rcount : blk;
-        r.dsp[j] = on_root_node ? r.ranks[j] * rcount : j * blk;
-    }
     if (on_root_node)   /* straight into the root's buffer */
         rc = node_gather(h, sbuf, scount, st, rbuf, r.cnt, r.dsp, rt, h->local_of[root]);
     else
@@ -205,13 +202,9 @@ int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     if (blk == 0)
         return MPI_SUCCESS;
     struct rooted r;
-    int rc = rooted_init(&r, h, c, blk);
+    int rc = rooted_init(&r, h, c, blk, on_root_node, scount);
     if (rc != MPI_SUCCESS)
         return rc;
-    for (int j = 0; j < r.k; j++) {
-        r.cnt[j] = on_root_node ? scount : blk;
-        r.dsp[j] = on_root_node ? r.ranks[j] * scount : j * blk;
-    }
     rc = root_leaders(h, c, root, (void *)sbuf, scount, st, &r, blk, 0);
     if (rc == MPI_SUCCESS) {
         if (on_root_node)

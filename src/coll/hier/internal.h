@@ -45,6 +45,11 @@ int hier_node_barrier(struct smap_hier *h);
 int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int from,
                    int to);
 
+/* The on-node phase of a node of one rank: its own block copied to
+ * displ (elements of rt) in rbuf, nothing for MPI_IN_PLACE. */
+int hier_node_self(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
+                   void *rbuf, MPI_Count count, MPI_Count displ, smap_dtype_t *rt);
+
 /* The on-node allgather(v) into rbuf: counts and displs (elements of rt)
  * by rank in the node. */
 int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount,

@@ -242,20 +242,25 @@ int hier_launch(struct smap_sched *s, MPI_Request *req)
     return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the leaders' schedule failed to start");
 }
 
+int hier_node_self(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
+                   void *rbuf, MPI_Count count, MPI_Count displ, smap_dtype_t *rt)
+{
+    if (sbuf == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    struct smap_sched *s = smap_sched_new(h->node);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+    smap_sched_copy(s, sbuf, scount, st, hier_at(rbuf, displ, rt), count, rt);
+    return hier_fail_nbc(smap_sched_run(s));
+}
+
 int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount,
                          smap_dtype_t *st, void *rbuf, const MPI_Count *counts,
                          const MPI_Count *displs, smap_dtype_t *rt)
 {
     smap_comm_t *n = h->node;
-    if (n->size == 1) {
-        if (sbuf == MPI_IN_PLACE)
-            return MPI_SUCCESS;
-        struct smap_sched *s = smap_sched_new(n);
-        if (!s)
-            return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
-        smap_sched_copy(s, sbuf, scount, st, hier_at(rbuf, displs[0], rt), counts[0], rt);
-        return hier_fail_nbc(smap_sched_run(s));
-    }
+    if (n->size == 1)
+        return hier_node_self(h, sbuf, scount, st, rbuf, counts[0], displs[0], rt);
     struct smap_cvec cv = { counts, 1 }, dv = { displs, 1 };
     return n->slot >= 0
                ? hier_fail_coll(smap_coll_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n))
