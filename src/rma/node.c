@@ -21,6 +21,7 @@
  * plain loop (see "accumulate" below). */
 #define _GNU_SOURCE
 #include "rma/internal.h"
+#include "rma/fast.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -186,22 +187,17 @@ static int am_gather(struct MPI_ABI_Win *w, int target, const struct where *o, M
 
 /* ---- put / get ---- */
 
-/* Both sides one dense block starting at the buffer (predefined
- * contiguous types): the copy is one memcpy, no type-map walk. */
-/* A copy whose common small sizes compile to one load and store (the
- * latency path of 8-byte puts and gets), memcpy otherwise. */
-static inline void copy_plain(void *d, const void *s, size_t n)
+/* Large copies in pieces (fast.h says why). */
+void smap_rma_copy_pieces(void *dst, const void *src, size_t n)
 {
-    switch (n) {
-    case 1: memcpy(d, s, 1); break;
-    case 2: memcpy(d, s, 2); break;
-    case 4: memcpy(d, s, 4); break;
-    case 8: memcpy(d, s, 8); break;
-    case 16: memcpy(d, s, 16); break;
-    default: memcpy(d, s, n); break;
-    }
+    char *d = dst;
+    const char *s = src;
+    for (size_t k = 0; k < n; k += SMAP_RMA_COPY_PIECE)
+        memcpy(d + k, s + k, n - k < SMAP_RMA_COPY_PIECE ? n - k : SMAP_RMA_COPY_PIECE);
 }
 
+/* Both sides one dense block starting at the buffer (predefined
+ * contiguous types): the copy is one smap_rma_copy, no type-map walk. */
 #define PLAIN_PAIR(x, y) \
     ((((x)->flags & (y)->flags) & (SMAP_DT_PREDEF | SMAP_DT_CONTIG)) == \
      (SMAP_DT_PREDEF | SMAP_DT_CONTIG))
@@ -215,7 +211,7 @@ static int node_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
         return rc;
     if (SMAP_LIKELY(o.path == SMAP_RMA_DIRECT)) {
         if (PLAIN_PAIR(a->ttype, a->otype))
-            copy_plain(o.local, a->oaddr, (size_t)(a->tcount * a->ttype->size));
+            smap_rma_copy(o.local, a->oaddr, (size_t)(a->tcount * a->ttype->size));
         else
             smap_dtype_copy(o.local, a->tcount, a->ttype, a->oaddr, a->ocount, a->otype);
         return MPI_SUCCESS;
@@ -240,7 +236,7 @@ static int node_get(MPI_Win h, int target, const struct smap_rma_op_args *a)
         return rc;
     if (SMAP_LIKELY(o.path == SMAP_RMA_DIRECT)) {
         if (PLAIN_PAIR(a->ttype, a->rtype))
-            copy_plain(a->raddr, o.local, (size_t)(a->tcount * a->ttype->size));
+            smap_rma_copy(a->raddr, o.local, (size_t)(a->tcount * a->ttype->size));
         else
             smap_dtype_copy(a->raddr, a->rcount, a->rtype, o.local, a->tcount, a->ttype);
         return MPI_SUCCESS;

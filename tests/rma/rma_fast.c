@@ -1,0 +1,214 @@
+/* The inline put/get path of MPI_Put and MPI_Get (src/rma/fast.h) and the
+ * copy in pieces of large transfers: every byte lands where it should and
+ * nowhere else (guard bytes around each range), at every small size and
+ * unaligned offsets, at sizes around and past the piece threshold, up to
+ * the last byte of the window; the range, type, rank and epoch errors at
+ * its edges are those of the general path; an operation in a fence epoch
+ * counts as one (a lock may not follow).  The same program runs with
+ * SMAP_COPY=cma and bounce, where the MPI_Win_create window takes the
+ * general path (CMA, served): the results must be the same.
+ *
+ * Rank r is the origin of rank (r+1) % np's window (itself at 1 rank). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smap_test.h"
+
+#define WIN ((size_t)4 << 20)   /* bytes of each window */
+#define GUARD 0xEE
+
+static int me, np, to, from;
+
+static int cls(int rc)
+{
+    int c = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &c);
+    return c;
+}
+
+#define EXPECT(call, want)                                                                 \
+    do {                                                                                   \
+        int c_ = cls(call);                                                                \
+        CHECK(c_ == (want), "%s gave class %d, want %d (%s)", #call, c_, want, #want);     \
+    } while (0)
+
+static unsigned char pat(int rank, size_t i, size_t salt)
+{
+    unsigned char v = (unsigned char)(rank * 31 + i * 7 + salt * 13 + 1);
+    return v == GUARD ? 0x11 : v;
+}
+
+/* The small ranges: size k+1 at offset 64k + k%8 (k < 48), disjoint. */
+#define NSMALL 48
+static size_t small_off(int k)
+{
+    return (size_t)k * 64 + (size_t)(k % 8);
+}
+
+/* Our window memory has been written by our origin: check every byte of
+ * [0, upto) against the ranges it put (pattern of `from`), GUARD elsewhere. */
+static void check_small(const unsigned char *mem, size_t upto, const char *what)
+{
+    for (size_t i = 0; i < upto; i++) {
+        unsigned char want = GUARD;
+        for (int k = 0; k < NSMALL; k++)
+            if (i >= small_off(k) && i < small_off(k) + (size_t)k + 1)
+                want = pat(from, i - small_off(k), (size_t)k);
+        CHECK(mem[i] == want, "%s: byte %zu is 0x%02x, want 0x%02x", what, i, mem[i], want);
+    }
+}
+
+static void sync_all(MPI_Win win)
+{
+    CHECK_RC(MPI_Win_sync(win));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_RC(MPI_Win_sync(win));
+}
+
+/* Small puts and gets, then large ones, in a lock_all epoch. */
+static void data(unsigned char *mem, MPI_Win win, const char *flavor)
+{
+    unsigned char *src = malloc(WIN), *dst = malloc(WIN + 64);
+    CHECK(src && dst, "out of memory");
+
+    /* small puts into our target, guards around each */
+    memset(mem, GUARD, WIN);
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    sync_all(win);
+    for (int k = 0; k < NSMALL; k++) {
+        for (int i = 0; i <= k; i++)
+            src[i] = pat(me, (size_t)i, (size_t)k);
+        CHECK_RC(MPI_Put(src, k + 1, MPI_BYTE, to, (MPI_Aint)small_off(k), k + 1, MPI_BYTE,
+                         win));
+    }
+    CHECK_RC(MPI_Win_flush(to, win));
+    sync_all(win);
+    check_small(mem, 4096, flavor);
+
+    /* small gets: our target's memory is its own pattern */
+    for (size_t i = 0; i < WIN; i++)
+        mem[i] = pat(me, i, 0);
+    sync_all(win);
+    for (int k = 0; k < NSMALL; k++) {
+        memset(dst, GUARD, 128);
+        CHECK_RC(MPI_Get(dst + 8, k + 1, MPI_BYTE, to, (MPI_Aint)small_off(k), k + 1, MPI_BYTE,
+                         win));
+        for (int i = 0; i < 128; i++) {
+            unsigned char want = i >= 8 && i < 8 + k + 1
+                                     ? pat(to, small_off(k) + (size_t)(i - 8), 0)
+                                     : GUARD;
+            CHECK(dst[i] == want, "%s: get of %d bytes: byte %d is 0x%02x, want 0x%02x",
+                  flavor, k + 1, i, dst[i], want);
+        }
+    }
+    /* the last bytes of the window, by put and by get */
+    CHECK_RC(MPI_Get(dst, 5, MPI_BYTE, to, (MPI_Aint)(WIN - 5), 5, MPI_BYTE, win));
+    for (int i = 0; i < 5; i++)
+        CHECK(dst[i] == pat(to, WIN - 5 + (size_t)i, 0), "%s: last bytes", flavor);
+    sync_all(win);
+
+    /* large: around the piece threshold and past it, unaligned */
+    static const size_t big[] = { ((size_t)512 << 10) - 1, (size_t)512 << 10,
+                                  ((size_t)1 << 20) + 37, ((size_t)3 << 20) + 5, WIN - 3 };
+    for (size_t b = 0; b < sizeof big / sizeof big[0]; b++) {
+        size_t n = big[b], off = 3;
+        memset(mem, GUARD, WIN);
+        for (size_t i = 0; i < n; i++)
+            src[i] = pat(me, i, b + 100);
+        sync_all(win);
+        CHECK_RC(MPI_Put(src, (int)n, MPI_BYTE, to, (MPI_Aint)off, (int)n, MPI_BYTE, win));
+        CHECK_RC(MPI_Win_flush(to, win));
+        sync_all(win);
+        for (size_t i = 0; i < WIN; i++) {
+            unsigned char want = i >= off && i < off + n ? pat(from, i - off, b + 100) : GUARD;
+            CHECK(mem[i] == want, "%s: put of %zu bytes: byte %zu is 0x%02x, want 0x%02x",
+                  flavor, n, i, mem[i], want);
+        }
+        sync_all(win);
+        dst[0] = dst[n + 1] = GUARD;
+        CHECK_RC(MPI_Get(dst + 1, (int)n, MPI_BYTE, to, (MPI_Aint)off, (int)n, MPI_BYTE, win));
+        CHECK(dst[0] == GUARD && dst[n + 1] == GUARD, "%s: get of %zu bytes wrote outside",
+              flavor, n);
+        for (size_t i = 0; i < n; i++)
+            CHECK(dst[1 + i] == pat(me, i, b + 100),
+                  "%s: get of %zu bytes: byte %zu is 0x%02x", flavor, n, i, dst[1 + i]);
+        sync_all(win);
+    }
+    CHECK_RC(MPI_Win_unlock_all(win));
+    free(src);
+    free(dst);
+}
+
+/* The errors at the edges of the window of ints (disp_unit 4, n ints). */
+static void edges(MPI_Win win, int *mem, int n)
+{
+    int x[4] = { 1, 2, 3, 4 }, y[2] = { 0, 0 };
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    EXPECT(MPI_Put(x, 1, MPI_INT, to, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Get(x, 1, MPI_INT, to, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
+    CHECK_RC(MPI_Put(x, 2, MPI_INT, to, n - 2, 2, MPI_INT, win));
+    EXPECT(MPI_Put(x, 2, MPI_INT, to, n - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Get(x, 2, MPI_INT, to, n - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put(x, 1, MPI_INT, to, n, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put(x, 1, MPI_INT, to, -1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Get(x, 1, MPI_INT, to, (MPI_Aint)INT32_MAX + 1, 1, MPI_INT, win),
+           MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put(x, 1, MPI_INT, np, 0, 1, MPI_INT, win), MPI_ERR_RANK);
+    EXPECT(MPI_Get(x, 1, MPI_INT, -7, 0, 1, MPI_INT, win), MPI_ERR_RANK);
+    EXPECT(MPI_Put(x, 3, MPI_SHORT, to, 0, 1, MPI_INT, win), MPI_ERR_TYPE);
+    EXPECT(MPI_Get(x, 1, MPI_INT, to, 0, -1, MPI_INT, win), MPI_ERR_COUNT);
+    EXPECT(MPI_Get(x, 1, MPI_INT, to, 0, 1, MPI_DATATYPE_NULL, win), MPI_ERR_TYPE);
+    CHECK_RC(MPI_Put(NULL, 0, MPI_INT, to, 0, 0, MPI_INT, win));
+    CHECK_RC(MPI_Get(x, 1, MPI_INT, MPI_PROC_NULL, 1 << 30, 1, MPI_INT, win));
+    /* other types, same signature: 2 ints as one MPI_2INT and back */
+    CHECK_RC(MPI_Put(x + 2, 2, MPI_INT, to, 0, 1, MPI_2INT, win));
+    CHECK_RC(MPI_Get(y, 1, MPI_2INT, to, 0, 2, MPI_INT, win));
+    CHECK(y[0] == 3 && y[1] == 4, "2 ints through MPI_2INT: %d %d", y[0], y[1]);
+    CHECK_RC(MPI_Win_unlock(to, win));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(mem[n - 2] == 1 && mem[n - 1] == 2 && mem[0] == 3 && mem[1] == 4,
+          "edges: %d %d %d %d", mem[n - 2], mem[n - 1], mem[0], mem[1]);
+
+    /* a put in a fence epoch makes it one: no lock may follow */
+    CHECK_RC(MPI_Win_fence(0, win));
+    x[0] = 77;
+    CHECK_RC(MPI_Put(x, 1, MPI_INT, to, 5, 1, MPI_INT, win));
+    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win), MPI_ERR_RMA_SYNC);
+    CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    CHECK(mem[5] == 77, "fence put: %d", mem[5]);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    to = (me + 1) % np;
+    from = (me + np - 1) % np;
+
+    unsigned char *mem;
+    MPI_Win win;
+    CHECK_RC(MPI_Win_allocate((MPI_Aint)WIN, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    data(mem, win, "allocate");
+    CHECK_RC(MPI_Win_free(&win));
+
+    unsigned char *heap = malloc(WIN);
+    CHECK(heap, "out of memory");
+    CHECK_RC(MPI_Win_create(heap, (MPI_Aint)WIN, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    data(heap, win, "create");
+    CHECK_RC(MPI_Win_free(&win));
+    free(heap);
+
+    int n = 64, *ints;
+    CHECK_RC(MPI_Win_allocate(n * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL,
+                              MPI_COMM_WORLD, &ints, &win));
+    memset(ints, 0, (size_t)n * sizeof(int));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    edges(win, ints, n);
+    CHECK_RC(MPI_Win_free(&win));
+    MPI_Finalize();
+    return 0;
+}
