@@ -184,10 +184,12 @@ static inline smap_dtype_t *plain_type(MPI_Datatype h)
 static inline int fast_put_get(int put, void *buf, int ocount, MPI_Datatype otype, int target,
                                MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
 {
+    if (!smap_running())
+        return 0;
     smap_dtype_t *ot = plain_type(otype), *tt = plain_type(ttype);
     struct MPI_ABI_Win *w = smap_win_get(win);
     if (!ot || !tt || !w || !buf || ocount <= 0 || tcount <= 0 ||
-        (unsigned)target >= (unsigned)w->n || !smap_running())
+        (unsigned)target >= (unsigned)w->n)
         return 0;
     size_t bytes = (size_t)tcount * (size_t)tt->size;
     if (bytes != (size_t)ocount * (size_t)ot->size)
