@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/compiler.h"
 #include "coll/coll.h"
 #include "dtype/engine.h"
 #include "smap/remote.h"
@@ -98,16 +99,6 @@ struct csm_comm {
 /* The state of communicator c, or an error class (comm spans nodes, no
  * memory) with smap_coll_why() set. */
 int csm_get(smap_comm_t *c, struct csm_comm **out);
-/* Publishes the next step and waits for every peer to reach it.  0, or
- * MPI_ERR_OTHER when a peer died. */
-int csm_sync(struct csm_comm *s);
-/* The same, waiting only for comm rank `who` (CSM_ALL: everyone;
- * CSM_NONE, or ourselves: nobody). */
-enum { CSM_ALL = -1, CSM_NONE = -2 };
-int csm_sync_some(struct csm_comm *s, int who);
-/* Before writing the next step's data into our half: every peer has
- * published the current step (so it is done with what that half held). */
-int csm_prepare(struct csm_comm *s);
 /* Records the reason of a failure; returns cls. */
 int csm_fail(int cls, const char *why);
 
@@ -126,6 +117,51 @@ static inline char *csm_pay(const struct csm_comm *s, int i, uint64_t step)
 static inline struct csm_cell *csm_cell(const struct csm_comm *s, int i, uint64_t step)
 {
     return &((struct csm_hdr *)(void *)s->slot[i])->cell[step & 1];
+}
+/* Waits until comm rank i has published step t or more (the cell's data
+ * and everything i wrote before step t are visible then).  0, or
+ * MPI_ERR_OTHER when a peer died. */
+int csm_wait_slow(const struct csm_comm *s, int i, uint64_t t);
+static inline int csm_wait(const struct csm_comm *s, int i, uint64_t t)
+{
+    _Atomic uint64_t *seq = &csm_cell(s, i, t)->seq;
+    if (SMAP_LIKELY(atomic_load_explicit(seq, memory_order_acquire) >= t))
+        return MPI_SUCCESS;
+    return csm_wait_slow(s, i, t);
+}
+/* The same for every peer (nothing read when s->seen says so already). */
+int csm_wait_all(struct csm_comm *s, uint64_t t);
+/* Publishes the next step (release: our cell's data, descriptor and
+ * payload of that step become visible with it); returns it. */
+static inline uint64_t csm_publish(struct csm_comm *s)
+{
+    uint64_t t = ++s->step;
+    atomic_store_explicit(&csm_cell(s, s->me, t)->seq, t, memory_order_release);
+    return t;
+}
+/* Publishes the next step and waits for comm rank `who` to reach it
+ * (CSM_ALL: everyone; CSM_NONE, or ourselves: nobody).  0, or
+ * MPI_ERR_OTHER when a peer died. */
+enum { CSM_ALL = -1, CSM_NONE = -2 };
+static inline int csm_sync_some(struct csm_comm *s, int who)
+{
+    uint64_t t = csm_publish(s);
+    if (who == CSM_ALL)
+        return csm_wait_all(s, t);
+    if (who >= 0 && who != s->me)
+        return csm_wait(s, who, t);
+    return MPI_SUCCESS;
+}
+/* Publishes the next step and waits for every peer to reach it. */
+static inline int csm_sync(struct csm_comm *s)
+{
+    return csm_sync_some(s, CSM_ALL);
+}
+/* Before writing the next step's data into our half or cell: every peer
+ * has published the current step (so it is done with what they held). */
+static inline int csm_prepare(struct csm_comm *s)
+{
+    return s->seen >= s->step ? MPI_SUCCESS : csm_wait_all(s, s->step);
 }
 /* The step a header shows as published (the larger of its cells). */
 static inline uint64_t csm_hdr_step(struct csm_hdr *h)
@@ -161,10 +197,11 @@ static inline const char *csm_lo(const void *buf, const smap_dtype_t *t)
 {
     return (const char *)buf + t->true_lb;
 }
-/* Dense start of a contiguous (count, t) buffer. */
+/* Dense start of a contiguous (count, t) buffer (a predefined type's is
+ * the buffer itself: no call on the small collectives' path). */
 static inline char *csm_dense(const void *buf, smap_dtype_t *t)
 {
-    return (char *)buf + smap_dtype_data_offset(t);
+    return (char *)buf + ((t->flags & SMAP_DT_PREDEF) ? 0 : smap_dtype_data_offset(t));
 }
 
 #endif

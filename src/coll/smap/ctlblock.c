@@ -142,13 +142,10 @@ static SMAP_COLD int wait_slow(_Atomic uint64_t *seq, uint64_t t, struct smap_wa
     }
 }
 
-/* Waits until comm rank i has published step t or more. */
-static int wait_peer(const struct csm_comm *s, int i, uint64_t t)
+int csm_wait_slow(const struct csm_comm *s, int i, uint64_t t)
 {
     /* acquire: the cell's data and everything written before step t */
     _Atomic uint64_t *seq = &csm_cell(s, i, t)->seq;
-    if (SMAP_LIKELY(atomic_load_explicit(seq, memory_order_acquire) >= t))
-        return MPI_SUCCESS;
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
     for (unsigned spins = w.bound; spins > 0; spins--) {
@@ -159,42 +156,19 @@ static int wait_peer(const struct csm_comm *s, int i, uint64_t t)
     return wait_slow(seq, t, &w);
 }
 
-static int wait_all(struct csm_comm *s, uint64_t t)
+int csm_wait_all(struct csm_comm *s, uint64_t t)
 {
     if (s->seen >= t)   /* known already: no peer line read at all */
         return MPI_SUCCESS;
     for (int i = 0; i < s->n; i++) {
         if (i == s->me)
             continue;
-        int rc = wait_peer(s, i, t);
+        int rc = csm_wait(s, i, t);
         if (rc)
             return rc;
     }
     s->seen = t;
     return MPI_SUCCESS;
-}
-
-int csm_prepare(struct csm_comm *s)
-{
-    return wait_all(s, s->step);
-}
-
-int csm_sync_some(struct csm_comm *s, int who)
-{
-    uint64_t t = ++s->step;
-    /* release: our cell's data, descriptor and payload of step t become
-     * visible with it */
-    atomic_store_explicit(&csm_cell(s, s->me, t)->seq, t, memory_order_release);
-    if (who == CSM_ALL)
-        return wait_all(s, t);
-    if (who >= 0 && who != s->me)
-        return wait_peer(s, who, t);
-    return MPI_SUCCESS;
-}
-
-int csm_sync(struct csm_comm *s)
-{
-    return csm_sync_some(s, CSM_ALL);
 }
 
 int csm_exposed(const void *p, size_t len)
