@@ -48,7 +48,7 @@ static int bcast_cell(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
     uint64_t step = csm_next(s);
     int rc;
     if (s->me == root) {
-        if ((rc = csm_prepare(s)))
+        if ((rc = csm_prepare_cell(s)))
             return rc;
         unsigned char *d = csm_cell(s, root, step)->data;
         if (SMAP_LIKELY(smap_dtype_is_contiguous(t)))

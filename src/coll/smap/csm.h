@@ -52,16 +52,24 @@
  * with 64 KiB ~3. */
 #define CSM_FOLD_BYTES ((size_t)64 << 10)
 
-/* The header: two "cells", one cache line each.  Step t is published in
- * cell t%2 (seq = t, release) together with up to CSM_CELL_BYTES of data
- * written into the same line before it, so a peer that sees the step has
- * the data too: one line transfer, no separate "arrived" and "data" lines.
- * seq of cell p only ever holds steps of parity p, in increasing order, so
- * "rank i has published t or more" is exactly cell[t%2].seq >= t (step t+1
- * left the value t there; t+2 raised it) and a waiter polls one line.
- * A cell's meta and data are rewritten (step t+2) only after every peer
- * published t+1 (csm_prepare), i.e. finished reading them; storing seq
- * alone never disturbs a reader (data untouched, seq compared with >=). */
+/* The header: CSM_NCELLS "cells", one cache line each.  Step t is
+ * published in cell t%CSM_NCELLS (seq = t, release) together with up to
+ * CSM_CELL_BYTES of data written into the same line before it, so a peer
+ * that sees the step has the data too: one line transfer, no separate
+ * "arrived" and "data" lines.  Every step is published, in order, and seq
+ * of cell p only ever holds steps = p (mod CSM_NCELLS), increasing, so
+ * "rank i has published t or more" is exactly cell[t%CSM_NCELLS].seq >= t
+ * and a waiter polls one line.
+ * Readers use the data of step t only between seeing t and publishing
+ * t+1.  So a cell's meta and data are rewritten (step t+CSM_NCELLS) only
+ * after every peer published t+1 (csm_prepare_cell): with four cells a
+ * writer that knows its peers reached its own step (`seen`) may write
+ * three more cells without reading any peer line, where two cells made it
+ * read one before every write.  The halves still alternate (csm_prepare
+ * before writing one: every peer published the step before).  Storing
+ * seq alone never disturbs a reader (data untouched, seq compared with
+ * >=). */
+#define CSM_NCELLS 4
 #define CSM_CELL_BYTES ((size_t)48)
 struct csm_cell {
     _Alignas(64) _Atomic uint64_t seq;
@@ -69,8 +77,9 @@ struct csm_cell {
     _Alignas(16) unsigned char data[CSM_CELL_BYTES];  /* 16: any predefined type */
 };
 struct csm_hdr {
-    struct csm_cell cell[2];
+    struct csm_cell cell[CSM_NCELLS];
 };
+_Static_assert(sizeof(struct csm_hdr) <= CSM_HDR_BYTES, "the cells fit the header");
 _Static_assert(sizeof(struct csm_cell) == 64, "a cell is one cache line");
 
 /* What a rank publishes at the first step of a collective. */
@@ -116,7 +125,7 @@ static inline char *csm_pay(const struct csm_comm *s, int i, uint64_t step)
 }
 static inline struct csm_cell *csm_cell(const struct csm_comm *s, int i, uint64_t step)
 {
-    return &((struct csm_hdr *)(void *)s->slot[i])->cell[step & 1];
+    return &((struct csm_hdr *)(void *)s->slot[i])->cell[step % CSM_NCELLS];
 }
 /* Waits until comm rank i has published step t or more (the cell's data
  * and everything i wrote before step t are visible then).  0, or
@@ -157,18 +166,31 @@ static inline int csm_sync(struct csm_comm *s)
 {
     return csm_sync_some(s, CSM_ALL);
 }
-/* Before writing the next step's data into our half or cell: every peer
- * has published the current step (so it is done with what they held). */
+/* Before writing the next step's data into our half: every peer has
+ * published the current step (so it is done with what that half held). */
 static inline int csm_prepare(struct csm_comm *s)
 {
     return s->seen >= s->step ? MPI_SUCCESS : csm_wait_all(s, s->step);
 }
-/* The step a header shows as published (the larger of its cells). */
+/* Before writing the next step's cell only (data <= CSM_CELL_BYTES, no
+ * half): every peer has published the step after the one that cell held.
+ * When a peer line must be read, `seen` is raised as far as the peers
+ * show, so that the next writes read none. */
+int csm_catch_up(struct csm_comm *s, uint64_t need);
+static inline int csm_prepare_cell(struct csm_comm *s)
+{
+    uint64_t need = s->step + 2 > CSM_NCELLS ? s->step + 2 - CSM_NCELLS : 0;
+    return s->seen >= need ? MPI_SUCCESS : csm_catch_up(s, need);
+}
+/* The step a header shows as published (the largest of its cells). */
 static inline uint64_t csm_hdr_step(struct csm_hdr *h)
 {
-    uint64_t a = atomic_load_explicit(&h->cell[0].seq, memory_order_acquire);
-    uint64_t b = atomic_load_explicit(&h->cell[1].seq, memory_order_acquire);
-    return a > b ? a : b;
+    uint64_t m = 0;
+    for (int k = 0; k < CSM_NCELLS; k++) {
+        uint64_t v = atomic_load_explicit(&h->cell[k].seq, memory_order_acquire);
+        m = v > m ? v : m;
+    }
+    return m;
 }
 /* The step the next csm_sync publishes: where to write its data. */
 static inline uint64_t csm_next(const struct csm_comm *s)

@@ -171,6 +171,27 @@ int csm_wait_all(struct csm_comm *s, uint64_t t)
     return MPI_SUCCESS;
 }
 
+int csm_catch_up(struct csm_comm *s, uint64_t need)
+{
+    /* A peer that shows our own step is known there for the next
+     * CSM_NCELLS-2 writes; only one that lags is waited for, to `need`.
+     * (acquire: its reads of the cell we rewrite came before either.) */
+    uint64_t now = s->step, known = now;
+    for (int i = 0; i < s->n; i++) {
+        if (i == s->me)
+            continue;
+        if (atomic_load_explicit(&csm_cell(s, i, now)->seq, memory_order_acquire) >= now)
+            continue;
+        int rc = csm_wait(s, i, need);
+        if (rc)
+            return rc;
+        known = need;
+    }
+    if (known > s->seen)
+        s->seen = known;
+    return MPI_SUCCESS;
+}
+
 int csm_exposed(const void *p, size_t len)
 {
     if (smap_caps.copy_level != SMAP_COPY_DIRECT)
@@ -216,11 +237,11 @@ void smap_coll_slot_claim(int k, uint64_t step)
     atomic_fetch_or_explicit(&slots_used, 1u << k, memory_order_relaxed);
     struct csm_hdr *h = own_hdr(k);
     /* raised, never lowered: a past user's peer may still wait for it.
-     * Both cells, each to the last step of its parity up to `step`, so
-     * that cell[t%2].seq >= t keeps meaning "published t". */
-    for (uint64_t k2 = 0; h && k2 < 2 && k2 <= step; k2++) {
+     * Every cell, each to the last step of its residue up to `step`, so
+     * that cell[t%CSM_NCELLS].seq >= t keeps meaning "published t". */
+    for (uint64_t k2 = 0; h && k2 < CSM_NCELLS && k2 <= step; k2++) {
         uint64_t v = step - k2;
-        _Atomic uint64_t *seq = &h->cell[v & 1].seq;
+        _Atomic uint64_t *seq = &h->cell[v % CSM_NCELLS].seq;
         if (atomic_load_explicit(seq, memory_order_relaxed) < v)
             atomic_store_explicit(seq, v, memory_order_release);
     }

@@ -148,7 +148,7 @@ static int replicated(struct red *r)
      * less on the critical path. */
     r->own = r->kind == RK_REDUCE && s->me == r->root && r->in != r->out;
     if (!r->own) {
-        int rc = csm_prepare(s);
+        int rc = tiny ? csm_prepare_cell(s) : csm_prepare(s);
         if (rc)
             return rc;
         char *mine = tiny ? (char *)csm_cell(s, s->me, t)->data : csm_pay(s, s->me, t);
