@@ -3,7 +3,7 @@
  * Every rank owns, per communicator, a control block ("slot") in its
  * collectives region (smap_coll_region(): always shared with the node's
  * ranks, whatever SMAP_EXPOSE says).  A slot is
- *   [0, 4 KiB)   header: two cells carrying the rank's step and inline data
+ *   [0, 4 KiB)   header: four cells carrying the rank's step and inline data
  *   two halves   each = descriptor area + payload (inline data, bounce
  *                chunks, reduction accumulators)
  * A collective is a sequence of steps.  Step t: a rank writes what peers
@@ -22,7 +22,20 @@
  * are done with my step t-2 data" no longer follows from the last sync, so
  * every write into a half is preceded by csm_prepare(), which waits for
  * every peer to have published the step before the one being written (a
- * no-op after a full sync: a rank can run at most one step ahead). */
+ * no-op after a full sync: a rank can run at most one step ahead).
+ *
+ * The step rules, all together:
+ *   1. a rank publishes every step, in order, in cell step%CSM_NCELLS;
+ *   2. a reader uses the data of a peer's step t (cell, half) only after
+ *      acquiring "published t" and before publishing t+1 itself;
+ *   3. a writer rewrites a half (step t+2) only after every peer published
+ *      t+1 (csm_prepare), a cell (step t+CSM_NCELLS) only after every peer
+ *      published t+1 (csm_prepare_cell);
+ *   4. user buffers peers access directly stay valid until a closing sync.
+ * Fast paths (bcast.c's cell bcast, reduce.c's tiny replicated vectors)
+ * keep them: they differ from the generic engine only in what they skip,
+ * and every rank takes them or not from values all ranks share (byte
+ * count, communicator size, SMAP_COLL_ALGO). */
 #ifndef SMAP_COLL_SMAP_CSM_H
 #define SMAP_COLL_SMAP_CSM_H
 
