@@ -118,8 +118,14 @@ int csm_get(smap_comm_t *c, struct csm_comm **out)
         return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
                         "this communicator has no collectives control block (its "
                         "collectives run as schedules, src/coll/nbc: this path is a bug)");
-    if (SMAP_LIKELY(states[k] != NULL)) {
-        *out = states[k];
+    struct csm_comm *s = states[k];
+    if (SMAP_LIKELY(s != NULL)) {
+        /* A member known dead has had its regions unmapped
+         * (smap_peers_reap): its slot must not be read any more. */
+        for (int i = 0; smap_peers && i < s->n; i++)
+            if (SMAP_UNLIKELY(!smap_peers[s->lr[i]].alive) && i != s->me)
+                return csm_fail(MPI_ERR_OTHER, "a rank of the communicator died");
+        *out = s;
         return MPI_SUCCESS;
     }
     return build(c, k, out);
