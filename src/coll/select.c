@@ -32,35 +32,30 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "base/compiler.h"
 #include "base/log.h"
 #include "base/tunables.h"
 
 struct row {
-    enum smap_coll_id id;
     int max_ranks;        /* row applies up to this many ranks */
     size_t inline_max;    /* INLINE up to this many bytes, DIRECT above */
 };
+#define ANY (1 << 30)     /* the last row of every collective */
 
-static const struct row table[] = {
-    { SMAP_COLL_BCAST, 2, 256 },
-    { SMAP_COLL_BCAST, 1 << 30, 16u << 10 },
-    { SMAP_COLL_GATHER, 2, 512 },
-    { SMAP_COLL_GATHER, 1 << 30, 8u << 10 },
-    { SMAP_COLL_SCATTER, 2, 512 },
-    { SMAP_COLL_SCATTER, 1 << 30, 8u << 10 },
-    { SMAP_COLL_ALLGATHER, 2, 512 },
-    { SMAP_COLL_ALLGATHER, 1 << 30, 8u << 10 },
-    { SMAP_COLL_ALLTOALL, 2, 512 },
-    { SMAP_COLL_ALLTOALL, 1 << 30, 4u << 10 },
-    { SMAP_COLL_REDUCE, 2, 2u << 10 },
-    { SMAP_COLL_REDUCE, 4, 32u << 10 },
-    { SMAP_COLL_REDUCE, 1 << 30, 16u << 10 },
-    { SMAP_COLL_ALLREDUCE, 2, 512 },
-    { SMAP_COLL_ALLREDUCE, 4, 32u << 10 },
-    { SMAP_COLL_ALLREDUCE, 1 << 30, 16u << 10 },
-    { SMAP_COLL_REDUCE_SCATTER, 2, 512 },
-    { SMAP_COLL_REDUCE_SCATTER, 1 << 30, 16u << 10 },
-    { SMAP_COLL_SCAN, 1 << 30, 16u << 10 },
+/* Rows per collective, indexed by id (a call looks at one or two rows:
+ * the small collectives ask on every call). */
+static const struct row *const table[] = {
+    [SMAP_COLL_BCAST] = (const struct row[]){ { 2, 256 }, { ANY, 16u << 10 } },
+    [SMAP_COLL_GATHER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },
+    [SMAP_COLL_SCATTER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },
+    [SMAP_COLL_ALLGATHER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },
+    [SMAP_COLL_ALLTOALL] = (const struct row[]){ { 2, 512 }, { ANY, 4u << 10 } },
+    [SMAP_COLL_REDUCE] = (const struct row[]){ { 2, 2u << 10 }, { 4, 32u << 10 },
+                                               { ANY, 16u << 10 } },
+    [SMAP_COLL_ALLREDUCE] = (const struct row[]){ { 2, 512 }, { 4, 32u << 10 },
+                                                  { ANY, 16u << 10 } },
+    [SMAP_COLL_REDUCE_SCATTER] = (const struct row[]){ { 2, 512 }, { ANY, 16u << 10 } },
+    [SMAP_COLL_SCAN] = (const struct row[]){ { ANY, 16u << 10 } },
 };
 
 /* SMAP_COLL_ALGO: -1 auto (the table), else the algorithm forced. */
@@ -96,8 +91,10 @@ enum smap_coll_algo smap_coll_select(enum smap_coll_id id, size_t bytes, int nra
     int f = forced();
     if (SMAP_UNLIKELY(f >= 0))
         return (enum smap_coll_algo)f;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].id == id && nranks <= table[i].max_ranks)
-            return bytes <= table[i].inline_max ? SMAP_ALGO_INLINE : SMAP_ALGO_DIRECT;
-    return SMAP_ALGO_DIRECT;
+    if (SMAP_UNLIKELY((unsigned)id >= sizeof table / sizeof table[0] || !table[id]))
+        return SMAP_ALGO_DIRECT;
+    const struct row *r = table[id];
+    while (nranks > r->max_ranks)
+        r++;
+    return bytes <= r->inline_max ? SMAP_ALGO_INLINE : SMAP_ALGO_DIRECT;
 }

@@ -3,7 +3,7 @@
  * Every rank owns, per communicator, a control block ("slot") in its
  * collectives region (smap_coll_region(): always shared with the node's
  * ranks, whatever SMAP_EXPOSE says).  A slot is
- *   [0, 4 KiB)   header: two cells carrying the rank's step and inline data
+ *   [0, 4 KiB)   header: four cells carrying the rank's step and inline data
  *   two halves   each = descriptor area + payload (inline data, bounce
  *                chunks, reduction accumulators)
  * A collective is a sequence of steps.  Step t: a rank writes what peers
@@ -22,7 +22,20 @@
  * are done with my step t-2 data" no longer follows from the last sync, so
  * every write into a half is preceded by csm_prepare(), which waits for
  * every peer to have published the step before the one being written (a
- * no-op after a full sync: a rank can run at most one step ahead). */
+ * no-op after a full sync: a rank can run at most one step ahead).
+ *
+ * The step rules, all together:
+ *   1. a rank publishes every step, in order, in cell step%CSM_NCELLS;
+ *   2. a reader uses the data of a peer's step t (cell, half) only after
+ *      acquiring "published t" and before publishing t+1 itself;
+ *   3. a writer rewrites a half (step t+2) only after every peer published
+ *      t+1 (csm_prepare), a cell (step t+CSM_NCELLS) only after every peer
+ *      published t+1 (csm_prepare_cell);
+ *   4. user buffers peers access directly stay valid until a closing sync.
+ * Fast paths (bcast.c's cell bcast, reduce.c's tiny replicated vectors)
+ * keep them: they differ from the generic engine only in what they skip,
+ * and every rank takes them or not from values all ranks share (byte
+ * count, communicator size, SMAP_COLL_ALGO). */
 #ifndef SMAP_COLL_SMAP_CSM_H
 #define SMAP_COLL_SMAP_CSM_H
 
@@ -31,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/compiler.h"
 #include "coll/coll.h"
 #include "dtype/engine.h"
 #include "smap/remote.h"
@@ -51,16 +65,24 @@
  * with 64 KiB ~3. */
 #define CSM_FOLD_BYTES ((size_t)64 << 10)
 
-/* The header: two "cells", one cache line each.  Step t is published in
- * cell t%2 (seq = t, release) together with up to CSM_CELL_BYTES of data
- * written into the same line before it, so a peer that sees the step has
- * the data too: one line transfer, no separate "arrived" and "data" lines.
- * seq of cell p only ever holds steps of parity p, in increasing order, so
- * "rank i has published t or more" is exactly cell[t%2].seq >= t (step t+1
- * left the value t there; t+2 raised it) and a waiter polls one line.
- * A cell's meta and data are rewritten (step t+2) only after every peer
- * published t+1 (csm_prepare), i.e. finished reading them; storing seq
- * alone never disturbs a reader (data untouched, seq compared with >=). */
+/* The header: CSM_NCELLS "cells", one cache line each.  Step t is
+ * published in cell t%CSM_NCELLS (seq = t, release) together with up to
+ * CSM_CELL_BYTES of data written into the same line before it, so a peer
+ * that sees the step has the data too: one line transfer, no separate
+ * "arrived" and "data" lines.  Every step is published, in order, and seq
+ * of cell p only ever holds steps = p (mod CSM_NCELLS), increasing, so
+ * "rank i has published t or more" is exactly cell[t%CSM_NCELLS].seq >= t
+ * and a waiter polls one line.
+ * Readers use the data of step t only between seeing t and publishing
+ * t+1.  So a cell's meta and data are rewritten (step t+CSM_NCELLS) only
+ * after every peer published t+1 (csm_prepare_cell): with four cells a
+ * writer that knows its peers reached its own step (`seen`) may write
+ * three more cells without reading any peer line, where two cells made it
+ * read one before every write.  The halves still alternate (csm_prepare
+ * before writing one: every peer published the step before).  Storing
+ * seq alone never disturbs a reader (data untouched, seq compared with
+ * >=). */
+#define CSM_NCELLS 4
 #define CSM_CELL_BYTES ((size_t)48)
 struct csm_cell {
     _Alignas(64) _Atomic uint64_t seq;
@@ -68,8 +90,9 @@ struct csm_cell {
     _Alignas(16) unsigned char data[CSM_CELL_BYTES];  /* 16: any predefined type */
 };
 struct csm_hdr {
-    struct csm_cell cell[2];
+    struct csm_cell cell[CSM_NCELLS];
 };
+_Static_assert(sizeof(struct csm_hdr) <= CSM_HDR_BYTES, "the cells fit the header");
 _Static_assert(sizeof(struct csm_cell) == 64, "a cell is one cache line");
 
 /* What a rank publishes at the first step of a collective. */
@@ -98,16 +121,6 @@ struct csm_comm {
 /* The state of communicator c, or an error class (comm spans nodes, no
  * memory) with smap_coll_why() set. */
 int csm_get(smap_comm_t *c, struct csm_comm **out);
-/* Publishes the next step and waits for every peer to reach it.  0, or
- * MPI_ERR_OTHER when a peer died. */
-int csm_sync(struct csm_comm *s);
-/* The same, waiting only for comm rank `who` (CSM_ALL: everyone;
- * CSM_NONE, or ourselves: nobody). */
-enum { CSM_ALL = -1, CSM_NONE = -2 };
-int csm_sync_some(struct csm_comm *s, int who);
-/* Before writing the next step's data into our half: every peer has
- * published the current step (so it is done with what that half held). */
-int csm_prepare(struct csm_comm *s);
 /* Records the reason of a failure; returns cls. */
 int csm_fail(int cls, const char *why);
 
@@ -125,14 +138,72 @@ static inline char *csm_pay(const struct csm_comm *s, int i, uint64_t step)
 }
 static inline struct csm_cell *csm_cell(const struct csm_comm *s, int i, uint64_t step)
 {
-    return &((struct csm_hdr *)(void *)s->slot[i])->cell[step & 1];
+    return &((struct csm_hdr *)(void *)s->slot[i])->cell[step % CSM_NCELLS];
 }
-/* The step a header shows as published (the larger of its cells). */
+/* Waits until comm rank i has published step t or more (the cell's data
+ * and everything i wrote before step t are visible then).  0, or
+ * MPI_ERR_OTHER when a peer died. */
+int csm_wait_slow(const struct csm_comm *s, int i, uint64_t t);
+static inline int csm_wait(const struct csm_comm *s, int i, uint64_t t)
+{
+    _Atomic uint64_t *seq = &csm_cell(s, i, t)->seq;
+    if (SMAP_LIKELY(atomic_load_explicit(seq, memory_order_acquire) >= t))
+        return MPI_SUCCESS;
+    return csm_wait_slow(s, i, t);
+}
+/* The same for every peer (nothing read when s->seen says so already). */
+int csm_wait_all(struct csm_comm *s, uint64_t t);
+/* Publishes the next step (release: our cell's data, descriptor and
+ * payload of that step become visible with it); returns it. */
+static inline uint64_t csm_publish(struct csm_comm *s)
+{
+    uint64_t t = ++s->step;
+    atomic_store_explicit(&csm_cell(s, s->me, t)->seq, t, memory_order_release);
+    return t;
+}
+/* Publishes the next step and waits for comm rank `who` to reach it
+ * (CSM_ALL: everyone; CSM_NONE, or ourselves: nobody).  0, or
+ * MPI_ERR_OTHER when a peer died. */
+enum { CSM_ALL = -1, CSM_NONE = -2 };
+static inline int csm_sync_some(struct csm_comm *s, int who)
+{
+    uint64_t t = csm_publish(s);
+    if (who == CSM_ALL)
+        return csm_wait_all(s, t);
+    if (who >= 0 && who != s->me)
+        return csm_wait(s, who, t);
+    return MPI_SUCCESS;
+}
+/* Publishes the next step and waits for every peer to reach it. */
+static inline int csm_sync(struct csm_comm *s)
+{
+    return csm_sync_some(s, CSM_ALL);
+}
+/* Before writing the next step's data into our half: every peer has
+ * published the current step (so it is done with what that half held). */
+static inline int csm_prepare(struct csm_comm *s)
+{
+    return s->seen >= s->step ? MPI_SUCCESS : csm_wait_all(s, s->step);
+}
+/* Before writing the next step's cell only (data <= CSM_CELL_BYTES, no
+ * half): every peer has published the step after the one that cell held.
+ * When a peer line must be read, `seen` is raised as far as the peers
+ * show, so that the next writes read none. */
+int csm_catch_up(struct csm_comm *s, uint64_t need);
+static inline int csm_prepare_cell(struct csm_comm *s)
+{
+    uint64_t need = s->step + 2 > CSM_NCELLS ? s->step + 2 - CSM_NCELLS : 0;
+    return s->seen >= need ? MPI_SUCCESS : csm_catch_up(s, need);
+}
+/* The step a header shows as published (the largest of its cells). */
 static inline uint64_t csm_hdr_step(struct csm_hdr *h)
 {
-    uint64_t a = atomic_load_explicit(&h->cell[0].seq, memory_order_acquire);
-    uint64_t b = atomic_load_explicit(&h->cell[1].seq, memory_order_acquire);
-    return a > b ? a : b;
+    uint64_t m = 0;
+    for (int k = 0; k < CSM_NCELLS; k++) {
+        uint64_t v = atomic_load_explicit(&h->cell[k].seq, memory_order_acquire);
+        m = v > m ? v : m;
+    }
+    return m;
 }
 /* The step the next csm_sync publishes: where to write its data. */
 static inline uint64_t csm_next(const struct csm_comm *s)
@@ -161,10 +232,11 @@ static inline const char *csm_lo(const void *buf, const smap_dtype_t *t)
 {
     return (const char *)buf + t->true_lb;
 }
-/* Dense start of a contiguous (count, t) buffer. */
+/* Dense start of a contiguous (count, t) buffer (a predefined type's is
+ * the buffer itself: no call on the small collectives' path). */
 static inline char *csm_dense(const void *buf, smap_dtype_t *t)
 {
-    return (char *)buf + smap_dtype_data_offset(t);
+    return (char *)buf + ((t->flags & SMAP_DT_PREDEF) ? 0 : smap_dtype_data_offset(t));
 }
 
 #endif

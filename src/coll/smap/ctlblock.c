@@ -118,8 +118,14 @@ int csm_get(smap_comm_t *c, struct csm_comm **out)
         return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
                         "this communicator has no collectives control block (its "
                         "collectives run as schedules, src/coll/nbc: this path is a bug)");
-    if (SMAP_LIKELY(states[k] != NULL)) {
-        *out = states[k];
+    struct csm_comm *s = states[k];
+    if (SMAP_LIKELY(s != NULL)) {
+        /* A member known dead has had its regions unmapped
+         * (smap_peers_reap): its slot must not be read any more. */
+        for (int i = 0; smap_peers && i < s->n; i++)
+            if (SMAP_UNLIKELY(!smap_peers[s->lr[i]].alive) && i != s->me)
+                return csm_fail(MPI_ERR_OTHER, "a rank of the communicator died");
+        *out = s;
         return MPI_SUCCESS;
     }
     return build(c, k, out);
@@ -142,13 +148,10 @@ static SMAP_COLD int wait_slow(_Atomic uint64_t *seq, uint64_t t, struct smap_wa
     }
 }
 
-/* Waits until comm rank i has published step t or more. */
-static int wait_peer(const struct csm_comm *s, int i, uint64_t t)
+int csm_wait_slow(const struct csm_comm *s, int i, uint64_t t)
 {
     /* acquire: the cell's data and everything written before step t */
     _Atomic uint64_t *seq = &csm_cell(s, i, t)->seq;
-    if (SMAP_LIKELY(atomic_load_explicit(seq, memory_order_acquire) >= t))
-        return MPI_SUCCESS;
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
     for (unsigned spins = w.bound; spins > 0; spins--) {
@@ -159,14 +162,14 @@ static int wait_peer(const struct csm_comm *s, int i, uint64_t t)
     return wait_slow(seq, t, &w);
 }
 
-static int wait_all(struct csm_comm *s, uint64_t t)
+int csm_wait_all(struct csm_comm *s, uint64_t t)
 {
     if (s->seen >= t)   /* known already: no peer line read at all */
         return MPI_SUCCESS;
     for (int i = 0; i < s->n; i++) {
         if (i == s->me)
             continue;
-        int rc = wait_peer(s, i, t);
+        int rc = csm_wait(s, i, t);
         if (rc)
             return rc;
     }
@@ -174,27 +177,25 @@ static int wait_all(struct csm_comm *s, uint64_t t)
     return MPI_SUCCESS;
 }
 
-int csm_prepare(struct csm_comm *s)
+int csm_catch_up(struct csm_comm *s, uint64_t need)
 {
-    return wait_all(s, s->step);
-}
-
-int csm_sync_some(struct csm_comm *s, int who)
-{
-    uint64_t t = ++s->step;
-    /* release: our cell's data, descriptor and payload of step t become
-     * visible with it */
-    atomic_store_explicit(&csm_cell(s, s->me, t)->seq, t, memory_order_release);
-    if (who == CSM_ALL)
-        return wait_all(s, t);
-    if (who >= 0 && who != s->me)
-        return wait_peer(s, who, t);
+    /* A peer that shows our own step is known there for the next
+     * CSM_NCELLS-2 writes; only one that lags is waited for, to `need`.
+     * (acquire: its reads of the cell we rewrite came before either.) */
+    uint64_t now = s->step, known = now;
+    for (int i = 0; i < s->n; i++) {
+        if (i == s->me)
+            continue;
+        if (atomic_load_explicit(&csm_cell(s, i, now)->seq, memory_order_acquire) >= now)
+            continue;
+        int rc = csm_wait(s, i, need);
+        if (rc)
+            return rc;
+        known = need;
+    }
+    if (known > s->seen)
+        s->seen = known;
     return MPI_SUCCESS;
-}
-
-int csm_sync(struct csm_comm *s)
-{
-    return csm_sync_some(s, CSM_ALL);
 }
 
 int csm_exposed(const void *p, size_t len)
@@ -242,11 +243,11 @@ void smap_coll_slot_claim(int k, uint64_t step)
     atomic_fetch_or_explicit(&slots_used, 1u << k, memory_order_relaxed);
     struct csm_hdr *h = own_hdr(k);
     /* raised, never lowered: a past user's peer may still wait for it.
-     * Both cells, each to the last step of its parity up to `step`, so
-     * that cell[t%2].seq >= t keeps meaning "published t". */
-    for (uint64_t k2 = 0; h && k2 < 2 && k2 <= step; k2++) {
+     * Every cell, each to the last step of its residue up to `step`, so
+     * that cell[t%CSM_NCELLS].seq >= t keeps meaning "published t". */
+    for (uint64_t k2 = 0; h && k2 < CSM_NCELLS && k2 <= step; k2++) {
         uint64_t v = step - k2;
-        _Atomic uint64_t *seq = &h->cell[v & 1].seq;
+        _Atomic uint64_t *seq = &h->cell[v % CSM_NCELLS].seq;
         if (atomic_load_explicit(seq, memory_order_relaxed) < v)
             atomic_store_explicit(seq, v, memory_order_release);
     }

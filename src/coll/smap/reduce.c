@@ -21,12 +21,14 @@
  *               half, and each output owner copies its results out.
  * MPI_IN_PLACE Reduce_scatter runs as an in-place Allreduce over the whole
  * receive buffer followed by a local move of the rank's block. */
+#include <stdint.h>
 #include <string.h>
 
 #include "base/compiler.h"
 #include "coll/select.h"
 #include "coll/smap/csm.h"
 #include "mpi/op.h"
+#include "mpi/op_internal.h"   /* smap_op_loop: the loop resolved once per call */
 
 enum rk { RK_REDUCE, RK_ALLREDUCE, RK_RSCAT, RK_SCAN, RK_EXSCAN };
 
@@ -39,6 +41,7 @@ struct red {
     MPI_Op op;
     const void *in;             /* this rank's input (out when in place) */
     void *out;
+    smap_op_loop_fn *loop;      /* predefined op on a predefined type, or NULL */
     const MPI_Count *disp;      /* RSCAT: block j is [disp[j], disp[j+1]) */
     int own;                    /* replicated: our input is read where it is */
     int err;
@@ -48,15 +51,28 @@ static inline char *el(const void *base, const smap_dtype_t *t, MPI_Count e)
 {
     return (char *)base + e * t->extent;
 }
+/* (a predefined contiguous type is dense from its base: a plain copy, no
+ * trip through the datatype engine for the small vectors) */
 static inline void cp(void *dst, const void *src, MPI_Count n, smap_dtype_t *t)
 {
-    if (n > 0)
+    if (n <= 0)
+        return;
+    if (SMAP_LIKELY((t->flags & (SMAP_DT_PREDEF | SMAP_DT_CONTIG)) ==
+                    (SMAP_DT_PREDEF | SMAP_DT_CONTIG)))
+        memcpy(dst, src, (size_t)(n * t->size));
+    else
         smap_dtype_copy(dst, n, t, src, n, t);
 }
 static inline void apply(struct red *r, const void *in, void *inout, MPI_Count n)
 {
     if (n <= 0)
         return;
+    /* the op's loop, resolved once per call, when both are aligned for
+     * the type (else smap_op_apply bounces them) */
+    if (r->loop && (((uintptr_t)in | (uintptr_t)inout) & (uintptr_t)(r->t->align - 1)) == 0) {
+        r->loop(in, inout, n);
+        return;
+    }
     int e = smap_op_apply(r->op, in, inout, n, r->th);
     if (SMAP_UNLIKELY(e != MPI_SUCCESS) && !r->err)
         r->err = csm_fail(e, "the reduction operation failed");
@@ -132,7 +148,7 @@ static int replicated(struct red *r)
      * less on the critical path. */
     r->own = r->kind == RK_REDUCE && s->me == r->root && r->in != r->out;
     if (!r->own) {
-        int rc = csm_prepare(s);
+        int rc = tiny ? csm_prepare_cell(s) : csm_prepare(s);
         if (rc)
             return rc;
         char *mine = tiny ? (char *)csm_cell(s, s->me, t)->data : csm_pay(s, s->me, t);
@@ -391,10 +407,25 @@ static int run(struct red *r, enum smap_coll_id id)
     return rc ? rc : r->err;
 }
 
+/* The loop of a predefined op on a predefined type (what smap_op_apply
+ * would look up on every application), or NULL. */
+static smap_op_loop_fn *loop_of(MPI_Op op, const smap_dtype_t *t)
+{
+    if (!(t->flags & SMAP_DT_PREDEF))
+        return NULL;
+    struct MPI_ABI_Op *o = smap_op_get(op);
+    if (!o || !o->predefined || o->opx == SMAP_OPX_REPLACE || o->opx == SMAP_OPX_NO_OP)
+        return NULL;
+    smap_op_loop_fn *fn;
+    const char *why;
+    return smap_op_loop(o->opx, t, &fn, &why) == MPI_SUCCESS ? fn : NULL;
+}
+
 static int setup(struct red *r, smap_comm_t *c, const void *sbuf, void *rbuf)
 {
     r->in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     r->out = rbuf;
+    r->loop = loop_of(r->op, r->t);
     return csm_get(c, &r->s);
 }
 

@@ -17,6 +17,8 @@
  * for destination j. */
 #include "coll/smap/xfer.h"
 
+#include <string.h>
+
 #include "base/compiler.h"
 
 enum { F_STAGED = CSM_F_STAGED, F_DIRECT = CSM_F_DIRECT_OK, F_CMA = CSM_F_CMA, F_CELL = 8u };
@@ -31,6 +33,29 @@ static size_t cell_slot(const struct xfer *x)
 static size_t cell_at(const struct xfer *x, int src, int dst)
 {
     return x->same ? 0 : (size_t)(dst < src ? dst : dst - 1) * cell_slot(x);
+}
+
+/* smap_dtype_pack / smap_dtype_unpack of a block, with a plain copy for
+ * a contiguous one (the common case, and the small transfers' cost). */
+static void put(const struct xblk *b, void *to, MPI_Count off, MPI_Count max)
+{
+    if (smap_dtype_is_contiguous(b->t)) {
+        MPI_Count total = xblk_bytes(b);
+        if (off < total)
+            memcpy(to, csm_dense(b->buf, b->t) + off, (size_t)(total - off < max ? total - off : max));
+        return;
+    }
+    smap_dtype_pack(b->buf, b->count, b->t, to, off, max);
+}
+static void get(const void *from, MPI_Count len, const struct xblk *b, MPI_Count off)
+{
+    if (smap_dtype_is_contiguous(b->t)) {
+        MPI_Count total = xblk_bytes(b);
+        if (off < total)
+            memcpy(csm_dense(b->buf, b->t) + off, from, (size_t)(total - off < len ? total - off : len));
+        return;
+    }
+    smap_dtype_unpack(from, len, (void *)b->buf, b->count, b->t, off);
 }
 
 static size_t slot_bytes(const struct xfer *x)
@@ -48,7 +73,7 @@ static void pack_round(const struct xfer *x, char *pay, uint64_t r)
         if (j == s->me || !x->src(x, j, &b))
             continue;
         char *at = pay + (x->same ? 0 : (size_t)j * slot);
-        smap_dtype_pack(b.buf, b.count, b.t, at, (MPI_Count)(r * slot), (MPI_Count)slot);
+        put(&b, at, (MPI_Count)(r * slot), (MPI_Count)slot);
         if (x->same)
             break;
     }
@@ -62,8 +87,7 @@ static void pack_cell(const struct xfer *x, struct csm_cell *c)
         struct xblk b;
         if (j == s->me || !x->src(x, j, &b))
             continue;
-        smap_dtype_pack(b.buf, b.count, b.t, c->data + cell_at(x, s->me, j), 0,
-                        (MPI_Count)cell_slot(x));
+        put(&b, c->data + cell_at(x, s->me, j), 0, (MPI_Count)cell_slot(x));
         if (x->same)
             break;
     }
@@ -77,7 +101,6 @@ static void publish(const struct xfer *x, uint64_t t)
     const struct csm_comm *s = x->s;
     struct csm_cell *c = csm_cell(s, s->me, t);
     MPI_Count maxb = 0;
-    int reach = 1, cma = csm_cma_ok();
     for (int j = 0; j < s->n; j++) {
         struct xblk b;
         if (j == s->me || !x->src(x, j, &b))
@@ -85,6 +108,18 @@ static void publish(const struct xfer *x, uint64_t t)
         MPI_Count bytes = xblk_bytes(&b);
         if (bytes > maxb)
             maxb = bytes;
+        if (x->same)
+            break;
+    }
+    int staged = x->force_stage || smap_coll_select(x->id, (size_t)maxb, s->n) == SMAP_ALGO_INLINE;
+    /* (whether peers can reach the blocks matters only when not staged
+     * anyway: the small transfers skip the region lookups) */
+    int reach = 1, cma = csm_cma_ok();
+    for (int j = 0; !staged && j < s->n; j++) {
+        struct xblk b;
+        if (j == s->me || !x->src(x, j, &b))
+            continue;
+        MPI_Count bytes = xblk_bytes(&b);
         if (bytes > 0) {
             int dense = smap_dtype_is_contiguous(b.t);
             reach &= dense && csm_exposed(csm_dense(b.buf, b.t), (size_t)bytes);
@@ -93,8 +128,7 @@ static void publish(const struct xfer *x, uint64_t t)
         if (x->same)
             break;
     }
-    int staged = x->force_stage || (!reach && !cma) ||
-                 smap_coll_select(x->id, (size_t)maxb, s->n) == SMAP_ALGO_INLINE;
+    staged |= !reach && !cma;
     uint64_t flags, rounds;
     if (staged && (size_t)maxb <= cell_slot(x)) {
         flags = F_STAGED | F_CELL;
@@ -152,7 +186,7 @@ static int take_cma(const struct xfer *x, int i, const struct xblk *b, uint64_t 
         size_t len = (size_t)(n - off < (MPI_Count)CSM_PAY_BYTES ? n - off : (MPI_Count)CSM_PAY_BYTES);
         if (smap_copy_from(s->lr[i], tmp, (const char *)src + off, len) == SMAP_COPY_BOUNCE)
             return cma_failed();
-        smap_dtype_unpack(tmp, (MPI_Count)len, (void *)b->buf, b->count, b->t, off);
+        get(tmp, (MPI_Count)len, b, off);
     }
     return MPI_SUCCESS;
 }
@@ -167,7 +201,7 @@ static int take(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, 
         if (r > 0 || bytes == 0)
             return MPI_SUCCESS;
         const char *from = (const char *)csm_cell(s, i, t)->data + cell_at(x, i, s->me);
-        smap_dtype_unpack(from, (MPI_Count)cell_slot(x), (void *)b->buf, b->count, b->t, 0);
+        get(from, (MPI_Count)cell_slot(x), b, 0);
         return MPI_SUCCESS;
     }
     if (s->flag[i] & F_STAGED) {
@@ -176,7 +210,7 @@ static int take(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, 
         if (off >= bytes)
             return MPI_SUCCESS;
         const char *from = csm_pay(s, i, t) + (x->same ? 0 : (size_t)s->me * slot);
-        smap_dtype_unpack(from, (MPI_Count)slot, (void *)b->buf, b->count, b->t, off);
+        get(from, (MPI_Count)slot, b, off);
         return MPI_SUCCESS;
     }
     if (r > 0 || bytes == 0)
@@ -191,7 +225,7 @@ static int take(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, 
     const void *view = csm_view(s, i, blk.addr, (size_t)n);
     if (SMAP_UNLIKELY(!view))
         return csm_fail(MPI_ERR_INTERN, "a peer's buffer vanished from its exposed memory");
-    smap_dtype_unpack(view, n, (void *)b->buf, b->count, b->t, 0);
+    get(view, n, b, 0);
     return MPI_SUCCESS;
 }
 
