@@ -6,11 +6,13 @@
  * reposted as soon as the upcall has looked at them; data transfers
  * (FI_TAGGED) go straight between user buffers; reads (FI_RMA) fetch from
  * buffers registered by the peer.  The provider is whatever fi_getinfo
- * picks: FI_PROVIDER when set, else "tcp;ofi_rxm"; its memory-registration
+ * picks: FI_PROVIDER when set, else "net" (libfabric's native RDM over
+ * TCP sockets), else "tcp;ofi_rxm"; its memory-registration
  * rules (FI_MR_LOCAL, FI_MR_VIRT_ADDR, FI_MR_PROV_KEY, FI_MR_ENDPOINT) are
  * followed, so a fast provider needs no change here. */
 #include "net/net.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,7 @@ static struct {
     int nrecv;                /* how many of recvs are used */
     long inflight;            /* posted operations not completed yet */
     int wait_fd;              /* the CQ's wait object (FI_WAIT_FD), or -1 */
+    int wait_stale;           /* trywaits in a row that found the fd readable, idle */
 } F;
 
 static SMAP_COLD _Noreturn void fail(const char *what, ssize_t rc)
@@ -238,6 +241,7 @@ static int ofi_progress(void)
             completed(o);
         }
         n += (int)k;
+        F.wait_stale = 0;
         if (k < CQ_BATCH)
             break;
     }
@@ -255,11 +259,23 @@ static int ofi_trywait(void)
         return -2;
     struct fid *fids[1] = { &F.cq->fid };
     int rc = fi_trywait(F.fabric, fids, 1);
-    if (rc == FI_SUCCESS)
-        return F.wait_fd;
     if (rc == -FI_EAGAIN)
         return -1;
-    return -2;
+    if (rc != FI_SUCCESS)
+        return -2;
+    /* Some providers never reset their CQ's signal (net in libfabric
+     * 1.17: fi_trywait says "nothing pending" while the fd stays readable
+     * for good), so a poll on it returns at once and the rank spins at a
+     * third of a core.  A readable fd right after a successful trywait,
+     * twice in a row with no completion in between, marks it stale: the
+     * wait then naps its bounded sleep instead (as without a wait object).
+     * A completion that really arrived in between costs one more round. */
+    struct pollfd p = { .fd = F.wait_fd, .events = POLLIN };
+    if (poll(&p, 1, 0) == 0) {
+        F.wait_stale = 0;
+        return F.wait_fd;
+    }
+    return ++F.wait_stale >= 2 ? -2 : -1;
 }
 
 static int ofi_busy(void)
@@ -371,29 +387,61 @@ static void ofi_unexpose(void *handle)
 
 /* ---- opening: provider choice, endpoint, address exchange --------------- */
 
-/* Whether the provider asked for is tcp (our default, or FI_PROVIDER
- * naming it): its RDM endpoints are ofi_rxm over tcp sockets. */
-static int wants_tcp(void)
+/* The providers tried, in order, when FI_PROVIDER is not set: net
+ * (libfabric's native reliable datagrams over TCP sockets, no rxm layer
+ * on top: about a quarter less latency than tcp;ofi_rxm between emulated
+ * hosts, src/net/README.md), else tcp;ofi_rxm (older libfabric has no
+ * net; in 1.18+ tcp is net's successor). */
+static const char *const default_providers[] = { "net", "tcp;ofi_rxm" };
+#define NDEFAULT (sizeof default_providers / sizeof default_providers[0])
+
+static const char *fi_provider_env(void)
 {
     const char *env = getenv("FI_PROVIDER");
-    return !env || !*env || strstr(env, "tcp") != NULL;
+    return env && *env ? env : NULL;
+}
+
+/* Whether ofi_rxm over tcp may be used (our fallback, or FI_PROVIDER
+ * naming tcp): rxm reads its tunables at the first fi_getinfo. */
+static int may_use_rxm_tcp(void)
+{
+    const char *env = fi_provider_env();
+    return !env || strstr(env, "tcp") != NULL;
+}
+
+/* A provider that moves data through kernel sockets (tcp;ofi_rxm, net,
+ * sockets, udp;ofi_rxd): no hardware RMA, every rendezvous read is a
+ * round trip of the peer's software. */
+static int socket_provider(const char *prov)
+{
+    return strstr(prov, "tcp") || !strcmp(prov, "net") || strstr(prov, "sockets") ||
+           strstr(prov, "udp");
 }
 
 /* The eager limit before the provider's cap: SMAP_NET_EAGER_LIMIT when
- * set, else provider-dependent.  Over tcp the rendezvous (RTS, read
+ * set, else provider-dependent.  Over sockets the rendezvous (RTS, read
  * request, data, FIN) costs two more trips than one eager message, which
  * the copies of an eager message outweigh only from ~256 KiB on
- * (measured: 64 KiB 29-44 us eager, 67-112 us by RDMA read), so the
- * default (64K: 64 posted buffers, 4 MiB per rank) stays eager up to
- * there; a provider with hardware RMA
- * (verbs, efa, cxi) reads faster than it copies through bounce buffers,
- * and keeps the 8K of rxm's default buffers. */
-static size_t eager_wanted(void)
+ * (measured over tcp;ofi_rxm: 64 KiB 29-44 us eager, 67-112 us by RDMA
+ * read; net alike), so the default (64K: 64 posted buffers, 4 MiB per
+ * rank) stays eager up to there; a provider with hardware RMA (verbs,
+ * efa, cxi) reads faster than it copies through bounce buffers, and
+ * keeps the 8K of rxm's default buffers. */
+static size_t eager_wanted(const char *prov)
 {
     const char *env = getenv("SMAP_NET_EAGER_LIMIT");
-    if ((env && *env) || wants_tcp())
+    if ((env && *env) || socket_provider(prov))
         return smap_tun.net_eager_limit;
     return (size_t)8 << 10;
+}
+
+/* net names its interface FI_NET_IFACE, tcp FI_TCP_IFACE: a job set up
+ * for tcp (FI_TCP_IFACE only) keeps its interface under net too. */
+static void net_iface_from_tcp(void)
+{
+    const char *tcp = getenv("FI_TCP_IFACE");
+    if (tcp && *tcp && !getenv("FI_NET_IFACE"))
+        setenv("FI_NET_IFACE", tcp, 0);
 }
 
 /* ofi_rxm sends a message of more than FI_OFI_RXM_EAGER_LIMIT bytes (16K
@@ -406,7 +454,7 @@ static size_t eager_wanted(void)
 static void tune_rxm(size_t eager)
 {
     size_t need = eager + HDR_MAX;
-    if (!wants_tcp() || need <= 16384 || getenv("FI_OFI_RXM_EAGER_LIMIT"))
+    if (!may_use_rxm_tcp() || need <= 16384 || getenv("FI_OFI_RXM_EAGER_LIMIT"))
         return;
     char v[32];
     snprintf(v, sizeof v, "%zu", need);
@@ -414,8 +462,9 @@ static void tune_rxm(size_t eager)
 }
 
 /* with_rma: 0 messages only, 1 plus reads (rendezvous), 2 plus writes
- * and remote writes (src/rma's windows) */
-static struct fi_info *query(int with_rma)
+ * and remote writes (src/rma's windows); prov: the provider asked for,
+ * NULL when FI_PROVIDER (applied by fi_getinfo itself) decides */
+static struct fi_info *query(int with_rma, const char *prov)
 {
     struct fi_info *hints = fi_allocinfo(), *info = NULL;
     if (!hints)
@@ -428,10 +477,8 @@ static struct fi_info *query(int with_rma)
         FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     hints->domain_attr->av_type = FI_AV_TABLE;
-    /* FI_PROVIDER, when set, is applied by fi_getinfo itself. */
-    const char *env = getenv("FI_PROVIDER");
-    if (!env || !*env)
-        hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
+    if (prov)
+        hints->fabric_attr->prov_name = strdup(prov);
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &info);
     fi_freeinfo(hints);
     return rc == 0 ? info : NULL;
@@ -541,26 +588,31 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
     F.up = *up;
-    size_t eager = eager_wanted();
-    tune_rxm(eager);
-    /* the most the provider offers of what is wanted: writes and reads
-     * for one-sided windows (SMAP_RMA_NET_RMA), reads for the rendezvous
+    /* rxm reads its eager limit at the first fi_getinfo, before we know
+     * which provider answers: tune it for the socket default */
+    tune_rxm(eager_wanted("tcp;ofi_rxm"));
+    const char *env = fi_provider_env();
+    net_iface_from_tcp();
+    /* the first provider that answers (FI_PROVIDER alone when set), with
+     * the most it offers of what is wanted: writes and reads for
+     * one-sided windows (SMAP_RMA_NET_RMA), reads for the rendezvous
      * (SMAP_NET_RMA), else messages alone */
     struct fi_info *info = NULL;
-    int level = smap_tun.rma_net_rma ? 2 : smap_tun.net_rma ? 1 : 0;
-    for (; level >= 0 && !info; level--)
-        info = query(level);
+    int top = smap_tun.rma_net_rma ? 2 : smap_tun.net_rma ? 1 : 0, level = -1;
+    for (size_t p = 0; p < (env ? 1 : NDEFAULT) && !info; p++)
+        for (level = top; level >= 0 && !info; level--)
+            info = query(level, env ? NULL : default_providers[p]);
     level++;
     smap_net.rma = level >= 1 && smap_tun.net_rma;
     smap_net.rma_rw = level == 2;
     if (!info) {
-        const char *env = getenv("FI_PROVIDER");
         snprintf(err, errlen, "no libfabric provider offers reliable tagged messages (%s%s)",
-                 env && *env ? "FI_PROVIDER=" : "tried tcp;ofi_rxm", env && *env ? env : "");
+                 env ? "FI_PROVIDER=" : "tried net, tcp;ofi_rxm", env ? env : "");
         return -1;
     }
     F.info = info;
     snprintf(smap_net.provider, sizeof smap_net.provider, "%s", info->fabric_attr->prov_name);
+    size_t eager = eager_wanted(smap_net.provider);
     F.mr_mode = info->domain_attr->mr_mode;
     F.next_key = 1;
     F.inject_max = info->tx_attr->inject_size;

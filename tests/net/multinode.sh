@@ -7,7 +7,9 @@
 # nodeK (src/boot groups ranks by it) and their local rank; MPICH's hydra
 # starts them (its MPMD ':' syntax gives each group its own environment).
 # Between the emulated nodes the traffic goes through libfabric's tcp
-# provider on the loopback interface only (FI_TCP_IFACE=lo).
+# provider (FI_PROVIDER when set, MULTINODE_PROVIDER=default: smartmap's
+# default choice) on the loopback interface only (FI_TCP_IFACE=lo,
+# FI_NET_IFACE=lo).
 set -euo pipefail
 layout=$1
 shift
@@ -16,7 +18,21 @@ if [ -z "$hydra" ]; then
     echo "multinode.sh: mpiexec.hydra (Debian's mpich) is not installed" >&2
     exit 1
 fi
-export FI_PROVIDER=${FI_PROVIDER:-tcp} FI_TCP_IFACE=lo
+# MULTINODE_PROVIDER=default leaves FI_PROVIDER unset: smartmap's own
+# choice (net, else tcp;ofi_rxm) on loopback.
+if [ "${MULTINODE_PROVIDER:-}" = default ]; then
+    unset FI_PROVIDER
+else
+    export FI_PROVIDER=${FI_PROVIDER:-tcp}
+fi
+export FI_TCP_IFACE=lo FI_NET_IFACE=lo
+# libfabric 1.17's net provider leaks a few blocks of its own (sanitizer
+# builds): suppressed for the jobs that may pick it.
+case ${FI_PROVIDER:-net} in
+*net*)
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+    export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$here/lsan-libfabric-net.supp" ;;
+esac
 # The machine is small and shared: waiting ranks yield early (DESIGN D7).
 export SMAP_NODE_CPUS=${SMAP_NODE_CPUS:-1}
 args=()

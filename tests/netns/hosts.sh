@@ -16,7 +16,8 @@
 #                              Open MPI --mca plm_rsh_agent)
 #   hosts.sh exec HOST CMD [ARGS...]
 #       Runs CMD on emulated host HOST (h1..hN) of set $SMAP_NETNS_ID, with
-#       host name HOST, FI_PROVIDER=tcp and FI_TCP_IFACE=eth0 (its veth).
+#       host name HOST, FI_PROVIDER=tcp (or $SMAP_NETNS_PROVIDER; "default":
+#       unset) and FI_TCP_IFACE=FI_NET_IFACE=eth0 (its veth).
 #       Like ssh, the words of CMD are joined by spaces into one shell
 #       command line.
 #       This is what the launcher calls: LAUNCHER HOST COMMAND...
@@ -133,7 +134,13 @@ exec)
     host=$1; shift
     [ -n "${SMAP_NETNS_ID:-}" ] || { echo "hosts.sh exec: SMAP_NETNS_ID is not set" >&2; exit 255; }
     [ -e "/run/netns/$SMAP_NETNS_ID-$host" ] || { echo "hosts.sh: no emulated host '$host'" >&2; exit 255; }
-    export FI_PROVIDER=tcp FI_TCP_IFACE=eth0
+    # SMAP_NETNS_PROVIDER: another FI_PROVIDER ("default": none, the MPI's
+    # own choice -- smartmap's net, else tcp;ofi_rxm).
+    case ${SMAP_NETNS_PROVIDER:-tcp} in
+    default) unset FI_PROVIDER ;;
+    *) export FI_PROVIDER=${SMAP_NETNS_PROVIDER:-tcp} ;;
+    esac
+    export FI_TCP_IFACE=eth0 FI_NET_IFACE=eth0
     # Like ssh: the words are joined into one command line for the shell
     # (hydra quotes its proxy's path inside it).
     exec ip netns exec "$SMAP_NETNS_ID-$host" unshare --uts -- \
