@@ -24,6 +24,8 @@
 #                   collectives at 2 x 2, every MPI launched across the hosts;
 #                   results in bench/results/internode by default.  Exit 77
 #                   when namespaces cannot be made here (not root).
+#   BENCH_NET_PROVIDER  libfabric provider of the inter-node part (default
+#                   net, smartmap's own default; e.g. "tcp" for tcp;ofi_rxm)
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,6 +36,10 @@ NET=${BENCH_NET:-0}
 if [ "$NET" = 1 ] && [ -z "${SMAP_NETNS_ID:-}" ]; then
     # The whole harness runs in the emulated network's head namespace (the
     # bridge, where every launcher starts); the set goes away when it ends.
+    # libfabric's provider: smartmap's default, net (its native RDM over
+    # TCP; the tests keep tcp;ofi_rxm), named explicitly so that the run
+    # records what it measured.  BENCH_NET_PROVIDER picks another.
+    export SMAP_NETNS_PROVIDER=${BENCH_NET_PROVIDER:-net}
     exec "$top/tests/netns/hosts.sh" run 2 bash "$top/scripts/bench.sh" "$@"
 fi
 
@@ -168,7 +174,7 @@ meta_put cflags "${CFLAGS_BENCH[*]}"
 meta_put reps "$REPS"
 if [ "$NET" = 1 ]; then
     meta_put np "2 (2 hosts x 1) for point-to-point, 4 (2 hosts x 2) for the collectives"
-    meta_put part "inter-node: 2 emulated hosts (network namespaces on this machine, veth pairs on a bridge, 198.18.0.0/24), FI_PROVIDER=tcp, FI_TCP_IFACE=eth0"
+    meta_put part "inter-node: 2 emulated hosts (network namespaces on this machine, veth pairs on a bridge, 198.18.0.0/24), FI_PROVIDER=${SMAP_NETNS_PROVIDER:-tcp}, FI_TCP_IFACE=FI_NET_IFACE=eth0"
 else
     meta_put np "$NP"
 fi
@@ -213,8 +219,9 @@ fi
 # Inter-node: the launchers reach the emulated hosts through hostexec
 # (ssh's place), ranks are not pinned (each host would pin its first rank to
 # the machine's first CPU: both hosts share this machine's CPUs), and every
-# MPI talks tcp on the hosts' eth0 (hostexec sets FI_PROVIDER=tcp and
-# FI_TCP_IFACE=eth0 on every host: smartmap's and MPICH's libfabric).
+# MPI talks tcp on the hosts' eth0 (hostexec sets FI_PROVIDER, net unless
+# BENCH_NET_PROVIDER says otherwise, and FI_TCP_IFACE=FI_NET_IFACE=eth0 on
+# every host: smartmap's libfabric; MPICH is UCX, Open MPI its tcp BTL).
 if [ "$NET" = 1 ]; then
     L=$SMAP_NETNS_LAUNCHER
     LAUNCH[smartmap]="$build_abs/bin/mpiexec --launcher $L --head-addr $SMAP_NETNS_HEAD --bind-to none --host {HOSTS}"
