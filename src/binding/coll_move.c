@@ -114,7 +114,9 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
     if (rc)
         return rc;
     COLL_HIER(F, comm, c, req,
-              smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c));
+              vec ? smap_hier_gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c)
+                  : smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
+                                     c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
                     smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
@@ -171,7 +173,9 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
     if (rc)
         return rc;
     COLL_HIER(F, comm, c, req,
-              smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c));
+              vec ? smap_hier_scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c)
+                  : smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
+                                      c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
                     smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,

@@ -56,6 +56,16 @@ int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount
                          smap_dtype_t *st, void *rbuf, const MPI_Count *counts,
                          const MPI_Count *displs, smap_dtype_t *rt);
 
+/* The on-node gather (scatter) of v blocks at root (rank in the node):
+ * counts and displacements by rank in the node, in elements of the
+ * root's type (read at the root only). */
+int hier_node_gatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
+                      void *rbuf, const MPI_Count *cnt, const MPI_Count *dsp, smap_dtype_t *rt,
+                      int root);
+int hier_node_scatterv(struct smap_hier *h, const void *sbuf, const MPI_Count *cnt,
+                       const MPI_Count *dsp, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
+                       smap_dtype_t *rt, int root);
+
 /* Starts a built schedule of the inter-node phase (frees it when a build
  * step ran out of memory). */
 int hier_launch(struct smap_sched *s, MPI_Request *req);
