@@ -18,6 +18,7 @@ int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype,
         return COLL_IN_PLACE_ERR(F, comm, "buffer");
     COLL_CHECK_BUF(F, comm, buf, count, datatype, t);
     COLL_HIER(F, comm, c, req, smap_hier_bcast(buf, count, t, root, c));
+    COLL_HIER_NB(F, comm, c, req, smap_hier_ibcast(buf, count, t, root, c, req));
     return COLL_RUN(F, comm, c, req, smap_coll_bcast(buf, count, t, root, c),
                     smap_nbc_bcast(buf, count, t, root, c, req));
 }

@@ -1,4 +1,5 @@
-/* Reduce_scatter(_block), Scan, Exscan, Gatherv and Scatterv on
+/* Reduce_scatter(_block), Scan, Exscan, Gatherv, Scatterv, and the
+ * non-blocking and persistent Ibcast, Ireduce, Iallreduce on
  * communicators spanning nodes (src/coll/hier), checked against serial
  * references: on WORLD and on sub-communicators whose node membership is
  * uneven, whose order interleaves the nodes (the flat fallback for
@@ -287,6 +288,99 @@ static void test_scatterv(struct ctx *x, long base, int root, int in_place, int 
     free(cnt), free(dsp), free(s), free(r);
 }
 
+/* ---- Ibcast, Ireduce, Iallreduce and their persistent forms ---- */
+
+static void test_ibcast(struct ctx *x, long n, int root, int persistent, int salt)
+{
+    int *b = xmalloc((size_t)n * sizeof *b), *b2 = xmalloc((size_t)n * sizeof *b2);
+    MPI_Request rq[2];
+    int rc = MPI_SUCCESS;
+    for (int round = 0; round < (persistent ? 2 : 1); round++) {
+        for (long i = 0; i < n; i++) {
+            b[i] = x->rank == root ? ival(root, i, salt + round) : -1;
+            b2[i] = x->rank == 0 ? ival(0, i, salt + 7) : -1;
+        }
+        if (persistent) {
+            if (round == 0)
+                rc = MPI_Bcast_init(b, (int)n, MPI_INT, root, x->comm, MPI_INFO_NULL, &rq[0]);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Start(&rq[0]);
+        } else {
+            rc = MPI_Ibcast(b, (int)n, MPI_INT, root, x->comm, &rq[0]);
+        }
+        /* a second one outstanding at the same time */
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Ibcast(b2, (int)n, MPI_INT, 0, x->comm, &rq[1]);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "%s ibcast rc %d", x->name, rc);
+        for (long i = 0; i < n; i++)
+            if (b[i] != ival(root, i, salt + round) || b2[i] != ival(0, i, salt + 7)) {
+                CHECK(0, "%s ibcast n=%ld root=%d persistent=%d: [%ld] wrong", x->name, n, root,
+                      persistent, i);
+                break;
+            }
+    }
+    if (persistent && rc == MPI_SUCCESS)
+        MPI_Request_free(&rq[0]);
+    free(b), free(b2);
+}
+
+static void test_ireduce(struct ctx *x, long n, int root, int all, int in_place, int noncomm,
+                         int persistent, int salt)
+{
+    size_t es = noncomm ? sizeof(aff) : sizeof(int);
+    char *s = xmalloc((size_t)n * es), *r = xmalloc((size_t)n * es);
+    MPI_Datatype t = noncomm ? x->aff_t : MPI_INT;
+    MPI_Op op = noncomm ? x->aff_o : MPI_SUM;
+    int me_root = all || x->rank == root, rc = MPI_SUCCESS;
+    MPI_Request rq;
+    for (int round = 0; round < (persistent ? 2 : 1); round++) {
+        int sl = salt + round;
+        for (long i = 0; i < n; i++) {
+            if (noncomm)
+                ((aff *)s)[i] = aval(x->wr[x->rank], i, sl);
+            else
+                ((int *)s)[i] = ival(x->wr[x->rank], i, sl);
+        }
+        memset(r, 0x5a, (size_t)n * es);
+        const void *sb = s;
+        if (in_place && me_root) {
+            memcpy(r, s, (size_t)n * es);
+            sb = MPI_IN_PLACE;
+        }
+        if (persistent && round == 0)
+            rc = all ? MPI_Allreduce_init(sb, r, (int)n, t, op, x->comm, MPI_INFO_NULL, &rq)
+                     : MPI_Reduce_init(sb, r, (int)n, t, op, root, x->comm, MPI_INFO_NULL, &rq);
+        else if (!persistent)
+            rc = all ? MPI_Iallreduce(sb, r, (int)n, t, op, x->comm, &rq)
+                     : MPI_Ireduce(sb, r, (int)n, t, op, root, x->comm, &rq);
+        if (rc == MPI_SUCCESS && persistent)
+            rc = MPI_Start(&rq);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        const char *what = all ? "iallreduce" : "ireduce";
+        CHECK(rc == MPI_SUCCESS, "%s %s rc %d", x->name, what, rc);
+        for (long i = 0; i < n && me_root; i++) {
+            int bad;
+            if (noncomm) {
+                aff w = aff_ref(x, i, 0, x->size - 1, sl), g = ((aff *)r)[i];
+                bad = g.m != w.m || g.c != w.c;
+            } else {
+                bad = ((int *)r)[i] != sum_ref(x, i, 0, x->size - 1, sl);
+            }
+            if (bad) {
+                CHECK(0, "%s %s n=%ld root=%d inplace=%d noncomm=%d persistent=%d: [%ld] wrong",
+                      x->name, what, n, root, in_place, noncomm, persistent, i);
+                break;
+            }
+        }
+    }
+    if (persistent && rc == MPI_SUCCESS)
+        MPI_Request_free(&rq);
+    free(s), free(r);
+}
+
 static void run(struct ctx *x, long large)
 {
     if (x->comm == MPI_COMM_NULL)
@@ -316,6 +410,15 @@ static void run(struct ctx *x, long large)
                 test_gatherv(x, per, roots[ri], ip, salt + ri);
                 test_scatterv(x, per, roots[ri], ip, salt + ri);
             }
+        for (int ri = 0; ri < 3 && (ri == 0 || !big); ri++) {
+            test_ibcast(x, n, roots[ri], ri == 1, salt + ri);
+            for (int ip = 0; ip < 2; ip++)
+                for (int nc = 0; nc < 2; nc++) {
+                    test_ireduce(x, n, roots[ri], 0, ip, nc, ri == 2, salt + ri);
+                    if (ri == 0)
+                        test_ireduce(x, n, 0, 1, ip, nc, ip, salt + 3);
+                }
+        }
         CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);
     }
     free(x->wr);

@@ -60,6 +60,19 @@ int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_c
  * SMAP_HIER_FLAT. */
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 
+/* Non-blocking (and persistent: the request pointer the binding passes)
+ * Ibcast, Ireduce and Iallreduce (all 1) as one schedule on c that
+ * follows the nodes (nbc.c), started in *req.  smap_hier_nb_use(c): the
+ * job spans nodes and SMAP_COLL_HIER is on (local: builds nothing).  They
+ * answer SMAP_HIER_FLAT when c is on one node, for count 0, and for a
+ * non-commutative op over interleaved nodes. */
+int smap_hier_nb_use(smap_comm_t *c);
+int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
+                     MPI_Request *req);
+int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                      MPI_Datatype type, MPI_Op op, int root, int all, smap_comm_t *c,
+                      MPI_Request *req);
+
 /* MPI_Comm_free of c (collective): frees the sub-communicators. */
 int smap_hier_release(smap_comm_t *c);
 /* c is destroyed without MPI_Comm_free (MPI_Finalize's sweep, WORLD at
