@@ -113,6 +113,19 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
         }                                                                                  \
     } while (0)
 
+/* The same for the non-blocking (and persistent) forms that have a
+ * hierarchical schedule (req non-NULL). */
+#define COLL_HIER_NB(func, comm, c, req, call)                                             \
+    do {                                                                                   \
+        if ((req) && (c)->slot < 0 && smap_hier_nb_use(c)) {                               \
+            int hrc_ = (call);                                                             \
+            if (hrc_ != SMAP_HIER_FLAT)                                                    \
+                return hrc_ == MPI_SUCCESS ? MPI_SUCCESS                                   \
+                                           : smap_err_raise(comm, hrc_, func, "%s",        \
+                                                            smap_hier_why());              \
+        }                                                                                  \
+    } while (0)
+
 #define NBC_DONE(func, comm, rc)                                                           \
     ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_nbc_why()))
 

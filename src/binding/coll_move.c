@@ -18,6 +18,7 @@ int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype,
         return COLL_IN_PLACE_ERR(F, comm, "buffer");
     COLL_CHECK_BUF(F, comm, buf, count, datatype, t);
     COLL_HIER(F, comm, c, req, smap_hier_bcast(buf, count, t, root, c));
+    COLL_HIER_NB(F, comm, c, req, smap_hier_ibcast(buf, count, t, root, c, req));
     return COLL_RUN(F, comm, c, req, smap_coll_bcast(buf, count, t, root, c),
                     smap_nbc_bcast(buf, count, t, root, c, req));
 }
@@ -114,7 +115,9 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
     if (rc)
         return rc;
     COLL_HIER(F, comm, c, req,
-              smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c));
+              vec ? smap_hier_gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c)
+                  : smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
+                                     c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
                     smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
@@ -171,7 +174,9 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
     if (rc)
         return rc;
     COLL_HIER(F, comm, c, req,
-              smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c));
+              vec ? smap_hier_scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c)
+                  : smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
+                                      c));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
                     smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,

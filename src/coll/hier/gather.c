@@ -28,11 +28,9 @@ static int *node_ranks(const struct smap_hier *h, int nc, int nd, int *k)
     return l;
 }
 
-/* The on-node gather (scatter) of k blocks: counts and displacements by
- * rank in the node, in elements of the root's type. */
-static int node_gather(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
-                       void *rbuf, const MPI_Count *cnt, const MPI_Count *dsp, smap_dtype_t *rt,
-                       int root)
+int hier_node_gatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
+                      void *rbuf, const MPI_Count *cnt, const MPI_Count *dsp, smap_dtype_t *rt,
+                      int root)
 {
     smap_comm_t *n = h->node;
     struct smap_cvec cv = { cnt, 1 }, dv = { dsp, 1 };
@@ -44,9 +42,9 @@ static int node_gather(struct smap_hier *h, const void *sbuf, MPI_Count scount, 
                      smap_nbc_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n, NULL));
 }
 
-static int node_scatter(struct smap_hier *h, const void *sbuf, const MPI_Count *cnt,
-                        const MPI_Count *dsp, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
-                        smap_dtype_t *rt, int root)
+int hier_node_scatterv(struct smap_hier *h, const void *sbuf, const MPI_Count *cnt,
+                       const MPI_Count *dsp, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
+                       smap_dtype_t *rt, int root)
 {
     smap_comm_t *n = h->node;
     struct smap_cvec cv = { cnt, 1 }, dv = { dsp, 1 };
@@ -181,9 +179,10 @@ int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
     if (rc != MPI_SUCCESS)
         return rc;
     if (on_root_node)   /* straight into the root's buffer */
-        rc = node_gather(h, sbuf, scount, st, rbuf, r.cnt, r.dsp, rt, h->local_of[root]);
+        rc = hier_node_gatherv(h, sbuf, scount, st, rbuf, r.cnt, r.dsp, rt, h->local_of[root]);
     else
-        rc = node_gather(h, sbuf, scount, st, r.pack, r.cnt, r.dsp, smap_dtype_get(MPI_BYTE), 0);
+        rc = hier_node_gatherv(h, sbuf, scount, st, r.pack, r.cnt, r.dsp,
+                               smap_dtype_get(MPI_BYTE), 0);
     if (rc == MPI_SUCCESS)
         rc = root_leaders(h, c, root, rbuf, rcount, rt, &r, blk, 1);
     rooted_free(&r);
@@ -208,10 +207,11 @@ int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     rc = root_leaders(h, c, root, (void *)sbuf, scount, st, &r, blk, 0);
     if (rc == MPI_SUCCESS) {
         if (on_root_node)
-            rc = node_scatter(h, sbuf, r.cnt, r.dsp, st, rbuf, rcount, rt, h->local_of[root]);
+            rc = hier_node_scatterv(h, sbuf, r.cnt, r.dsp, st, rbuf, rcount, rt,
+                                    h->local_of[root]);
         else
-            rc = node_scatter(h, r.pack, r.cnt, r.dsp, smap_dtype_get(MPI_BYTE), rbuf, rcount,
-                              rt, 0);
+            rc = hier_node_scatterv(h, r.pack, r.cnt, r.dsp, smap_dtype_get(MPI_BYTE), rbuf,
+                                    rcount, rt, 0);
     }
     rooted_free(&r);
     return rc;

@@ -33,18 +33,45 @@ int smap_hier_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtyp
 int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                         MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                         smap_dtype_t *rt, smap_comm_t *c);
-/* The plain forms only (counts .p NULL); Gatherv and Scatterv answer
- * SMAP_HIER_FLAT. */
+/* rcounts .p NULL: Reduce_scatter_block (every block `block` elements). */
+int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+                             MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
+                             smap_comm_t *c);
+/* Scan (exclusive 0) and Exscan (1). */
+int smap_hier_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                   MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c);
+/* The plain forms only (counts .p NULL; the binding calls the v forms
+ * below for Gatherv and Scatterv). */
 int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                      MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                      smap_dtype_t *rt, int root, smap_comm_t *c);
 int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                       struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
                       smap_dtype_t *rt, int root, smap_comm_t *c);
+/* The v forms: counts and displacements read at the root only. */
+int smap_hier_gatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                      struct smap_cvec rcounts, struct smap_cvec displs, smap_dtype_t *rt,
+                      int root, smap_comm_t *c);
+int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_cvec displs,
+                       smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt,
+                       int root, smap_comm_t *c);
 /* Alltoall only, and only with SMAP_COLL_HIER_ALLTOALL=1: otherwise, and for
  * the v and w forms, it answers
  * SMAP_HIER_FLAT. */
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
+
+/* Non-blocking (and persistent: the request pointer the binding passes)
+ * Ibcast, Ireduce and Iallreduce (all 1) as one schedule on c that
+ * follows the nodes (nbc.c), started in *req.  smap_hier_nb_use(c): the
+ * job spans nodes and SMAP_COLL_HIER is on (local: builds nothing).  They
+ * answer SMAP_HIER_FLAT when c is on one node, for count 0, and for a
+ * non-commutative op over interleaved nodes. */
+int smap_hier_nb_use(smap_comm_t *c);
+int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
+                     MPI_Request *req);
+int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                      MPI_Datatype type, MPI_Op op, int root, int all, smap_comm_t *c,
+                      MPI_Request *req);
 
 /* MPI_Comm_free of c (collective): frees the sub-communicators. */
 int smap_hier_release(smap_comm_t *c);

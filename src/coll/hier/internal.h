@@ -21,6 +21,12 @@ struct smap_hier {
     int contiguous;     /* every node holds one range of c's ranks */
 };
 
+/* c's node map, local (no communication): node_of and local_of by rank
+ * in c, leader_of by node (c->size entries each, caller's); nodes
+ * numbered in the order of their lowest rank.  0, or -1 out of memory. */
+int hier_map_nodes(smap_comm_t *c, int *node_of, int *local_of, int *leader_of, int *nnodes,
+                   int *contiguous);
+
 static inline int hier_is_leader(const struct smap_hier *h)
 {
     return h->node->rank == 0;
@@ -55,6 +61,16 @@ int hier_node_self(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap
 int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount,
                          smap_dtype_t *st, void *rbuf, const MPI_Count *counts,
                          const MPI_Count *displs, smap_dtype_t *rt);
+
+/* The on-node gather (scatter) of v blocks at root (rank in the node):
+ * counts and displacements by rank in the node, in elements of the
+ * root's type (read at the root only). */
+int hier_node_gatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
+                      void *rbuf, const MPI_Count *cnt, const MPI_Count *dsp, smap_dtype_t *rt,
+                      int root);
+int hier_node_scatterv(struct smap_hier *h, const void *sbuf, const MPI_Count *cnt,
+                       const MPI_Count *dsp, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
+                       smap_dtype_t *rt, int root);
 
 /* Starts a built schedule of the inter-node phase (frees it when a build
  * step ran out of memory). */
@@ -93,5 +109,13 @@ int hier_pipeline(const struct hier_pipe *p, MPI_Count count, smap_dtype_t *t);
  * (*req) with the algorithm chosen by size and node count (reduce.c). */
 int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t,
                         MPI_Datatype type, MPI_Op op, MPI_Request *req);
+
+/* The recursive-doubling allreduce of buf (in place, rank order kept on
+ * any n: the first 2*rest fold in pairs first) among n members, this one
+ * the r-th, appended to s; member v is rank ranks[v] of s's communicator
+ * (ranks NULL: v itself); tmp: scratch for count elements. */
+void hier_add_recursive_doubling(struct smap_sched *s, int n, int r, const int *ranks,
+                                 void *buf, MPI_Count count, smap_dtype_t *t, MPI_Datatype type,
+                                 MPI_Op op, void *tmp);
 
 #endif

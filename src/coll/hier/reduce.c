@@ -31,22 +31,23 @@ static int rd_real(int v, int rem)
     return v < rem ? 2 * v + 1 : v + rem;
 }
 
-static void add_recursive_doubling(struct smap_sched *s, void *buf, MPI_Count count,
-                                   smap_dtype_t *t, MPI_Datatype type, MPI_Op op, void *tmp)
+void hier_add_recursive_doubling(struct smap_sched *s, int n, int r, const int *ranks,
+                                 void *buf, MPI_Count count, smap_dtype_t *t, MPI_Datatype type,
+                                 MPI_Op op, void *tmp)
 {
-    smap_comm_t *c = smap_sched_comm(s);
-    int n = c->size, r = c->rank, p = 1;
+#define RANK(v) (ranks ? ranks[v] : (v))
+    int p = 1;
     while (p * 2 <= n)
         p *= 2;
     int rem = n - p, v;
     if (r < 2 * rem) {
         if (r & 1) {
-            smap_sched_recv(s, tmp, count, t, r - 1);
+            smap_sched_recv(s, tmp, count, t, RANK(r - 1));
             smap_sched_barrier(s);
             smap_sched_reduce(s, tmp, buf, count, t, type, op);   /* buf = lower op buf */
             v = r / 2;
         } else {
-            smap_sched_send(s, buf, count, t, r + 1);
+            smap_sched_send(s, buf, count, t, RANK(r + 1));
             smap_sched_barrier(s);
             v = -1;
         }
@@ -56,8 +57,8 @@ static void add_recursive_doubling(struct smap_sched *s, void *buf, MPI_Count co
     if (v >= 0)
         for (int mask = 1; mask < p; mask <<= 1) {
             int peer = rd_real(v ^ mask, rem);
-            smap_sched_send(s, buf, count, t, peer);
-            smap_sched_recv(s, tmp, count, t, peer);
+            smap_sched_send(s, buf, count, t, RANK(peer));
+            smap_sched_recv(s, tmp, count, t, RANK(peer));
             smap_sched_barrier(s);
             if (peer < r) {
                 smap_sched_reduce(s, tmp, buf, count, t, type, op);   /* buf = peer op buf */
@@ -68,12 +69,13 @@ static void add_recursive_doubling(struct smap_sched *s, void *buf, MPI_Count co
         }
     if (r < 2 * rem) {
         if (r & 1)
-            smap_sched_send(s, buf, count, t, r - 1);
+            smap_sched_send(s, buf, count, t, RANK(r - 1));
         else
-            smap_sched_recv(s, buf, count, t, r + 1);
+            smap_sched_recv(s, buf, count, t, RANK(r + 1));
         smap_sched_barrier(s);
     }
 }
+#undef RANK
 
 /* Segment i of n over count elements: [*off, *off + *len). */
 static void ring_seg(MPI_Count count, int n, int i, MPI_Count *off, MPI_Count *len)
@@ -127,7 +129,7 @@ int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dt
         if (ring)
             add_ring(s, buf, count, t, type, op, tmp);
         else
-            add_recursive_doubling(s, buf, count, t, type, op, tmp);
+            hier_add_recursive_doubling(s, l->size, l->rank, NULL, buf, count, t, type, op, tmp);
     }
     return hier_launch(s, req);
 }

@@ -50,37 +50,46 @@ static void free_state(struct smap_hier *h)
     free(h);
 }
 
-/* The node index of every rank of c (nodes numbered by their lowest rank
- * in c), whether every node holds one range, and the leaders. */
-static int map_nodes(smap_comm_t *c, struct smap_hier *h)
+int hier_map_nodes(smap_comm_t *c, int *node_of, int *local_of, int *leader_of, int *nnodes,
+                   int *contiguous)
 {
     int n = c->size;
     int *idx = malloc((size_t)smap_job.nnodes * sizeof *idx);
     int *count = calloc((size_t)n, sizeof *count);
-    h->node_of = malloc((size_t)n * sizeof *h->node_of);
-    h->local_of = malloc((size_t)n * sizeof *h->local_of);
-    h->leader_of = malloc((size_t)n * sizeof *h->leader_of);
-    if (!idx || !count || !h->node_of || !h->local_of || !h->leader_of) {
+    if (!idx || !count) {
         free(idx), free(count);
         return -1;
     }
     for (int j = 0; j < smap_job.nnodes; j++)
         idx[j] = -1;
-    h->nnodes = 0;
-    h->contiguous = 1;
+    *nnodes = 0;
+    *contiguous = 1;
     for (int i = 0; i < n; i++) {
         int jn = smap_job.node_of[smap_group_world_rank(c->group, i)];
         if (idx[jn] < 0) {
-            idx[jn] = h->nnodes++;
-            h->leader_of[idx[jn]] = i;
-        } else if (h->node_of[i - 1] != idx[jn]) {
-            h->contiguous = 0;   /* the node came back after another */
+            idx[jn] = (*nnodes)++;
+            leader_of[idx[jn]] = i;
+        } else if (node_of[i - 1] != idx[jn]) {
+            *contiguous = 0;   /* the node came back after another */
         }
-        h->node_of[i] = idx[jn];
-        h->local_of[i] = count[idx[jn]]++;
+        node_of[i] = idx[jn];
+        local_of[i] = count[idx[jn]]++;
     }
     free(idx), free(count);
     return 0;
+}
+
+/* The node index of every rank of c (nodes numbered by their lowest rank
+ * in c), whether every node holds one range, and the leaders. */
+static int map_nodes(smap_comm_t *c, struct smap_hier *h)
+{
+    size_t n = (size_t)c->size;
+    h->node_of = malloc(n * sizeof *h->node_of);
+    h->local_of = malloc(n * sizeof *h->local_of);
+    h->leader_of = malloc(n * sizeof *h->leader_of);
+    if (!h->node_of || !h->local_of || !h->leader_of)
+        return -1;
+    return hier_map_nodes(c, h->node_of, h->local_of, h->leader_of, &h->nnodes, &h->contiguous);
 }
 
 static struct smap_hier *build(smap_comm_t *c)

@@ -1,0 +1,169 @@
+/* Hierarchical Reduce_scatter and Reduce_scatter_block: every node folds
+ * the whole vector onto its leader (the control-block reduction, rank
+ * order); the leaders exchange their partial results node block by node
+ * block (a node's block: its ranks' blocks in node order), each leader
+ * folding the n partials of its own node's block in node order; every
+ * node scatters its block from its leader.
+ *
+ * The leaders' exchange is one round of direct messages (each leader sends
+ * n-1 node blocks and receives n-1: the bytes of a ring reduce-scatter in
+ * one step, fine for a few nodes) and keeps node order, so when every node
+ * holds one range of ranks any op is right.  When the ranks interleave, a
+ * node's block is not one range of the vector: it is packed (copies), which
+ * only commutative ops allow; a non-commutative op then takes the flat
+ * schedule (SMAP_HIER_FLAT). */
+#include "coll/hier/internal.h"
+
+#include <stdlib.h>
+
+/* The per-call layout: each rank's count and offset in the vector, this
+ * node's ranks in node order, every node's block length. */
+struct rs {
+    MPI_Count *cnt, *off, *klen;   /* by rank in c, by rank in c, by node */
+    int *mine, k;                  /* this node's ranks, their number */
+    MPI_Count total;
+};
+
+static void rs_free(struct rs *r)
+{
+    free(r->cnt), free(r->mine);
+}
+
+static int rs_init(struct rs *r, struct smap_hier *h, smap_comm_t *c, struct smap_cvec rcounts,
+                   MPI_Count block)
+{
+    int n = c->size, nd = h->node_of[c->rank];
+    r->cnt = malloc((2 * (size_t)n + (size_t)h->nnodes) * sizeof *r->cnt);
+    r->mine = malloc((size_t)n * sizeof *r->mine);
+    if (!r->cnt || !r->mine) {
+        rs_free(r);
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the reduce-scatter's layout");
+    }
+    r->off = r->cnt + n;
+    r->klen = r->off + n;
+    for (int m = 0; m < h->nnodes; m++)
+        r->klen[m] = 0;
+    r->total = 0;
+    r->k = 0;
+    for (int i = 0; i < n; i++) {
+        r->cnt[i] = rcounts.p ? smap_cvec_at(rcounts, i) : block;
+        r->off[i] = r->total;
+        r->total += r->cnt[i];
+        r->klen[h->node_of[i]] += r->cnt[i];
+        if (h->node_of[i] == nd)
+            r->mine[r->k++] = i;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Node m's block of the partial `acc` for sending: in place when the node
+ * holds one range of ranks, else packed into `to` (copies in s). */
+static void *node_block(struct smap_sched *s, struct smap_hier *h, const struct rs *r, void *acc,
+                        int m, void *to, smap_dtype_t *t, smap_comm_t *c)
+{
+    if (h->contiguous)
+        return hier_at(acc, r->off[h->leader_of[m]], t);
+    MPI_Count at = 0;
+    for (int i = 0; i < c->size; i++)
+        if (h->node_of[i] == m) {
+            smap_sched_copy(s, hier_at(acc, r->off[i], t), r->cnt[i], t, hier_at(to, at, t),
+                            r->cnt[i], t);
+            at += r->cnt[i];
+        }
+    return to;
+}
+
+/* The leaders' exchange: node j's partial of this node's block lands in
+ * got + j * K (K: this node's block length; slot m is this node's own
+ * partial when packed), folded in node order; *res says where the
+ * result is. */
+static int lead_exchange(struct smap_hier *h, const struct rs *r, void *acc, void *got,
+                         void *sendbuf, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
+                         smap_comm_t *c, void **res)
+{
+    smap_comm_t *l = h->lead;
+    int nn = l->size, m = l->rank;
+    MPI_Count kk = r->klen[m];
+    struct smap_sched *s = smap_sched_new(l);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+    void *own = node_block(s, h, r, acc, m, hier_at(got, m * kk, t), t, c);
+    MPI_Count sat = 0;   /* packed send blocks, one after another */
+    for (int j = 0; j < nn; j++) {
+        if (j == m)
+            continue;
+        void *blk = node_block(s, h, r, acc, j, hier_at(sendbuf, sat, t), t, c);
+        sat += h->contiguous ? 0 : r->klen[j];
+        smap_sched_send(s, blk, r->klen[j], t, j);
+        smap_sched_recv(s, hier_at(got, j * kk, t), kk, t, j);
+    }
+    smap_sched_barrier(s);
+    /* (P_0 op .. op P_{m-1}) op (own op P_{m+1} op .. op P_{nn-1}):
+     * inout = in op inout, so the right part folds into the later slot */
+    void *cur = own;
+    for (int j = m + 1; j < nn; j++) {
+        void *pj = hier_at(got, j * kk, t);
+        smap_sched_reduce(s, cur, pj, kk, t, type, op);
+        cur = pj;
+    }
+    for (int j = m - 1; j >= 0; j--)
+        smap_sched_reduce(s, hier_at(got, j * kk, t), cur, kk, t, type, op);
+    *res = cur;
+    if (smap_sched_failed(s)) {
+        smap_sched_free(s);
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the leaders' schedule");
+    }
+    return hier_fail_nbc(smap_sched_run(s));
+}
+
+int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+                             MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
+                             smap_comm_t *c)
+{
+    struct smap_hier *h = c->hier;
+    if (!h->contiguous && !hier_commutative(op))
+        return SMAP_HIER_FLAT;
+    struct rs r;
+    int rc = rs_init(&r, h, c, rcounts, block);
+    if (rc != MPI_SUCCESS || r.total == 0) {
+        if (rc == MPI_SUCCESS)
+            rs_free(&r);
+        return rc;
+    }
+    int leader = hier_is_leader(h), nd = h->node_of[c->rank];
+    const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    void *abase = NULL, *gbase = NULL, *sbase = NULL, *acc = rbuf, *got = NULL, *res = NULL,
+         *pack = NULL;
+    if (leader) {
+        MPI_Count kk = r.klen[nd];
+        acc = hier_tmp(r.total, t, &abase);
+        got = hier_tmp((MPI_Count)h->nnodes * kk, t, &gbase);
+        if (!h->contiguous)
+            pack = hier_tmp(r.total, t, &sbase);
+        if (!acc || !got || (!h->contiguous && !pack)) {
+            free(abase), free(gbase), free(sbase), rs_free(&r);
+            return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leader's partial result");
+        }
+    }
+    rc = hier_node_reduce(h, in, acc, r.total, t, type, op, 0);
+    if (rc == MPI_SUCCESS && leader)
+        rc = lead_exchange(h, &r, acc, got, pack, t, type, op, c, &res);
+    if (rc == MPI_SUCCESS) {
+        /* this node's block, by rank in the node, packed at the leader */
+        MPI_Count *cn = malloc(2 * (size_t)r.k * sizeof *cn);
+        if (!cn) {
+            rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
+        } else {
+            MPI_Count at = 0;
+            for (int j = 0; j < r.k; j++) {
+                cn[j] = r.cnt[r.mine[j]];
+                cn[r.k + j] = at;
+                at += cn[j];
+            }
+            rc = hier_node_scatterv(h, res, cn, cn + r.k, t, rbuf, r.cnt[c->rank], t, 0);
+            free(cn);
+        }
+    }
+    free(abase), free(gbase), free(sbase), rs_free(&r);
+    return rc;
+}

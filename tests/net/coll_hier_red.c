@@ -1,0 +1,484 @@
+/* Reduce_scatter(_block), Scan, Exscan, Gatherv, Scatterv, and the
+ * non-blocking and persistent Ibcast, Ireduce, Iallreduce on
+ * communicators spanning nodes (src/coll/hier), checked against serial
+ * references: on WORLD and on sub-communicators whose node membership is
+ * uneven, whose order interleaves the nodes (the flat fallback for
+ * non-commutative ops), or that hold one rank per node; sizes 0, 1, odd and
+ * large; MPI_SUM on int and a non-commutative user op (composition of
+ * affine maps x -> m x + c, two unsigned per element, i.e. a product of
+ * 2x2 matrices); in place; uneven and zero counts.
+ *   coll_hier_red [large_elems]   (default 1<<18: 1-2 MiB vectors) */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int wrank;
+static int failures;
+
+#define CHECK(cond, ...)                                                                    \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            if (failures++ < 10) {                                                         \
+                fprintf(stderr, "rank %d: %s:%d: ", wrank, __FILE__, __LINE__);            \
+                fprintf(stderr, __VA_ARGS__);                                              \
+                fputc('\n', stderr);                                                       \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+static int ival(int r, long i, int salt)
+{
+    return (int)((r * 7919L + i * 31L + salt * 101L) % 1000) - 500;
+}
+
+typedef struct {
+    unsigned m, c;
+} aff;
+
+static aff aval(int r, long i, int salt)
+{
+    aff a = { (unsigned)(2 * ((r + i + salt) % 13) + 1), (unsigned)(r * 17 + i * 3 + salt) };
+    return a;
+}
+
+/* (a o b)(x) = a(b(x)): the fold of ranks lo..hi is f_lo o ... o f_hi */
+static aff compose(aff a, aff b)
+{
+    aff r = { a.m * b.m, a.m * b.c + a.c };
+    return r;
+}
+
+static void aff_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    aff *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] = compose(a[i], b[i]);
+}
+
+struct ctx {
+    MPI_Comm comm;
+    int rank, size;
+    int *wr;   /* world rank of every rank */
+    const char *name;
+    MPI_Datatype aff_t;
+    MPI_Op aff_o;
+};
+
+/* The serial references: element i folded over ranks [lo, hi] (hi >= lo). */
+static int sum_ref(struct ctx *x, long i, int lo, int hi, int salt)
+{
+    int s = 0;
+    for (int k = lo; k <= hi; k++)
+        s += ival(x->wr[k], i, salt);
+    return s;
+}
+
+static aff aff_ref(struct ctx *x, long i, int lo, int hi, int salt)
+{
+    aff a = aval(x->wr[hi], i, salt);
+    for (int k = hi - 1; k >= lo; k--)
+        a = compose(aval(x->wr[k], i, salt), a);
+    return a;
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return p;
+}
+
+/* ---- Reduce_scatter(_block) ---- */
+
+/* Uneven counts around `base` (some zero) for Reduce_scatter; all `base`
+ * for the block form. */
+static long rs_count(int r, long base, int block)
+{
+    if (block)
+        return base;
+    if (r % 4 == 1)
+        return 0;
+    return base + (r * 3) % 5;
+}
+
+static void test_redscat(struct ctx *x, long base, int block, int in_place, int noncomm, int salt)
+{
+    int n = x->size;
+    int *cnt = xmalloc((size_t)n * sizeof *cnt);
+    long total = 0, off = 0;
+    for (int r = 0; r < n; r++) {
+        cnt[r] = (int)rs_count(r, base, block);
+        if (r < x->rank)
+            off += cnt[r];
+        total += cnt[r];
+    }
+    long mine = cnt[x->rank];
+    size_t es = noncomm ? sizeof(aff) : sizeof(int);
+    char *s = xmalloc((size_t)total * es), *r = xmalloc((size_t)(in_place ? total : mine + 1) * es);
+    for (long i = 0; i < total; i++) {
+        if (noncomm)
+            ((aff *)s)[i] = aval(x->wr[x->rank], i, salt);
+        else
+            ((int *)s)[i] = ival(x->wr[x->rank], i, salt);
+    }
+    memset(r, 0x5a, (size_t)(in_place ? total : mine + 1) * es);
+    const void *sb = s;
+    if (in_place) {
+        memcpy(r, s, (size_t)total * es);
+        sb = MPI_IN_PLACE;
+    }
+    MPI_Datatype t = noncomm ? x->aff_t : MPI_INT;
+    MPI_Op op = noncomm ? x->aff_o : MPI_SUM;
+    int rc = block ? MPI_Reduce_scatter_block(sb, r, (int)base, t, op, x->comm)
+                   : MPI_Reduce_scatter(sb, r, cnt, t, op, x->comm);
+    const char *what = block ? "reduce_scatter_block" : "reduce_scatter";
+    CHECK(rc == MPI_SUCCESS, "%s %s rc %d", x->name, what, rc);
+    for (long i = 0; i < mine; i++) {
+        int bad;
+        if (noncomm) {
+            aff w = aff_ref(x, off + i, 0, n - 1, salt), g = ((aff *)r)[i];
+            bad = g.m != w.m || g.c != w.c;
+        } else {
+            bad = ((int *)r)[i] != sum_ref(x, off + i, 0, n - 1, salt);
+        }
+        if (bad) {
+            CHECK(0, "%s %s base=%ld inplace=%d noncomm=%d: [%ld] wrong", x->name, what, base,
+                  in_place, noncomm, i);
+            break;
+        }
+    }
+    if (!in_place) {   /* past the block: untouched */
+        unsigned char *p = (unsigned char *)r + mine * es;
+        CHECK(p[0] == 0x5a && p[es - 1] == 0x5a, "%s %s wrote past its block", x->name, what);
+    }
+    free(cnt), free(s), free(r);
+}
+
+/* ---- Scan, Exscan ---- */
+
+static void test_scan(struct ctx *x, long n, int ex, int in_place, int noncomm, int salt)
+{
+    size_t es = noncomm ? sizeof(aff) : sizeof(int);
+    char *s = xmalloc((size_t)n * es), *r = xmalloc((size_t)n * es);
+    for (long i = 0; i < n; i++) {
+        if (noncomm)
+            ((aff *)s)[i] = aval(x->wr[x->rank], i, salt);
+        else
+            ((int *)s)[i] = ival(x->wr[x->rank], i, salt);
+    }
+    memset(r, 0x5a, (size_t)n * es);
+    const void *sb = s;
+    if (in_place) {
+        memcpy(r, s, (size_t)n * es);
+        sb = MPI_IN_PLACE;
+    }
+    MPI_Datatype t = noncomm ? x->aff_t : MPI_INT;
+    MPI_Op op = noncomm ? x->aff_o : MPI_SUM;
+    int rc = ex ? MPI_Exscan(sb, r, (int)n, t, op, x->comm)
+                : MPI_Scan(sb, r, (int)n, t, op, x->comm);
+    const char *what = ex ? "exscan" : "scan";
+    CHECK(rc == MPI_SUCCESS, "%s %s rc %d", x->name, what, rc);
+    int hi = ex ? x->rank - 1 : x->rank;
+    for (long i = 0; i < n && hi >= 0; i++) {
+        int bad;
+        if (noncomm) {
+            aff w = aff_ref(x, i, 0, hi, salt), g = ((aff *)r)[i];
+            bad = g.m != w.m || g.c != w.c;
+        } else {
+            bad = ((int *)r)[i] != sum_ref(x, i, 0, hi, salt);
+        }
+        if (bad) {
+            CHECK(0, "%s %s n=%ld inplace=%d noncomm=%d: [%ld] wrong", x->name, what, n,
+                  in_place, noncomm, i);
+            break;
+        }
+    }
+    free(s), free(r);
+}
+
+/* ---- Gatherv, Scatterv ---- */
+
+/* Rank r's block: uneven, some empty; placed in reverse rank order with a
+ * gap of 3 ints before each block (the gaps must stay untouched). */
+static long gv_count(int r, long base)
+{
+    return r % 3 == 2 ? 0 : base + r % 4;
+}
+
+static void gv_layout(struct ctx *x, long base, int *cnt, int *dsp, long *span)
+{
+    long at = 0;
+    for (int r = x->size - 1; r >= 0; r--) {
+        cnt[r] = (int)gv_count(r, base);
+        dsp[r] = (int)(at + 3);
+        at += 3 + cnt[r];
+    }
+    *span = at + 1;
+}
+
+static void test_gatherv(struct ctx *x, long base, int root, int in_place, int salt)
+{
+    int n = x->size, me = x->rank;
+    int *cnt = xmalloc((size_t)n * sizeof *cnt), *dsp = xmalloc((size_t)n * sizeof *dsp);
+    long span;
+    gv_layout(x, base, cnt, dsp, &span);
+    long mine = cnt[me];
+    int *s = xmalloc((size_t)mine * sizeof *s), *r = xmalloc((size_t)span * sizeof *r);
+    for (long i = 0; i < mine; i++)
+        s[i] = ival(x->wr[me], i, salt);
+    for (long i = 0; i < span; i++)
+        r[i] = -7;
+    const void *sb = s;
+    if (in_place && me == root) {
+        memcpy(r + dsp[me], s, (size_t)mine * sizeof *s);
+        sb = MPI_IN_PLACE;
+    }
+    /* non-roots pass garbage counts: only the root's are significant */
+    int rc = MPI_Gatherv(sb, (int)mine, MPI_INT, r, me == root ? cnt : NULL,
+                         me == root ? dsp : NULL, MPI_INT, root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s gatherv rc %d", x->name, rc);
+    if (me == root) {
+        long bad = -1;
+        for (long i = 0; i < span && bad < 0; i++) {
+            int want = -7;
+            for (int k = 0; k < n; k++)
+                if (i >= dsp[k] && i < dsp[k] + cnt[k])
+                    want = ival(x->wr[k], i - dsp[k], salt);
+            if (r[i] != want)
+                bad = i;
+        }
+        CHECK(bad < 0, "%s gatherv base=%ld root=%d inplace=%d: [%ld] = %d wrong", x->name,
+              base, root, in_place, bad, bad < 0 ? 0 : r[bad]);
+    }
+    free(cnt), free(dsp), free(s), free(r);
+}
+
+static void test_scatterv(struct ctx *x, long base, int root, int in_place, int salt)
+{
+    int n = x->size, me = x->rank;
+    int *cnt = xmalloc((size_t)n * sizeof *cnt), *dsp = xmalloc((size_t)n * sizeof *dsp);
+    long span;
+    gv_layout(x, base, cnt, dsp, &span);
+    long mine = cnt[me];
+    int *s = xmalloc((size_t)span * sizeof *s), *r = xmalloc((size_t)(mine + 1) * sizeof *r);
+    for (long i = 0; i < span; i++)
+        s[i] = -1;
+    for (int k = 0; k < n; k++)
+        for (long i = 0; i < cnt[k]; i++)
+            s[dsp[k] + i] = ival(x->wr[k], i, salt);
+    for (long i = 0; i <= mine; i++)
+        r[i] = -7;
+    void *rb = in_place && me == root ? MPI_IN_PLACE : r;
+    int rc = MPI_Scatterv(s, me == root ? cnt : NULL, me == root ? dsp : NULL, MPI_INT, rb,
+                          (int)mine, MPI_INT, root, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s scatterv rc %d", x->name, rc);
+    if (rb != MPI_IN_PLACE) {
+        long bad = -1;
+        for (long i = 0; i < mine && bad < 0; i++)
+            if (r[i] != ival(x->wr[me], i, salt))
+                bad = i;
+        CHECK(bad < 0, "%s scatterv base=%ld root=%d: [%ld] wrong", x->name, base, root, bad);
+        CHECK(r[mine] == -7, "%s scatterv wrote past the block", x->name);
+    }
+    free(cnt), free(dsp), free(s), free(r);
+}
+
+/* ---- Ibcast, Ireduce, Iallreduce and their persistent forms ---- */
+
+static void test_ibcast(struct ctx *x, long n, int root, int persistent, int salt)
+{
+    int *b = xmalloc((size_t)n * sizeof *b), *b2 = xmalloc((size_t)n * sizeof *b2);
+    MPI_Request rq[2];
+    int rc = MPI_SUCCESS;
+    for (int round = 0; round < (persistent ? 2 : 1); round++) {
+        for (long i = 0; i < n; i++) {
+            b[i] = x->rank == root ? ival(root, i, salt + round) : -1;
+            b2[i] = x->rank == 0 ? ival(0, i, salt + 7) : -1;
+        }
+        if (persistent) {
+            if (round == 0)
+                rc = MPI_Bcast_init(b, (int)n, MPI_INT, root, x->comm, MPI_INFO_NULL, &rq[0]);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Start(&rq[0]);
+        } else {
+            rc = MPI_Ibcast(b, (int)n, MPI_INT, root, x->comm, &rq[0]);
+        }
+        /* a second one outstanding at the same time */
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Ibcast(b2, (int)n, MPI_INT, 0, x->comm, &rq[1]);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "%s ibcast rc %d", x->name, rc);
+        for (long i = 0; i < n; i++)
+            if (b[i] != ival(root, i, salt + round) || b2[i] != ival(0, i, salt + 7)) {
+                CHECK(0, "%s ibcast n=%ld root=%d persistent=%d: [%ld] wrong", x->name, n, root,
+                      persistent, i);
+                break;
+            }
+    }
+    if (persistent && rc == MPI_SUCCESS)
+        MPI_Request_free(&rq[0]);
+    free(b), free(b2);
+}
+
+static void test_ireduce(struct ctx *x, long n, int root, int all, int in_place, int noncomm,
+                         int persistent, int salt)
+{
+    size_t es = noncomm ? sizeof(aff) : sizeof(int);
+    char *s = xmalloc((size_t)n * es), *r = xmalloc((size_t)n * es);
+    MPI_Datatype t = noncomm ? x->aff_t : MPI_INT;
+    MPI_Op op = noncomm ? x->aff_o : MPI_SUM;
+    int me_root = all || x->rank == root, rc = MPI_SUCCESS;
+    MPI_Request rq;
+    for (int round = 0; round < (persistent ? 2 : 1); round++) {
+        int sl = salt + round;
+        for (long i = 0; i < n; i++) {
+            if (noncomm)
+                ((aff *)s)[i] = aval(x->wr[x->rank], i, sl);
+            else
+                ((int *)s)[i] = ival(x->wr[x->rank], i, sl);
+        }
+        memset(r, 0x5a, (size_t)n * es);
+        const void *sb = s;
+        if (in_place && me_root) {
+            memcpy(r, s, (size_t)n * es);
+            sb = MPI_IN_PLACE;
+        }
+        if (persistent && round == 0)
+            rc = all ? MPI_Allreduce_init(sb, r, (int)n, t, op, x->comm, MPI_INFO_NULL, &rq)
+                     : MPI_Reduce_init(sb, r, (int)n, t, op, root, x->comm, MPI_INFO_NULL, &rq);
+        else if (!persistent)
+            rc = all ? MPI_Iallreduce(sb, r, (int)n, t, op, x->comm, &rq)
+                     : MPI_Ireduce(sb, r, (int)n, t, op, root, x->comm, &rq);
+        if (rc == MPI_SUCCESS && persistent)
+            rc = MPI_Start(&rq);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        const char *what = all ? "iallreduce" : "ireduce";
+        CHECK(rc == MPI_SUCCESS, "%s %s rc %d", x->name, what, rc);
+        for (long i = 0; i < n && me_root; i++) {
+            int bad;
+            if (noncomm) {
+                aff w = aff_ref(x, i, 0, x->size - 1, sl), g = ((aff *)r)[i];
+                bad = g.m != w.m || g.c != w.c;
+            } else {
+                bad = ((int *)r)[i] != sum_ref(x, i, 0, x->size - 1, sl);
+            }
+            if (bad) {
+                CHECK(0, "%s %s n=%ld root=%d inplace=%d noncomm=%d persistent=%d: [%ld] wrong",
+                      x->name, what, n, root, in_place, noncomm, persistent, i);
+                break;
+            }
+        }
+    }
+    if (persistent && rc == MPI_SUCCESS)
+        MPI_Request_free(&rq);
+    free(s), free(r);
+}
+
+static void run(struct ctx *x, long large)
+{
+    if (x->comm == MPI_COMM_NULL)
+        return;
+    MPI_Comm_rank(x->comm, &x->rank);
+    MPI_Comm_size(x->comm, &x->size);
+    x->wr = xmalloc((size_t)x->size * sizeof *x->wr);
+    MPI_Allgather(&wrank, 1, MPI_INT, x->wr, 1, MPI_INT, x->comm);
+    long sizes[] = { 0, 1, 7, 1001, large };
+    int roots[] = { 0, x->size - 1, x->size / 2 };
+    for (int si = 0; si < 5; si++) {
+        long n = sizes[si];
+        int big = si == 4;
+        int salt = si;
+        for (int ip = 0; ip < 2; ip++)
+            for (int nc = 0; nc < 2; nc++) {
+                /* reduce-scatter: n elements in all, a block per rank */
+                long per = n / x->size + (n > 0 && n < x->size);
+                test_redscat(x, per, 1, ip, nc, salt);
+                test_redscat(x, per, 0, ip, nc, salt + 1);
+                test_scan(x, n, 0, ip, nc, salt);
+                test_scan(x, n, 1, ip, nc, salt + 2);
+            }
+        long per = n / x->size;
+        for (int ri = 0; ri < 3 && (ri == 0 || !big); ri++)
+            for (int ip = 0; ip < 2; ip++) {
+                test_gatherv(x, per, roots[ri], ip, salt + ri);
+                test_scatterv(x, per, roots[ri], ip, salt + ri);
+            }
+        for (int ri = 0; ri < 3 && (ri == 0 || !big); ri++) {
+            test_ibcast(x, n, roots[ri], ri == 1, salt + ri);
+            for (int ip = 0; ip < 2; ip++)
+                for (int nc = 0; nc < 2; nc++) {
+                    test_ireduce(x, n, roots[ri], 0, ip, nc, ri == 2, salt + ri);
+                    if (ri == 0)
+                        test_ireduce(x, n, 0, 1, ip, nc, ip, salt + 3);
+                }
+        }
+        CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);
+    }
+    free(x->wr);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    long large = argc > 1 ? atol(argv[1]) : 1L << 18;
+
+    struct ctx base = { 0 };
+    MPI_Type_contiguous(2, MPI_UNSIGNED, &base.aff_t);
+    MPI_Type_commit(&base.aff_t);
+    MPI_Op_create(aff_op, 0, &base.aff_o);
+
+    MPI_Comm node;
+    int lrank;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lrank);
+
+    struct ctx x = base;
+    x.comm = MPI_COMM_WORLD;
+    x.name = "WORLD";
+    run(&x, large);
+
+    /* uneven membership: rank 1 and every fourth rank left out */
+    x = base;
+    x.name = "subset";
+    MPI_Comm_split(MPI_COMM_WORLD, wrank == 1 || wrank % 4 == 3 ? MPI_UNDEFINED : 0, wrank,
+                   &x.comm);
+    run(&x, large / 4);
+    if (x.comm != MPI_COMM_NULL)
+        MPI_Comm_free(&x.comm);
+
+    /* interleaved: the node's local index first, so nodes alternate */
+    x = base;
+    x.name = "interleaved";
+    MPI_Comm_split(MPI_COMM_WORLD, 0, lrank * wsize + wrank, &x.comm);
+    run(&x, large / 4);
+    MPI_Comm_free(&x.comm);
+
+    /* one rank per node: no on-node phase */
+    x = base;
+    x.name = "leaders";
+    MPI_Comm_split(MPI_COMM_WORLD, lrank == 0 ? 0 : MPI_UNDEFINED, wrank, &x.comm);
+    run(&x, large / 4);
+    if (x.comm != MPI_COMM_NULL)
+        MPI_Comm_free(&x.comm);
+
+    MPI_Comm_free(&node);
+    MPI_Type_free(&base.aff_t);
+    MPI_Op_free(&base.aff_o);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (wrank == 0)
+        printf("coll_hier_red: %s (%d failures)\n", all ? "FAILED" : "ok", all);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
