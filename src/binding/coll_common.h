@@ -103,21 +103,18 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
  * call) returns from the entry point with the hierarchical call's verdict,
  * unless it answered SMAP_HIER_FLAT (then the flat schedule runs). */
 #define COLL_HIER(func, comm, c, req, call)                                                \
-    do {                                                                                   \
-        if (!(req) && (c)->slot < 0 && smap_hier_use(c)) {                                 \
-            int hrc_ = (call);                                                             \
-            if (hrc_ != SMAP_HIER_FLAT)                                                    \
-                return hrc_ == MPI_SUCCESS ? MPI_SUCCESS                                   \
-                                           : smap_err_raise(comm, hrc_, func, "%s",        \
-                                                            smap_hier_why());              \
-        }                                                                                  \
-    } while (0)
+    COLL_HIER_TRY(func, comm, !(req) && (c)->slot < 0 && smap_hier_use(c), call)
 
 /* The same for the non-blocking (and persistent) forms that have a
  * hierarchical schedule (req non-NULL). */
 #define COLL_HIER_NB(func, comm, c, req, call)                                             \
+    COLL_HIER_TRY(func, comm, (req) && (c)->slot < 0 && smap_hier_nb_use(c), call)
+
+/* Both: when `cond`, the hierarchical call's verdict ends the entry point
+ * unless it is SMAP_HIER_FLAT. */
+#define COLL_HIER_TRY(func, comm, cond, call)                                              \
     do {                                                                                   \
-        if ((req) && (c)->slot < 0 && smap_hier_nb_use(c)) {                               \
+        if (cond) {                                                                        \
             int hrc_ = (call);                                                             \
             if (hrc_ != SMAP_HIER_FLAT)                                                    \
                 return hrc_ == MPI_SUCCESS ? MPI_SUCCESS                                   \

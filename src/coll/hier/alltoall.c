@@ -173,12 +173,7 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
         rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's schedule");
     } else {
         a2a_build(s, a, h, &m, blk);
-        if (smap_sched_failed(s)) {
-            smap_sched_free(s);
-            rc = hier_fail(MPI_ERR_NO_MEM, "out of memory building the alltoall's schedule");
-        } else {
-            rc = hier_fail_nbc(smap_sched_run(s));
-        }
+        rc = hier_run(s, "out of memory building the alltoall's schedule");
     }
     free(m.start), free(m.list);
     return rc;

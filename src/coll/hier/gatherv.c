@@ -141,11 +141,7 @@ static int root_leaders(struct smap_hier *h, smap_comm_t *c, int root, void *ubu
         else
             smap_sched_recv(s, v->pack, v->total, byte, root);
     }
-    if (smap_sched_failed(s)) {
-        smap_sched_free(s);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the root's schedule");
-    }
-    return hier_fail_nbc(smap_sched_run(s));
+    return hier_run(s, "out of memory building the root's schedule");
 }
 
 int smap_hier_gatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,

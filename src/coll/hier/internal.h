@@ -75,6 +75,9 @@ int hier_node_scatterv(struct smap_hier *h, const void *sbuf, const MPI_Count *c
 /* Starts a built schedule of the inter-node phase (frees it when a build
  * step ran out of memory). */
 int hier_launch(struct smap_sched *s, MPI_Request *req);
+/* Runs a built schedule to completion (blocking collectives); frees it
+ * and fails with `oom` when building it ran out of memory. */
+int hier_run(struct smap_sched *s, const char *oom);
 
 /* Waits for a request of the inter-node phase, driving progress. */
 int hier_wait(MPI_Request *req);

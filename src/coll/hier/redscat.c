@@ -109,11 +109,7 @@ static int lead_exchange(struct smap_hier *h, const struct rs *r, void *acc, voi
     for (int j = m - 1; j >= 0; j--)
         smap_sched_reduce(s, hier_at(got, j * kk, t), cur, kk, t, type, op);
     *res = cur;
-    if (smap_sched_failed(s)) {
-        smap_sched_free(s);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the leaders' schedule");
-    }
-    return hier_fail_nbc(smap_sched_run(s));
+    return hier_run(s, "out of memory building the leaders' schedule");
 }
 
 int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,

@@ -251,6 +251,15 @@ int hier_launch(struct smap_sched *s, MPI_Request *req)
     return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the leaders' schedule failed to start");
 }
 
+int hier_run(struct smap_sched *s, const char *oom)
+{
+    if (smap_sched_failed(s)) {
+        smap_sched_free(s);
+        return hier_fail(MPI_ERR_NO_MEM, oom);
+    }
+    return hier_fail_nbc(smap_sched_run(s));
+}
+
 int hier_node_self(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
                    void *rbuf, MPI_Count count, MPI_Count displ, smap_dtype_t *rt)
 {
