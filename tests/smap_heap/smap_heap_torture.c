@@ -4,7 +4,8 @@
  * malloc family with sizes 1 B .. 1 GiB and alignments 16 B .. 1 GiB, and
  * the libc functions that allocate for the caller.  Each returned pointer
  * and its whole usable size must lie inside the slot: 0 escapes.  Also run
- * with a hostile MALLOC_CONF and with ASLR off (CMakeLists.txt).  Under
+ * with a hostile MALLOC_CONF and with ASLR off (CMakeLists.txt), with fewer
+ * random operations (argv[1]).  Under
  * AddressSanitizer ASan's malloc serves the program, so the heap must not
  * be exposed at all and allocations must still work. */
 #define _GNU_SOURCE
@@ -18,7 +19,9 @@
 #include <stdatomic.h>
 
 #define THREADS 4
-#define OPS (HT_ASAN ? 5000 : 20000)   /* ASan: its allocator is slow, the check is the fallback */
+/* ASan: its allocator is slow, the check is the fallback.  The variant runs
+ * (hostile MALLOC_CONF, ASLR off) pass a smaller count as argv[1]. */
+static int ops = HT_ASAN ? 5000 : 20000;
 #define POOL 512
 
 static uintptr_t slot_lo, slot_hi;
@@ -63,7 +66,7 @@ static void *worker(void *arg)
 {
     unsigned seed = (unsigned)(uintptr_t)arg * 7919u + 1;
     void *pool[POOL] = { 0 };
-    for (int i = 0; i < OPS; i++) {
+    for (int i = 0; i < ops; i++) {
         int k = rand_r(&seed) % POOL;
         size_t n = random_size(&seed);
         int how = rand_r(&seed) % 8;
@@ -183,8 +186,11 @@ static void libc_users(void)
     free(s), free(t), free(line), free(ms);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1)
+        ops = atoi(argv[1]);
+    CHECK(ops > 0, "bad operation count %s", argc > 1 ? argv[1] : "");
     int nvma = 0;
     int have = ht_heap_range(ht_expected_base(), &slot_lo, &slot_hi, &nvma);
     expect_slot = !HT_ASAN;
