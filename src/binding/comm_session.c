@@ -5,7 +5,7 @@
  * Agreement: every rank's runtime has MPI_COMM_WORLD's object underneath
  * (sessions or not), and every member of a group is a member of it.  So
  * the members agree on a context id exactly as MPI_Comm_create_group does
- * (comm_agree_p2p: offers gathered at the group's rank 0, the choice sent
+ * (smap_comm_agree_p2p: offers gathered at the group's rank 0, the choice sent
  * back) with WORLD as the parent, over WORLD's internal context (ctx +
  * SMAP_CTX_MAX, which no user message uses) and with a negative tag
  * derived from the string tag — user tags are never negative, so these
@@ -22,8 +22,7 @@
 #include <string.h>
 
 #include "binding/check.h"
-#include "binding/comm_create.h"
-#include "binding/intercomm.h"
+#include "mpi/comm_create.h"
 #include "mpi/errhandler.h"
 #include "mpi/info.h"
 #include "mpi/session.h"
@@ -73,14 +72,14 @@ static void set_errhandler(struct MPI_ABI_Comm *c, MPI_Errhandler eh)
 static int from_group(struct MPI_ABI_Group *g, int tag, MPI_Errhandler eh, MPI_Comm *newcomm,
                       const char *F)
 {
-    struct comm_ids ids;
-    comm_agree_p2p(&smap_comm_world, g, tag, &ids);
+    struct smap_comm_ids ids;
+    smap_comm_agree_p2p(&smap_comm_world, g, tag, &ids);
     if (ids.ctx < 0)
         return smap_err_raise_on(eh, newcomm, "a new communicator", MPI_ERR_INTERN, F,
                                  "no context id is free on every member (at most %d "
                                  "communicators alive at once)", SMAP_CTX_MAX);
     smap_group_retain(g);
-    int rc = comm_make(&smap_comm_world, g, &ids, newcomm, F);
+    int rc = smap_comm_make(&smap_comm_world, g, &ids, newcomm, F);
     if (rc == MPI_SUCCESS) {
         struct MPI_ABI_Comm *c = *newcomm;
         set_errhandler(c, eh);
@@ -163,8 +162,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
     int rc = from_group(lg, tag_of(stringtag, 1), errhandler, &local, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = inter_create_over_world(smap_comm_get(local), local_leader, remote_world,
-                                 tag_of(stringtag, 2), newintercomm, F);
+    rc = smap_inter_create_over_world(smap_comm_get(local), local_leader, remote_world,
+                                      tag_of(stringtag, 2), newintercomm, F);
     int frc = PMPI_Comm_free(&local);
     if (rc != MPI_SUCCESS)
         return rc;

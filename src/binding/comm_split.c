@@ -1,76 +1,14 @@
 /* MPI_Comm_split and MPI_Comm_split_type: every member publishes (color,
- * key) with an allgather on the parent, builds its color's group ordered by
- * (key, parent rank), and all agree on one context id and one control block
- * for all the new communicators (they are disjoint, so sharing is safe:
- * no message or block is ever shared between two of them). */
+ * key) and all agree on one context id (src/mpi/comm_split.c); here the
+ * argument checks and split_type's color. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binding/check.h"
-#include "binding/comm_create.h"
-#include "binding/intercomm.h"
+#include "mpi/comm_create.h"
 #include "boot/boot.h"
 #include "mpi/info.h"
-
-struct member {
-    int key, prank, world;
-};
-
-static int by_key(const void *a, const void *b)
-{
-    const struct member *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->prank < y->prank ? -1 : x->prank > y->prank;
-}
-
-/* The group of the parent ranks whose color is `color` (ck: color, key
- * pairs by parent rank), or NULL when out of memory. */
-static struct MPI_ABI_Group *color_group(const struct MPI_ABI_Comm *c, const int *ck, int color)
-{
-    struct member *m = malloc((size_t)c->size * sizeof *m);
-    if (!m)
-        return NULL;
-    int n = 0;
-    for (int i = 0; i < c->size; i++)
-        if (ck[2 * i] == color)
-            m[n++] = (struct member){ ck[2 * i + 1], i, smap_group_world_rank(c->group, i) };
-    qsort(m, (size_t)n, sizeof *m, by_key);
-    int *world = malloc((size_t)n * sizeof *world);
-    if (!world) {
-        free(m);
-        return NULL;
-    }
-    for (int i = 0; i < n; i++)
-        world[i] = m[i].world;
-    free(m);
-    return smap_group_from_world(n, world);
-}
-
-static int split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm, const char *func)
-{
-    if (smap_comm_is_inter(c))
-        return inter_split(c, color, key, newcomm, func);
-    int *ck = malloc((size_t)c->size * 2 * sizeof *ck);
-    if (!ck)
-        return smap_err_raise(c->handle, MPI_ERR_NO_MEM, func, "out of memory");
-    int mine[2] = { color, key };
-    int rc = PMPI_Allgather(mine, 2, MPI_INT, ck, 2, MPI_INT, c->handle);
-    struct comm_ids ids;
-    if (rc == MPI_SUCCESS)
-        rc = comm_agree(c, &ids, func);
-    *newcomm = MPI_COMM_NULL;
-    if (rc != MPI_SUCCESS || color == MPI_UNDEFINED) {
-        free(ck);
-        return rc;
-    }
-    struct MPI_ABI_Group *g = color_group(c, ck, color);
-    free(ck);
-    if (!g)
-        return smap_err_raise(c->handle, MPI_ERR_NO_MEM, func, "out of memory");
-    return comm_make(c, g, &ids, newcomm, func);
-}
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
@@ -82,7 +20,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         return smap_err_raise(comm, MPI_ERR_ARG, F, "color %d is negative and not MPI_UNDEFINED",
                               color);
-    return split(c, color, key, newcomm, F);
+    return smap_comm_split(c, color, key, newcomm, F);
 }
 
 /* The color of this rank for split_type.  Memory is shared by the ranks
@@ -136,5 +74,5 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     if (color == -2)
         return smap_err_raise(comm, MPI_ERR_ARG, F, "split_type %d is not a known type",
                               split_type);
-    return split(c, color, key, newcomm, F);
+    return smap_comm_split(c, color, key, newcomm, F);
 }

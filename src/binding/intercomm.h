@@ -1,7 +1,6 @@
-/* Intercommunicator entry points shared with the other binding files: the
- * intercommunicator forms of MPI_Comm_dup/split/create (intercomm.c) and
- * of the blocking collectives (intercomm_coll.c), called by the
- * intracommunicator entry points when comm is an intercommunicator. */
+/* The intercommunicator forms of the blocking collectives
+ * (intercomm_coll.c), called by the intracommunicator entry points when
+ * comm is an intercommunicator.  (The constructors: mpi/comm_create.h.) */
 #ifndef SMAP_BINDING_INTERCOMM_H
 #define SMAP_BINDING_INTERCOMM_H
 
@@ -9,23 +8,6 @@
 
 #include "coll/coll.h"
 #include "mpi/intercomm.h"
-
-/* MPI_Intercomm_create's agreement with the leaders talking over
- * MPI_COMM_WORLD's internal context (ctx + SMAP_CTX_MAX) with an internal
- * tag: MPI_Intercomm_create_from_groups, whose local group is lc's.
- * remote_world (the remote leader's job rank) and tag matter at the local
- * leader only. */
-int inter_create_over_world(struct MPI_ABI_Comm *lc, int local_leader, int remote_world, int tag,
-                            MPI_Comm *newintercomm, const char *func);
-
-/* A new intercommunicator with c's groups (no attributes yet). */
-int inter_dup(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
-/* MPI_Comm_split on an intercommunicator: the members of each group with
- * one color form the local group, the remote members with that color the
- * remote group; MPI_COMM_NULL for MPI_UNDEFINED or an empty side.
- * MPI_Comm_create is the split with color 0 for the members of its group,
- * ordered as in it. */
-int inter_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm, const char *func);
 
 /* The blocking collectives: checks for intercommunicator semantics (root
  * MPI_ROOT / MPI_PROC_NULL / remote rank, no MPI_IN_PLACE, counts over the

@@ -2,7 +2,7 @@
  * graph and distributed graph constructors and queries, MPI_Topo_test.
  * Arguments are checked here; the topology object and its arithmetic live
  * in src/topo/.  Constructors build the new communicator with the same
- * machinery as MPI_Comm_create (comm_agree + comm_make): reorder is
+ * machinery as MPI_Comm_create (smap_comm_agree + smap_comm_make): reorder is
  * accepted and ignored, every process keeps its rank.
  *
  * This file: MPI_Dims_create, MPI_Topo_test and the shared constructor;
@@ -21,7 +21,7 @@
 
 #include "binding/check.h"
 #include "binding/topo_common.h"
-#include "binding/comm_create.h"
+#include "mpi/comm_create.h"
 #include "mpi/info.h"
 #include "topo/topo.h"
 
@@ -232,8 +232,8 @@ static struct MPI_ABI_Group *prefix_group(struct MPI_ABI_Comm *c, int n)
 int topo_comm_new(struct MPI_ABI_Comm *c, int n, struct smap_topo *t, MPI_Comm *newcomm,
                const char *func)
 {
-    struct comm_ids ids;
-    int rc = comm_agree(c, &ids, func);
+    struct smap_comm_ids ids;
+    int rc = smap_comm_agree(c, &ids, func);
     *newcomm = MPI_COMM_NULL;
     if (rc != MPI_SUCCESS || c->rank >= n) {
         smap_topo_free(t);
@@ -244,7 +244,7 @@ int topo_comm_new(struct MPI_ABI_Comm *c, int n, struct smap_topo *t, MPI_Comm *
         smap_topo_free(t);
         return smap_err_raise(c->handle, MPI_ERR_NO_MEM, func, "out of memory");
     }
-    rc = comm_make(c, g, &ids, newcomm, func);
+    rc = smap_comm_make(c, g, &ids, newcomm, func);
     if (rc != MPI_SUCCESS) {
         smap_topo_free(t);
         return rc;

@@ -4,8 +4,8 @@
  * The state of a communicator is built on its first collective: the
  * node-local rank of every member and the local address of every member's
  * slot (through our view of its collectives region).  Communicators whose
- * members live on several nodes never get a block (binding/comm_create.c,
- * comm_make): their collectives run as schedules over point-to-point. */
+ * members live on several nodes never get a block (mpi/comm_agree.c,
+ * smap_comm_make): their collectives run as schedules over point-to-point. */
 #define _GNU_SOURCE
 #include "coll/smap/csm.h"
 

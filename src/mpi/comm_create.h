@@ -1,0 +1,108 @@
+/* Communicator construction: how the members of a new communicator agree
+ * on a context id and a collectives control block (comm_agree.c), split
+ * (comm_split.c), build intercommunicators (inter_create.c) and duplicate
+ * without blocking (comm_idup.c).  src/binding checks the arguments of the
+ * MPI_Comm_* / MPI_Intercomm_* entry points and calls these; src/topo's
+ * constructors and the Sessions constructors use the agreement directly.
+ * Every function raises its errors on the parent's handler (func names the
+ * MPI function) and returns the code. */
+#ifndef SMAP_MPI_COMM_CREATE_H
+#define SMAP_MPI_COMM_CREATE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "coll/coll.h"
+#include "mpi/comm.h"
+#include "mpi/group.h"
+
+/* What the members of a new communicator agreed on. */
+struct smap_comm_ids {
+    int ctx, slot;
+    uint64_t step;   /* where the slot's step counters start */
+};
+
+/* Collective over parent: a context id and a control block free on every
+ * member of parent (one MPI_BAND allreduce of the free masks, one MPI_MAX of
+ * the slot's step counters).  MPI_SUCCESS or the raised error. */
+int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, const char *func);
+
+/* The same among the members of g (a subgroup of parent's) only, over
+ * point-to-point: for MPI_Comm_create_group, and for parents without a
+ * control block.  Returns ids->ctx < 0 when no id is free. */
+void smap_comm_agree_p2p(struct MPI_ABI_Comm *parent, const struct MPI_ABI_Group *g, int tag,
+                         struct smap_comm_ids *ids);
+
+/* One member's offer in an agreement over point-to-point or across an
+ * intercommunicator. */
+struct smap_comm_offer {
+    uint32_t mask[SMAP_CTX_WORDS + 1];   /* free ids, then free control blocks */
+    uint32_t offered;                    /* 0: another thread's agreement has the offer */
+    uint64_t step[SMAP_COLL_NSLOTS];
+};
+/* Fills o with this thread's offer under key; returns whether this rank
+ * offered (smap_comm_ctx_offer, mpi/comm.h). */
+int smap_comm_offer_mine(struct smap_comm_offer *o, uint64_t key);
+/* Folds x into o: AND of the masks and of `offered`, maximum of the steps. */
+void smap_comm_offer_fold(struct smap_comm_offer *o, const struct smap_comm_offer *x);
+
+/* The communicator of group g (reference taken over) for this member:
+ * claims the slot and stores the new handle.  MPI_SUCCESS or the raised
+ * error. */
+int smap_comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,
+                   const struct smap_comm_ids *ids, MPI_Comm *newcomm, const char *func);
+
+/* A duplicate of c (same group(s), new context; the virtual topology
+ * kept), without attributes or hints yet. */
+int smap_comm_dup_bare(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
+
+/* MPI_Comm_create once g is known to be a subgroup of c's (local) group. */
+int smap_comm_create(struct MPI_ABI_Comm *c, struct MPI_ABI_Group *g, MPI_Comm *newcomm,
+                     const char *func);
+
+/* MPI_Comm_split(_type) once color is checked, on intra- and
+ * intercommunicators. */
+int smap_comm_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm,
+                    const char *func);
+
+/* The members of g whose color (ck: color, key pairs by rank of g) is
+ * `color`, ordered by (key, rank); NULL when out of memory. */
+struct MPI_ABI_Group *smap_comm_color_group(const struct MPI_ABI_Group *g, const int *ck,
+                                            int color);
+
+/* MPI_Comm_idup(_with_info) once the arguments are checked: the schedule
+ * started as *request, the handle written to *newcomm when it completes. */
+int smap_comm_idup(struct MPI_ABI_Comm *c, MPI_Info info, int with_info, MPI_Comm *newcomm,
+                   MPI_Request *request, const char *func);
+
+/* ---- intercommunicators (inter_create.c) ---- */
+
+/* MPI_Intercomm_create once local_comm (lc, an intracommunicator) and
+ * local_leader are checked; peer_comm, remote_leader and tag are checked
+ * at the local leader, which tells its group. */
+int smap_inter_create(struct MPI_ABI_Comm *lc, int local_leader, MPI_Comm peer_comm,
+                      int remote_leader, int tag, MPI_Comm *newintercomm, const char *func);
+
+/* MPI_Intercomm_create's agreement with the leaders talking over
+ * MPI_COMM_WORLD's internal context (ctx + SMAP_CTX_MAX) with an internal
+ * tag: MPI_Intercomm_create_from_groups, whose local group is lc's.
+ * remote_world (the remote leader's job rank) and tag matter at the local
+ * leader only. */
+int smap_inter_create_over_world(struct MPI_ABI_Comm *lc, int local_leader, int remote_world,
+                                 int tag, MPI_Comm *newintercomm, const char *func);
+
+/* MPI_Intercomm_merge of the intercommunicator c. */
+int smap_inter_merge(struct MPI_ABI_Comm *c, int high, MPI_Comm *newintracomm, const char *func);
+
+/* A new intercommunicator with c's groups (no attributes yet). */
+int smap_inter_dup(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
+
+/* MPI_Comm_split on an intercommunicator: the members of each group with
+ * one color form the local group, the remote members with that color the
+ * remote group; MPI_COMM_NULL for MPI_UNDEFINED or an empty side.
+ * MPI_Comm_create is the split with color 0 for the members of its group,
+ * ordered as in it. */
+int smap_inter_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm,
+                     const char *func);
+
+#endif
