@@ -81,6 +81,7 @@ struct smap_net {
     size_t chunk;        /* largest single data transfer or read */
     int rma;             /* reads of exposed buffers are offered */
     int rma_rw;          /* one-sided writes and reads of windows are offered (net/rma.c) */
+    int manual_progress; /* data moves only while this rank polls (software providers) */
     char provider[64];   /* what fi_getinfo picked, for diagnostics */
 };
 

@@ -31,6 +31,7 @@
 #include "p2p/internal.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,7 @@ static struct {
     struct early *early;
     uint32_t next_rid;
     long sends;               /* sends waiting for their receiver (ACK, FIN, CTS) */
+    long rdv_sends;           /* of which rendezvous: the peer moves our buffer's bytes */
 } R;
 
 /* A receive's net_mr when the sender waits for FIN (it exposed its
@@ -105,6 +107,8 @@ static void send_ctl(int world, int kind, uint64_t sid, uint64_t addr, uint64_t 
 static void send_release(struct smap_preq *r)
 {
     R.sends--;
+    if (r->bytes > smap_net.eager_max)
+        R.rdv_sends--;
     if (r->net_mr)
         smap_net_unexpose(r->net_mr);
     free(r->net_tmp);
@@ -196,6 +200,7 @@ void smap_p2p_remote_isend(struct smap_preq *r)
     }
     h.kind = W_RTS;
     R.sends++;
+    R.rdv_sends++;
     h.addr = (uint64_t)(uintptr_t)data;
     if (smap_net.rma) {
         h.flags = W_RMA;
@@ -453,16 +458,34 @@ void smap_p2p_remote_progress(void)
     smap_net_progress();
 }
 
+/* Whether a transfer we take part in is under way and moves only while we
+ * poll (a provider with manual data progress, the socket ones): a
+ * rendezvous send whose buffer the peer reads or receives, or a transfer
+ * of ours the provider has not completed.  A nap then stalls the stream:
+ * with 1 ms naps the socket buffers drain and fill between polls, and a
+ * window of 4 MiB messages moved at half the speed of polling. */
+static int transfer_under_way(void)
+{
+    return smap_net.manual_progress && (R.rdv_sends > 0 || smap_net.ops->busy());
+}
+
 /* A long wait's nap (base/wait.h, DESIGN D7): sleep on the network's
  * wait object, at most `us`.  fi_trywait runs under the lock (it may
  * progress the provider); the sleep itself does not hold it, so another
  * thread's MPI calls go on meanwhile.  Node-local queues have no wait
- * object: `us` bounds how late we see them. */
+ * object: `us` bounds how late we see them.  While a transfer is under
+ * way the wait only yields, as in its second phase: the rank is not idle,
+ * its polls are what moves the data. */
 static void sleep_on_net(unsigned us)
 {
     smap_p2p_lock();
-    int fd = smap_p2p.remote ? smap_net_trywait() : -2;
+    int busy = smap_p2p.remote && transfer_under_way();
+    int fd = busy ? -1 : smap_p2p.remote ? smap_net_trywait() : -2;
     smap_p2p_unlock();
+    if (busy) {
+        sched_yield();
+        return;
+    }
     struct timespec t = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000 };
     if (fd >= 0) {
         struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -496,13 +519,16 @@ int smap_p2p_remote_open(char *err, size_t errlen)
     /* Long waits nap between polls (DESIGN D7, base/wait.h): 50 us keeps
      * the latency of a late message small next to the network's; with a
      * wait object they sleep on it instead, longer and longer up to
-     * SMAP_NET_SLEEP_MAX, woken at once by the network. */
+     * SMAP_NET_SLEEP_MAX, woken at once by the network.  Either way the
+     * nap is sleep_on_net, which does not sleep while a transfer of ours
+     * needs our polls. */
     smap_wait_nap_us = 50;
+    smap_wait_sleep_max_us = 50;
     if (smap_tun.net_sleep_max > 0) {
         int64_t max = smap_tun.net_sleep_max;
         smap_wait_sleep_max_us = max > 1000000 ? 1000000u : max < 50 ? 50u : (unsigned)max;
-        smap_wait_sleep_hook = sleep_on_net;
     }
+    smap_wait_sleep_hook = sleep_on_net;
     return 0;
 }
 
