@@ -84,6 +84,9 @@ static struct {
     long sends;               /* sends waiting for their receiver (ACK, FIN, CTS) */
     long rdv_sends;           /* of which rendezvous (RTS sent) */
     long being_read;          /* of which the receiver reads now (READING came, FIN not yet) */
+    unsigned long events;     /* transport events handled (completions, messages) */
+    unsigned long events_seen;    /* as sleep_on_net last saw it */
+    struct timespec quiet_since;  /* since when sleep_on_net has seen none */
 } R;
 
 /* Eager sends of one block from this size on go out from the user's
@@ -498,7 +501,7 @@ static void transfer_done(void *cookie)
 
 void smap_p2p_remote_progress(void)
 {
-    smap_net_progress();
+    R.events += (unsigned long)smap_net_progress();
 }
 
 /* Whether a transfer we take part in is under way and moves only while we
@@ -515,28 +518,52 @@ static int transfer_under_way(void)
            (R.being_read > 0 || smap_net.ops->busy() || (!smap_net.ordered && R.rdv_sends > 0));
 }
 
+/* How long a wait with a transfer under way may go on yielding without
+ * seeing any event: far above the gaps of a working transfer (a 4 MiB read
+ * takes 2-3 ms over emulated tcp, a loaded CPU may stall a rank for tens of
+ * ms, and a nap then lasts far longer than asked). */
+#define QUIET_NS 100000000LL
+
 /* A long wait's nap (base/wait.h, DESIGN D7): sleep on the network's
  * wait object, at most `us`.  fi_trywait runs under the lock (it may
  * progress the provider); the sleep itself does not hold it, so another
  * thread's MPI calls go on meanwhile.  Node-local queues have no wait
  * object: `us` bounds how late we see them.  While a transfer is under
- * way the wait only yields, as in its second phase: the rank is not idle,
- * its polls are what moves the data. */
+ * way the wait yields instead, as in its second phase (the rank is not
+ * idle: its polls are what moves the data) for as long as events keep
+ * coming, QUIET_NS apart at most; then it naps the shortest nap. */
 static void sleep_on_net(unsigned us)
 {
+    long long quiet = 0;
     smap_p2p_lock();
     int busy = smap_p2p.remote && transfer_under_way();
     int fd = busy ? -1 : smap_p2p.remote ? smap_net_trywait() : -2;
-    smap_p2p_unlock();
     if (busy) {
+        /* A peer that stopped polling (a receiver computing between its
+         * MPI calls) stops the transfer too: after QUIET_NS without any
+         * event the wait naps the shortest nap, which still leaves the
+         * socket buffers (MiBs) far from draining between polls. */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (R.events != R.events_seen) {
+            R.events_seen = R.events;
+            R.quiet_since = now;
+        }
+        quiet = (long long)(now.tv_sec - R.quiet_since.tv_sec) * 1000000000LL +
+                (now.tv_nsec - R.quiet_since.tv_nsec);
+    }
+    smap_p2p_unlock();
+    if (busy && quiet < QUIET_NS) {
         sched_yield();
         return;
     }
+    if (busy)
+        us = smap_wait_nap_us;
     struct timespec t = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000 };
     if (fd >= 0) {
         struct pollfd p = { .fd = fd, .events = POLLIN };
         (void)ppoll(&p, 1, &t, NULL);
-    } else if (fd == -2) {
+    } else if (fd == -2 || busy) {
         nanosleep(&t, NULL);
     }
 }
