@@ -5,6 +5,8 @@
  *   - messages: a small header plus at most `eager_max` payload bytes,
  *     copied at once (the caller's buffers are free on return) and
  *     delivered to the receiver's `incoming` upcall in its progress;
+ *     or (send_msgv) sent from the caller's payload buffer, which stays
+ *     the caller's until the `done` upcall;
  *   - tagged data transfers (send/receive of one chunk straight between
  *     user buffers, matched by a 64-bit tag chosen by the receiver);
  *   - one-sided reads of a buffer the peer exposed (when `rma`);
@@ -57,6 +59,10 @@ struct smap_net_ops {
      * -2 when the provider offers no wait object. */
     int (*trywait)(void);
     void (*send_msg)(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
+    /* A message like send_msg, but only the header is copied: `data`
+     * stays the caller's until done(cookie). */
+    void (*send_msgv)(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
+                      void *cookie);
     void (*tsend)(int dst, const void *buf, size_t len, uint64_t tag, void *cookie);
     void (*trecv)(int src, void *buf, size_t len, uint64_t tag, void *cookie);
     void (*read)(int src, void *buf, size_t len, uint64_t raddr, uint64_t key, void *cookie);
@@ -81,6 +87,8 @@ struct smap_net {
     size_t chunk;        /* largest single data transfer or read */
     int rma;             /* reads of exposed buffers are offered */
     int rma_rw;          /* one-sided writes and reads of windows are offered (net/rma.c) */
+    int manual_progress; /* data moves only while this rank polls (software providers) */
+    int ordered;         /* messages between two ranks arrive in the order sent (FI_ORDER_SAS) */
     char provider[64];   /* what fi_getinfo picked, for diagnostics */
 };
 
@@ -108,6 +116,12 @@ static inline void smap_net_send_msg(int dst, const void *hdr, size_t hlen, cons
                                      size_t dlen)
 {
     smap_net.ops->send_msg(dst, hdr, hlen, data, dlen);
+}
+
+static inline void smap_net_send_msgv(int dst, const void *hdr, size_t hlen, const void *data,
+                                      size_t dlen, void *cookie)
+{
+    smap_net.ops->send_msgv(dst, hdr, hlen, data, dlen, cookie);
 }
 
 static inline void smap_net_tsend(int dst, const void *buf, size_t len, uint64_t tag,

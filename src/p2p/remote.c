@@ -7,7 +7,9 @@
  * Protocols (the wire header below travels in one transport message):
  *   EAGER  payload of at most smap_net.eager_max packed bytes; the send
  *          completes at once, or, synchronous, when the receiver's ACK
- *          comes back (sent when the message matches);
+ *          comes back (sent when the message matches); a standard send of
+ *          one block of at least ZCOPY_MIN bytes is sent from the user's
+ *          buffer and completes when the transport is done with it;
  *   RTS    a larger message: the sender's request and, when the provider
  *          offers RMA, the key of its buffer (packed into a library
  *          buffer first when the datatype is not one block).  The receiver
@@ -17,6 +19,9 @@
  *          Either way at most the receive buffer's size moves (truncation
  *          is reported by the receiver), and no single transfer exceeds a
  *          chunk, whatever the message size (> 2 GiB included).
+ * READING  the receiver has started reading an RTS's buffer (manual-progress
+ *          providers, in order only): the peer's reads are served by our
+ *          polls, so until FIN our waits poll instead of sleeping.
  * CANCEL asks the receiver to drop a send it has not matched (MPI_Cancel):
  *          it answers CANCELLED with 1 (taken out of its unexpected queue,
  *          never seen by a receive) or 0 (matched, or not arrived: the
@@ -31,6 +36,7 @@
 #include "p2p/internal.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +49,9 @@
 #include "dtype/engine.h"
 #include "net/net.h"
 
-enum wire_kind { W_EAGER = 1, W_RTS, W_CTS, W_FIN, W_ACK, W_ONESIDED, W_CANCEL, W_CANCELLED };
+enum wire_kind {
+    W_EAGER = 1, W_RTS, W_CTS, W_FIN, W_ACK, W_ONESIDED, W_CANCEL, W_CANCELLED, W_READING
+};
 /* An early message whose cancel was granted: skipped when its turn comes. */
 #define W_DROPPED 0
 enum wire_flags { W_SYNC = 1, W_RMA = 2 };
@@ -74,7 +82,17 @@ static struct {
     struct early *early;
     uint32_t next_rid;
     long sends;               /* sends waiting for their receiver (ACK, FIN, CTS) */
+    long rdv_sends;           /* of which rendezvous (RTS sent) */
+    long being_read;          /* of which the receiver reads now (READING came, FIN not yet) */
+    unsigned long events;     /* transport events handled (completions, messages) */
+    unsigned long events_seen;    /* as sleep_on_net last saw it */
+    struct timespec quiet_since;  /* since when sleep_on_net has seen none */
 } R;
+
+/* Eager sends of one block from this size on go out from the user's
+ * buffer (no copy into a transport buffer): below it the copy costs less
+ * than the completion the send then waits for. */
+#define ZCOPY_MIN ((size_t)4096)
 
 /* A receive's net_mr when the sender waits for FIN (it exposed its
  * buffer; receives expose nothing themselves). */
@@ -105,6 +123,12 @@ static void send_ctl(int world, int kind, uint64_t sid, uint64_t addr, uint64_t 
 static void send_release(struct smap_preq *r)
 {
     R.sends--;
+    if (r->bytes > smap_net.eager_max)
+        R.rdv_sends--;
+    if (r->net_mr && r->net_left) {   /* READING came */
+        R.being_read--;
+        r->net_left = 0;
+    }
     if (r->net_mr)
         smap_net_unexpose(r->net_mr);
     free(r->net_tmp);
@@ -143,6 +167,13 @@ int smap_p2p_remote_cancel_send(struct smap_preq *r)
 static void cancel_answered(struct smap_preq *r, int cancelled)
 {
     R.sends--;
+    if (cancelled && r->net_cancel == 1 && r->net_left && !r->net_mr) {
+        /* an eager send from the user's buffer that the transport has not
+         * finished with: complete (cancelled) when it has (send_done) */
+        r->cancelled = 1;
+        r->net_cancel = 0;
+        return;
+    }
     if (cancelled) {
         if (r->net_cancel == 1)   /* the transfer will never happen */
             send_release(r);
@@ -169,6 +200,14 @@ void smap_p2p_remote_isend(struct smap_preq *r)
         h.kind = W_EAGER;
         h.flags = r->mode == SMAP_P2P_SYNC ? W_SYNC : 0;
         const void *data = r->block;
+        if (data && r->bytes >= ZCOPY_MIN && !h.flags) {
+            /* done (transfer_done -> send_done) when the transport has
+             * sent it; owed like a rendezvous until then */
+            r->net_left = 1;
+            R.sends++;
+            smap_net_send_msgv(world, &h, sizeof h, data, r->bytes, r);
+            return;
+        }
         unsigned char small[512];
         void *tmp = NULL;
         if (!data && r->bytes) {
@@ -196,6 +235,7 @@ void smap_p2p_remote_isend(struct smap_preq *r)
     }
     h.kind = W_RTS;
     R.sends++;
+    R.rdv_sends++;
     h.addr = (uint64_t)(uintptr_t)data;
     if (smap_net.rma) {
         h.flags = W_RMA;
@@ -251,6 +291,8 @@ static void rendezvous(struct smap_preq *r, int world, int flags, uint64_t sid, 
         smap_fatal("point-to-point: out of memory for a %zu-byte receive", got);
     r->net_left = n;
     if (flags & W_RMA) {
+        if (n && smap_net.manual_progress && smap_net.ordered)
+            send_ctl(world, W_READING, sid, 0, 0);
         for (size_t i = 0; i < n; i++) {
             size_t off = i * smap_net.chunk;
             size_t len = got - off < smap_net.chunk ? got - off : smap_net.chunk;
@@ -409,6 +451,15 @@ static void incoming(int src, const void *msg, size_t len)
     case W_CANCELLED:
         cancel_answered((struct smap_preq *)(uintptr_t)h.sid, h.len != 0);
         return;
+    case W_READING: {
+        /* before the FIN (ordered provider): the request is alive */
+        struct smap_preq *r = (struct smap_preq *)(uintptr_t)h.sid;
+        if (!r->net_left) {
+            r->net_left = 1;
+            R.being_read++;
+        }
+        return;
+    }
     default:
         smap_fatal("point-to-point: unknown message kind %d from job rank %d", h.kind, world);
     }
@@ -450,24 +501,69 @@ static void transfer_done(void *cookie)
 
 void smap_p2p_remote_progress(void)
 {
-    smap_net_progress();
+    R.events += (unsigned long)smap_net_progress();
 }
+
+/* Whether a transfer we take part in is under way and moves only while we
+ * poll (a provider with manual data progress, the socket ones): a
+ * rendezvous send whose buffer the peer reads (READING came; without
+ * ordered messages, any rendezvous send still out), or a transfer of ours
+ * the provider has not completed (reads, chunks, message sends).  A send
+ * waiting for a late receiver is not under way: it sleeps.  A nap then stalls the stream:
+ * with 1 ms naps the socket buffers drain and fill between polls, and a
+ * window of 4 MiB messages moved at half the speed of polling. */
+static int transfer_under_way(void)
+{
+    return smap_net.manual_progress &&
+           (R.being_read > 0 || smap_net.ops->busy() || (!smap_net.ordered && R.rdv_sends > 0));
+}
+
+/* How long a wait with a transfer under way may go on yielding without
+ * seeing any event: far above the gaps of a working transfer (a 4 MiB read
+ * takes 2-3 ms over emulated tcp, a loaded CPU may stall a rank for tens of
+ * ms, and a nap then lasts far longer than asked). */
+#define QUIET_NS 100000000LL
 
 /* A long wait's nap (base/wait.h, DESIGN D7): sleep on the network's
  * wait object, at most `us`.  fi_trywait runs under the lock (it may
  * progress the provider); the sleep itself does not hold it, so another
  * thread's MPI calls go on meanwhile.  Node-local queues have no wait
- * object: `us` bounds how late we see them. */
+ * object: `us` bounds how late we see them.  While a transfer is under
+ * way the wait yields instead, as in its second phase (the rank is not
+ * idle: its polls are what moves the data) for as long as events keep
+ * coming, QUIET_NS apart at most; then it naps the shortest nap. */
 static void sleep_on_net(unsigned us)
 {
+    long long quiet = 0;
     smap_p2p_lock();
-    int fd = smap_p2p.remote ? smap_net_trywait() : -2;
+    int busy = smap_p2p.remote && transfer_under_way();
+    int fd = busy ? -1 : smap_p2p.remote ? smap_net_trywait() : -2;
+    if (busy) {
+        /* A peer that stopped polling (a receiver computing between its
+         * MPI calls) stops the transfer too: after QUIET_NS without any
+         * event the wait naps the shortest nap, which still leaves the
+         * socket buffers (MiBs) far from draining between polls. */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (R.events != R.events_seen) {
+            R.events_seen = R.events;
+            R.quiet_since = now;
+        }
+        quiet = (long long)(now.tv_sec - R.quiet_since.tv_sec) * 1000000000LL +
+                (now.tv_nsec - R.quiet_since.tv_nsec);
+    }
     smap_p2p_unlock();
+    if (busy && quiet < QUIET_NS) {
+        sched_yield();
+        return;
+    }
+    if (busy)
+        us = smap_wait_nap_us;
     struct timespec t = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000 };
     if (fd >= 0) {
         struct pollfd p = { .fd = fd, .events = POLLIN };
         (void)ppoll(&p, 1, &t, NULL);
-    } else if (fd == -2) {
+    } else if (fd == -2 || busy) {
         nanosleep(&t, NULL);
     }
 }
@@ -496,13 +592,16 @@ int smap_p2p_remote_open(char *err, size_t errlen)
     /* Long waits nap between polls (DESIGN D7, base/wait.h): 50 us keeps
      * the latency of a late message small next to the network's; with a
      * wait object they sleep on it instead, longer and longer up to
-     * SMAP_NET_SLEEP_MAX, woken at once by the network. */
+     * SMAP_NET_SLEEP_MAX, woken at once by the network.  Either way the
+     * nap is sleep_on_net, which does not sleep while a transfer of ours
+     * needs our polls. */
     smap_wait_nap_us = 50;
+    smap_wait_sleep_max_us = 50;
     if (smap_tun.net_sleep_max > 0) {
         int64_t max = smap_tun.net_sleep_max;
         smap_wait_sleep_max_us = max > 1000000 ? 1000000u : max < 50 ? 50u : (unsigned)max;
-        smap_wait_sleep_hook = sleep_on_net;
     }
+    smap_wait_sleep_hook = sleep_on_net;
     return 0;
 }
 

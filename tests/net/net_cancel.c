@@ -2,7 +2,9 @@
  * its receiver has not matched is cancelled (MPI_Test_cancelled true, the
  * receiver never sees it), whether eager (complete already), synchronous,
  * persistent or rendezvous; one already matched is not (the data arrives,
- * the status says not cancelled).  Rank 0 sends, the last rank (on
+ * the status says not cancelled).  Eager sends of one block of several KiB
+ * (sent from the user's buffer, complete only when the transport is done
+ * with it) behave alike.  Rank 0 sends, the last rank (on
  * another node) receives; other ranks only join the barriers. */
 #include <mpi.h>
 #include <stdio.h>
@@ -12,6 +14,9 @@
 #include "smap_test.h"
 
 #define BIG (1 << 20)   /* above any eager limit the tests set: rendezvous */
+/* Eager under the default limit and sent from the user's buffer (at least
+ * remote.c's ZCOPY_MIN): the cancel may cross the transport's completion. */
+#define MID 8192
 
 static int cancelled(MPI_Request *req)
 {
@@ -44,8 +49,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     int peer = np - 1;
-    char *big = malloc(BIG), *big2 = malloc(BIG);
-    CHECK(big && big2, "out of memory");
+    char *big = malloc(BIG), *big2 = malloc(BIG), *mid = malloc(MID);
+    CHECK(big && big2 && mid, "out of memory");
     MPI_Request req;
 
     /* 1. Unmatched sends: cancelled, never seen. */
@@ -56,6 +61,17 @@ int main(int argc, char **argv)
         fill(big, BIG, 2);
         CHECK_RC(MPI_Isend(big, BIG, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req));
         CHECK(cancelled(&req) == 1, "an unmatched rendezvous send was not cancelled");
+        fill(mid, MID, 4);
+        CHECK_RC(MPI_Isend(mid, MID, MPI_CHAR, peer, 8, MPI_COMM_WORLD, &req));
+        CHECK(cancelled(&req) == 1, "an unmatched mid-size eager send was not cancelled");
+        /* cancelled once complete (the transport is done with it), not
+         * yet waited for; under a small eager limit it is a rendezvous,
+         * which does not complete unmatched: cancelled after 0.5 s */
+        CHECK_RC(MPI_Isend(mid, MID, MPI_CHAR, peer, 8, MPI_COMM_WORLD, &req));
+        double t0 = MPI_Wtime();
+        for (int done = 0; !done && MPI_Wtime() - t0 < 0.5;)
+            CHECK_RC(MPI_Request_get_status(req, &done, MPI_STATUS_IGNORE));
+        CHECK(cancelled(&req) == 1, "a complete unmatched mid-size eager send was not cancelled");
         CHECK_RC(MPI_Issend(&v, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &req));
         CHECK(cancelled(&req) == 1, "an unmatched synchronous send was not cancelled");
         CHECK_RC(MPI_Send_init(big, BIG, MPI_CHAR, peer, 4, MPI_COMM_WORLD, &req));
@@ -84,7 +100,7 @@ int main(int argc, char **argv)
         CHECK(v == 12, "received %d: a cancelled send arrived", v);
         CHECK_RC(MPI_Recv(big, BIG, MPI_CHAR, 0, 2, MPI_COMM_WORLD, &st));
         CHECK(same(big, BIG, 3), "the rendezvous message is not the one sent after the cancel");
-        for (int tag = 1; tag <= 4; tag++) {
+        for (int tag = 1; tag <= 8; tag++) {
             CHECK_RC(MPI_Iprobe(0, tag, MPI_COMM_WORLD, &flag, &st));
             CHECK(!flag, "a cancelled send with tag %d is visible to the receiver", tag);
         }
@@ -98,9 +114,13 @@ int main(int argc, char **argv)
         fill(big, BIG, 6);
         CHECK_RC(MPI_Isend(&v, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, &req));
         CHECK_RC(MPI_Isend(big, BIG, MPI_CHAR, peer, 6, MPI_COMM_WORLD, &r2));
+        MPI_Request r3;
+        fill(mid, MID, 8);
+        CHECK_RC(MPI_Isend(mid, MID, MPI_CHAR, peer, 9, MPI_COMM_WORLD, &r3));
         CHECK_RC(MPI_Recv(&ack, 1, MPI_INT, peer, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(cancelled(&req) == 0, "a matched eager send says cancelled");
         CHECK(cancelled(&r2) == 0, "a matched rendezvous send says cancelled");
+        CHECK(cancelled(&r3) == 0, "a matched mid-size eager send says cancelled");
         /* Matched by a receive posted before the RTS came. */
         fill(big2, BIG, 7);
         CHECK_RC(MPI_Isend(big2, BIG, MPI_CHAR, peer, 7, MPI_COMM_WORLD, &r2));
@@ -112,6 +132,8 @@ int main(int argc, char **argv)
         CHECK_RC(MPI_Recv(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK_RC(MPI_Recv(big, BIG, MPI_CHAR, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(v == 51 && same(big, BIG, 6), "matched sends delivered wrong data");
+        CHECK_RC(MPI_Recv(mid, MID, MPI_CHAR, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(same(mid, MID, 8), "a matched mid-size eager send delivered wrong data");
         CHECK_RC(MPI_Send(&ack, 1, MPI_INT, 0, 99, MPI_COMM_WORLD));
         /* Posted before the ack: the RTS, which travels before the
          * cancel, matches it on arrival. */
@@ -124,6 +146,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     free(big);
     free(big2);
+    free(mid);
     if (me == 0)
         printf("net_cancel: ok\n");
     MPI_Finalize();
