@@ -245,10 +245,10 @@ int hier_launch(struct smap_sched *s, MPI_Request *req)
 {
     if (smap_sched_failed(s)) {
         smap_sched_free(s);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the leaders' schedule");
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the collective's schedule");
     }
     int rc = smap_sched_start(s, req);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the leaders' schedule failed to start");
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the collective's schedule failed to start");
 }
 
 int hier_run(struct smap_sched *s, const char *oom)
