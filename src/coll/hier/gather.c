@@ -193,8 +193,8 @@ int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
                      smap_dtype_t *rt, int root, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
-    if (rcounts.p || displs.p)
-        return SMAP_HIER_FLAT;
+    if (rcounts.p || displs.p || h->nnodes == c->size)
+        return SMAP_HIER_FLAT;   /* (one rank per node: nothing to aggregate) */
     int me = c->rank, on_root_node = h->node_of[me] == h->node_of[root];
     MPI_Count blk = me == root ? rcount * rt->size : scount * st->size;
     if ((uint64_t)blk < smap_tun.coll_hier_gather_min)
@@ -221,7 +221,7 @@ int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
                       smap_dtype_t *rt, int root, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
-    if (scounts.p || displs.p)
+    if (scounts.p || displs.p || h->nnodes == c->size)
         return SMAP_HIER_FLAT;
     int me = c->rank, on_root_node = h->node_of[me] == h->node_of[root];
     MPI_Count blk = me == root ? scount * st->size : rcount * rt->size;

@@ -206,6 +206,8 @@ int smap_hier_gatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void
                       int root, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
+    if (h->nnodes == c->size)
+        return SMAP_HIER_FLAT;   /* one rank per node: nothing to aggregate */
     int me = c->rank, on_root_node = h->node_of[me] == h->node_of[root];
     struct vnode v;
     int rc = vnode_init(&v, h);
@@ -230,6 +232,8 @@ int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_c
                        int root, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
+    if (h->nnodes == c->size)
+        return SMAP_HIER_FLAT;   /* one rank per node: nothing to aggregate */
     int me = c->rank, on_root_node = h->node_of[me] == h->node_of[root];
     struct vnode v;
     int rc = vnode_init(&v, h);
