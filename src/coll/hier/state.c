@@ -109,6 +109,10 @@ static struct smap_hier *build(smap_comm_t *c)
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_split(c->handle, h->leader_of[nd] == me ? 0 : MPI_UNDEFINED, me,
                              &h->lead_h);
+    /* the point-to-point on the node sub-communicator (gatherv.c) hands
+     * its errors back to the collective, which raises them on c */
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_set_errhandler(h->node_h, MPI_ERRORS_RETURN);
     if (rc != MPI_SUCCESS) {
         free_state(h);
         return &not_hier;
