@@ -1,6 +1,8 @@
 /* Hierarchical Gather and Scatter (the plain forms: every block has the
  * same signature, so a node's blocks have a size every rank knows; the v
- * forms' counts are known at the root only and take the flat schedule).
+ * forms, whose counts only the root knows, are in gatherv.c).  Blocks
+ * below SMAP_COLL_HIER_GATHER_MIN (_SCATTER_MIN) bytes, and communicators
+ * with one rank per node, take the flat schedule (README: "Measured").
  *
  * Gather: the root's node gathers straight into the root's receive
  * buffer (the on-node gather: the root reads its peers' blocks); every
@@ -139,17 +141,17 @@ static void root_side(struct smap_sched *s, struct smap_hier *h, smap_comm_t *c,
     }
 }
 
-int hier_root_leaders(struct smap_hier *h, smap_comm_t *c, int root, hier_side_fn *root_side,
-                      hier_side_fn *leader_side, void *arg)
+int hier_root_leaders(struct smap_hier *h, smap_comm_t *c, int root, hier_side_fn *at_root,
+                      hier_side_fn *at_leader, void *arg)
 {
     struct smap_sched *s = smap_sched_new(c);
     if (!s)
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the root's schedule");
     int me = c->rank;
     if (me == root)
-        root_side(s, arg);
+        at_root(s, arg);
     else if (hier_is_leader(h) && h->node_of[me] != h->node_of[root])
-        leader_side(s, arg);
+        at_leader(s, arg);
     return hier_run(s, "out of memory building the root's schedule");
 }
 

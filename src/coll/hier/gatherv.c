@@ -19,7 +19,8 @@
 #include "dtype/engine.h"
 
 /* This node's blocks: k members; at the leader of a node off the root's
- * one, sz/dsp their byte sizes and offsets in pack (total bytes). */
+ * one, cnt/dsp their byte sizes and offsets in pack (total bytes); at the
+ * root, its node's counts and displacements by rank in the node. */
 struct vnode {
     int k;
     MPI_Count *cnt, *dsp, total;
