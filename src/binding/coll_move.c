@@ -242,6 +242,8 @@ int coll_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Dataty
     }
     COLL_HIER(F, comm, c, req,
               smap_hier_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c));
+    COLL_HIER_NB(F, comm, c, req,
+                 smap_hier_iallgather(sbuf, scount, st, rbuf, rcount, rcounts, rt, c, req));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
                     smap_nbc_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,

@@ -21,6 +21,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     COLL_ENTER_REQ(F, comm, c, request);
     if (smap_comm_is_inter(c))
         return inter_barrier(F, comm, c, request);
+    COLL_HIER_NB(F, comm, c, request, smap_hier_ibarrier(c, request));
     return NBC_DONE(F, comm, smap_nbc_barrier(c, request));
 }
 

@@ -34,6 +34,14 @@ static int persist_end(int rc)
  * the schedule engine in persistent mode for `request`. */
 #define PERSIST(call) (smap_sched_persistent(request), persist_end(call))
 
+/* The persistent barrier's schedule: the hierarchy's when c spans nodes. */
+static int barrier_sched(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c,
+                         MPI_Request *request)
+{
+    COLL_HIER_NB(F, comm, c, request, smap_hier_ibarrier(c, request));
+    return NBC_DONE(F, comm, smap_nbc_barrier(c, request));
+}
+
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     static const char F[] = "MPI_Barrier_init";
@@ -42,7 +50,7 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
     COLL_ENTER_REQ(F, comm, c, request);
     if (smap_comm_is_inter(c))
         return PERSIST(inter_barrier(F, comm, c, request));
-    return PERSIST(NBC_DONE(F, comm, smap_nbc_barrier(c, request)));
+    return PERSIST(barrier_sched(F, comm, c, request));
 }
 
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -1,6 +1,6 @@
 /* Collectives on communicators spanning nodes (src/coll/hier): Barrier,
- * Bcast, Reduce, Allreduce, Allgather(v), Alltoall, Gather and Scatter checked against serial references, on
- * WORLD and sub-communicators whose node membership is uneven, whose order
+ * Bcast, Reduce, Allreduce, Allgather(v), Alltoall(v,w), Gather and
+ * Scatter checked against serial references, on WORLD and sub-communicators whose node membership is uneven, whose order
  * interleaves the nodes, or that hold one rank per node; sizes 0, 1, odd
  * and large (many pipeline chunks); a commutative op (MPI_SUM on int), a
  * non-commutative user op on a derived type (composition of affine maps
@@ -333,6 +333,60 @@ static void test_alltoall(struct ctx *x, long n, int in_place, int salt)
     free(s), free(r);
 }
 
+/* Ints rank `from` sends rank `to` in Alltoallv/w: uneven, some zero. */
+static int a2av_cnt(int from, int to, long n)
+{
+    if (n == 0 || (from * 3 + to * 5) % 4 == 0)
+        return 0;
+    return (int)(n + (from + 2 * to) % 3);
+}
+
+/* Alltoallv (w 0) or Alltoallw (w 1: every other peer's block sent with
+ * the holey type, byte displacements) with uneven and zero counts, both
+ * sides' blocks in reverse order with gaps that must stay untouched. */
+static void test_alltoallv(struct ctx *x, long n, int w, int salt)
+{
+    int p = x->size, me = x->wr[x->rank];
+    int *sc = malloc(6 * (size_t)p * sizeof *sc), *sd = sc + p, *rc_ = sd + p, *rd = rc_ + p;
+    int *sdb = rd + p, *rdb = sdb + p;
+    MPI_Datatype *st = malloc(2 * (size_t)p * sizeof *st), *rt = st + p;
+    long soff = 0, roff = 0;
+    for (int k = p - 1; k >= 0; k--) {
+        int wk = w && k % 2 ? 2 : 1;
+        sc[k] = a2av_cnt(me, x->wr[k], n);
+        rc_[k] = a2av_cnt(x->wr[k], me, n);
+        sd[k] = (int)soff, sdb[k] = (int)(soff * (long)sizeof(int));
+        rd[k] = (int)roff, rdb[k] = (int)(roff * (long)sizeof(int));
+        soff += (long)sc[k] * wk + 1;
+        roff += rc_[k] + 2;
+        st[k] = wk == 2 ? x->holey_t : MPI_INT;
+        rt[k] = MPI_INT;
+    }
+    int *s = malloc((size_t)soff * sizeof *s), *r = malloc((size_t)roff * sizeof *r);
+    for (long i = 0; i < soff; i++)
+        s[i] = -9;
+    for (long i = 0; i < roff; i++)
+        r[i] = -5;
+    for (int k = 0; k < p; k++)
+        for (long i = 0; i < sc[k]; i++)
+            s[sd[k] + i * (w && k % 2 ? 2 : 1)] = a2a_val(me, x->wr[k], i, salt);
+    int rc = w ? MPI_Alltoallw(s, sc, sdb, st, r, rc_, rdb, rt, x->comm)
+               : MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc_, rd, MPI_INT, x->comm);
+    CHECK(rc == MPI_SUCCESS, "%s alltoall%s rc %d", x->name, w ? "w" : "v", rc);
+    for (int k = 0; k < p; k++) {
+        for (long i = 0; i < rc_[k]; i++)
+            if (r[rd[k] + i] != a2a_val(x->wr[k], me, i, salt)) {
+                CHECK(0, "%s alltoall%s n=%ld: from %d [%ld] %d want %d", x->name, w ? "w" : "v",
+                      n, k, i, r[rd[k] + i], a2a_val(x->wr[k], me, i, salt));
+                break;
+            }
+        CHECK(r[rd[k] + rc_[k]] == -5 && r[rd[k] + rc_[k] + 1] == -5,
+              "%s alltoall%s n=%ld: gap after the block from %d written", x->name, w ? "w" : "v",
+              n, k);
+    }
+    free(s), free(r), free(sc), free(st);
+}
+
 /* Gather then Scatter of n ints per rank at `root` (in place at the root
  * or not; a holey send type for Gather, received as ints). */
 static void test_gather_scatter(struct ctx *x, long n, int root, int in_place, int salt)
@@ -405,6 +459,7 @@ static void run(struct ctx *x, long large)
         for (int ip = 0; ip < 2; ip++) {
             test_allgather(x, m, ip, salt);
             test_alltoall(x, m, ip, salt);
+            test_alltoallv(x, m, ip, salt);
             for (int ri = 0; ri < 3 && (ri == 0 || n < large); ri++)
                 test_gather_scatter(x, m, roots[ri], ip, salt + ri);
         }

@@ -1,5 +1,5 @@
 /* Reduce_scatter(_block), Scan, Exscan, Gatherv, Scatterv, and the
- * non-blocking and persistent Ibcast, Ireduce, Iallreduce on
+ * non-blocking and persistent Ibcast, Ireduce, Iallreduce, Iallgather, Ibarrier on
  * communicators spanning nodes (src/coll/hier), checked against serial
  * references: on WORLD and on sub-communicators whose node membership is
  * uneven, whose order interleaves the nodes (the flat fallback for
@@ -381,6 +381,50 @@ static void test_ireduce(struct ctx *x, long n, int root, int all, int in_place,
     free(s), free(r);
 }
 
+/* Iallgather of n ints per rank (in place or not; persistent: started
+ * twice with Allgather_init) with an Ibarrier outstanding at the same
+ * time (persistent: Barrier_init), against the serial reference. */
+static void test_iallgather(struct ctx *x, long n, int in_place, int persistent, int salt)
+{
+    int p = x->size;
+    int *s = xmalloc((size_t)n * sizeof *s), *r = xmalloc((size_t)(p * n) * sizeof *r);
+    MPI_Request rq[2];
+    int rc = MPI_SUCCESS;
+    for (int round = 0; round < (persistent ? 2 : 1); round++) {
+        for (long i = 0; i < n; i++)
+            s[i] = ival(x->wr[x->rank], i, salt + round);
+        for (long i = 0; i < p * n; i++)
+            r[i] = in_place && i / n == x->rank ? s[i % n] : -3;
+        const void *sb = in_place ? MPI_IN_PLACE : s;
+        if (persistent) {
+            if (round == 0) {
+                rc = MPI_Allgather_init(sb, (int)n, MPI_INT, r, (int)n, MPI_INT, x->comm,
+                                        MPI_INFO_NULL, &rq[0]);
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Barrier_init(x->comm, MPI_INFO_NULL, &rq[1]);
+            }
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Startall(2, rq);
+        } else {
+            rc = MPI_Iallgather(sb, (int)n, MPI_INT, r, (int)n, MPI_INT, x->comm, &rq[0]);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Ibarrier(x->comm, &rq[1]);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "%s iallgather/ibarrier rc %d", x->name, rc);
+        for (long i = 0; i < p * n; i++)
+            if (r[i] != ival(x->wr[i / n], i % n, salt + round)) {
+                CHECK(0, "%s iallgather n=%ld inplace=%d persistent=%d: [%ld] %d wrong", x->name,
+                      n, in_place, persistent, i, r[i]);
+                break;
+            }
+    }
+    if (persistent && rc == MPI_SUCCESS)
+        MPI_Request_free(&rq[0]), MPI_Request_free(&rq[1]);
+    free(s), free(r);
+}
+
 static void run(struct ctx *x, long large)
 {
     if (x->comm == MPI_COMM_NULL)
@@ -419,6 +463,8 @@ static void run(struct ctx *x, long large)
                         test_ireduce(x, n, 0, 1, ip, nc, ip, salt + 3);
                 }
         }
+        for (int ip = 0; ip < 2; ip++)
+            test_iallgather(x, big ? n / x->size : n, ip, ip == 0 && si % 2, salt);
         CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);
     }
     free(x->wr);

@@ -1,4 +1,5 @@
-/* Hierarchical Alltoall: one combined message per rank and node pair.
+/* Hierarchical Alltoall, Alltoallv and Alltoallw: one combined message
+ * per rank and node pair.
  *
  * Rank a, the i-th rank of its node, sends everything it has for node m
  * as one message to m's *gateway* for a: the (i mod |m|)-th rank of m.
@@ -12,169 +13,272 @@
  * remote rank, and every block crosses the network once.  One schedule on
  * c, three rounds: pack + send to the gateways + the on-node exchange;
  * regroup + hand on; unpack.  Blocks travel packed (MPI_BYTE), so any
- * datatype pair with the same signature works, and any placement. */
+ * datatype pair with the same signature works, and any placement.
+ *
+ * A gateway must know the size of every block it regroups.  Alltoall's
+ * are all alike; Alltoallv's and Alltoallw's are known to their sender
+ * (and receiver) only, so a schedule before the data's sends each gateway
+ * its sources' block sizes for its node (one MPI_Count per block, one
+ * message per source and node pair).  A final receiver knows what it
+ * gets from each source itself. */
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
 
 #include "base/tunables.h"
+#include "dtype/engine.h"
 
 struct a2a_map {
     int *start;   /* node -> index of its first rank in `list` */
     int *list;    /* ranks of c by node, by rank in the node */
 };
 
-static void *a2a_at(const void *buf, MPI_Count i, MPI_Count count, smap_dtype_t *t)
+/* One block of a side (send or receive) of the call. */
+struct a2a_blk {
+    char *p;
+    MPI_Count n, bytes;
+    smap_dtype_t *t;
+};
+
+struct a2a_side {
+    const void *buf;
+    MPI_Count count;
+    struct smap_cvec counts, displs;   /* v, w */
+    smap_dtype_t *t;
+    const MPI_Datatype *types;         /* w: displacements in bytes */
+};
+
+static struct a2a_blk a2a_block(const struct a2a_side *d, int j)
 {
-    return hier_at(buf, i * count, t);
+    struct a2a_blk b;
+    if (d->types) {
+        b.t = smap_dtype_get(d->types[j]);
+        b.n = smap_cvec_at(d->counts, j);
+        b.p = (char *)d->buf + smap_cvec_at(d->displs, j);
+    } else {
+        b.t = d->t;
+        b.n = d->counts.p ? smap_cvec_at(d->counts, j) : d->count;
+        b.p = hier_at(d->buf, d->displs.p ? smap_cvec_at(d->displs, j) : j * d->count, d->t);
+    }
+    b.bytes = b.n * b.t->size;
+    return b;
 }
 
-static int a2a_gateway(const struct smap_hier *h, const struct a2a_map *m, int a, int node)
+struct a2a_call {
+    const struct smap_hier *h;
+    struct a2a_map m;
+    struct a2a_side snd, rcv;
+    int k, li, nd, nsrc;
+    int *src;          /* this gateway's sources, in rank order */
+    MPI_Count *hdr;    /* [si * k + j]: bytes source si sends to the node's j-th rank */
+};
+
+static int a2a_gateway(const struct a2a_call *x, int a, int node)
 {
-    int k = m->start[node + 1] - m->start[node];
-    return m->list[m->start[node] + h->local_of[a] % k];
+    int km = x->m.start[node + 1] - x->m.start[node];
+    return x->m.list[x->m.start[node] + x->h->local_of[a] % km];
 }
 
-static void a2a_build(struct smap_sched *s, const struct smap_a2a *a, const struct smap_hier *h,
-                      const struct a2a_map *m, MPI_Count blk)
+/* Whether r (of another node) has this node's j-th rank as its gateway. */
+static int a2a_source_of(const struct a2a_call *x, int r, int j)
+{
+    return x->h->node_of[r] != x->nd && x->h->local_of[r] % x->k == j;
+}
+
+/* The v and w forms: each source's block sizes for this node, to its
+ * gateway here. */
+static int a2a_sizes(struct a2a_call *x, smap_comm_t *c)
+{
+    struct smap_sched *s = smap_sched_new(c);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's schedule");
+    smap_dtype_t *ct = smap_dtype_get(MPI_COUNT);
+    MPI_Count *mine = smap_sched_tmp(s, (size_t)c->size * sizeof *mine);
+    for (int node = 0; node < x->h->nnodes && mine; node++) {
+        if (node == x->nd)
+            continue;
+        int km = x->m.start[node + 1] - x->m.start[node];
+        MPI_Count *out = mine + x->m.start[node];
+        for (int j = 0; j < km; j++)
+            out[j] = a2a_block(&x->snd, x->m.list[x->m.start[node] + j]).bytes;
+        smap_sched_send(s, out, km, ct, a2a_gateway(x, c->rank, node));
+    }
+    for (int si = 0; si < x->nsrc; si++)
+        smap_sched_recv(s, x->hdr + si * x->k, x->k, ct, x->src[si]);
+    return hier_run(s, "out of memory building the alltoall's schedule");
+}
+
+static void a2a_build(struct smap_sched *s, const struct a2a_call *x)
 {
     smap_comm_t *c = smap_sched_comm(s);
     smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
-    int n = c->size, me = c->rank, nd = h->node_of[me], li = h->local_of[me];
-    int k = m->start[nd + 1] - m->start[nd];
-    const void *sbuf = a->sbuf;
-    MPI_Count scount = a->scount;
-    smap_dtype_t *st = a->st;
-    if (sbuf == MPI_IN_PLACE) {   /* the input is rbuf, about to be overwritten */
-        void *copy = smap_sched_tmp_typed(s, n * a->rcount, a->rt);
-        if (!copy)
-            return;
-        smap_sched_copy(s, a->rbuf, n * a->rcount, a->rt, copy, n * a->rcount, a->rt);
-        sbuf = copy, scount = a->rcount, st = a->rt;
-    }
+    const struct smap_hier *h = x->h;
+    int n = c->size, me = c->rank, nd = x->nd, li = x->li, k = x->k, nsrc = x->nsrc;
+    const int *mine = x->m.list + x->m.start[nd];
     /* round 1: each other node's blocks packed and sent to the gateway */
     for (int node = 0; node < h->nnodes; node++) {
         if (node == nd)
             continue;
-        int km = m->start[node + 1] - m->start[node];
-        char *out = smap_sched_tmp(s, (size_t)(km * blk));
+        const int *dst = x->m.list + x->m.start[node];
+        int km = x->m.start[node + 1] - x->m.start[node];
+        MPI_Count bytes = 0;
+        for (int j = 0; j < km; j++)
+            bytes += a2a_block(&x->snd, dst[j]).bytes;
+        char *out = smap_sched_tmp(s, (size_t)bytes + 1), *o = out;
         if (!out)
             return;
-        for (int j = 0; j < km; j++)
-            smap_sched_copy(s, a2a_at(sbuf, m->list[m->start[node] + j], scount, st), scount, st,
-                            out + j * blk, blk, byte);
-        smap_sched_send(s, out, km * blk, byte, a2a_gateway(h, m, me, node));
+        for (int j = 0; j < km; j++) {
+            struct a2a_blk b = a2a_block(&x->snd, dst[j]);
+            smap_sched_copy(s, b.p, b.n, b.t, o, b.bytes, byte);
+            o += b.bytes;
+        }
+        smap_sched_send(s, out, bytes, byte, a2a_gateway(x, me, node));
     }
     /* ... the node's own blocks directly ... */
-    smap_sched_copy(s, a2a_at(sbuf, me, scount, st), scount, st, a2a_at(a->rbuf, me, a->rcount,
-                    a->rt), a->rcount, a->rt);
+    struct a2a_blk sb = a2a_block(&x->snd, me), rb = a2a_block(&x->rcv, me);
+    smap_sched_copy(s, sb.p, sb.n, sb.t, rb.p, rb.n, rb.t);
     for (int j = 0; j < k; j++) {
-        int p = m->list[m->start[nd] + j];
-        if (p == me)
+        if (mine[j] == me)
             continue;
-        smap_sched_send(s, a2a_at(sbuf, p, scount, st), scount, st, p);
-        smap_sched_recv(s, a2a_at(a->rbuf, p, a->rcount, a->rt), a->rcount, a->rt, p);
+        sb = a2a_block(&x->snd, mine[j]), rb = a2a_block(&x->rcv, mine[j]);
+        smap_sched_send(s, sb.p, sb.n, sb.t, mine[j]);
+        smap_sched_recv(s, rb.p, rb.n, rb.t, mine[j]);
     }
     /* ... and the blocks of this gateway's sources, for the whole node */
-    int nsrc = 0;
-    for (int r = 0; r < n; r++)
-        nsrc += h->node_of[r] != nd && h->local_of[r] % k == li;
-    char *in = smap_sched_tmp(s, (size_t)(nsrc * k * blk) + 1);
+    MPI_Count *inoff = smap_sched_tmp(s, ((size_t)nsrc + 1) * sizeof *inoff);
+    if (!inoff)
+        return;
+    inoff[0] = 0;
+    for (int si = 0; si < nsrc; si++) {
+        inoff[si + 1] = inoff[si];
+        for (int j = 0; j < k; j++)
+            inoff[si + 1] += x->hdr[si * k + j];
+    }
+    char *in = smap_sched_tmp(s, (size_t)inoff[nsrc] + 1);
     if (!in)
         return;
-    for (int r = 0, si = 0; r < n; r++)
-        if (h->node_of[r] != nd && h->local_of[r] % k == li)
-            smap_sched_recv(s, in + si++ * k * blk, k * blk, byte, r);
+    for (int si = 0; si < nsrc; si++)
+        smap_sched_recv(s, in + inoff[si], inoff[si + 1] - inoff[si], byte, x->src[si]);
     smap_sched_barrier(s);
-    if (k == 1) {   /* this rank is its node: the blocks are its own */
-        for (int r = 0, si = 0; r < n; r++)
-            if (h->node_of[r] != nd)
-                smap_sched_copy(s, in + si++ * blk, blk, byte,
-                                a2a_at(a->rbuf, r, a->rcount, a->rt), a->rcount, a->rt);
+    /* round 2: regroup by destination (this rank's own blocks straight to
+     * their place), hand each node peer its blocks; receive the blocks the
+     * node's other gateways hold for this rank */
+    char **fin = smap_sched_tmp(s, (size_t)k * sizeof *fin);
+    if (!fin)
         return;
-    }
-    /* round 2: regroup by destination, hand each node peer its blocks;
-     * receive the blocks the node's other gateways hold for this rank */
-    char *out = smap_sched_tmp(s, (size_t)(nsrc * k * blk) + 1);
-    MPI_Count fin_n = 0;
     for (int j = 0; j < k; j++) {
-        int g = m->list[m->start[nd] + j];
-        if (g != me)
-            for (int r = 0; r < n; r++)
-                fin_n += h->node_of[r] != nd && h->local_of[r] % k == j;
-    }
-    char *fin = smap_sched_tmp(s, (size_t)(fin_n * blk) + 1);
-    if (!out || !fin)
-        return;
-    for (int si = 0, r = 0; r < n; r++) {
-        if (h->node_of[r] == nd || h->local_of[r] % k != li)
+        if (j == li) {
+            for (int si = 0; si < nsrc; si++) {
+                const char *b = in + inoff[si];
+                for (int jj = 0; jj < j; jj++)
+                    b += x->hdr[si * k + jj];
+                rb = a2a_block(&x->rcv, x->src[si]);
+                smap_sched_copy(s, b, rb.bytes, byte, rb.p, rb.n, rb.t);
+            }
             continue;
-        for (int j = 0; j < k; j++) {
-            const char *b = in + (si * k + j) * blk;
-            if (j == li)
-                smap_sched_copy(s, b, blk, byte, a2a_at(a->rbuf, r, a->rcount, a->rt), a->rcount,
-                                a->rt);
-            else
-                smap_sched_copy(s, b, blk, byte, out + (j * nsrc + si) * blk, blk, byte);
         }
-        si++;
-    }
-    MPI_Count off = 0;
-    for (int j = 0; j < k; j++) {
-        int p = m->list[m->start[nd] + j];
-        if (p == me)
-            continue;
+        MPI_Count bytes = 0;
+        for (int si = 0; si < nsrc; si++)
+            bytes += x->hdr[si * k + j];
+        char *out = smap_sched_tmp(s, (size_t)bytes + 1), *o = out;
+        if (!out)
+            return;
+        for (int si = 0; si < nsrc; si++) {
+            const char *b = in + inoff[si];
+            for (int jj = 0; jj < j; jj++)
+                b += x->hdr[si * k + jj];
+            smap_sched_copy(s, b, x->hdr[si * k + j], byte, o, x->hdr[si * k + j], byte);
+            o += x->hdr[si * k + j];
+        }
         if (nsrc > 0)
-            smap_sched_send(s, out + j * nsrc * blk, nsrc * blk, byte, p);
-        MPI_Count from_p = 0;   /* sources of p */
+            smap_sched_send(s, out, bytes, byte, mine[j]);
+        /* from gateway j: its sources' blocks for this rank, in rank order */
+        int from = 0;
+        bytes = 0;
         for (int r = 0; r < n; r++)
-            from_p += h->node_of[r] != nd && h->local_of[r] % k == j;
-        if (from_p > 0)
-            smap_sched_recv(s, fin + off * blk, from_p * blk, byte, p);
-        off += from_p;
+            if (a2a_source_of(x, r, j))
+                from++, bytes += a2a_block(&x->rcv, r).bytes;
+        fin[j] = from ? smap_sched_tmp(s, (size_t)bytes + 1) : NULL;
+        if (from && !fin[j])
+            return;
+        if (from)
+            smap_sched_recv(s, fin[j], bytes, byte, mine[j]);
     }
     smap_sched_barrier(s);
     /* round 3: unpack, gateway by gateway, each one's sources in rank order */
-    off = 0;
-    for (int j = 0; j < k; j++) {
-        if (j == li)
-            continue;
-        for (int r = 0; r < n; r++)
-            if (h->node_of[r] != nd && h->local_of[r] % k == j)
-                smap_sched_copy(s, fin + off++ * blk, blk, byte,
-                                a2a_at(a->rbuf, r, a->rcount, a->rt), a->rcount, a->rt);
-    }
+    for (int j = 0; j < k; j++)
+        for (int r = 0; r < n && j != li && fin[j]; r++)
+            if (a2a_source_of(x, r, j)) {
+                rb = a2a_block(&x->rcv, r);
+                smap_sched_copy(s, fin[j], rb.bytes, byte, rb.p, rb.n, rb.t);
+                fin[j] += rb.bytes;
+            }
 }
 
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
-    if (!smap_tun.coll_hier_alltoall || a->scounts.p || a->rcounts.p || a->stypes || a->rtypes)
-        return SMAP_HIER_FLAT;   /* v and w: each rank knows only its own counts */
-    MPI_Count blk = a->rcount * a->rt->size;
-    if (blk == 0)
+    int plain = !a->scounts.p && !a->rcounts.p && !a->stypes && !a->rtypes;
+    if (!smap_tun.coll_hier_alltoall || (!plain && a->sbuf == MPI_IN_PLACE))
+        return SMAP_HIER_FLAT;
+    MPI_Count blk = plain ? a->rcount * a->rt->size : 0;
+    if (plain && blk == 0)
         return MPI_SUCCESS;
-    struct a2a_map m;
-    m.start = calloc((size_t)h->nnodes + 1, sizeof *m.start);
-    m.list = malloc((size_t)c->size * sizeof *m.list);
-    if (!m.start || !m.list) {
-        free(m.start), free(m.list);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's node map");
+    struct a2a_call x = {
+        .h = h,
+        .snd = { a->sbuf, a->scount, a->scounts, a->sdispls, a->st, a->stypes },
+        .rcv = { a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt, a->rtypes },
+        .nd = h->node_of[c->rank],
+        .li = h->local_of[c->rank],
+    };
+    x.m.start = calloc((size_t)h->nnodes + 1, sizeof *x.m.start);
+    x.m.list = malloc((size_t)c->size * sizeof *x.m.list);
+    x.src = malloc((size_t)c->size * sizeof *x.src);
+    x.hdr = NULL;
+    int rc = MPI_SUCCESS;
+    if (x.m.start && x.m.list && x.src) {
+        for (int r = 0; r < c->size; r++)
+            x.m.start[h->node_of[r] + 1]++;
+        for (int node = 0; node < h->nnodes; node++)
+            x.m.start[node + 1] += x.m.start[node];
+        for (int r = 0; r < c->size; r++)
+            x.m.list[x.m.start[h->node_of[r]] + h->local_of[r]] = r;
+        x.k = x.m.start[x.nd + 1] - x.m.start[x.nd];
+        x.nsrc = 0;
+        for (int r = 0; r < c->size; r++)
+            if (a2a_source_of(&x, r, x.li))
+                x.src[x.nsrc++] = r;
+        x.hdr = malloc(((size_t)x.nsrc * x.k + 1) * sizeof *x.hdr);
     }
-    for (int r = 0; r < c->size; r++)
-        m.start[h->node_of[r] + 1]++;
-    for (int node = 0; node < h->nnodes; node++)
-        m.start[node + 1] += m.start[node];
-    for (int r = 0; r < c->size; r++)
-        m.list[m.start[h->node_of[r]] + h->local_of[r]] = r;
-    struct smap_sched *s = smap_sched_new(c);
-    int rc;
-    if (!s) {
-        rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's schedule");
-    } else {
-        a2a_build(s, a, h, &m, blk);
-        rc = hier_run(s, "out of memory building the alltoall's schedule");
+    if (!x.m.start || !x.m.list || !x.src || !x.hdr)
+        rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's node map");
+    void *copy = NULL;
+    if (rc == MPI_SUCCESS && a->sbuf == MPI_IN_PLACE) {   /* plain: the input is rbuf */
+        void *base;
+        copy = hier_tmp(c->size * a->rcount, a->rt, &base);
+        if (copy) {
+            smap_dtype_copy(copy, c->size * a->rcount, a->rt, a->rbuf, c->size * a->rcount, a->rt);
+            x.snd = x.rcv;
+            x.snd.buf = copy;
+            copy = base;
+        } else {
+            rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's input");
+        }
     }
-    free(m.start), free(m.list);
+    if (rc == MPI_SUCCESS && plain)
+        for (MPI_Count i = 0; i < (MPI_Count)x.nsrc * x.k; i++)
+            x.hdr[i] = blk;
+    else if (rc == MPI_SUCCESS)
+        rc = a2a_sizes(&x, c);
+    if (rc == MPI_SUCCESS) {
+        struct smap_sched *s = smap_sched_new(c);
+        if (!s) {
+            rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's schedule");
+        } else {
+            a2a_build(s, &x);
+            rc = hier_run(s, "out of memory building the alltoall's schedule");
+        }
+    }
+    free(copy), free(x.m.start), free(x.m.list), free(x.src), free(x.hdr);
     return rc;
 }

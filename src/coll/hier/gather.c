@@ -1,6 +1,8 @@
 /* Hierarchical Gather and Scatter (the plain forms: every block has the
  * same signature, so a node's blocks have a size every rank knows; the v
- * forms' counts are known at the root only and take the flat schedule).
+ * forms, whose counts only the root knows, are in gatherv.c).  Blocks
+ * below SMAP_COLL_HIER_GATHER_MIN (_SCATTER_MIN) bytes, and communicators
+ * with one rank per node, take the flat schedule (README: "Measured").
  *
  * Gather: the root's node gathers straight into the root's receive
  * buffer (the on-node gather: the root reads its peers' blocks); every
@@ -15,6 +17,8 @@
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
+
+#include "base/tunables.h"
 
 /* Ranks of node nd by rank in the node, their count in *k. */
 static int *node_ranks(const struct smap_hier *h, int nc, int nd, int *k)
@@ -55,7 +59,7 @@ int hier_node_scatterv(struct smap_hier *h, const void *sbuf, const MPI_Count *c
         if (!s)
             return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
         smap_sched_copy(s, hier_at(sbuf, dsp[0], st), cnt[0], st, rbuf, rcount, rt);
-        return hier_fail_nbc(smap_sched_run(s));
+        return hier_run(s, "out of memory building the node's copy");
     }
     return n->slot >= 0
                ? hier_fail_coll(smap_coll_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, n))
@@ -137,26 +141,53 @@ static void root_side(struct smap_sched *s, struct smap_hier *h, smap_comm_t *c,
     }
 }
 
-/* The message between this rank (a leader off the root's node, or the
- * root) and the other side; empty elsewhere.  Every member runs it. */
-static int root_leaders(struct smap_hier *h, smap_comm_t *c, int root, void *ubuf,
-                        MPI_Count ucount, smap_dtype_t *ut, struct rooted *r, MPI_Count blk,
-                        int gather)
+int hier_root_leaders(struct smap_hier *h, smap_comm_t *c, int root, hier_side_fn *at_root,
+                      hier_side_fn *at_leader, void *arg)
 {
     struct smap_sched *s = smap_sched_new(c);
     if (!s)
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the root's schedule");
-    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
     int me = c->rank;
     if (me == root)
-        root_side(s, h, c, ubuf, ucount, ut, blk, gather);
-    else if (hier_is_leader(h) && h->node_of[me] != h->node_of[root]) {
-        if (gather)
-            smap_sched_send(s, r->pack, r->k * blk, byte, root);
-        else
-            smap_sched_recv(s, r->pack, r->k * blk, byte, root);
-    }
+        at_root(s, arg);
+    else if (hier_is_leader(h) && h->node_of[me] != h->node_of[root])
+        at_leader(s, arg);
     return hier_run(s, "out of memory building the root's schedule");
+}
+
+/* The plain forms' sides of hier_root_leaders. */
+struct plain_call {
+    struct smap_hier *h;
+    smap_comm_t *c;
+    int root, gather;
+    void *ubuf;
+    MPI_Count ucount, blk;
+    smap_dtype_t *ut;
+    struct rooted *r;
+};
+
+static void plain_root_side(struct smap_sched *s, void *arg)
+{
+    struct plain_call *p = arg;
+    root_side(s, p->h, p->c, p->ubuf, p->ucount, p->ut, p->blk, p->gather);
+}
+
+static void plain_leader_side(struct smap_sched *s, void *arg)
+{
+    struct plain_call *p = arg;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    if (p->gather)
+        smap_sched_send(s, p->r->pack, p->r->k * p->blk, byte, p->root);
+    else
+        smap_sched_recv(s, p->r->pack, p->r->k * p->blk, byte, p->root);
+}
+
+static int root_leaders(struct smap_hier *h, smap_comm_t *c, int root, void *ubuf,
+                        MPI_Count ucount, smap_dtype_t *ut, struct rooted *r, MPI_Count blk,
+                        int gather)
+{
+    struct plain_call p = { h, c, root, gather, ubuf, ucount, blk, ut, r };
+    return hier_root_leaders(h, c, root, plain_root_side, plain_leader_side, &p);
 }
 
 int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
@@ -164,10 +195,12 @@ int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
                      smap_dtype_t *rt, int root, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
-    if (rcounts.p || displs.p)
-        return SMAP_HIER_FLAT;
+    if (rcounts.p || displs.p || h->nnodes == c->size)
+        return SMAP_HIER_FLAT;   /* (one rank per node: nothing to aggregate) */
     int me = c->rank, on_root_node = h->node_of[me] == h->node_of[root];
     MPI_Count blk = me == root ? rcount * rt->size : scount * st->size;
+    if ((uint64_t)blk < smap_tun.coll_hier_gather_min)
+        return SMAP_HIER_FLAT;   /* small: the flat senders run ahead of the root */
     if (blk == 0)
         return MPI_SUCCESS;
     struct rooted r;
@@ -190,10 +223,12 @@ int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
                       smap_dtype_t *rt, int root, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
-    if (scounts.p || displs.p)
+    if (scounts.p || displs.p || h->nnodes == c->size)
         return SMAP_HIER_FLAT;
     int me = c->rank, on_root_node = h->node_of[me] == h->node_of[root];
     MPI_Count blk = me == root ? scount * st->size : rcount * rt->size;
+    if ((uint64_t)blk < smap_tun.coll_hier_scatter_min)
+        return SMAP_HIER_FLAT;
     if (blk == 0)
         return MPI_SUCCESS;
     struct rooted r;

@@ -55,14 +55,13 @@ int smap_hier_gatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void
 int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_cvec displs,
                        smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt,
                        int root, smap_comm_t *c);
-/* Alltoall only, and only with SMAP_COLL_HIER_ALLTOALL=1: otherwise, and for
- * the v and w forms, it answers
- * SMAP_HIER_FLAT. */
+/* Alltoall, Alltoallv and Alltoallw, only with SMAP_COLL_HIER_ALLTOALL=1
+ * (otherwise SMAP_HIER_FLAT; also for the v and w forms in place). */
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 
 /* Non-blocking (and persistent: the request pointer the binding passes)
- * Ibcast, Ireduce and Iallreduce (all 1) as one schedule on c that
- * follows the nodes (nbc.c), started in *req.  smap_hier_nb_use(c): the
+ * Ibcast, Ireduce and Iallreduce (all 1), Ibarrier, Iallgather as one
+ * schedule on c that follows the nodes (nbc.c), started in *req.  smap_hier_nb_use(c): the
  * job spans nodes and SMAP_COLL_HIER is on (local: builds nothing).  They
  * answer SMAP_HIER_FLAT when c is on one node, for count 0, and for a
  * non-commutative op over interleaved nodes. */
@@ -72,6 +71,11 @@ int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap
 int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                       MPI_Datatype type, MPI_Op op, int root, int all, smap_comm_t *c,
                       MPI_Request *req);
+int smap_hier_ibarrier(smap_comm_t *c, MPI_Request *req);
+/* The plain form only (rcounts .p NULL; Iallgatherv: SMAP_HIER_FLAT). */
+int smap_hier_iallgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                         MPI_Count rcount, struct smap_cvec rcounts, smap_dtype_t *rt,
+                         smap_comm_t *c, MPI_Request *req);
 
 /* MPI_Comm_free of c (collective): frees the sub-communicators. */
 int smap_hier_release(smap_comm_t *c);

@@ -72,6 +72,15 @@ int hier_node_scatterv(struct smap_hier *h, const void *sbuf, const MPI_Count *c
                        const MPI_Count *dsp, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
                        smap_dtype_t *rt, int root);
 
+/* The messages between the root of a rooted collective (Gather(v),
+ * Scatter(v)) and the leaders of the other nodes, as one schedule on c
+ * that every member runs (empty on most, so that c's schedule numbers stay
+ * equal everywhere): at_root(s, arg) builds the root's part,
+ * at_leader(s, arg) a leader's off the root's node (gather.c). */
+typedef void hier_side_fn(struct smap_sched *s, void *arg);
+int hier_root_leaders(struct smap_hier *h, smap_comm_t *c, int root, hier_side_fn *at_root,
+                      hier_side_fn *at_leader, void *arg);
+
 /* Starts a built schedule of the inter-node phase (frees it when a build
  * step ran out of memory). */
 int hier_launch(struct smap_sched *s, MPI_Request *req);

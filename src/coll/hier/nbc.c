@@ -1,4 +1,5 @@
-/* Hierarchical non-blocking Ibcast, Ireduce and Iallreduce (and their
+/* Hierarchical non-blocking Ibcast, Ireduce, Iallreduce, Ibarrier and
+ * Iallgather (and their
  * persistent forms, which start the same schedule again): one schedule
  * on c (src/coll/sched) whose messages follow the hierarchy, so nothing
  * blocks at the start and no sub-communicator is needed.  The node map is
@@ -14,8 +15,12 @@
  * or the recursive-doubling allreduce of reduce.c); Iallreduce's leaders
  * send the result to their members.  Rank order holds when every node has
  * one range of ranks; otherwise a non-commutative op takes the flat
- * schedule (SMAP_HIER_FLAT).  Each inter-node message is one per node
- * pair instead of one per rank pair. */
+ * schedule (SMAP_HIER_FLAT).  Ibarrier: members to the leader, the
+ * leaders' dissemination barrier, the leader to its members.
+ * Iallgather: members send their block to the leader, which puts them in
+ * place, exchanges its node's blocks (packed, node order) with every other
+ * leader, and sends each member the whole result.  Each inter-node
+ * message is one per node pair instead of one per rank pair. */
 #include "coll/hier/internal.h"
 
 #include "base/tunables.h"
@@ -68,16 +73,6 @@ static int start_build(smap_comm_t *c, struct smap_sched **s, struct imap *m)
     return MPI_SUCCESS;
 }
 
-static int finish(struct smap_sched *s, MPI_Request *req)
-{
-    if (smap_sched_failed(s)) {
-        smap_sched_free(s);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the collective's schedule");
-    }
-    int rc = smap_sched_start(s, req);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the collective's schedule failed to start");
-}
-
 int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
                      MPI_Request *req)
 {
@@ -118,7 +113,7 @@ int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap
         smap_sched_recv(s, buf, count, t, lead);
         smap_sched_barrier(s);
     }
-    return finish(s, req);
+    return hier_launch(s, req);
 }
 
 /* The leader's fold of its node (members' inputs in node order) into a
@@ -201,5 +196,98 @@ int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_
     if (!all && me == root && !(nd == 0 && me == m.members[0]))
         smap_sched_recv(s, rbuf, count, t, m.leader_of[0]);
     smap_sched_barrier(s);
-    return finish(s, req);
+    return hier_launch(s, req);
+}
+
+int smap_hier_ibarrier(smap_comm_t *c, MPI_Request *req)
+{
+    struct smap_sched *s;
+    struct imap m;
+    int rc = start_build(c, &s, &m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int me = c->rank, nd = m.node_of[me], nn = m.nn;
+    if (me != m.members[0]) {   /* arrived; then wait for the leader's release */
+        smap_sched_send(s, NULL, 0, byte, m.members[0]);
+        smap_sched_barrier(s);
+        smap_sched_recv(s, NULL, 0, byte, m.members[0]);
+        return hier_launch(s, req);
+    }
+    for (int j = 1; j < m.k; j++)
+        smap_sched_recv(s, NULL, 0, byte, m.members[j]);
+    smap_sched_barrier(s);
+    /* the leaders' dissemination barrier */
+    for (int d = 1; d < nn; d <<= 1) {
+        smap_sched_send(s, NULL, 0, byte, m.leader_of[(nd + d) % nn]);
+        smap_sched_recv(s, NULL, 0, byte, m.leader_of[(nd - d + nn) % nn]);
+        smap_sched_barrier(s);
+    }
+    for (int j = 1; j < m.k; j++)
+        smap_sched_send(s, NULL, 0, byte, m.members[j]);
+    return hier_launch(s, req);
+}
+
+int smap_hier_iallgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                         MPI_Count rcount, struct smap_cvec rcounts, smap_dtype_t *rt,
+                         smap_comm_t *c, MPI_Request *req)
+{
+    if (rcounts.p || rcount == 0)   /* v: a leader cannot send a member everything at once */
+        return SMAP_HIER_FLAT;
+    struct smap_sched *s;
+    struct imap m;
+    int rc = start_build(c, &s, &m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int me = c->rank, nd = m.node_of[me], nn = m.nn, p = c->size;
+    MPI_Count blk = rcount * rt->size;
+    void *mine = hier_at(rbuf, me * rcount, rt);
+    if (me != m.members[0]) {
+        if (sbuf == MPI_IN_PLACE)
+            smap_sched_send(s, mine, rcount, rt, m.members[0]);
+        else
+            smap_sched_send(s, sbuf, scount, st, m.members[0]);
+        smap_sched_barrier(s);
+        smap_sched_recv(s, rbuf, p * rcount, rt, m.members[0]);
+        return hier_launch(s, req);
+    }
+    /* the node's blocks into place, then packed in node order */
+    if (sbuf != MPI_IN_PLACE)
+        smap_sched_copy(s, sbuf, scount, st, mine, rcount, rt);
+    for (int j = 1; j < m.k; j++)
+        smap_sched_recv(s, hier_at(rbuf, m.members[j] * rcount, rt), rcount, rt, m.members[j]);
+    smap_sched_barrier(s);
+    char *pack = smap_sched_tmp(s, (size_t)(m.k * blk));
+    char **in = smap_sched_tmp(s, (size_t)nn * sizeof *in);
+    if (!pack || !in)
+        return hier_launch(s, req);   /* fails: out of memory */
+    for (int j = 0; j < m.k; j++)
+        smap_sched_copy(s, hier_at(rbuf, m.members[j] * rcount, rt), rcount, rt, pack + j * blk,
+                        blk, byte);
+    /* every leader sends its node's blocks to every other one */
+    for (int x = 0; x < nn; x++) {
+        if (x == nd)
+            continue;
+        int kx = 0;
+        for (int r = 0; r < p; r++)
+            kx += m.node_of[r] == x;
+        in[x] = smap_sched_tmp(s, (size_t)(kx * blk) + 1);
+        if (!in[x])
+            return hier_launch(s, req);
+        smap_sched_send(s, pack, m.k * blk, byte, m.leader_of[x]);
+        smap_sched_recv(s, in[x], kx * blk, byte, m.leader_of[x]);
+    }
+    smap_sched_barrier(s);
+    for (int r = 0; r < p; r++) {   /* (each node's blocks in rank order) */
+        int x = m.node_of[r];
+        if (x != nd) {
+            smap_sched_copy(s, in[x], blk, byte, hier_at(rbuf, r * rcount, rt), rcount, rt);
+            in[x] += blk;
+        }
+    }
+    smap_sched_barrier(s);
+    for (int j = 1; j < m.k; j++)
+        smap_sched_send(s, rbuf, p * rcount, rt, m.members[j]);
+    return hier_launch(s, req);
 }

@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 
+#include "base/tunables.h"
 #include "dtype/engine.h"
 #include "mpi/op.h"
 
@@ -38,8 +39,8 @@ int smap_hier_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *
                    MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
-    if (!h->contiguous)
-        return SMAP_HIER_FLAT;
+    if (!h->contiguous || (uint64_t)(count * t->size) < smap_tun.coll_hier_scan_min)
+        return SMAP_HIER_FLAT;   /* small: recursive doubling over all ranks is fewer phases */
     if (count == 0)
         return MPI_SUCCESS;
     smap_comm_t *n = h->node;

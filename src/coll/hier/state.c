@@ -109,6 +109,10 @@ static struct smap_hier *build(smap_comm_t *c)
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_split(c->handle, h->leader_of[nd] == me ? 0 : MPI_UNDEFINED, me,
                              &h->lead_h);
+    /* the point-to-point on the node sub-communicator (gatherv.c) hands
+     * its errors back to the collective, which raises them on c */
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_set_errhandler(h->node_h, MPI_ERRORS_RETURN);
     if (rc != MPI_SUCCESS) {
         free_state(h);
         return &not_hier;
@@ -245,10 +249,10 @@ int hier_launch(struct smap_sched *s, MPI_Request *req)
 {
     if (smap_sched_failed(s)) {
         smap_sched_free(s);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the leaders' schedule");
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the collective's schedule");
     }
     int rc = smap_sched_start(s, req);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the leaders' schedule failed to start");
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the collective's schedule failed to start");
 }
 
 int hier_run(struct smap_sched *s, const char *oom)
