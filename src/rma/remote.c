@@ -189,8 +189,8 @@ int smap_rma_net_register(struct MPI_ABI_Win *w)
 
 int smap_rma_net_expose(struct MPI_ABI_Win *w, uint64_t *rbase, uint64_t *rkey)
 {
-    /* dynamic windows stay on messages: their regions come and go, and
-     * an origin would need each region's key before its first transfer */
+    /* dynamic windows register each attached region on an origin's first
+     * request for its key (serve_key), not here */
     if (!smap_tun.rma_net_rma || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->base || !w->size)
         return 0;
     smap_p2p_lock();
