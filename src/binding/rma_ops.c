@@ -280,10 +280,40 @@ int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_d
 
 /* ---- accumulates ---- */
 
+/* The fast path of MPI_Accumulate, MPI_Get_accumulate and
+ * MPI_Fetch_and_op (src/rma/node.c: smap_rma_fast_acc): origin, result
+ * and target all `count` elements of one predefined type, a predefined
+ * op; every check of run() for this case holds or the general path runs
+ * (it raises the precise error).  -1: general path; else done, with
+ * smap_rma_fast_acc's class. */
+static inline int fast_acc(const char *F, const void *oaddr, void *raddr, int fetch, int count,
+                           MPI_Datatype type, int target, MPI_Aint disp, MPI_Op op, MPI_Win win)
+{
+    if (!smap_running() || (uintptr_t)op - SMAP_OP_PREDEF_BASE >= SMAP_OP_PREDEF_N)
+        return -1;
+    smap_dtype_t *b = plain_type(type);
+    struct MPI_ABI_Win *w = smap_win_get(win);
+    struct MPI_ABI_Op *o = smap_op_get(op);
+    int no_op = op == MPI_NO_OP;
+    if (!b || !w || !o || count <= 0 || (unsigned)target >= (unsigned)w->n ||
+        (!no_op && !oaddr) || (fetch && !raddr) || (!fetch && no_op))
+        return -1;
+    int rc = smap_rma_fast_acc(w, target, disp, o->opx, b, oaddr, fetch ? raddr : NULL, count);
+    if (rc > 0)
+        return smap_win_raise(win, rc, F, "%s", smap_rma_why());
+    return rc;
+}
+
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    if (origin_datatype == target_datatype && origin_count == target_count) {
+        int rc = fast_acc("MPI_Accumulate", origin_addr, NULL, 0, target_count, target_datatype,
+                          target_rank, target_disp, op, win);
+        if (rc >= 0)
+            return rc;
+    }
     return ACC("MPI_Accumulate", 0, NULL);
 }
 
@@ -315,6 +345,13 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    if (origin_datatype == target_datatype && result_datatype == target_datatype &&
+        origin_count == target_count && result_count == target_count) {
+        int rc = fast_acc("MPI_Get_accumulate", origin_addr, result_addr, 1, target_count,
+                          target_datatype, target_rank, target_disp, op, win);
+        if (rc >= 0)
+            return rc;
+    }
     return GACC("MPI_Get_accumulate", 0, NULL);
 }
 
@@ -349,6 +386,10 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    int rc = fast_acc("MPI_Fetch_and_op", origin_addr, result_addr, 1, 1, datatype, target_rank,
+                      target_disp, op, win);
+    if (rc >= 0)
+        return rc;
     return run(&(struct opdesc){ "MPI_Fetch_and_op", SMAP_RMA_GACC, origin_addr, 1, datatype,
                                  result_addr, 1, datatype, NULL, target_rank, target_disp, 1,
                                  datatype, op },

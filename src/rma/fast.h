@@ -83,4 +83,11 @@ static inline int smap_rma_fast_xfer(struct MPI_ABI_Win *w, int put, void *buf, 
     return 1;
 }
 
+/* Accumulates of n elements of predefined type b (origin `in`, result
+ * `res` or NULL, both in b's layout; opx: the predefined op's index) to a
+ * target whose memory we combine with atomics (node.c): MPI_SUCCESS or
+ * an error class when done, -1 when the general path must run. */
+int smap_rma_fast_acc(struct MPI_ABI_Win *w, int target, MPI_Aint disp, int opx,
+                      smap_dtype_t *b, const void *in, void *res, MPI_Count n);
+
 #endif

@@ -179,6 +179,22 @@ static inline void smap_rma_poll(void)
 int smap_rma_net_xfer(struct MPI_ABI_Win *w, int target, int kind, MPI_Op op, smap_dtype_t *et,
                       uintptr_t taddr, MPI_Count count, smap_dtype_t *tt, const char *in,
                       char *out);
+/* Dynamic windows between nodes by RDMA (remote.c).  An origin caches the
+ * keys of the target's regions it fetched (N_KEY round trip); the target
+ * registers a region on the first request for it, and on detach sends
+ * N_INVAL to every rank it gave a key, then deregisters. */
+#define SMAP_RMA_DKEYS 16
+struct smap_rma_dkey {
+    uint64_t base, size;   /* the region, in the target's address space */
+    uint64_t rbase, rkey;  /* its registration (rdma), else messages */
+    int rdma;
+};
+struct smap_rma_dyn_mr {
+    uint64_t base, size, rbase, rkey;
+    void *mr;              /* NULL: slot free */
+};
+/* Our region at base is being detached: tell the origins, deregister. */
+void smap_rma_net_detach(struct MPI_ABI_Win *w, uintptr_t base);
 /* Serves the queued requests from other nodes (from smap_rma_am_serve). */
 void smap_rma_net_serve(void);
 /* One-way synchronisation messages to a remote rank of the window. */

@@ -737,6 +737,56 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     return rc;
 }
 
+/* The fast path of MPI_Accumulate / MPI_Get_accumulate / MPI_Fetch_and_op
+ * (fast.h): n elements of the predefined type b, origin and result in
+ * b's layout, to a target whose memory every origin combines with
+ * atomics.  Exactly what ops.c + node_acc would do, without the operation
+ * block, the type-map walk and the scratch buffers: the element atomics
+ * (n < ACC_BULK_MIN) or the bulk loop.  -1: not this case (the general
+ * path decides and raises the precise error). */
+int smap_rma_fast_acc(struct MPI_ABI_Win *w, int target, MPI_Aint disp, int opx,
+                      smap_dtype_t *b, const void *in, void *res, MPI_Count n)
+{
+    const struct smap_rma_target *t = &w->t[target];
+    if (SMAP_UNLIKELY(!t->local || !t->atomics || smap_p2p_progress_rma ||
+                      b->extent != b->size || !b->size || n <= 0 || n > INT32_MAX))
+        return -1;
+    if (SMAP_UNLIKELY(!w->lock_all && !w->locked[target])) {
+        if (!w->fence_open)
+            return -1;
+        w->fence_used = 1;
+    }
+    if (SMAP_UNLIKELY((uint64_t)(disp | t->disp_unit) > INT32_MAX))
+        return -1;
+    uint64_t off = (uint64_t)disp * (uint64_t)t->disp_unit;
+    uint64_t bytes = (uint64_t)n * (uint64_t)b->size;
+    if (SMAP_UNLIKELY(off + bytes > (uint64_t)t->size))
+        return -1;
+    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size, .ext = (size_t)b->extent,
+                           .align = b->align > 0 ? (size_t)b->align : 1 };
+    if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
+        const char *why;
+        if (SMAP_UNLIKELY(smap_op_loop(opx, b, &pl.fn, &why) != MPI_SUCCESS))
+            return -1;
+        if (opx == SMAP_OPX_SUM) {
+            smap_op_loop_fn *band;
+            pl.integer = smap_op_loop(SMAP_OPX_BAND, b, &band, &why) == MPI_SUCCESS;
+        }
+    }
+    struct smap_rma_cb *cb = t->cb;
+    struct acc_ctx c = { .pl = &pl, .in = opx == SMAP_OPX_NO_OP ? NULL : in, .res = res,
+                         .ext = pl.ext, .size = pl.esize, .cb = cb,
+                         .busy = smap_rma_busy_flag(cb, w->n, w->me), .n = w->n,
+                         .atomics = 1 };
+    int rc = n >= ACC_BULK_MIN ? run_bulk(&c, t->local + off, 0, n)
+                               : run_elems(&c, t->local + off, 0, n);
+    if (c.flagged)
+        atomics_leave(&c);
+    if (c.locked)
+        smap_rma_acc_unlock(cb);
+    return rc;
+}
+
 static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);

@@ -48,7 +48,7 @@
 #include "net/net.h"
 #include "p2p/p2p.h"
 
-enum { N_LOCK = 8, N_UNLOCK, N_POST, N_DONE, N_FENCE, N_REPLY = 16 };
+enum { N_LOCK = 8, N_UNLOCK, N_POST, N_DONE, N_FENCE, N_KEY, N_INVAL, N_REPLY = 16 };
 enum { F_PUTACK = 1, F_EXCL = 2, F_FIRST = 4, F_GRANTED = 8 };
 
 struct nmsg {
@@ -112,6 +112,27 @@ static void answer(const struct nmsg *r, const unsigned char *data, size_t dlen)
     atomic_fetch_sub_explicit(&c->left, 1, memory_order_release);
 }
 
+static struct MPI_ABI_Win *find(uint64_t cb);
+static void send_req(struct MPI_ABI_Win *w, int target, struct nmsg *m, const void *data,
+                     size_t dlen);
+static int wait_call(struct call *c);
+
+/* A target detached a region (N_INVAL: addr, len): forget its key.  In the
+ * upcall, p2p lock held, which also guards the caches (origin side). */
+static void invalidate(const struct nmsg *m)
+{
+    struct MPI_ABI_Win *w = find(m->win);
+    if (!w || m->from < 0 || m->from >= w->n)
+        return;
+    struct smap_rma_target *t = &w->t[m->from];
+    t->dkey_gen++;
+    for (int i = 0; i < t->ndkeys;)
+        if (t->dkeys[i].base < m->addr + m->len && m->addr < t->dkeys[i].base + t->dkeys[i].size)
+            t->dkeys[i] = t->dkeys[--t->ndkeys];
+        else
+            i++;
+}
+
 static void incoming(int world, const void *msg, size_t len)
 {
     struct nmsg m;
@@ -124,6 +145,8 @@ static void incoming(int world, const void *msg, size_t len)
         answer(&m, data, dlen);
         return;
     }
+    if (m.kind == N_INVAL)   /* at once; the acknowledgement is served later */
+        invalidate(&m);
     struct queued *q = malloc(sizeof *q + dlen);
     if (!q)
         smap_fatal("one-sided: out of memory queueing a request from job rank %d", world);
@@ -166,8 +189,8 @@ int smap_rma_net_register(struct MPI_ABI_Win *w)
 
 int smap_rma_net_expose(struct MPI_ABI_Win *w, uint64_t *rbase, uint64_t *rkey)
 {
-    /* dynamic windows stay on messages: their regions come and go, and
-     * an origin would need each region's key before its first transfer */
+    /* dynamic windows register each attached region on an origin's first
+     * request for its key (serve_key), not here */
     if (!smap_tun.rma_net_rma || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->base || !w->size)
         return 0;
     smap_p2p_lock();
@@ -186,6 +209,24 @@ void smap_rma_net_unregister(struct MPI_ABI_Win *w)
         smap_p2p_unlock();
         w->net_mr = NULL;
     }
+    if (w->dyn_mr) {
+        smap_p2p_lock();
+        for (int i = 0; i < SMAP_RMA_DYN_MAX; i++)
+            if (w->dyn_mr[i].mr)
+                smap_net_rma_unregister(w->dyn_mr[i].mr);
+        smap_p2p_unlock();
+        free(w->dyn_mr);
+        w->dyn_mr = NULL;
+    }
+    free(w->key_given);
+    w->key_given = NULL;
+    smap_p2p_lock();   /* the upcall may be dropping a key */
+    for (int i = 0; i < w->n; i++) {
+        free(w->t[i].dkeys);
+        w->t[i].dkeys = NULL;
+        w->t[i].ndkeys = 0;
+    }
+    smap_p2p_unlock();
     pthread_mutex_lock(&Q.lk);
     for (int i = 0; i < Q.nwins; i++)
         if (Q.wins[i] == w) {
@@ -329,6 +370,76 @@ static int run_request(struct MPI_ABI_Win *w, const struct nmsg *m, const unsign
     return MPI_SUCCESS;
 }
 
+/* N_KEY: the attached region holding [addr, addr+len), registered now if
+ * it is not yet; the answer is (base, size, rbase, rkey), F_GRANTED when
+ * registered (else the origin uses messages for it). */
+static void serve_key(int world, struct MPI_ABI_Win *w, const struct nmsg *m)
+{
+    struct smap_rma_cb *cb = w->cb;
+    const struct smap_rma_dyn *d = NULL;
+    for (uint32_t i = 0; i < cb->ndyn && !d; i++)
+        if (m->addr >= cb->dyn[i].base && m->addr - cb->dyn[i].base <= cb->dyn[i].size &&
+            m->len <= cb->dyn[i].size - (m->addr - cb->dyn[i].base))
+            d = &cb->dyn[i];
+    if (!d) {
+        reply(world, m, MPI_ERR_RMA_RANGE, 0, NULL, 0);
+        return;
+    }
+    if (!w->dyn_mr)
+        w->dyn_mr = calloc(SMAP_RMA_DYN_MAX, sizeof *w->dyn_mr);
+    if (!w->key_given)
+        w->key_given = calloc((size_t)w->n, 1);
+    struct smap_rma_dyn_mr *r = NULL, *fr = NULL;
+    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MAX && !r; i++) {
+        if (w->dyn_mr[i].mr && w->dyn_mr[i].base == d->base)
+            r = &w->dyn_mr[i];
+        else if (!w->dyn_mr[i].mr && !fr)
+            fr = &w->dyn_mr[i];
+    }
+    if (!r && fr && w->key_given) {
+        smap_p2p_lock();
+        if (smap_net_rma_register((void *)(uintptr_t)d->base, (size_t)d->size, &fr->rbase,
+                                  &fr->rkey, &fr->mr) == 0) {
+            fr->base = d->base;
+            fr->size = d->size;
+            r = fr;
+        } else {
+            fr->mr = NULL;
+        }
+        smap_p2p_unlock();
+    }
+    uint64_t k[4] = { d->base, d->size, r ? r->rbase : 0, r ? r->rkey : 0 };
+    if (r)
+        w->key_given[m->from] = 1;
+    reply(world, m, MPI_SUCCESS, r ? F_GRANTED : 0, k, sizeof k);
+}
+
+void smap_rma_net_detach(struct MPI_ABI_Win *w, uintptr_t base)
+{
+    struct smap_rma_dyn_mr *r = NULL;
+    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MAX && !r; i++)
+        if (w->dyn_mr[i].mr && w->dyn_mr[i].base == base)
+            r = &w->dyn_mr[i];
+    if (!r)
+        return;   /* no origin holds a key to it */
+    /* every origin that got the key drops it and says so before the
+     * registration goes and detach returns: whatever tells an origin
+     * about memory attached later (at the same addresses, say) comes after */
+    struct call c = { 0 };
+    for (int i = 0; i < w->n; i++)
+        if (w->key_given[i] && w->t[i].remote) {
+            atomic_fetch_add_explicit(&c.left, 1, memory_order_relaxed);
+            struct nmsg m = { .kind = N_INVAL, .cookie = (uintptr_t)&c, .addr = r->base,
+                              .len = r->size };
+            send_req(w, i, &m, NULL, 0);
+        }
+    (void)wait_call(&c);   /* a dead origin ends the job anyway */
+    smap_p2p_lock();
+    smap_net_rma_unregister(r->mr);
+    smap_p2p_unlock();
+    r->mr = NULL;
+}
+
 static void serve_one(struct queued *q)
 {
     const struct nmsg *m = &q->m;
@@ -364,6 +475,12 @@ static void serve_one(struct queued *q)
             atomic_store_explicit(f, m->addr, memory_order_release);
         return;
     }
+    case N_KEY:
+        serve_key(q->world, w, m);
+        return;
+    case N_INVAL:   /* the upcall dropped the key already */
+        reply(q->world, m, MPI_SUCCESS, 0, NULL, 0);
+        return;
     }
     int answers = m->kind == SMAP_AM_GET || m->kind == SMAP_AM_GACC || m->kind == SMAP_AM_CAS;
     size_t olen = answers ? (size_t)m->len : 0;
@@ -672,6 +789,7 @@ static void rput_done(void *cookie)
 
 struct rdma_ctx {
     struct smap_rma_target *t;
+    uint64_t base, rbase, rkey;      /* the registered memory: window or attached region */
     char *stream;
     struct rput *put;                /* put: the buffer; get: NULL */
     _Atomic long left;               /* get: reads in flight */
@@ -689,19 +807,20 @@ static int rdma_block(void *ctx, uintptr_t addr, size_t len, size_t off)
     struct smap_rma_target *t = c->t;
     if (!len)
         return MPI_SUCCESS;
-    uint64_t raddr = t->rbase + (addr - t->base);
+    uint64_t raddr = c->rbase + (addr - c->base);
     if (c->put) {
         c->put->refs++;
         t->puts_sent++;
-        smap_net_rma(1, t->world, c->stream + off, len, raddr, t->rkey, rput_done, c->put);
+        smap_net_rma(1, t->world, c->stream + off, len, raddr, c->rkey, rput_done, c->put);
     } else {
         atomic_fetch_add_explicit(&c->left, 1, memory_order_relaxed);
-        smap_net_rma(0, t->world, c->stream + off, len, raddr, t->rkey, rget_done, c);
+        smap_net_rma(0, t->world, c->stream + off, len, raddr, c->rkey, rget_done, c);
     }
     return MPI_SUCCESS;
 }
 
-static int rdma_put(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_args *a)
+static int rdma_put(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_args *a,
+                    const struct smap_rma_dkey *k)
 {
     struct smap_rma_target *t = &w->t[target];
     size_t bytes = (size_t)(a->ocount * a->otype->size);
@@ -720,7 +839,8 @@ static int rdma_put(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_
     p->bytes = bytes;
     atomic_fetch_add_explicit(&rdma_inflight, bytes, memory_order_relaxed);
     smap_dtype_pack(a->oaddr, a->ocount, a->otype, p->data, 0, (MPI_Count)bytes);
-    struct rdma_ctx c = { .t = t, .stream = p->data, .put = p };
+    struct rdma_ctx c = { .t = t, .base = k->base, .rbase = k->rbase, .rkey = k->rkey,
+                          .stream = p->data, .put = p };
     smap_p2p_lock();
     int rc = smap_rma_each_block(a->taddr, a->tcount, a->ttype, rdma_block, &c);
     rput_release(p);
@@ -728,7 +848,8 @@ static int rdma_put(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_
     return rc;
 }
 
-static int rdma_get(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_args *a)
+static int rdma_get(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_args *a,
+                    const struct smap_rma_dkey *k)
 {
     struct smap_rma_target *t = &w->t[target];
     size_t bytes = (size_t)(a->tcount * a->ttype->size);
@@ -736,7 +857,8 @@ static int rdma_get(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_
     char *s = direct ? (char *)a->raddr + smap_dtype_data_offset(a->rtype) : malloc(bytes);
     if (!s)
         return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for a get from another node");
-    struct rdma_ctx c = { .t = t, .stream = s };
+    struct rdma_ctx c = { .t = t, .base = k->base, .rbase = k->rbase, .rkey = k->rkey,
+                          .stream = s };
     smap_p2p_lock();
     int rc = smap_rma_each_block(a->taddr, a->tcount, a->ttype, rdma_block, &c);
     smap_p2p_unlock();
@@ -757,19 +879,112 @@ static int rdma_get(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_
     return rc;
 }
 
+/* ---- dynamic windows: the target's region keys, fetched and cached ----
+ *
+ * The first put or get into a region of a target's dynamic window asks
+ * the target for the region holding the range (N_KEY, a round trip); the
+ * target registers the region then (once) and answers its key, which the
+ * origin caches per target.  Detaching sends N_INVAL to every origin that
+ * got the key before the registration goes, and the origin's upcall drops
+ * the entry at once: a program that tells an origin about a region
+ * attached later (at the same addresses, say) does so by a message that
+ * arrives after the N_INVAL, so the origin fetches the new key (an
+ * answer that crossed an N_INVAL, seen as a moved dkey_gen, is fetched
+ * again).  Ranges outside every region, and regions the target could not
+ * register, go to messages, which report the range error. */
+
+/* The cached region of target t holding [lo, lo+len), or NULL (p2p lock
+ * held). */
+static const struct smap_rma_dkey *dkey_find(const struct smap_rma_target *t, uint64_t lo,
+                                             uint64_t len)
+{
+    for (int i = 0; i < t->ndkeys; i++) {
+        const struct smap_rma_dkey *k = &t->dkeys[i];
+        if (lo >= k->base && lo - k->base <= k->size && len <= k->size - (lo - k->base))
+            return k;
+    }
+    return NULL;
+}
+
+/* The key of the region holding [lo, lo+len) at target: *k, 1 when RDMA
+ * may be used, 0 when not (no region: messages report the error). */
+static int dkey_get(struct MPI_ABI_Win *w, int target, uint64_t lo, uint64_t len,
+                    struct smap_rma_dkey *out)
+{
+    struct smap_rma_target *t = &w->t[target];
+    for (int tries = 0; tries < 4; tries++) {
+        smap_p2p_lock();
+        const struct smap_rma_dkey *k = dkey_find(t, lo, len);
+        if (k)
+            *out = *k;
+        uint64_t gen = t->dkey_gen;
+        smap_p2p_unlock();
+        if (k)
+            return out->rdma;
+        uint64_t ans[4] = { 0 };
+        struct call c = { .out = (char *)ans };
+        atomic_store_explicit(&c.left, 1, memory_order_relaxed);
+        struct nmsg m = { .kind = N_KEY, .cookie = (uintptr_t)&c, .addr = lo, .len = len };
+        send_req(w, target, &m, NULL, 0);
+        if (wait_call(&c) || c.rc)
+            return 0;
+        struct smap_rma_dkey nk = { ans[0], ans[1], ans[2], ans[3], c.granted };
+        smap_p2p_lock();
+        int fresh = t->dkey_gen == gen;   /* no N_INVAL crossed the answer */
+        if (fresh) {
+            if (!t->dkeys)
+                t->dkeys = calloc(SMAP_RMA_DKEYS, sizeof *t->dkeys);
+            if (t->dkeys) {
+                if (t->ndkeys == SMAP_RMA_DKEYS)   /* full: the oldest goes */
+                    memmove(t->dkeys, t->dkeys + 1, (SMAP_RMA_DKEYS - 1) * sizeof *t->dkeys);
+                else
+                    t->ndkeys++;
+                t->dkeys[t->ndkeys - 1] = nk;
+            }
+        }
+        smap_p2p_unlock();
+        if (fresh) {
+            *out = nk;
+            return nk.rdma;
+        }
+    }
+    return 0;
+}
+
+/* Whether the put/get goes by RDMA, with the key in *k. */
+static int rdma_path(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_args *a,
+                     struct smap_rma_dkey *k)
+{
+    const struct smap_rma_target *t = &w->t[target];
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+        if (!t->rdma || !few_blocks(a->tcount, a->ttype))
+            return 0;
+        *k = (struct smap_rma_dkey){ .base = t->base, .rbase = t->rbase, .rkey = t->rkey };
+        return 1;
+    }
+    if (!smap_tun.rma_net_rma || !smap_net.rma_rw || !few_blocks(a->tcount, a->ttype))
+        return 0;
+    smap_dtype_t *tt = a->ttype;
+    uint64_t lo = a->taddr + (uint64_t)tt->true_lb;
+    uint64_t len = (uint64_t)((a->tcount - 1) * tt->extent + tt->true_extent);
+    return dkey_get(w, target, lo, len, k);
+}
+
 static int net_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
-    if (w->t[target].rdma && few_blocks(a->tcount, a->ttype))
-        return rdma_put(w, target, a);
+    struct smap_rma_dkey k;
+    if (rdma_path(w, target, a, &k))
+        return rdma_put(w, target, a, &k);
     return smap_rma_node_ops.put(h, target, a);
 }
 
 static int net_get(MPI_Win h, int target, const struct smap_rma_op_args *a)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
-    if (w->t[target].rdma && few_blocks(a->tcount, a->ttype))
-        return rdma_get(w, target, a);
+    struct smap_rma_dkey k;
+    if (rdma_path(w, target, a, &k))
+        return rdma_get(w, target, a, &k);
     return smap_rma_node_ops.get(h, target, a);
 }
 

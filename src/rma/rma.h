@@ -62,6 +62,12 @@ struct smap_rma_target {
      * each write counts in puts_sent/puts_acked too */
     int rdma;
     uint64_t rbase, rkey;
+    /* dynamic window there (remote.c): the regions whose keys we fetched,
+     * dropped when the target detaches one (its N_INVAL message bumps
+     * dkey_gen: a key fetched across a bump is not cached) */
+    struct smap_rma_dkey *dkeys;
+    int ndkeys;
+    uint64_t dkey_gen;
 };
 
 /* Per-target operation table: what a backend implements.  The node's
@@ -135,6 +141,8 @@ struct MPI_ABI_Win {
     int net;                     /* some targets are on other nodes (remote.c) */
     _Atomic uint64_t *net_fence; /* per rank: the last fence it announced to us */
     void *net_mr;                /* our memory registered for peers' RDMA (remote.c) */
+    struct smap_rma_dyn_mr *dyn_mr; /* dynamic: our attached regions registered on demand */
+    unsigned char *key_given;    /* dynamic: per rank, it holds one of our region keys */
     /* what the predefined attributes point to */
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;

@@ -486,6 +486,8 @@ int smap_win_detach(MPI_Win h, const void *base)
     for (uint32_t i = 0; i < cb->ndyn; i++) {
         if (cb->dyn[i].base != (uintptr_t)base)
             continue;
+        if (w->net)
+            smap_rma_net_detach(w, (uintptr_t)base);
         uint64_t g = atomic_load_explicit(&cb->dyn_gen, memory_order_relaxed);
         atomic_store_explicit(&cb->dyn_gen, g + 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_release);

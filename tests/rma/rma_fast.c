@@ -8,6 +8,12 @@
  * SMAP_COPY=cma and bounce, where the MPI_Win_create window takes the
  * general path (CMA, served): the results must be the same.
  *
+ * The fast path of MPI_Accumulate, MPI_Get_accumulate and MPI_Fetch_and_op
+ * (src/rma/node.c: smap_rma_fast_acc) is checked the same way: values and
+ * old values for the element atomics (integer SUM, REPLACE, NO_OP, MAX,
+ * a floating SUM), the bulk loop, a misaligned element (locked path), and
+ * the errors at its edges.
+ *
  * Rank r is the origin of rank (r+1) % np's window (itself at 1 rank). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -192,6 +198,89 @@ static void edges(MPI_Win win, int *mem, int n)
     CHECK(mem[5] == 77, "fence put: %d", mem[5]);
 }
 
+
+/* The accumulate fast path: values, old values and errors on a window of
+ * n ints (disp_unit 4) plus a disp_unit-1 window of bytes for a
+ * misaligned int. */
+static void acc_edges(MPI_Win win, int *mem, int n, MPI_Win bwin, unsigned char *bmem)
+{
+    int one = 1, old = -1, v[16], got[16];
+    double d = 0.5, dold = -1;
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_INT, to, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_SYNC);
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
+    /* element atomics: mem[0] 0 -> 1 -> 6, mem[1] max, mem[2] replaced */
+    CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT, to, 0, MPI_SUM, win));
+    CHECK(old == 0, "fetch_and_op SUM: old %d", old);
+    int five = 5, nine = 9, seven = 7;
+    CHECK_RC(MPI_Accumulate(&five, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_SUM, win));
+    CHECK_RC(MPI_Fetch_and_op(NULL, &old, MPI_INT, to, 0, MPI_NO_OP, win));
+    CHECK(old == 6, "fetch_and_op NO_OP: %d", old);
+    CHECK_RC(MPI_Accumulate(&nine, 1, MPI_INT, to, 1, 1, MPI_INT, MPI_MAX, win));
+    CHECK_RC(MPI_Fetch_and_op(&seven, &old, MPI_INT, to, 1, MPI_MAX, win));
+    CHECK(old == 9, "fetch_and_op MAX: old %d", old);
+    CHECK_RC(MPI_Fetch_and_op(&seven, &old, MPI_INT, to, 2, MPI_REPLACE, win));
+    CHECK(old == 0, "fetch_and_op REPLACE: old %d", old);
+    /* a floating SUM (compare-exchange loop) on ints 4-5 as one double */
+    CHECK_RC(MPI_Accumulate(&d, 1, MPI_DOUBLE, to, 4, 1, MPI_DOUBLE, MPI_SUM, win));
+    CHECK_RC(MPI_Fetch_and_op(&d, &dold, MPI_DOUBLE, to, 4, MPI_SUM, win));
+    CHECK(dold == 0.5, "fetch_and_op double SUM: old %g", dold);
+    /* a few elements (atomics) and a bulk run (>= 8 elements, the loop) */
+    for (int i = 0; i < 16; i++)
+        v[i] = i + 1;
+    CHECK_RC(MPI_Get_accumulate(v, 3, MPI_INT, got, 3, MPI_INT, to, 8, 3, MPI_INT, MPI_SUM, win));
+    CHECK(got[0] == 0 && got[1] == 0 && got[2] == 0, "get_accumulate 3: %d %d %d", got[0],
+          got[1], got[2]);
+    CHECK_RC(MPI_Get_accumulate(v, 16, MPI_INT, got, 16, MPI_INT, to, 8, 16, MPI_INT, MPI_SUM,
+                                win));
+    CHECK(got[0] == 1 && got[2] == 3 && got[3] == 0 && got[15] == 0,
+          "get_accumulate 16: %d %d %d %d", got[0], got[2], got[3], got[15]);
+    CHECK_RC(MPI_Accumulate(v, 16, MPI_INT, to, 8, 16, MPI_INT, MPI_BXOR, win));
+    /* the errors the general path raises, at the fast path's edges */
+    CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT, to, n - 1, 1, MPI_INT, MPI_SUM, win));
+    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_INT, to, n, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_INT, to, -1, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Accumulate(v, 2, MPI_INT, to, n - 1, 2, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Accumulate(v, 16, MPI_INT, to, n - 8, 16, MPI_INT, MPI_SUM, win),
+           MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_INT, np, 0, MPI_SUM, win), MPI_ERR_RANK);
+    EXPECT(MPI_Fetch_and_op(&d, &dold, MPI_DOUBLE, to, 4, MPI_BAND, win), MPI_ERR_OP);
+    EXPECT(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_NO_OP, win), MPI_ERR_OP);
+    EXPECT(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP);
+    EXPECT(MPI_Accumulate(&one, -1, MPI_INT, to, 0, -1, MPI_INT, MPI_SUM, win), MPI_ERR_COUNT);
+    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_DATATYPE_NULL, to, 0, MPI_SUM, win), MPI_ERR_TYPE);
+    CHECK_RC(MPI_Accumulate(&one, 0, MPI_INT, to, 0, 0, MPI_INT, MPI_SUM, win));
+    CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT, MPI_PROC_NULL, 0, MPI_SUM, win));
+    CHECK_RC(MPI_Win_unlock(to, win));
+
+    /* an int at byte 2 of a disp_unit-1 window: misaligned, locked path */
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, bwin));
+    CHECK_RC(MPI_Accumulate(&five, 1, MPI_INT, to, 2, 1, MPI_INT, MPI_SUM, bwin));
+    CHECK_RC(MPI_Fetch_and_op(&seven, &old, MPI_INT, to, 2, MPI_SUM, bwin));
+    CHECK(old == 5, "misaligned fetch_and_op: old %d", old);
+    CHECK_RC(MPI_Win_unlock(to, bwin));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    int bint;
+    memcpy(&bint, bmem + 2, sizeof bint);
+    double dd;
+    memcpy(&dd, mem + 4, sizeof dd);
+    CHECK(mem[0] == 6 && mem[1] == 9 && mem[2] == 7 && dd == 1.0 && mem[n - 1] == 1 &&
+              bint == 12,
+          "accumulated: %d %d %d %g %d %d", mem[0], mem[1], mem[2], dd, mem[n - 1], bint);
+    for (int i = 0; i < 16; i++) {
+        int want = (i < 3 ? 2 * (i + 1) : i + 1) ^ (i + 1);
+        CHECK(mem[8 + i] == want, "element %d: %d, want %d", 8 + i, mem[8 + i], want);
+    }
+
+    /* a fetch_and_op in a fence epoch makes it one: no lock may follow */
+    CHECK_RC(MPI_Win_fence(0, win));
+    CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT, to, 3, MPI_SUM, win));
+    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win), MPI_ERR_RMA_SYNC);
+    CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    CHECK(old == 0 && mem[3] == 1, "fence fetch_and_op: old %d, now %d", old, mem[3]);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -219,6 +308,18 @@ int main(int argc, char **argv)
     memset(ints, 0, (size_t)n * sizeof(int));
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     edges(win, ints, n);
+    CHECK_RC(MPI_Win_free(&win));
+
+    MPI_Win bwin;
+    unsigned char *bytes;
+    CHECK_RC(MPI_Win_allocate(n * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL,
+                              MPI_COMM_WORLD, &ints, &win));
+    CHECK_RC(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &bytes, &bwin));
+    memset(ints, 0, (size_t)n * sizeof(int));
+    memset(bytes, 0, 64);
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    acc_edges(win, ints, n, bwin, bytes);
+    CHECK_RC(MPI_Win_free(&bwin));
     CHECK_RC(MPI_Win_free(&win));
     MPI_Finalize();
     return 0;
