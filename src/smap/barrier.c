@@ -28,7 +28,10 @@
 #define _GNU_SOURCE
 #include "smap/smap.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -89,6 +92,32 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Whether a node peer has exited (or was reaped before), without reaping
+ * it: its regions stay mapped, so what it stored before it exited (a
+ * release) can still be read.  The same test as smap_peers_reap. */
+static SMAP_COLD int peer_exited(void)
+{
+    int n = smap_nlocal;
+    struct pollfd pf[n];
+    for (int lr = 0; lr < n; lr++) {
+        const struct smap_peer *p = &smap_peers[lr];
+        int watch = lr != smap_my_local_rank && p->alive && p->pidfd >= 0;
+        pf[lr] = (struct pollfd){ .fd = watch ? p->pidfd : -1, .events = POLLIN };
+    }
+    (void)poll(pf, (nfds_t)n, 0);
+    for (int lr = 0; lr < n; lr++) {
+        const struct smap_peer *p = &smap_peers[lr];
+        if (lr == smap_my_local_rank)
+            continue;
+        if (!p->alive)
+            return 1;   /* reaped already */
+        if (p->pidfd >= 0 ? (pf[lr].revents & (POLLIN | POLLHUP)) != 0
+                          : kill(p->pid, 0) != 0 && errno == ESRCH)
+            return 1;
+    }
+    return 0;
+}
+
 /* A node peer is dead: the barrier may never complete. */
 static SMAP_COLD int peer_died(void)
 {
@@ -101,6 +130,10 @@ static SMAP_COLD int peer_died(void)
     return 0;
 }
 
+/* The barrier this thread is waiting in (smap_node_barrier_peer_died). */
+static _Thread_local int pending;
+static _Thread_local unsigned pending_e;
+
 /* Arrival half: 1 when this rank completed the barrier (local rank 0 saw
  * every arrival in), 0 with the epoch to wait for in *gen, -1 on failure. */
 int smap_node_barrier_arrive(unsigned *gen)
@@ -112,13 +145,15 @@ int smap_node_barrier_arrive(unsigned *gen)
         unsigned e = atomic_load_explicit(&me->released, memory_order_relaxed) + 1;
         if (gather(e))
             return 1;
-        *gen = e;
+        *gen = pending_e = e;
+        pending = 1;
         return 0;
     }
     unsigned e = atomic_load_explicit(&me->arrived, memory_order_relaxed) + 1;
     /* release: our writes before the barrier reach whoever leaves it */
     atomic_store_explicit(&me->arrived, e, memory_order_release);
-    *gen = e;
+    *gen = pending_e = e;
+    pending = 1;
     return 0;
 }
 
@@ -126,14 +161,24 @@ int smap_node_barrier_arrive(unsigned *gen)
  * here, when the last arrival shows). */
 int smap_node_barrier_done(unsigned e)
 {
-    if (smap_my_local_rank == 0)
-        return gather(e);
-    struct node_bar *b = bar_of(0);
-    return b && reached(atomic_load_explicit(&b->released, memory_order_acquire), e);
+    int done;
+    if (smap_my_local_rank == 0) {
+        done = gather(e);
+    } else {
+        struct node_bar *b = bar_of(0);
+        done = b && reached(atomic_load_explicit(&b->released, memory_order_acquire), e);
+    }
+    if (done)
+        pending = 0;
+    return done;
 }
 
 /* For waiters that poll (MPI_Barrier progresses point-to-point meanwhile):
- * 1 when a node peer has died, checked at most every 50 ms. */
+ * 1 when a node peer has died, checked at most every 50 ms.  A peer may
+ * release the barrier and exit at once (local rank 0 leaves the one in
+ * smap_finalize first): so while this thread waits in a barrier, an exit
+ * is first seen without unmapping the peer, and when the barrier turns
+ * out complete it is no failure (the waiter's next poll sees it done). */
 int smap_node_barrier_peer_died(void)
 {
     static _Thread_local double next_check;   /* per thread: MPI_THREAD_MULTIPLE */
@@ -141,6 +186,15 @@ int smap_node_barrier_peer_died(void)
     if (t < next_check)
         return 0;
     next_check = t + 0.05;
+    if (pending) {
+        if (!peer_exited())
+            return 0;
+        unsigned e = pending_e;
+        if (smap_node_barrier_done(e)) {
+            pending = 1;   /* the caller's next poll completes it */
+            return 0;
+        }
+    }
     return peer_died();
 }
 
@@ -150,8 +204,10 @@ static SMAP_COLD int wait_slow(unsigned e, struct smap_waiter *w)
     for (;;) {
         if (smap_node_barrier_done(e))
             return 0;
-        if (smap_wait_step(w) && smap_node_barrier_peer_died())
+        if (smap_wait_step(w) && smap_node_barrier_peer_died()) {
+            pending = 0;
             return -1;
+        }
     }
 }
 

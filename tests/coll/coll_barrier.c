@@ -3,13 +3,13 @@
  *
  * Without argument: rounds of two barriers with the ranks arriving in a
  * different order each round (a rank-and-round seeded pause before the
- * first, sometimes none, sometimes a yield, sometimes a sleep; so local
+ * first, sometimes none, sometimes a yield, a short or a longer spin; so local
  * rank 0 is in turn first, in the middle and last).  In round i every rank
  * stores i into its slot of a shared window, passes barrier A, and reads
  * every slot: all must read exactly i (nobody stores i+1 before passing
  * barrier B, which needs our arrival), and then barrier B.  A barrier that
  * lets a rank out early, or a release mistaken for an older one, shows as
- * a wrong value.  Argument 1: rounds (default 400).
+ * a wrong value.  Argument 1: rounds (default 200).
  *
  * "dead V": rank V exits after one barrier, the others' next MPI_Barrier
  * must return an error (MPI_ERRORS_RETURN) instead of hanging: V = 0 is
@@ -45,11 +45,12 @@ static void arrive_late(int me, int round)
         sched_yield();
         break;
     case 2:
-        for (volatile unsigned k = 0; k < (r >> 8) % 20000u; k++) {
+        for (volatile unsigned k = 0; k < (r >> 8) % 3000u; k++) {
         }
         break;
-    default:
-        usleep((r >> 8) % 200u);
+    default:   /* (no sleep: on a loaded machine a wake-up takes milliseconds) */
+        for (volatile unsigned k = 0; k < (r >> 8) % 30000u; k++) {
+        }
         break;
     }
 }
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (argc > 2 && strcmp(argv[1], "dead") == 0)
         return dead_mode(me, atoi(argv[2]));
-    int rounds = argc > 1 ? atoi(argv[1]) : 400;
+    int rounds = argc > 1 ? atoi(argv[1]) : 200;
 
     MPI_Comm node;
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
