@@ -57,8 +57,8 @@ static int node_barrier(MPI_Comm comm)
     }
 }
 
-/* WORLD: when the whole job is one node, the SMARTMAP node barrier (shared
- * counter, about a microsecond); otherwise over the bootstrap (correct, not
+/* WORLD: when the whole job is one node, the SMARTMAP node barrier
+ * (gather/release through control lines, src/smap/barrier.c); otherwise over the bootstrap (correct, not
  * fast) until the collectives issue brings a hierarchical one.  Other
  * communicators (a subset of the node): one sync of their control blocks. */
 int PMPI_Barrier(MPI_Comm comm)

@@ -151,8 +151,9 @@ int smap_peers_attached(void);
 
 /* This rank's control region (ctl.c): a memfd "smartmap-ctl", registered
  * as SMAP_REGION_CTL.  Layout:
- *   [0, SMAP_CTL_BARRIER_BYTES)          the node barrier (barrier.c; used in
- *                                        local rank 0's region)
+ *   [0, SMAP_CTL_BARRIER_BYTES)          the node barrier (barrier.c: every
+ *                                        rank's arrival line, local rank 0's
+ *                                        release line)
  *   [SMAP_CTL_BARRIER_BYTES, SMAP_CTL_FIXED)  the shm layer's fixed words
  *                                        (completion words of this rank's sends)
  *   [SMAP_CTL_FIXED + lr * SMAP_CTL_PER_PEER, +SMAP_CTL_PER_PEER)
@@ -248,13 +249,16 @@ int smap_cma_try(pid_t pid, const void *addr, size_t len, char *why, size_t whyl
 int smap_caps_probe(char *err, size_t errlen);
 
 /* ---- Node barrier (barrier.c) ------------------------------------------ */
-/* Over the control region of local rank 0 once peers are attached; over the
- * bootstrap before.  Returns 0 or -1. */
+/* Gather/release over the control regions once peers are attached (local
+ * rank 0 gathers the arrivals and releases the others); over the bootstrap
+ * before.  Returns 0 or -1. */
 int smap_node_barrier(void);
 /* The same in two halves, for callers that must do other work while they
  * wait (MPI_Barrier drives point-to-point progress).  Only once peers are
  * attached and with more than one local rank.  arrive: 1 done at once, 0
- * wait for *gen, -1 failure. */
+ * wait for *gen, -1 failure.  done: 1 once the barrier of *gen completed
+ * (local rank 0 completes it inside done when the last arrival shows, so
+ * it must keep calling done until 1). */
 int smap_node_barrier_arrive(unsigned *gen);
 int smap_node_barrier_done(unsigned gen);
 int smap_node_barrier_peer_died(void);

@@ -4,7 +4,8 @@
  * collectives let ranks drift a step apart.  Here every kind of collective
  * runs back to back with no barrier in between, sizes straddling the
  * inline limits (48 bytes per cell, 48/(n-1) per alltoall/scatter
- * destination, the payload area above), roots rotating, MPI_IN_PLACE, and
+ * destination, an alltoall's wide lines: 56 bytes each, min(5, 15/(n-1))
+ * lines per destination, the payload area above), roots rotating, MPI_IN_PLACE, and
  * a non-commutative user op whose result shows any reordering.  Every
  * result is checked on every rank.  Argument: iterations (default 600). */
 #include <stdint.h>
@@ -38,7 +39,8 @@ static aff_t aff_of(int rank, int it, int i)
 }
 
 /* Sizes around the limits: bytes for the movers, elements for reductions. */
-static const int bytes_of[] = { 1, 7, 8, 16, 23, 24, 25, 40, 47, 48, 49, 56, 64, 100, 700, 5000 };
+static const int bytes_of[] = { 1, 7, 8, 16, 23, 24, 25, 40, 47, 48, 49, 56, 64, 100, 112, 113, 168,
+                                 169, 280, 281, 700, 5000 };
 static const int elems_of[] = { 1, 2, 3, 5, 6, 7, 8, 13, 100 };
 #define NB ((int)(sizeof bytes_of / sizeof bytes_of[0]))
 #define NE ((int)(sizeof elems_of / sizeof elems_of[0]))

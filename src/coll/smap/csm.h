@@ -32,7 +32,8 @@
  *      t+1 (csm_prepare), a cell (step t+CSM_NCELLS) only after every peer
  *      published t+1 (csm_prepare_cell);
  *   4. user buffers peers access directly stay valid until a closing sync.
- * Fast paths (bcast.c's cell bcast, reduce.c's tiny replicated vectors)
+ * Fast paths (bcast.c's cell bcast, reduce.c's tiny replicated vectors,
+ * alltoall.c's wide cells)
  * keep them: they differ from the generic engine only in what they skip,
  * and every rank takes them or not from values all ranks share (byte
  * count, communicator size, SMAP_COLL_ALGO). */
@@ -65,7 +66,8 @@
  * with 64 KiB ~3. */
 #define CSM_FOLD_BYTES ((size_t)64 << 10)
 
-/* The header: CSM_NCELLS "cells", one cache line each.  Step t is
+/* The header: CSM_NCELLS "cells", one cache line each, then the wide
+ * cells (below).  Step t is
  * published in cell t%CSM_NCELLS (seq = t, release) together with up to
  * CSM_CELL_BYTES of data written into the same line before it, so a peer
  * that sees the step has the data too: one line transfer, no separate
@@ -89,9 +91,25 @@ struct csm_cell {
     uint64_t meta;                                  /* xfer.c: flags | rounds << 8 */
     _Alignas(16) unsigned char data[CSM_CELL_BYTES];  /* 16: any predefined type */
 };
+/* The wide cells: the rest of the header, CSM_WIDE_LINES lines per cell
+ * (the lines of step t go with cell t%CSM_NCELLS and follow its reuse
+ * rule), each line carrying CSM_WLINE_BYTES of data and the step that
+ * wrote them, stored after them (release).  A reader waits for every line
+ * it needs to show the step, polling them all in one pass, so that blocks
+ * of a few hundred bytes cost one round of parallel line transfers, where
+ * a payload read after the cell's step costs a second, serial one
+ * (alltoall.c's wide path). */
+#define CSM_WIDE_LINES 15
+#define CSM_WLINE_BYTES ((size_t)56)
+struct csm_wline {
+    _Alignas(64) unsigned char data[CSM_WLINE_BYTES];
+    _Atomic uint64_t seq;
+};
 struct csm_hdr {
     struct csm_cell cell[CSM_NCELLS];
+    struct csm_wline wide[CSM_NCELLS][CSM_WIDE_LINES];
 };
+_Static_assert(sizeof(struct csm_wline) == 64, "a wide line is one cache line");
 _Static_assert(sizeof(struct csm_hdr) <= CSM_HDR_BYTES, "the cells fit the header");
 _Static_assert(sizeof(struct csm_cell) == 64, "a cell is one cache line");
 
@@ -139,6 +157,11 @@ static inline char *csm_pay(const struct csm_comm *s, int i, uint64_t step)
 static inline struct csm_cell *csm_cell(const struct csm_comm *s, int i, uint64_t step)
 {
     return &((struct csm_hdr *)(void *)s->slot[i])->cell[step % CSM_NCELLS];
+}
+/* The first wide line of comm rank i's step `step`. */
+static inline struct csm_wline *csm_wide(const struct csm_comm *s, int i, uint64_t step)
+{
+    return ((struct csm_hdr *)(void *)s->slot[i])->wide[step % CSM_NCELLS];
 }
 /* Waits until comm rank i has published step t or more (the cell's data
  * and everything i wrote before step t are visible then).  0, or
