@@ -8,20 +8,6 @@
 
 #include "smap_test.h"
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &c);
-    return c;
-}
-
-#define EXPECT(call, want)                                                                 \
-    do {                                                                                   \
-        int c_ = cls(call);                                                                \
-        CHECK(c_ == (want), "%s gave class %d, want %d (%s)", #call, c_, want, #want);     \
-    } while (0)
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -37,41 +23,41 @@ int main(int argc, char **argv)
     MPI_Datatype unc;
     MPI_Type_contiguous(2, MPI_INT, &unc);
 
-    EXPECT(MPI_Bcast(a, 1, MPI_INT, np, MPI_COMM_WORLD), MPI_ERR_ROOT);
-    EXPECT(MPI_Bcast(a, 1, MPI_INT, -1, MPI_COMM_WORLD), MPI_ERR_ROOT);
-    EXPECT(MPI_Bcast(a, -1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
-    EXPECT(MPI_Bcast(a, 1, unc, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
-    EXPECT(MPI_Bcast(a, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
-    EXPECT(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-    EXPECT(MPI_Bcast(a, 1, MPI_INT, 0, MPI_COMM_NULL), MPI_ERR_COMM);
-    EXPECT(MPI_Allreduce(d, d + 2, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD), MPI_ERR_OP);
-    EXPECT(MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
-    EXPECT(MPI_Allreduce(a, b, 1, MPI_INT, MPI_REPLACE, MPI_COMM_WORLD), MPI_ERR_OP);
-    EXPECT(MPI_Allreduce(a, b, 1, MPI_2INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
-    EXPECT(MPI_Allreduce(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-    EXPECT(MPI_Allreduce(a, a, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-    EXPECT(MPI_Reduce(a, b, 1, MPI_INT, MPI_SUM, np + 3, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    EXPECT_CLASS(MPI_Bcast(a, 1, MPI_INT, np, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    EXPECT_CLASS(MPI_Bcast(a, 1, MPI_INT, -1, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    EXPECT_CLASS(MPI_Bcast(a, -1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Bcast(a, 1, unc, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Bcast(a, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Bcast(a, 1, MPI_INT, 0, MPI_COMM_NULL), MPI_ERR_COMM);
+    EXPECT_CLASS(MPI_Allreduce(d, d + 2, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Allreduce(a, b, 1, MPI_INT, MPI_REPLACE, MPI_COMM_WORLD), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Allreduce(a, b, 1, MPI_2INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Allreduce(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Allreduce(a, a, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Reduce(a, b, 1, MPI_INT, MPI_SUM, np + 3, MPI_COMM_WORLD), MPI_ERR_ROOT);
     if (np > 1)
-        EXPECT(MPI_Reduce(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM, (me + 1) % np, MPI_COMM_WORLD),
+        EXPECT_CLASS(MPI_Reduce(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM, (me + 1) % np, MPI_COMM_WORLD),
                MPI_ERR_BUFFER);
-    EXPECT(MPI_Scan(a, b, -2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
-    EXPECT(MPI_Exscan(a, b, 1, MPI_INT, MPI_LAND, MPI_COMM_SELF) == MPI_SUCCESS ? 0 : -1, 0);
-    EXPECT(MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Scan(a, b, -2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Exscan(a, b, 1, MPI_INT, MPI_LAND, MPI_COMM_SELF) == MPI_SUCCESS ? 0 : -1, 0);
+    EXPECT_CLASS(MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_ARG);
     counts[0] = -1;
-    EXPECT(MPI_Reduce_scatter(a, b, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
-    EXPECT(MPI_Allgatherv(a, 1, MPI_INT, b, counts, displs, MPI_INT, MPI_COMM_WORLD),
+    EXPECT_CLASS(MPI_Reduce_scatter(a, b, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Allgatherv(a, 1, MPI_INT, b, counts, displs, MPI_INT, MPI_COMM_WORLD),
            MPI_ERR_COUNT);
     counts[0] = 1;
-    EXPECT(MPI_Gather(a, 1, MPI_INT, b, 1, MPI_INT, np, MPI_COMM_WORLD), MPI_ERR_ROOT);
-    EXPECT(MPI_Gather(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, me, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-    EXPECT(MPI_Scatter(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, me, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-    EXPECT(MPI_Allgather(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-    EXPECT(MPI_Alltoall(b, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-    EXPECT(MPI_Alltoallv(a, NULL, displs, MPI_INT, b, counts, displs, MPI_INT, MPI_COMM_WORLD),
+    EXPECT_CLASS(MPI_Gather(a, 1, MPI_INT, b, 1, MPI_INT, np, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    EXPECT_CLASS(MPI_Gather(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, me, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Scatter(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, me, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Allgather(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Alltoall(b, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Alltoallv(a, NULL, displs, MPI_INT, b, counts, displs, MPI_INT, MPI_COMM_WORLD),
            MPI_ERR_ARG);
-    EXPECT(MPI_Alltoallw(a, counts, displs, NULL, b, counts, displs, NULL, MPI_COMM_WORLD),
+    EXPECT_CLASS(MPI_Alltoallw(a, counts, displs, NULL, b, counts, displs, NULL, MPI_COMM_WORLD),
            MPI_ERR_ARG);
-    EXPECT(MPI_Gatherv(a, 1, MPI_INT, b, NULL, displs, MPI_INT, me, MPI_COMM_WORLD), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Gatherv(a, 1, MPI_INT, b, NULL, displs, MPI_INT, me, MPI_COMM_WORLD), MPI_ERR_ARG);
 
     /* still in step: a real collective works */
     a[0] = me + 1;

@@ -34,4 +34,20 @@ static int smap_test_rank(void)
         CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_);                   \
     } while (0)
 
+/* The error class of rc (MPI_SUCCESS stays MPI_SUCCESS). */
+static inline int smap_err_class(int rc)
+{
+    int c = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &c);
+    return c;
+}
+
+/* call returns an error of class want, or MPI_SUCCESS when want is. */
+#define EXPECT_CLASS(call, want)                                                           \
+    do {                                                                                   \
+        int c_ = smap_err_class(call);                                                     \
+        CHECK(c_ == (want), "%s gave class %d, want %d (%s)", #call, c_, want, #want);     \
+    } while (0)
+
 #endif

@@ -22,14 +22,6 @@
 
 static int me, np, tgt;
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &c);
-    return c;
-}
-
 #define BIG (64 * 1024)   /* ints: 256 KiB, dozens of messages */
 
 /* Rank 0 puts into the target under a lock, flushes, then tells it by a
@@ -220,10 +212,10 @@ static void dynamic_window(void)
         CHECK(got[0] == 1 && got[1] == vals[0] && got[4095] == vals[4094],
               "dynamic get: %ld %ld %ld", got[0], got[1], got[4095]);
         /* one element past the region: not attached there */
-        int c = cls(MPI_Put(&one, 1, MPI_LONG, right, theirs + 4096 * sizeof(long), 1, MPI_LONG,
+        int c = smap_err_class(MPI_Put(&one, 1, MPI_LONG, right, theirs + 4096 * sizeof(long), 1, MPI_LONG,
                             win));
         CHECK(c == MPI_ERR_RMA_RANGE, "put past the attached region gave class %d", c);
-        c = cls(MPI_Get(&old, 1, MPI_LONG, right, theirs - sizeof(long), 1, MPI_LONG, win));
+        c = smap_err_class(MPI_Get(&old, 1, MPI_LONG, right, theirs - sizeof(long), 1, MPI_LONG, win));
         CHECK(c == MPI_ERR_RMA_RANGE, "get before the attached region gave class %d", c);
         CHECK_RC(MPI_Win_unlock(right, win));
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
@@ -234,7 +226,7 @@ static void dynamic_window(void)
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
         /* detached: the old address is gone at the target */
         CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
-        c = cls(MPI_Get(&old, 1, MPI_LONG, right, theirs, 1, MPI_LONG, win));
+        c = smap_err_class(MPI_Get(&old, 1, MPI_LONG, right, theirs, 1, MPI_LONG, win));
         CHECK(c == MPI_ERR_RMA_RANGE, "get from a detached region gave class %d", c);
         CHECK_RC(MPI_Win_unlock(right, win));
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
@@ -250,12 +242,12 @@ static void errors(void)
     CHECK_RC(MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
                               &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    int c = cls(MPI_Put(&x, 1, MPI_INT, tgt, 0, 1, MPI_INT, win));
+    int c = smap_err_class(MPI_Put(&x, 1, MPI_INT, tgt, 0, 1, MPI_INT, win));
     CHECK(c == MPI_ERR_RMA_SYNC, "put outside an epoch gave class %d", c);
     CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, tgt, 0, win));
-    c = cls(MPI_Put(&x, 1, MPI_INT, tgt, 16, 1, MPI_INT, win));
+    c = smap_err_class(MPI_Put(&x, 1, MPI_INT, tgt, 16, 1, MPI_INT, win));
     CHECK(c == MPI_ERR_RMA_RANGE, "put past the window gave class %d", c);
-    c = cls(MPI_Win_lock(MPI_LOCK_SHARED, tgt, 0, win));
+    c = smap_err_class(MPI_Win_lock(MPI_LOCK_SHARED, tgt, 0, win));
     CHECK(c == MPI_ERR_RMA_SYNC, "locking twice gave class %d", c);
     CHECK_RC(MPI_Win_unlock(tgt, win));
     /* a shared-memory window needs one node */
@@ -268,7 +260,7 @@ static void errors(void)
     if (nn < np) {
         int *sm;
         MPI_Win sw = MPI_WIN_NULL;
-        c = cls(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &sm, &sw));
+        c = smap_err_class(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &sm, &sw));
         CHECK(c == MPI_ERR_RMA_SHARED && sw == MPI_WIN_NULL,
               "a shared window across nodes gave class %d", c);
     }

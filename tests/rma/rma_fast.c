@@ -26,20 +26,6 @@
 
 static int me, np, to, from;
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &c);
-    return c;
-}
-
-#define EXPECT(call, want)                                                                 \
-    do {                                                                                   \
-        int c_ = cls(call);                                                                \
-        CHECK(c_ == (want), "%s gave class %d, want %d (%s)", #call, c_, want, #want);     \
-    } while (0)
-
 static unsigned char pat(int rank, size_t i, size_t salt)
 {
     unsigned char v = (unsigned char)(rank * 31 + i * 7 + salt * 13 + 1);
@@ -163,21 +149,21 @@ static void edges(MPI_Win win, int *mem, int n)
 {
     int x[4] = { 1, 2, 3, 4 }, y[2] = { 0, 0 };
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    EXPECT(MPI_Put(x, 1, MPI_INT, to, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Get(x, 1, MPI_INT, to, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Put(x, 1, MPI_INT, to, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Get(x, 1, MPI_INT, to, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
     CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
     CHECK_RC(MPI_Put(x, 2, MPI_INT, to, n - 2, 2, MPI_INT, win));
-    EXPECT(MPI_Put(x, 2, MPI_INT, to, n - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Get(x, 2, MPI_INT, to, n - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Put(x, 1, MPI_INT, to, n, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Put(x, 1, MPI_INT, to, -1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Get(x, 1, MPI_INT, to, (MPI_Aint)INT32_MAX + 1, 1, MPI_INT, win),
+    EXPECT_CLASS(MPI_Put(x, 2, MPI_INT, to, n - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Get(x, 2, MPI_INT, to, n - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Put(x, 1, MPI_INT, to, n, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Put(x, 1, MPI_INT, to, -1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Get(x, 1, MPI_INT, to, (MPI_Aint)INT32_MAX + 1, 1, MPI_INT, win),
            MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Put(x, 1, MPI_INT, np, 0, 1, MPI_INT, win), MPI_ERR_RANK);
-    EXPECT(MPI_Get(x, 1, MPI_INT, -7, 0, 1, MPI_INT, win), MPI_ERR_RANK);
-    EXPECT(MPI_Put(x, 3, MPI_SHORT, to, 0, 1, MPI_INT, win), MPI_ERR_TYPE);
-    EXPECT(MPI_Get(x, 1, MPI_INT, to, 0, -1, MPI_INT, win), MPI_ERR_COUNT);
-    EXPECT(MPI_Get(x, 1, MPI_INT, to, 0, 1, MPI_DATATYPE_NULL, win), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Put(x, 1, MPI_INT, np, 0, 1, MPI_INT, win), MPI_ERR_RANK);
+    EXPECT_CLASS(MPI_Get(x, 1, MPI_INT, -7, 0, 1, MPI_INT, win), MPI_ERR_RANK);
+    EXPECT_CLASS(MPI_Put(x, 3, MPI_SHORT, to, 0, 1, MPI_INT, win), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Get(x, 1, MPI_INT, to, 0, -1, MPI_INT, win), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Get(x, 1, MPI_INT, to, 0, 1, MPI_DATATYPE_NULL, win), MPI_ERR_TYPE);
     CHECK_RC(MPI_Put(NULL, 0, MPI_INT, to, 0, 0, MPI_INT, win));
     CHECK_RC(MPI_Get(x, 1, MPI_INT, MPI_PROC_NULL, 1 << 30, 1, MPI_INT, win));
     /* other types, same signature: 2 ints as one MPI_2INT and back */
@@ -193,7 +179,7 @@ static void edges(MPI_Win win, int *mem, int n)
     CHECK_RC(MPI_Win_fence(0, win));
     x[0] = 77;
     CHECK_RC(MPI_Put(x, 1, MPI_INT, to, 5, 1, MPI_INT, win));
-    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win), MPI_ERR_RMA_SYNC);
     CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     CHECK(mem[5] == 77, "fence put: %d", mem[5]);
 }
@@ -207,8 +193,8 @@ static void acc_edges(MPI_Win win, int *mem, int n, MPI_Win bwin, unsigned char 
     int one = 1, old = -1, v[16], got[16];
     double d = 0.5, dold = -1;
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_INT, to, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Fetch_and_op(&one, &old, MPI_INT, to, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_SYNC);
     CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
     /* element atomics: mem[0] 0 -> 1 -> 6, mem[1] max, mem[2] replaced */
     CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT, to, 0, MPI_SUM, win));
@@ -239,17 +225,17 @@ static void acc_edges(MPI_Win win, int *mem, int n, MPI_Win bwin, unsigned char 
     CHECK_RC(MPI_Accumulate(v, 16, MPI_INT, to, 8, 16, MPI_INT, MPI_BXOR, win));
     /* the errors the general path raises, at the fast path's edges */
     CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT, to, n - 1, 1, MPI_INT, MPI_SUM, win));
-    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_INT, to, n, MPI_SUM, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_INT, to, -1, MPI_SUM, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Accumulate(v, 2, MPI_INT, to, n - 1, 2, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Accumulate(v, 16, MPI_INT, to, n - 8, 16, MPI_INT, MPI_SUM, win),
+    EXPECT_CLASS(MPI_Fetch_and_op(&one, &old, MPI_INT, to, n, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Fetch_and_op(&one, &old, MPI_INT, to, -1, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Accumulate(v, 2, MPI_INT, to, n - 1, 2, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Accumulate(v, 16, MPI_INT, to, n - 8, 16, MPI_INT, MPI_SUM, win),
            MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_INT, np, 0, MPI_SUM, win), MPI_ERR_RANK);
-    EXPECT(MPI_Fetch_and_op(&d, &dold, MPI_DOUBLE, to, 4, MPI_BAND, win), MPI_ERR_OP);
-    EXPECT(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_NO_OP, win), MPI_ERR_OP);
-    EXPECT(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP);
-    EXPECT(MPI_Accumulate(&one, -1, MPI_INT, to, 0, -1, MPI_INT, MPI_SUM, win), MPI_ERR_COUNT);
-    EXPECT(MPI_Fetch_and_op(&one, &old, MPI_DATATYPE_NULL, to, 0, MPI_SUM, win), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Fetch_and_op(&one, &old, MPI_INT, np, 0, MPI_SUM, win), MPI_ERR_RANK);
+    EXPECT_CLASS(MPI_Fetch_and_op(&d, &dold, MPI_DOUBLE, to, 4, MPI_BAND, win), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_NO_OP, win), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Accumulate(&one, 1, MPI_INT, to, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Accumulate(&one, -1, MPI_INT, to, 0, -1, MPI_INT, MPI_SUM, win), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Fetch_and_op(&one, &old, MPI_DATATYPE_NULL, to, 0, MPI_SUM, win), MPI_ERR_TYPE);
     CHECK_RC(MPI_Accumulate(&one, 0, MPI_INT, to, 0, 0, MPI_INT, MPI_SUM, win));
     CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT, MPI_PROC_NULL, 0, MPI_SUM, win));
     CHECK_RC(MPI_Win_unlock(to, win));
@@ -276,7 +262,7 @@ static void acc_edges(MPI_Win win, int *mem, int n, MPI_Win bwin, unsigned char 
     /* a fetch_and_op in a fence epoch makes it one: no lock may follow */
     CHECK_RC(MPI_Win_fence(0, win));
     CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT, to, 3, MPI_SUM, win));
-    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win), MPI_ERR_RMA_SYNC);
     CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     CHECK(old == 0 && mem[3] == 1, "fence fetch_and_op: old %d, now %d", old, mem[3]);
 }

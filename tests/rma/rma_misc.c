@@ -11,20 +11,6 @@
 
 static int me, np;
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &c);
-    return c;
-}
-
-#define EXPECT(call, want)                                                                 \
-    do {                                                                                   \
-        int c_ = cls(call);                                                                \
-        CHECK(c_ == (want), "%s gave class %d, want %d (%s)", #call, c_, want, #want);     \
-    } while (0)
-
 /* Even ranks expose to odd ones, odd ranks access even ones. */
 static void pscw_pairs(void)
 {
@@ -168,47 +154,47 @@ static void errors_and_objects(void)
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int x = 0, y = 0;
     /* outside any epoch */
-    EXPECT(MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Get(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Win_unlock(0, win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Win_complete(win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Win_wait(win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Win_flush(0, win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_SYNC);   /* no_locks */
-    EXPECT(MPI_Win_lock(99, 0, 0, win), MPI_ERR_LOCKTYPE);
+    EXPECT_CLASS(MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Get(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_unlock(0, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_complete(win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_wait(win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_flush(0, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_SYNC);   /* no_locks */
+    EXPECT_CLASS(MPI_Win_lock(99, 0, 0, win), MPI_ERR_LOCKTYPE);
     CHECK_RC(MPI_Win_fence(0, win));
     /* in a fence epoch */
-    EXPECT(MPI_Put(&x, 1, MPI_INT, 0, 16, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Put(&x, 2, MPI_INT, 0, 15, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Put(&x, 1, MPI_INT, 0, -1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Put(&x, 1, MPI_INT, 0, 16, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Put(&x, 2, MPI_INT, 0, 15, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Put(&x, 1, MPI_INT, 0, -1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
     /* displacements past 31 bits: out of range, and one whose product
      * with the displacement unit overflows */
-    EXPECT(MPI_Put(&x, 1, MPI_INT, 0, (MPI_Aint)INT32_MAX + 1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Put(&x, 1, MPI_INT, 0, (MPI_Aint)(INT64_MAX / 2), 1, MPI_INT, win),
+    EXPECT_CLASS(MPI_Put(&x, 1, MPI_INT, 0, (MPI_Aint)INT32_MAX + 1, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Put(&x, 1, MPI_INT, 0, (MPI_Aint)(INT64_MAX / 2), 1, MPI_INT, win),
            MPI_ERR_RMA_RANGE);
-    EXPECT(MPI_Put(&x, 1, MPI_INT, np, 0, 1, MPI_INT, win), MPI_ERR_RANK);
-    EXPECT(MPI_Put(&x, -1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_COUNT);
-    EXPECT(MPI_Put(&x, 1, MPI_DATATYPE_NULL, 0, 0, 1, MPI_INT, win), MPI_ERR_TYPE);
-    EXPECT(MPI_Put(&x, 2, MPI_SHORT, 0, 0, 1, MPI_DOUBLE, win), MPI_ERR_TYPE);
-    EXPECT(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP);
-    EXPECT(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_NO_OP, win), MPI_ERR_OP);
-    EXPECT(MPI_Accumulate(&x, 1, MPI_FLOAT, 0, 0, 1, MPI_FLOAT, MPI_BAND, win), MPI_ERR_OP);
-    EXPECT(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_UNSIGNED, MPI_SUM, win), MPI_ERR_TYPE);
-    EXPECT(MPI_Compare_and_swap(&x, &y, &x, MPI_2INT, 0, 0, win), MPI_ERR_TYPE);
-    EXPECT(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC);
-    EXPECT(MPI_Win_fence(12345678, win), MPI_ERR_ASSERT);
+    EXPECT_CLASS(MPI_Put(&x, 1, MPI_INT, np, 0, 1, MPI_INT, win), MPI_ERR_RANK);
+    EXPECT_CLASS(MPI_Put(&x, -1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Put(&x, 1, MPI_DATATYPE_NULL, 0, 0, 1, MPI_INT, win), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Put(&x, 2, MPI_SHORT, 0, 0, 1, MPI_DOUBLE, win), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_NO_OP, win), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Accumulate(&x, 1, MPI_FLOAT, 0, 0, 1, MPI_FLOAT, MPI_BAND, win), MPI_ERR_OP);
+    EXPECT_CLASS(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_UNSIGNED, MPI_SUM, win), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Compare_and_swap(&x, &y, &x, MPI_2INT, 0, 0, win), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_fence(12345678, win), MPI_ERR_ASSERT);
     CHECK_RC(MPI_Put(&x, 1, MPI_INT, MPI_PROC_NULL, 99999, 1, MPI_INT, win));
     CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
-    EXPECT(MPI_Win_detach(win, mem), MPI_ERR_RMA_FLAVOR);
+    EXPECT_CLASS(MPI_Win_detach(win, mem), MPI_ERR_RMA_FLAVOR);
     /* a fence followed by no operation opens no epoch: a lock may follow */
     CHECK_RC(MPI_Win_fence(0, win));
-    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_SYNC);   /* no_locks */
+    EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_SYNC);   /* no_locks */
     CHECK_RC(MPI_Win_post(MPI_GROUP_EMPTY, 0, win));
     CHECK_RC(MPI_Win_wait(win));
-    EXPECT(MPI_Win_attach(win, &x, 4), MPI_ERR_RMA_FLAVOR);
-    EXPECT(MPI_Win_set_attr(win, MPI_WIN_BASE, NULL), MPI_ERR_KEYVAL);
+    EXPECT_CLASS(MPI_Win_attach(win, &x, 4), MPI_ERR_RMA_FLAVOR);
+    EXPECT_CLASS(MPI_Win_set_attr(win, MPI_WIN_BASE, NULL), MPI_ERR_KEYVAL);
 
     /* user attributes: delete callback at MPI_Win_free */
     int key;
@@ -230,7 +216,7 @@ static void errors_and_objects(void)
     CHECK(got == eh, "MPI_Win_get_errhandler");
     MPI_Errhandler_free(&got);
     MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
-    CHECK(handler_calls == 1 && cls(handler_code) == MPI_ERR_RMA_SYNC, "handler: %d calls",
+    CHECK(handler_calls == 1 && smap_err_class(handler_code) == MPI_ERR_RMA_SYNC, "handler: %d calls",
           handler_calls);
     CHECK_RC(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
     CHECK(handler_calls == 2 && handler_code == MPI_ERR_OTHER, "call_errhandler");
@@ -244,29 +230,29 @@ static void errors_and_objects(void)
     /* creation errors (raised on the communicator) */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    EXPECT(MPI_Win_create(&x, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_SIZE);
-    EXPECT(MPI_Win_create(&x, 4, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_DISP);
-    EXPECT(MPI_Win_allocate(4, 1, MPI_INFO_NULL, MPI_COMM_NULL, &mem, &win), MPI_ERR_COMM);
-    EXPECT(MPI_Win_free(&win), MPI_ERR_WIN);
+    EXPECT_CLASS(MPI_Win_create(&x, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_SIZE);
+    EXPECT_CLASS(MPI_Win_create(&x, 4, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_DISP);
+    EXPECT_CLASS(MPI_Win_allocate(4, 1, MPI_INFO_NULL, MPI_COMM_NULL, &mem, &win), MPI_ERR_COMM);
+    EXPECT_CLASS(MPI_Win_free(&win), MPI_ERR_WIN);
 
     /* dynamic: overlap, unknown detach, access outside attached memory */
     CHECK_RC(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int *buf = malloc(64);
     CHECK_RC(MPI_Win_attach(win, buf, 64));
-    EXPECT(MPI_Win_attach(win, buf + 4, 8), MPI_ERR_RMA_ATTACH);
-    EXPECT(MPI_Win_detach(win, buf + 1), MPI_ERR_RMA_ATTACH);
+    EXPECT_CLASS(MPI_Win_attach(win, buf + 4, 8), MPI_ERR_RMA_ATTACH);
+    EXPECT_CLASS(MPI_Win_detach(win, buf + 1), MPI_ERR_RMA_ATTACH);
     CHECK_RC(MPI_Win_lock_all(0, win));
     MPI_Aint a;
     MPI_Get_address(buf, &a);
-    EXPECT(MPI_Put(&x, 1, MPI_INT, me, a + 64, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
+    EXPECT_CLASS(MPI_Put(&x, 1, MPI_INT, me, a + 64, 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
     CHECK_RC(MPI_Put(&x, 1, MPI_INT, me, a + 60, 1, MPI_INT, win));
     CHECK_RC(MPI_Win_unlock_all(win));
-    EXPECT(MPI_Win_shared_query(win, 0, &a, &x, &v), MPI_ERR_RMA_FLAVOR);
+    EXPECT_CLASS(MPI_Win_shared_query(win, 0, &a, &x, &v), MPI_ERR_RMA_FLAVOR);
     CHECK_RC(MPI_Win_detach(win, buf));
     /* free with an epoch open */
     CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, win));
-    EXPECT(MPI_Win_free(&win), MPI_ERR_RMA_SYNC);
+    EXPECT_CLASS(MPI_Win_free(&win), MPI_ERR_RMA_SYNC);
     CHECK_RC(MPI_Win_unlock(me, win));
     CHECK_RC(MPI_Win_free(&win));
     free(buf);

@@ -9,20 +9,6 @@
 
 #include "smap_test.h"
 
-static int cls_of(int rc)
-{
-    int c = -1;
-    CHECK_RC(MPI_Error_class(rc, &c));
-    return c;
-}
-
-#define EXPECT_CLASS(call, want)                                                          \
-    do {                                                                                  \
-        int rc_ = (call);                                                                 \
-        CHECK(rc_ != MPI_SUCCESS && cls_of(rc_) == (want), "%s gave class %d, wanted %s", \
-              #call, rc_ == MPI_SUCCESS ? 0 : cls_of(rc_), #want);                        \
-    } while (0)
-
 /* A status full of garbage, so nothing passes by luck of zeroed memory. */
 static MPI_Status dirty(void)
 {
