@@ -55,10 +55,14 @@ bench: deps
 	@BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 scripts/bench.sh; rc=$$?; \
 	    if [ $$rc = 77 ]; then echo "bench: inter-node part skipped (no network namespaces here)"; \
 	    else exit $$rc; fi
+	@BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 BENCH_NET_HOSTS=3 scripts/bench.sh; rc=$$?; \
+	    if [ $$rc = 77 ]; then echo "bench: inter-node part skipped (no network namespaces here)"; \
+	    else exit $$rc; fi
 
 bench-net: deps
 	@$(MAKE) --no-print-directory build
 	@BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 scripts/bench.sh
+	@BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 BENCH_NET_HOSTS=3 scripts/bench.sh
 
 # Copy bandwidth from a peer's heap/stack/globals vs private memcpy, CMA,
 # start-up exposure cost and fork cost: bench/results/smap_copy.txt.

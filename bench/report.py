@@ -22,9 +22,14 @@ import statistics
 import subprocess
 import sys
 
-MPIS = ["smartmap", "openmpi", "mpich"]
-PEERS = ["openmpi", "mpich"]
-LABEL = {"smartmap": "smartmap", "openmpi": "Open MPI", "mpich": "MPICH"}
+# smartmap-flat and openmpi-han: extra columns of the inter-node collectives
+# (smartmap without its hierarchy; Open MPI with coll/han).  The ratio is
+# always smartmap against the best peer; "flat/hier" is smartmap-flat over
+# smartmap (> 1: the hierarchy is faster, for a time).
+MPIS = ["smartmap", "smartmap-flat", "openmpi", "openmpi-han", "mpich"]
+PEERS = ["openmpi", "openmpi-han", "mpich"]
+LABEL = {"smartmap": "smartmap", "smartmap-flat": "smartmap flat", "openmpi": "Open MPI",
+         "openmpi-han": "Open MPI han", "mpich": "MPICH"}
 
 # variant base name -> (metric key in RESULT, unit label, higher is better?, description)
 METRICS = {
@@ -301,10 +306,15 @@ def main():
         better = "higher is better" if higher else "lower is better"
         ratio_note = ("ratio = smartmap / best peer: > 1 means smartmap is faster" if higher
                       else "ratio = smartmap / best peer: < 1 means smartmap is faster")
+        if any(nruns.get((variant, m)) for m in ("smartmap-flat",)):
+            ratio_note += "; flat/hier = smartmap flat / smartmap (time): > 1 means the hierarchy is faster"
         title = "%s — %s\n  unit: %s, %s; %s" % (variant, desc, unit, better, ratio_note)
         sizes = sorted({s for (v, m, s) in cells if v == variant})
+        # The columns that ran this benchmark (the extra ones run only some).
+        vmpis = [m for m in mpis if nruns.get((variant, m))]
+        flat = "smartmap-flat" in vmpis and "smartmap" in vmpis
         notes = []
-        for m in mpis:
+        for m in vmpis:
             errs = failures.get((variant, m), [])
             if not errs:
                 continue
@@ -314,13 +324,13 @@ def main():
                 notes.append("%s: n/a (failed: %s) [%d of %d runs]" % (m, first, len(errs), total))
             else:
                 notes.append("%s: %d of %d runs failed or were cut short (first: %s)" % (m, len(errs), total, first))
-        header = ["size"] + [LABEL[m] for m in mpis] + ["ratio"]
+        header = ["size"] + [LABEL[m] for m in vmpis] + (["flat/hier"] if flat else []) + ["ratio"]
         table = []
         starred = False
         for s in sizes or [None]:
             line = [fmt_size(s)]
             med = {}
-            for m in mpis:
+            for m in vmpis:
                 c = cells.get((variant, m, s))
                 if c is None:
                     errs = failures.get((variant, m))
@@ -335,6 +345,12 @@ def main():
                 if len(c["used"]) != nruns.get((variant, m), 0):
                     cell += " [n=%d]" % len(c["used"])
                 line.append(cell)
+            if flat:
+                if med.get("smartmap", 0) > 0 and "smartmap-flat" in med:
+                    g = med["smartmap-flat"] / med["smartmap"]
+                    line.append("%.2f" % (1 / g if higher else g))
+                else:
+                    line.append("–")
             peers = [med[p] for p in PEERS if p in med and med[p] > 0]
             if "smartmap" in med and peers:
                 best = max(peers) if higher else min(peers)
@@ -434,7 +450,8 @@ def make_plots(args, meta, variants, cells, mpis):
               "set xtics (" + ", ".join("'%s' %d" % (fmt_size(1 << k), 1 << k) for k in range(0, 31, 2)) + ")"]
     made = []
     style = {"smartmap": "lc rgb '#d62728' lw 2 pt 7", "openmpi": "lc rgb '#1f77b4' lw 1.5 pt 5",
-             "mpich": "lc rgb '#2ca02c' lw 1.5 pt 9"}
+             "mpich": "lc rgb '#2ca02c' lw 1.5 pt 9", "smartmap-flat": "lc rgb '#ff9896' lw 1.5 dt 2 pt 6",
+             "openmpi-han": "lc rgb '#17becf' lw 1.5 dt 2 pt 4"}
     for variant in variants:
         bench = base_of(variant)
         metric, unit, higher, desc = METRICS.get(bench, ("usec", "usec", False, variant))

@@ -19,11 +19,16 @@
 #                   times the session's best probe (default 2)
 #   BUILD_DIR       smartmap's build tree (default build)
 #   BENCH_RESULTS   where tables, CSV, plots and SUMMARY.md go (default bench/results)
-#   BENCH_NET=1     the inter-node part instead (`make bench-net`): 2 emulated
+#   BENCH_NET=1     the inter-node part instead (`make bench-net`): emulated
 #                   hosts (tests/netns/hosts.sh), point-to-point at 2 x 1 rank,
-#                   collectives at 2 x 2, every MPI launched across the hosts;
+#                   collectives at H x 2, every MPI launched across the hosts;
 #                   results in bench/results/internode by default.  Exit 77
 #                   when namespaces cannot be made here (not root).
+#   BENCH_NET_HOSTS H  emulated hosts of the inter-node part (2..8, default 2)
+#                   With BENCH_NET=1 the default MPIs add two columns for the
+#                   collectives: smartmap-flat (smartmap with SMAP_COLL_HIER=0:
+#                   what the hierarchy buys) and openmpi-han (Open MPI with
+#                   its hierarchical coll/han selected).
 #   BENCH_NET_PROVIDER  libfabric provider of the inter-node part (default
 #                   net, smartmap's own default; e.g. "tcp" for tcp;ofi_rxm)
 set -uo pipefail
@@ -40,8 +45,15 @@ if [ "$NET" = 1 ] && [ -z "${SMAP_NETNS_ID:-}" ]; then
     # TCP; the tests keep tcp;ofi_rxm), named explicitly so that the run
     # records what it measured.  BENCH_NET_PROVIDER picks another.
     export SMAP_NETNS_PROVIDER=${BENCH_NET_PROVIDER:-net}
-    exec "$top/tests/netns/hosts.sh" run 2 bash "$top/scripts/bench.sh" "$@"
+    nh=${BENCH_NET_HOSTS:-2}
+    if ! [[ $nh =~ ^[2-8]$ ]]; then
+        echo "bench: BENCH_NET_HOSTS must be 2..8 (got '$nh')" >&2
+        exit 2
+    fi
+    exec "$top/tests/netns/hosts.sh" run "$nh" bash "$top/scripts/bench.sh" "$@"
 fi
+NHOSTS=2
+[ "$NET" = 1 ] && NHOSTS=$(wc -w <<<"${SMAP_NETNS_HOSTS:-h1 h2}")
 
 QUICK=${QUICK:-0}
 [ "$QUICK" = 1 ] || QUICK=0
@@ -49,9 +61,16 @@ if [ "$QUICK" = 1 ]; then def_reps=2; def_timeout=60; else def_reps=5; def_timeo
 REPS=${BENCH_REPS:-$def_reps}
 # Inter-node: latency, bandwidth, message rate and the collectives.
 NET_FILTER='^(latency|bw|bibw|msgrate|barrier|bcast|reduce|allreduce|allgather|alltoall)$'
+# More than 2 hosts: the collectives (point-to-point stays 2 x 1, as at 2).
+NET_COLL_FILTER='^(barrier|bcast|reduce|allreduce|allgather|alltoall)$'
+[ "$NET" = 1 ] && [ "$NHOSTS" -gt 2 ] && NET_FILTER=$NET_COLL_FILTER
 if [ "$NET" = 1 ]; then FILTER=${BENCH_FILTER:-$NET_FILTER}; else FILTER=${BENCH_FILTER:-.}; fi
 NP=${BENCH_NP:-2}
-MPIS=${BENCH_MPIS:-smartmap openmpi mpich}
+if [ "$NET" = 1 ]; then
+    MPIS=${BENCH_MPIS:-smartmap smartmap-flat openmpi openmpi-han mpich}
+else
+    MPIS=${BENCH_MPIS:-smartmap openmpi mpich}
+fi
 TIMEOUT=${BENCH_TIMEOUT:-$def_timeout}
 SLOW_FACTOR=${BENCH_SLOW_FACTOR:-2}
 BUILD_DIR=${BUILD_DIR:-build}
@@ -65,7 +84,8 @@ for v in REPS NP TIMEOUT; do
 done
 
 work=bench/work
-if [ "$NET" = 1 ]; then results=${BENCH_RESULTS:-bench/results/internode}; else results=${BENCH_RESULTS:-bench/results}; fi
+if [ "$NET" = 1 ] && [ "$NHOSTS" -gt 2 ]; then results=${BENCH_RESULTS:-bench/results/internode-${NHOSTS}hosts}
+elif [ "$NET" = 1 ]; then results=${BENCH_RESULTS:-bench/results/internode}; else results=${BENCH_RESULTS:-bench/results}; fi
 runs_dir=$work/runs
 mkdir -p "$work" "$results"
 # One harness per tree at a time: the runs would disturb each other, and
@@ -173,8 +193,9 @@ meta_put compiler "$(cc --version 2>/dev/null | head -n 1)"
 meta_put cflags "${CFLAGS_BENCH[*]}"
 meta_put reps "$REPS"
 if [ "$NET" = 1 ]; then
-    meta_put np "2 (2 hosts x 1) for point-to-point, 4 (2 hosts x 2) for the collectives"
-    meta_put part "inter-node: 2 emulated hosts (network namespaces on this machine, veth pairs on a bridge, 198.18.0.0/24), FI_PROVIDER=${SMAP_NETNS_PROVIDER:-tcp}, FI_TCP_IFACE=FI_NET_IFACE=eth0"
+    meta_put np "2 (2 hosts x 1) for point-to-point, $((2 * NHOSTS)) ($NHOSTS hosts x 2) for the collectives"
+    meta_put hosts "$NHOSTS"
+    meta_put part "inter-node: $NHOSTS emulated hosts (network namespaces on this machine, veth pairs on a bridge, 198.18.0.0/24), FI_PROVIDER=${SMAP_NETNS_PROVIDER:-tcp}, FI_TCP_IFACE=FI_NET_IFACE=eth0"
 else
     meta_put np "$NP"
 fi
@@ -237,27 +258,45 @@ if [ "$NET" = 1 ]; then
     # ranks of one host.
     LAUNCH[mpich]="mpiexec.mpich -launcher-exec $L -localhost $SMAP_NETNS_HEAD -hosts {HOSTS} -n {NP} -bind-to none -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0"
     BINDING[mpich]="-bind-to none (hydra)"
+    # The same programs under other settings, collectives only: smartmap's
+    # flat schedules (what the hierarchy buys) and Open MPI's coll/han
+    # (hierarchical; in 4.1 below coll/tuned's priority unless raised).
+    LAUNCH[smartmap-flat]="${LAUNCH[smartmap]} -x SMAP_COLL_HIER=0"
+    BINDING[smartmap-flat]=${BINDING[smartmap]}
+    LAUNCH[openmpi-han]="${LAUNCH[openmpi]} --mca coll_han_priority 100"
+    BINDING[openmpi-han]=${BINDING[openmpi]}
 fi
+# base_mpi MPI: whose build a column uses; coll_only MPI: a column that
+# exists for the collectives only.
+base_mpi() { case $1 in smartmap-flat) echo smartmap ;; openmpi-han) echo openmpi ;; *) echo "$1" ;; esac; }
+coll_only() { [ "$1" != "$(base_mpi "$1")" ]; }
+is_coll() { case $1 in latency|bw|bibw|msgrate|rma) return 1 ;; *) return 0 ;; esac; }
 
 # launch_line MPI NP: the command line of a job of NP ranks (inter-node:
-# NP/2 on each of the 2 hosts).
+# 2 ranks are 1 on each of h1, h2; more are NP/NHOSTS on each host).
 launch_line() {
-    local line=${LAUNCH[$1]} np=$2
+    local line=${LAUNCH[$1]} np=$2 hosts="" i nh=$NHOSTS per
+    [ "$np" = 2 ] && nh=2
+    per=$((np / nh))
+    for ((i = 1; i <= nh; i++)); do hosts+="${hosts:+,}h$i:$per"; done
     line=${line//\{NP\}/$np}
-    line=${line//\{HOSTS\}/h1:$((np / 2)),h2:$((np / 2))}
+    line=${line//\{HOSTS\}/$hosts}
     echo "$line"
 }
-# job_np PROGRAM: point-to-point at 2 x 1, collectives at 2 x 2.
+# job_np PROGRAM: point-to-point at 2 x 1, collectives at NHOSTS x 2.
 job_np() {
     if [ "$NET" = 0 ]; then echo "$NP"; return; fi
-    case $1 in latency|bw|bibw|msgrate|rma) echo 2 ;; *) echo 4 ;; esac
+    if is_coll "$1"; then echo $((2 * NHOSTS)); else echo 2; fi
 }
 
 mpi_list=()
 for m in $MPIS; do
     case $m in
         smartmap|openmpi|mpich) mpi_list+=("$m") ;;
-        *) say "unknown MPI '$m' in BENCH_MPIS (smartmap, openmpi, mpich)"; exit 2 ;;
+        smartmap-flat|openmpi-han)
+            if [ "$NET" = 1 ]; then mpi_list+=("$m")
+            else say "BENCH_MPIS: $m is a column of the inter-node part only (BENCH_NET=1)"; exit 2; fi ;;
+        *) say "unknown MPI '$m' in BENCH_MPIS (smartmap, openmpi, mpich; with BENCH_NET=1 also smartmap-flat, openmpi-han)"; exit 2 ;;
     esac
 done
 
@@ -309,7 +348,17 @@ build_mpi() {
 }
 
 for m in "${mpi_list[@]}"; do
-    build_mpi "$m"
+    b=$(base_mpi "$m")
+    if [ "$b" != "$m" ]; then
+        # A column over another's build: its programs, its status.
+        [ -z "${STATUS[$b]:-}" ] && build_mpi "$b"
+        STATUS[$m]=${STATUS[$b]}
+        for p in "${programs[@]}" info; do
+            [ -n "${PROG_OK[$b/$p]:-}" ] && PROG_OK[$m/$p]=1
+        done
+    elif [ -z "${STATUS[$m]:-}" ]; then
+        build_mpi "$m"
+    fi
     if [ "${STATUS[$m]}" != ok ]; then
         say "$m: ${STATUS[$m]}"
     fi
@@ -326,11 +375,14 @@ else
 fi
 
 # ---------------------------------------------------------------- versions and bindings
+# The programs each column runs from: its base MPI's build.
+prog_path() { echo "$work/$(base_mpi "$1")/$2"; }
 version_of() {
     local m=$1 f=$work/$1/info.txt lib=""
+    mkdir -p "$work/$m"
     if [ "${STATUS[$m]}" = ok ] && [ -n "${PROG_OK[$m/info]:-}" ]; then
         # shellcheck disable=SC2046  # a command line
-        timeout -k 5 30 $(launch_line "$m" "$(job_np latency)") "$work/$m/info" >"$f" 2>&1 </dev/null
+        timeout -k 5 30 $(launch_line "$m" "$(job_np latency)") "$(prog_path "$m" info)" >"$f" 2>&1 </dev/null
         lib=$(sed -n 's/^.*INFO library=//p' "$f" | head -n 1 | sed 's/^MPICH Version:[[:space:]]*/MPICH /')
         local ranks
         ranks=$(sed -n 's/^.*INFO rank=\([0-9]*\) np=[0-9]* cpus=\(.*\)$/rank \1: cpu \2/p' "$f" | sort -n -k2 | paste -sd ';' - | sed 's/;/; /g')
@@ -341,14 +393,14 @@ version_of() {
     fi
     if [ -z "$lib" ]; then
         case $m in
-            smartmap)
+            smartmap|smartmap-flat)
                 lib="smartmap $(sed -n 's/^project(smartmap VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
                 ;;
-            openmpi) lib=$(mpiexec.openmpi --version 2>/dev/null | head -n 1) ;;
+            openmpi|openmpi-han) lib=$(mpiexec.openmpi --version 2>/dev/null | head -n 1) ;;
             mpich) lib="MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')" ;;
         esac
     fi
-    [ "$m" = smartmap ] && lib="$lib (git $(git describe --always --dirty 2>/dev/null || echo '?'))"
+    [ "$(base_mpi "$m")" = smartmap ] && lib="$lib (git $(git describe --always --dirty 2>/dev/null || echo '?'))"
     meta_put "version_$m" "$lib"
 }
 for m in "${mpi_list[@]}"; do version_of "$m"; done
@@ -378,8 +430,15 @@ fmt_time() {    # milliseconds -> 3m05s
 }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-total=$(( ${#selected[@]} * ${#mpi_list[@]} * REPS ))
-per_rep=$(( ${#selected[@]} * ${#mpi_list[@]} ))
+per_rep=0
+for v in "${selected[@]}"; do
+    read -r _ prog _ <<<"$v"
+    for m in "${mpi_list[@]}"; do
+        coll_only "$m" && ! is_coll "$prog" && continue
+        per_rep=$((per_rep + 1))
+    done
+done
+total=$((per_rep * REPS))
 declare -A TIMED_OUT    # variant/mpi -> repetition in which it timed out
 declare -A DUR          # last duration (ms) of each variant/mpi, for the estimate
 idx=0
@@ -404,7 +463,7 @@ eta_ms() {    # $1 = rep, $2 = runs already done in this rep (their keys in DONE
 }
 
 if [ "$NET" = 1 ]; then
-    say "inter-node: 2 emulated hosts ($SMAP_NETNS_ID), point-to-point 2 x 1 rank, collectives 2 x 2"
+    say "inter-node: $NHOSTS emulated hosts ($SMAP_NETNS_ID), point-to-point 2 x 1 rank, collectives $NHOSTS x 2"
 fi
 say "running ${#selected[@]} benchmark(s) x ${#mpi_list[@]} MPI(s) x $REPS rep(s) = $total runs, np=$(job_np bcast), quick=$QUICK"
 say "MPIs: $(for m in "${mpi_list[@]}"; do printf '%s[%s] ' "$m" "${STATUS[$m]}"; done)"
@@ -421,6 +480,7 @@ for ((rep = 1; rep <= REPS && !interrupted; rep++)); do
         run_probe "$group"
         for m in "${mpi_list[@]}"; do
             [ $interrupted = 1 ] && break
+            if coll_only "$m" && ! is_coll "$prog"; then continue; fi
             idx=$((idx + 1))
             out=$runs_dir/$name.$m.r$rep.out
             err=$runs_dir/$name.$m.r$rep.err
@@ -449,7 +509,7 @@ for ((rep = 1; rep <= REPS && !interrupted; rep++)); do
                 if [ $tty = 1 ]; then printf '\r\033[K%s' "$msg" >&2; else printf '%s\n' "$msg" >&2; fi
                 t0=$(now_ms)
                 # shellcheck disable=SC2086  # LAUNCH holds a command line
-                timeout -k 5 "$TIMEOUT" $(launch_line "$m" "$(job_np "$prog")") "$work/$m/$prog" $args "${quick_arg[@]}" \
+                timeout -k 5 "$TIMEOUT" $(launch_line "$m" "$(job_np "$prog")") "$(prog_path "$m" "$prog")" $args "${quick_arg[@]}" \
                     >"$out" 2>"$err" </dev/null 9>&- &
                 child=$!
                 wait "$child"
