@@ -213,6 +213,16 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
                                                    ? "an exposure epoch (MPI_Win_post) is open"
                                                    : "a fence epoch is open (end it with "
                                                      "MPI_MODE_NOSUCCEED)");
+    /* MPI 5.0 §12.5.3: a window may not be locked and exposed at once.  A
+     * lock held now (by any process, node peers and other nodes alike: all
+     * take this word) was granted before this post, so the program is
+     * erroneous whatever happens next; a lock taken with MPI_MODE_NOCHECK
+     * leaves no trace and is not seen. */
+    if (atomic_load_explicit(&w->cb->lock, memory_order_acquire) &
+        (SMAP_RMA_EXCL | SMAP_RMA_SHARED))
+        return smap_rma_fail(MPI_ERR_RMA_CONFLICT,
+                             "the window is locked (MPI_Win_lock) by a process: it cannot be "
+                             "exposed by MPI_Win_post at the same time");
     int cls = 0, n = 0;
     const char *why = "";
     int *r = translate(w, g, &n, &cls, &why);
