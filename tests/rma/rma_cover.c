@@ -6,7 +6,8 @@
  * in every window flavour (create, allocate, shared, dynamic) and every
  * synchronisation mode (fence, PSCW, exclusive and shared lock, lock_all),
  * all ranks on one target at once with atomicity checked through the
- * fetched values; MPI_Win_set_info with the hints it changes; and the
+ * fetched values; compare-and-swap and fetch-and-op on every integer
+ * width, byte and bool; MPI_Win_set_info with the hints it changes; and the
  * error classes no other test raises (MPI_ERR_BASE, MPI_ERR_INFO,
  * MPI_ERR_RMA_CONFLICT, errors of the _c calls). */
 #include <stdint.h>
@@ -255,6 +256,62 @@ static void flavors(int spans_nodes, MPI_Comm node)
     }
 }
 
+/* Compare-and-swap and fetch-and-op on every integer width, byte and
+ * bool, all ranks on one element of rank 0: one CAS winner, and the
+ * fetched counters are 0 .. np-1 once each (np <= 8 fits in a byte). */
+static void cas_types(void)
+{
+    static const MPI_Datatype T[] = { MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_SHORT,
+                                      MPI_UINT16_T,    MPI_INT,           MPI_UINT32_T,
+                                      MPI_LONG_LONG,   MPI_INT64_T,       MPI_AINT,
+                                      MPI_COUNT,       MPI_BYTE,          MPI_C_BOOL };
+    unsigned char *mem;
+    MPI_Win win;
+    CHECK_RC(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    for (size_t t = 0; t < sizeof T / sizeof T[0]; t++) {
+        int sz;
+        MPI_Type_size(T[t], &sz);
+        int isbool = T[t] == MPI_C_BOOL, isbyte = T[t] == MPI_BYTE;
+        memset(mem, 0, 64);
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        /* little- or big-endian alike: value v written as sz bytes */
+        unsigned char mine[8] = { 0 }, cmp[8] = { 0 }, old[8], one[8] = { 0 }, fold[8];
+        uint64_t v = isbool ? 1 : (uint64_t)me + 1, o = 1;
+        memcpy(mine, &v, 8);
+        memcpy(one, &o, 8);
+        if (sz < 8 && ((const unsigned char *)&o)[0] != 1) {   /* big-endian */
+            memmove(mine, mine + 8 - sz, (size_t)sz);
+            memmove(one, one + 8 - sz, (size_t)sz);
+        }
+        memset(old, 0xAA, sizeof old);
+        CHECK_RC(MPI_Win_lock_all(0, win));
+        CHECK_RC(MPI_Compare_and_swap(mine, cmp, old, T[t], 0, 0, win));
+        if (!isbool && !isbyte)
+            CHECK_RC(MPI_Fetch_and_op(one, fold, T[t], 0, 8, MPI_SUM, win));
+        CHECK_RC(MPI_Win_unlock_all(win));
+        int won = !memcmp(old, cmp, (size_t)sz), wins = 0;
+        CHECK_RC(MPI_Allreduce(&won, &wins, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(wins == 1, "CAS on type %zu (%d bytes): %d winners", t, sz, wins);
+        if (!isbool && !isbyte) {
+            uint64_t f = 0;
+            memcpy(&f, fold, (size_t)sz);   /* values < 256 on little-endian */
+            if (((const unsigned char *)&o)[0] != 1)
+                f = fold[sz - 1];
+            int seen[64] = { 0 }, all[64];
+            int fi = (int)f;
+            CHECK_RC(MPI_Allgather(&fi, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD));
+            for (int r = 0; r < np; r++)
+                if (all[r] >= 0 && all[r] < np)
+                    seen[all[r]]++;
+            for (int r = 0; r < np; r++)
+                CHECK(seen[r] == 1, "fetch_and_op on type %zu: %d fetched %d times", t, r,
+                      seen[r]);
+        }
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    CHECK_RC(MPI_Win_free(&win));
+}
+
 static int info_is(MPI_Win win, const char *key, const char *want)
 {
     MPI_Info used;
@@ -405,6 +462,7 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     MPI_Comm_size(node, &nn);
     flavors(nn < np, node);
+    cas_types();
     hints(node);
     errors();
     MPI_Comm_free(&node);
