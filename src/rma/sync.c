@@ -217,7 +217,8 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
      * lock held now (by any process, node peers and other nodes alike: all
      * take this word) was granted before this post, so the program is
      * erroneous whatever happens next; a lock taken with MPI_MODE_NOCHECK
-     * leaves no trace and is not seen. */
+     * leaves no trace and is not seen.  The other order (a lock granted
+     * during the epoch) is seen by the lock: cb->exposed. */
     if (atomic_load_explicit(&w->cb->lock, memory_order_acquire) &
         (SMAP_RMA_EXCL | SMAP_RMA_SHARED))
         return smap_rma_fail(MPI_ERR_RMA_CONFLICT,
@@ -231,6 +232,7 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
     w->post_grp = r;
     w->npost = n;
     w->post_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+    atomic_store_explicit(&w->cb->exposed, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     if (!w->post_nocheck)
         for (int i = 0; i < n; i++) {
@@ -313,6 +315,7 @@ static void end_exposure(struct MPI_ABI_Win *w)
     free(w->post_grp);
     w->post_grp = NULL;
     w->npost = -1;
+    atomic_store_explicit(&w->cb->exposed, 0, memory_order_release);
 }
 
 int smap_win_wait(MPI_Win h)

@@ -448,6 +448,26 @@ static void errors(void)
         CHECK_RC(MPI_Win_post(MPI_GROUP_EMPTY, 0, win));
         CHECK_RC(MPI_Win_wait(win));
     }
+    /* the other order: rank 0 exposes, the last rank's lock is refused
+     * (shared and exclusive, from a node peer or another node alike) and
+     * leaves no lock behind; after the wait the lock is granted */
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0)
+        CHECK_RC(MPI_Win_post(MPI_GROUP_EMPTY, 0, win));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == np - 1) {
+        EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_CONFLICT);
+        EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win), MPI_ERR_RMA_CONFLICT);
+        EXPECT_CLASS(MPI_Win_lock_all(0, win), MPI_ERR_RMA_CONFLICT);
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0)
+        CHECK_RC(MPI_Win_wait(win));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == np - 1) {
+        CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        CHECK_RC(MPI_Win_unlock(0, win));
+    }
     CHECK_RC(MPI_Win_free(&win));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
