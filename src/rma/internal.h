@@ -52,6 +52,10 @@ struct smap_rma_am {
 struct smap_rma_cb {
     _Alignas(64) _Atomic uint64_t fence;
     _Alignas(64) _Atomic uint64_t lock;
+    /* 1 from MPI_Win_post to the end of the exposure epoch: a lock granted
+     * meanwhile is MPI_ERR_RMA_CONFLICT (MPI 5.0 12.5.3); on the lock's
+     * line, so a lock reads it for free */
+    _Atomic uint32_t exposed;
     _Alignas(64) _Atomic uint32_t acc_lock;
     _Alignas(64) _Atomic uint64_t dyn_gen;   /* odd while the table changes */
     uint32_t ndyn;

@@ -861,6 +861,18 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
 
 /* ---- passive target ---- */
 
+/* A lock granted while the target has an exposure epoch open (between its
+ * MPI_Win_post and the end of its wait) is erroneous (MPI 5.0 12.5.3):
+ * give it back and say so. */
+static int granted_while_exposed(struct smap_rma_cb *cb, uint64_t held)
+{
+    if (SMAP_LIKELY(!atomic_load_explicit(&cb->exposed, memory_order_acquire)))
+        return MPI_SUCCESS;
+    atomic_fetch_sub_explicit(&cb->lock, held, memory_order_release);
+    return smap_rma_fail(MPI_ERR_RMA_CONFLICT, "the target window is exposed (MPI_Win_post) "
+                                               "and cannot be locked at the same time");
+}
+
 static int node_lock(MPI_Win h, int target, int type)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
@@ -873,7 +885,7 @@ static int node_lock(MPI_Win h, int target, int type)
             if (!(v & (SMAP_RMA_EXCL | SMAP_RMA_WAITERS)) &&
                 atomic_compare_exchange_weak_explicit(l, &v, v + 1, memory_order_acquire,
                                                       memory_order_relaxed))
-                return MPI_SUCCESS;
+                return granted_while_exposed(w->t[target].cb, 1);
             int rc = smap_rma_backoff(&b);
             if (rc)
                 return rc;
@@ -885,7 +897,7 @@ static int node_lock(MPI_Win h, int target, int type)
         if (!(v & (SMAP_RMA_EXCL | SMAP_RMA_SHARED)) &&
             atomic_compare_exchange_weak_explicit(l, &v, v - SMAP_RMA_WAIT1 + SMAP_RMA_EXCL,
                                                   memory_order_acquire, memory_order_relaxed))
-            return MPI_SUCCESS;
+            return granted_while_exposed(w->t[target].cb, SMAP_RMA_EXCL);
         int rc = smap_rma_backoff(&b);
         if (rc) {
             atomic_fetch_sub_explicit(l, SMAP_RMA_WAIT1, memory_order_relaxed);

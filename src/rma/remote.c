@@ -455,7 +455,15 @@ static void serve_one(struct queued *q)
     }
     switch (m->kind) {
     case N_LOCK:
-        reply(q->world, m, MPI_SUCCESS, try_lock(w, m->flags) ? F_GRANTED : 0, NULL, 0);
+        if (!try_lock(w, m->flags))
+            reply(q->world, m, MPI_SUCCESS, 0, NULL, 0);
+        else if (w->npost >= 0) {
+            /* exposed and locked at once (MPI 5.0 12.5.3): give it back */
+            atomic_fetch_sub_explicit(&w->cb->lock, (m->flags & F_EXCL) ? SMAP_RMA_EXCL : 1,
+                                      memory_order_release);
+            reply(q->world, m, MPI_ERR_RMA_CONFLICT, 0, NULL, 0);
+        } else
+            reply(q->world, m, MPI_SUCCESS, F_GRANTED, NULL, 0);
         return;
     case N_UNLOCK:
         atomic_fetch_sub_explicit(&w->cb->lock, (m->flags & F_EXCL) ? SMAP_RMA_EXCL : 1,
@@ -538,6 +546,9 @@ static int served_error(int rc)
 {
     return smap_rma_fail(rc, rc == MPI_ERR_RMA_RANGE
                                  ? "the target range is not inside a region attached there"
+                             : rc == MPI_ERR_RMA_CONFLICT
+                                 ? "the target window is exposed (MPI_Win_post) and cannot be "
+                                   "locked at the same time"
                                  : "the target on another node failed the one-sided request");
 }
 

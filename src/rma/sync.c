@@ -213,6 +213,17 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
                                                    ? "an exposure epoch (MPI_Win_post) is open"
                                                    : "a fence epoch is open (end it with "
                                                      "MPI_MODE_NOSUCCEED)");
+    /* MPI 5.0 §12.5.3: a window may not be locked and exposed at once.  A
+     * lock held now (by any process, node peers and other nodes alike: all
+     * take this word) was granted before this post, so the program is
+     * erroneous whatever happens next; a lock taken with MPI_MODE_NOCHECK
+     * leaves no trace and is not seen.  The other order (a lock granted
+     * during the epoch) is seen by the lock: cb->exposed. */
+    if (atomic_load_explicit(&w->cb->lock, memory_order_acquire) &
+        (SMAP_RMA_EXCL | SMAP_RMA_SHARED))
+        return smap_rma_fail(MPI_ERR_RMA_CONFLICT,
+                             "the window is locked (MPI_Win_lock) by a process: it cannot be "
+                             "exposed by MPI_Win_post at the same time");
     int cls = 0, n = 0;
     const char *why = "";
     int *r = translate(w, g, &n, &cls, &why);
@@ -221,6 +232,7 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
     w->post_grp = r;
     w->npost = n;
     w->post_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+    atomic_store_explicit(&w->cb->exposed, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     if (!w->post_nocheck)
         for (int i = 0; i < n; i++) {
@@ -303,6 +315,7 @@ static void end_exposure(struct MPI_ABI_Win *w)
     free(w->post_grp);
     w->post_grp = NULL;
     w->npost = -1;
+    atomic_store_explicit(&w->cb->exposed, 0, memory_order_release);
 }
 
 int smap_win_wait(MPI_Win h)

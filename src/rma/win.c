@@ -221,6 +221,8 @@ static struct MPI_ABI_Win *new_win(int flavor, struct MPI_ABI_Comm *c, MPI_Aint 
         destroy(w);
         return NULL;
     }
+    /* a recycled block may come from a window freed inside an epoch */
+    atomic_store_explicit(&w->cb->exposed, 0, memory_order_relaxed);
     return w;
 }
 
