@@ -322,6 +322,7 @@ int coll_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Dat
             COLL_CHECK_ALIAS(F, comm, a->sbuf, a->rbuf, a->scount > 0 && a->rcount > 0);
     }
     COLL_HIER(F, comm, c, req, smap_hier_alltoall(a, c));
+    COLL_HIER_NB(F, comm, c, req, smap_hier_ialltoall(a, c, req));
     return COLL_RUN(F, comm, c, req, smap_coll_alltoall(a, c), smap_nbc_alltoall(a, c, req));
 }
 

@@ -65,8 +65,8 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
  * (local: builds nothing).  They answer SMAP_HIER_FLAT when c is on one
  * node, when nothing moves, for a non-commutative op over interleaved
  * nodes (Iscan, Iexscan: any op), and for Igather/Iscatter below their
- * crossovers or with one rank per node.  Igatherv, Iscatterv and
- * Ialltoall(v,w) have none (flat schedules). */
+ * crossovers or with one rank per node.  Igatherv, Iscatterv,
+ * Ialltoallv and Ialltoallw have none (flat schedules). */
 int smap_hier_nb_use(smap_comm_t *c);
 int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
                      MPI_Request *req);
@@ -94,6 +94,8 @@ int smap_hier_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void
 int smap_hier_iscatter(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                        MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
                        MPI_Request *req);
+/* Ialltoall (plain form), only with SMAP_COLL_HIER_ALLTOALL=1. */
+int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req);
 
 /* MPI_Comm_free of c (collective): frees the sub-communicators. */
 int smap_hier_release(smap_comm_t *c);
