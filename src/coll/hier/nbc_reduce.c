@@ -8,6 +8,8 @@
  * (SMAP_HIER_FLAT). */
 #include "coll/hier/internal.h"
 
+#include "base/tunables.h"
+
 /* The leader's scratch of k slots of count elements (member j's input in
  * slot j), for the node gather. */
 struct slots {
@@ -244,7 +246,8 @@ int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t 
                     MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c,
                     MPI_Request *req)
 {
-    if (count == 0)
+    /* (the blocking forms' crossover, SMAP_COLL_HIER_SCAN_MIN) */
+    if (count == 0 || (uint64_t)(count * t->size) < smap_tun.coll_hier_scan_min)
         return SMAP_HIER_FLAT;
     struct smap_sched *s;
     struct hier_imap m;
