@@ -118,6 +118,9 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
               vec ? smap_hier_gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c)
                   : smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
                                      c));
+    if (!vec)
+        COLL_HIER_NB(F, comm, c, req,
+                     smap_hier_igather(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
                     smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
@@ -177,6 +180,9 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
               vec ? smap_hier_scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c)
                   : smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
                                       c));
+    if (!vec)
+        COLL_HIER_NB(F, comm, c, req,
+                     smap_hier_iscatter(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
                     smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,
@@ -243,7 +249,8 @@ int coll_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Dataty
     COLL_HIER(F, comm, c, req,
               smap_hier_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c));
     COLL_HIER_NB(F, comm, c, req,
-                 smap_hier_iallgather(sbuf, scount, st, rbuf, rcount, rcounts, rt, c, req));
+                 smap_hier_iallgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
+                                      req));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
                     smap_nbc_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
@@ -315,6 +322,7 @@ int coll_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Dat
             COLL_CHECK_ALIAS(F, comm, a->sbuf, a->rbuf, a->scount > 0 && a->rcount > 0);
     }
     COLL_HIER(F, comm, c, req, smap_hier_alltoall(a, c));
+    COLL_HIER_NB(F, comm, c, req, smap_hier_ialltoall(a, c, req));
     return COLL_RUN(F, comm, c, req, smap_coll_alltoall(a, c), smap_nbc_alltoall(a, c, req));
 }
 

@@ -69,6 +69,8 @@ int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count
     }
     int ex = kind == K_EXSCAN;
     COLL_HIER(F, comm, c, req, smap_hier_scan(sbuf, rbuf, count, t, datatype, op, ex, c));
+    COLL_HIER_NB(F, comm, c, req,
+                 smap_hier_iscan(sbuf, rbuf, count, t, datatype, op, ex, c, req));
     return COLL_RUN(F, comm, c, req, smap_coll_scan(sbuf, rbuf, count, t, datatype, op, ex, c),
                     smap_nbc_scan(sbuf, rbuf, count, t, datatype, op, ex, c, req));
 }
@@ -150,6 +152,8 @@ int coll_redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec r
     COLL_CHECK_OP(F, comm, op, t, datatype);
     COLL_HIER(F, comm, c, req,
               smap_hier_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c));
+    COLL_HIER_NB(F, comm, c, req,
+                 smap_hier_ireduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c, req));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c),
                     smap_nbc_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c, req));

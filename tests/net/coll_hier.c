@@ -1,6 +1,6 @@
 /* Collectives on communicators spanning nodes (src/coll/hier): Barrier,
- * Bcast, Reduce, Allreduce, Allgather(v), Alltoall(v,w), Gather and
- * Scatter checked against serial references, on WORLD and sub-communicators whose node membership is uneven, whose order
+ * Bcast, Reduce, Allreduce, Allgather(v), Alltoall(v,w) (Alltoall also as
+ * Ialltoall and Alltoall_init), Gather and Scatter checked against serial references, on WORLD and sub-communicators whose node membership is uneven, whose order
  * interleaves the nodes, or that hold one rank per node; sizes 0, 1, odd
  * and large (many pipeline chunks); a commutative op (MPI_SUM on int), a
  * non-commutative user op on a derived type (composition of affine maps
@@ -297,7 +297,27 @@ static int a2a_val(int from, int to, long i, int salt)
 
 /* Alltoall of n ints per pair, plain or in place, and with a holey send
  * type received as ints. */
-static void test_alltoall(struct ctx *x, long n, int in_place, int salt)
+static int a2a_call(struct ctx *x, const void *s, MPI_Datatype st, int *r, long n, int nb)
+{
+    MPI_Request rq;
+    int rc;
+    if (nb == 0)
+        return MPI_Alltoall(s, (int)n, st, r, (int)n, MPI_INT, x->comm);
+    if (nb == 1)
+        rc = MPI_Ialltoall(s, (int)n, st, r, (int)n, MPI_INT, x->comm, &rq);
+    else
+        rc = MPI_Alltoall_init(s, (int)n, st, r, (int)n, MPI_INT, x->comm, MPI_INFO_NULL, &rq);
+    if (rc == MPI_SUCCESS && nb == 2)
+        rc = MPI_Start(&rq);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    if (nb == 2)
+        MPI_Request_free(&rq);
+    return rc;
+}
+
+/* (nb: 0 blocking, 1 Ialltoall, 2 Alltoall_init) */
+static void test_alltoall(struct ctx *x, long n, int in_place, int salt, int nb)
 {
     int p = x->size, me = x->wr[x->rank];
     int *s = malloc((size_t)(2 * p * n + 1) * sizeof *s), *r = malloc((size_t)(p * n + 1) * sizeof *r);
@@ -306,26 +326,26 @@ static void test_alltoall(struct ctx *x, long n, int in_place, int salt)
             s[k * n + i] = a2a_val(me, x->wr[k], i, salt);
             r[k * n + i] = in_place ? s[k * n + i] : -5;
         }
-    int rc = MPI_Alltoall(in_place ? MPI_IN_PLACE : s, (int)n, MPI_INT, r, (int)n, MPI_INT,
-                          x->comm);
-    CHECK(rc == MPI_SUCCESS, "%s alltoall rc %d", x->name, rc);
+    int rc = a2a_call(x, in_place ? MPI_IN_PLACE : s, MPI_INT, r, n, nb);
+    CHECK(rc == MPI_SUCCESS, "%s alltoall nb=%d rc %d", x->name, nb, rc);
     for (int k = 0; k < p; k++)
         for (long i = 0; i < n; i++)
             if (r[k * n + i] != a2a_val(x->wr[k], me, i, salt)) {
-                CHECK(0, "%s alltoall n=%ld inplace=%d: from %d [%ld] %d want %d", x->name, n,
-                      in_place, k, i, r[k * n + i], a2a_val(x->wr[k], me, i, salt));
+                CHECK(0, "%s alltoall nb=%d n=%ld inplace=%d: from %d [%ld] %d want %d", x->name,
+                      nb, n, in_place, k, i, r[k * n + i], a2a_val(x->wr[k], me, i, salt));
                 k = p;
                 break;
             }
     if (!in_place) {
         for (long i = 0; i < 2 * p * n; i++)
             s[i] = i % 2 ? 4242 : a2a_val(me, x->wr[i / 2 / (n ? n : 1)], (i / 2) % (n ? n : 1), salt);
-        rc = MPI_Alltoall(s, (int)n, x->holey_t, r, (int)n, MPI_INT, x->comm);
-        CHECK(rc == MPI_SUCCESS, "%s alltoall holey rc %d", x->name, rc);
+        rc = a2a_call(x, s, x->holey_t, r, n, nb);
+        CHECK(rc == MPI_SUCCESS, "%s alltoall holey nb=%d rc %d", x->name, nb, rc);
         for (int k = 0; k < p; k++)
             for (long i = 0; i < n; i++)
                 if (r[k * n + i] != a2a_val(x->wr[k], me, i, salt)) {
-                    CHECK(0, "%s alltoall holey n=%ld: from %d [%ld]", x->name, n, k, i);
+                    CHECK(0, "%s alltoall holey nb=%d n=%ld: from %d [%ld]", x->name, nb, n, k,
+                          i);
                     k = p;
                     break;
                 }
@@ -458,7 +478,8 @@ static void run(struct ctx *x, long large)
         long m = n < large ? n : large / 10;
         for (int ip = 0; ip < 2; ip++) {
             test_allgather(x, m, ip, salt);
-            test_alltoall(x, m, ip, salt);
+            test_alltoall(x, m, ip, salt, 0);
+            test_alltoall(x, m, ip, salt + 1, 1 + si % 2);   /* Ialltoall, Alltoall_init */
             test_alltoallv(x, m, ip, salt);
             for (int ri = 0; ri < 3 && (ri == 0 || n < large); ri++)
                 test_gather_scatter(x, m, roots[ri], ip, salt + ri);

@@ -1,5 +1,7 @@
 /* Reduce_scatter(_block), Scan, Exscan, Gatherv, Scatterv, and the
- * non-blocking and persistent Ibcast, Ireduce, Iallreduce, Iallgather, Ibarrier on
+ * non-blocking and persistent Ibcast, Ireduce, Iallreduce, Iallgather, Ibarrier,
+ * and of Reduce_scatter(_block), Scan, Exscan, Gather(v), Scatter(v),
+ * Allgatherv (Igather/Iscatter: a holey derived type on one side) on
  * communicators spanning nodes (src/coll/hier), checked against serial
  * references: on WORLD and on sub-communicators whose node membership is
  * uneven, whose order interleaves the nodes (the flat fallback for
@@ -64,7 +66,28 @@ struct ctx {
     const char *name;
     MPI_Datatype aff_t;
     MPI_Op aff_o;
+    int nb;   /* 0 blocking, 1 the I-form and MPI_Wait, 2 persistent (_init, Start, Wait) */
 };
+
+/* Completes a collective started as x->nb says (rc: the starting call's);
+ * frees a persistent request. */
+static int finish(struct ctx *x, int rc, MPI_Request *rq)
+{
+    if (x->nb == 0 || rc != MPI_SUCCESS)
+        return rc;
+    if (x->nb == 2)
+        rc = MPI_Start(rq);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(rq, MPI_STATUS_IGNORE);
+    if (x->nb == 2)
+        MPI_Request_free(rq);
+    return rc;
+}
+
+static const char *mode(struct ctx *x)
+{
+    return x->nb == 0 ? "" : x->nb == 1 ? "(I)" : "(init)";
+}
 
 /* The serial references: element i folded over ranks [lo, hi] (hi >= lo). */
 static int sum_ref(struct ctx *x, long i, int lo, int hi, int salt)
@@ -134,9 +157,22 @@ static void test_redscat(struct ctx *x, long base, int block, int in_place, int 
     }
     MPI_Datatype t = noncomm ? x->aff_t : MPI_INT;
     MPI_Op op = noncomm ? x->aff_o : MPI_SUM;
-    int rc = block ? MPI_Reduce_scatter_block(sb, r, (int)base, t, op, x->comm)
+    MPI_Request rq;
+    MPI_Info ni = MPI_INFO_NULL;
+    int rc;
+    if (x->nb == 0)
+        rc = block ? MPI_Reduce_scatter_block(sb, r, (int)base, t, op, x->comm)
                    : MPI_Reduce_scatter(sb, r, cnt, t, op, x->comm);
-    const char *what = block ? "reduce_scatter_block" : "reduce_scatter";
+    else if (x->nb == 1)
+        rc = block ? MPI_Ireduce_scatter_block(sb, r, (int)base, t, op, x->comm, &rq)
+                   : MPI_Ireduce_scatter(sb, r, cnt, t, op, x->comm, &rq);
+    else
+        rc = block ? MPI_Reduce_scatter_block_init(sb, r, (int)base, t, op, x->comm, ni, &rq)
+                   : MPI_Reduce_scatter_init(sb, r, cnt, t, op, x->comm, ni, &rq);
+    rc = finish(x, rc, &rq);
+    char what[48];
+    snprintf(what, sizeof what, "%s%s", block ? "reduce_scatter_block" : "reduce_scatter",
+             mode(x));
     CHECK(rc == MPI_SUCCESS, "%s %s rc %d", x->name, what, rc);
     for (long i = 0; i < mine; i++) {
         int bad;
@@ -179,9 +215,21 @@ static void test_scan(struct ctx *x, long n, int ex, int in_place, int noncomm, 
     }
     MPI_Datatype t = noncomm ? x->aff_t : MPI_INT;
     MPI_Op op = noncomm ? x->aff_o : MPI_SUM;
-    int rc = ex ? MPI_Exscan(sb, r, (int)n, t, op, x->comm)
+    MPI_Request rq;
+    MPI_Info ni = MPI_INFO_NULL;
+    int rc;
+    if (x->nb == 0)
+        rc = ex ? MPI_Exscan(sb, r, (int)n, t, op, x->comm)
                 : MPI_Scan(sb, r, (int)n, t, op, x->comm);
-    const char *what = ex ? "exscan" : "scan";
+    else if (x->nb == 1)
+        rc = ex ? MPI_Iexscan(sb, r, (int)n, t, op, x->comm, &rq)
+                : MPI_Iscan(sb, r, (int)n, t, op, x->comm, &rq);
+    else
+        rc = ex ? MPI_Exscan_init(sb, r, (int)n, t, op, x->comm, ni, &rq)
+                : MPI_Scan_init(sb, r, (int)n, t, op, x->comm, ni, &rq);
+    rc = finish(x, rc, &rq);
+    char what[48];
+    snprintf(what, sizeof what, "%s%s", ex ? "exscan" : "scan", mode(x));
     CHECK(rc == MPI_SUCCESS, "%s %s rc %d", x->name, what, rc);
     int hi = ex ? x->rank - 1 : x->rank;
     for (long i = 0; i < n && hi >= 0; i++) {
@@ -239,9 +287,15 @@ static void test_gatherv(struct ctx *x, long base, int root, int in_place, int s
         sb = MPI_IN_PLACE;
     }
     /* non-roots pass garbage counts: only the root's are significant */
-    int rc = MPI_Gatherv(sb, (int)mine, MPI_INT, r, me == root ? cnt : NULL,
-                         me == root ? dsp : NULL, MPI_INT, root, x->comm);
-    CHECK(rc == MPI_SUCCESS, "%s gatherv rc %d", x->name, rc);
+    int *rc_ = me == root ? cnt : NULL, *rd_ = me == root ? dsp : NULL;
+    MPI_Request rq;
+    int rc = x->nb == 0 ? MPI_Gatherv(sb, (int)mine, MPI_INT, r, rc_, rd_, MPI_INT, root, x->comm)
+             : x->nb == 1
+                 ? MPI_Igatherv(sb, (int)mine, MPI_INT, r, rc_, rd_, MPI_INT, root, x->comm, &rq)
+                 : MPI_Gatherv_init(sb, (int)mine, MPI_INT, r, rc_, rd_, MPI_INT, root, x->comm,
+                                    MPI_INFO_NULL, &rq);
+    rc = finish(x, rc, &rq);
+    CHECK(rc == MPI_SUCCESS, "%s gatherv%s rc %d", x->name, mode(x), rc);
     if (me == root) {
         long bad = -1;
         for (long i = 0; i < span && bad < 0; i++) {
@@ -274,9 +328,15 @@ static void test_scatterv(struct ctx *x, long base, int root, int in_place, int 
     for (long i = 0; i <= mine; i++)
         r[i] = -7;
     void *rb = in_place && me == root ? MPI_IN_PLACE : r;
-    int rc = MPI_Scatterv(s, me == root ? cnt : NULL, me == root ? dsp : NULL, MPI_INT, rb,
-                          (int)mine, MPI_INT, root, x->comm);
-    CHECK(rc == MPI_SUCCESS, "%s scatterv rc %d", x->name, rc);
+    int *sc_ = me == root ? cnt : NULL, *sd_ = me == root ? dsp : NULL;
+    MPI_Request rq;
+    int rc = x->nb == 0 ? MPI_Scatterv(s, sc_, sd_, MPI_INT, rb, (int)mine, MPI_INT, root, x->comm)
+             : x->nb == 1
+                 ? MPI_Iscatterv(s, sc_, sd_, MPI_INT, rb, (int)mine, MPI_INT, root, x->comm, &rq)
+                 : MPI_Scatterv_init(s, sc_, sd_, MPI_INT, rb, (int)mine, MPI_INT, root, x->comm,
+                                     MPI_INFO_NULL, &rq);
+    rc = finish(x, rc, &rq);
+    CHECK(rc == MPI_SUCCESS, "%s scatterv%s rc %d", x->name, mode(x), rc);
     if (rb != MPI_IN_PLACE) {
         long bad = -1;
         for (long i = 0; i < mine && bad < 0; i++)
@@ -425,6 +485,138 @@ static void test_iallgather(struct ctx *x, long n, int in_place, int persistent,
     free(s), free(r);
 }
 
+/* ---- Igather, Iscatter (and persistent), Iallgatherv ---- */
+
+/* n ints per rank; the non-root side moves one holey vector (every other
+ * int of a 2n buffer: a derived type packed on the way), the root ints;
+ * in place at the root. */
+static void test_igather(struct ctx *x, long n, int root, int in_place, int scatter, int salt)
+{
+    int p = x->size, me = x->rank;
+    int *h = xmalloc((size_t)(2 * n + 1) * sizeof *h), *all = xmalloc((size_t)(p * n + 1) * sizeof *all);
+    MPI_Datatype vec;
+    MPI_Type_vector((int)(n ? n : 1), 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int one = n ? 1 : 0;
+    for (long i = 0; i <= 2 * n; i++)
+        h[i] = -9;
+    for (long i = 0; i <= p * n; i++)
+        all[i] = -7;
+    if (scatter && me == root)
+        for (long i = 0; i < p * n; i++)
+            all[i] = ival(x->wr[i / n], i % n, salt);
+    if (!scatter)
+        for (long i = 0; i < n; i++)
+            h[2 * i] = ival(x->wr[me], i, salt);
+    if (!scatter && in_place && me == root)
+        for (long i = 0; i < n; i++)
+            all[me * n + i] = h[2 * i];
+    int ip = in_place && me == root;
+    MPI_Request rq;
+    int rc;
+    if (!scatter) {
+        const void *sb = ip ? MPI_IN_PLACE : h;
+        rc = x->nb == 1 ? MPI_Igather(sb, one, vec, all, (int)n, MPI_INT, root, x->comm, &rq)
+                        : MPI_Gather_init(sb, one, vec, all, (int)n, MPI_INT, root, x->comm,
+                                          MPI_INFO_NULL, &rq);
+    } else {
+        void *rb = ip ? MPI_IN_PLACE : h;
+        rc = x->nb == 1 ? MPI_Iscatter(all, (int)n, MPI_INT, rb, one, vec, root, x->comm, &rq)
+                        : MPI_Scatter_init(all, (int)n, MPI_INT, rb, one, vec, root, x->comm,
+                                           MPI_INFO_NULL, &rq);
+    }
+    rc = finish(x, rc, &rq);
+    const char *what = scatter ? "scatter" : "gather";
+    CHECK(rc == MPI_SUCCESS, "%s i%s%s rc %d", x->name, what, mode(x), rc);
+    long bad = -1;
+    if (!scatter && me == root) {
+        for (long i = 0; i <= p * n && bad < 0; i++)
+            if (all[i] != (i < p * n ? ival(x->wr[i / n], i % n, salt) : -7))
+                bad = i;
+    } else if (scatter && !ip) {
+        for (long i = 0; i <= 2 * n && bad < 0; i++)
+            if (h[i] != (i % 2 == 0 && i < 2 * n ? ival(x->wr[me], i / 2, salt) : -9))
+                bad = i;   /* (the holes untouched) */
+    }
+    CHECK(bad < 0, "%s i%s%s n=%ld root=%d inplace=%d: [%ld] wrong", x->name, what, mode(x), n,
+          root, in_place, bad);
+    MPI_Type_free(&vec);
+    free(h), free(all);
+}
+
+/* Iallgatherv with gv_layout's blocks (uneven, some empty, reverse order,
+ * gaps that must stay untouched), in place or not. */
+static void test_iallgatherv(struct ctx *x, long base, int in_place, int salt)
+{
+    int n = x->size, me = x->rank;
+    int *cnt = xmalloc((size_t)n * sizeof *cnt), *dsp = xmalloc((size_t)n * sizeof *dsp);
+    long span;
+    gv_layout(x, base, cnt, dsp, &span);
+    long mine = cnt[me];
+    int *s = xmalloc((size_t)(mine + 1) * sizeof *s), *r = xmalloc((size_t)span * sizeof *r);
+    for (long i = 0; i < mine; i++)
+        s[i] = ival(x->wr[me], i, salt);
+    for (long i = 0; i < span; i++)
+        r[i] = -7;
+    if (in_place)
+        memcpy(r + dsp[me], s, (size_t)mine * sizeof *s);
+    const void *sb = in_place ? MPI_IN_PLACE : s;
+    MPI_Request rq;
+    int rc = x->nb == 1 ? MPI_Iallgatherv(sb, (int)mine, MPI_INT, r, cnt, dsp, MPI_INT, x->comm, &rq)
+                        : MPI_Allgatherv_init(sb, (int)mine, MPI_INT, r, cnt, dsp, MPI_INT,
+                                              x->comm, MPI_INFO_NULL, &rq);
+    rc = finish(x, rc, &rq);
+    CHECK(rc == MPI_SUCCESS, "%s iallgatherv%s rc %d", x->name, mode(x), rc);
+    long bad = -1;
+    for (long i = 0; i < span && bad < 0; i++) {
+        int want = -7;
+        for (int k = 0; k < n; k++)
+            if (i >= dsp[k] && i < dsp[k] + cnt[k])
+                want = ival(x->wr[k], i - dsp[k], salt);
+        if (r[i] != want)
+            bad = i;
+    }
+    CHECK(bad < 0, "%s iallgatherv%s base=%ld inplace=%d: [%ld] wrong", x->name, mode(x), base,
+          in_place, bad);
+    free(cnt), free(dsp), free(s), free(r);
+}
+
+/* The non-blocking (nb 1) and persistent (nb 2: one size, the schedule
+ * is the same) forms of the collectives above, fewer sizes. */
+static void run_nb(struct ctx *x, long large)
+{
+    long sizes[] = { 0, 7, 1001, large };
+    int roots[] = { 0, x->size - 1, x->size / 2 };
+    for (x->nb = 1; x->nb <= 2; x->nb++)
+        for (int si = 0; si < 4; si++) {
+            long n = sizes[si];
+            int salt = 20 + si + 5 * x->nb, big = si == 3;
+            if (x->nb == 2 && si != 1)
+                continue;
+            for (int ip = 0; ip < 2; ip++)
+                for (int nc = 0; nc < 2; nc++) {
+                    long per = n / x->size + (n > 0 && n < x->size);
+                    test_redscat(x, per, 1, ip, nc, salt);
+                    test_redscat(x, per, 0, ip, nc, salt + 1);
+                    test_scan(x, n, 0, ip, nc, salt);
+                    test_scan(x, n, 1, ip, nc, salt + 2);
+                }
+            long per = n / x->size;
+            for (int ri = 0; ri < 3 && (ri == 0 || !big); ri++)
+                for (int ip = 0; ip < 2; ip++) {
+                    test_igather(x, per, roots[ri], ip, 0, salt + ri);
+                    test_igather(x, per, roots[ri], ip, 1, salt + ri);
+                    if (ri == 0) {
+                        test_gatherv(x, per, roots[ri], ip, salt + ri);
+                        test_scatterv(x, per, roots[ri], ip, salt + ri);
+                        test_iallgatherv(x, per, ip, salt);
+                    }
+                }
+            CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);
+        }
+    x->nb = 0;
+}
+
 static void run(struct ctx *x, long large)
 {
     if (x->comm == MPI_COMM_NULL)
@@ -467,6 +659,7 @@ static void run(struct ctx *x, long large)
             test_iallgather(x, big ? n / x->size : n, ip, ip == 0 && si % 2, salt);
         CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);
     }
+    run_nb(x, large);
     free(x->wr);
 }
 

@@ -282,3 +282,69 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
     free(copy), free(x.m.start), free(x.m.list), free(x.src), free(x.hdr);
     return rc;
 }
+
+/* Ialltoall (and Alltoall_init), with SMAP_COLL_HIER_ALLTOALL=1: the same
+ * three rounds as one schedule on c, its node map computed locally (a
+ * non-blocking start must not wait for other ranks), everything in the
+ * schedule's scratch.  The plain form only: the gateways of the v and w
+ * forms need their sources' block sizes before the schedule that moves
+ * the data can be built (a persistent schedule cannot grow at run time),
+ * so Ialltoallv and Ialltoallw take the flat schedule. */
+int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req)
+{
+    int plain = !a->scounts.p && !a->rcounts.p && !a->stypes && !a->rtypes;
+    if (!smap_tun.coll_hier_alltoall || !plain)
+        return SMAP_HIER_FLAT;
+    MPI_Count blk = a->rcount * a->rt->size;
+    if (blk == 0)
+        return SMAP_HIER_FLAT;   /* nothing moves */
+    struct smap_sched *s;
+    struct hier_imap im;
+    int rc = hier_nb_start(c, &s, &im);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int p = c->size, me = c->rank;
+    struct smap_hier *h = smap_sched_tmp(s, sizeof *h);
+    struct a2a_call x = {
+        .h = h,
+        .snd = { a->sbuf, a->scount, a->scounts, a->sdispls, a->st, a->stypes },
+        .rcv = { a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt, a->rtypes },
+        .nd = im.node_of[me],
+        .li = im.local_of[me],
+    };
+    x.m.start = smap_sched_tmp(s, ((size_t)im.nn + 1) * sizeof *x.m.start);
+    x.m.list = smap_sched_tmp(s, (size_t)p * sizeof *x.m.list);
+    x.src = smap_sched_tmp(s, (size_t)p * sizeof *x.src);
+    if (!h || !x.m.start || !x.m.list || !x.src)
+        return hier_launch(s, req);   /* fails: out of memory */
+    *h = (struct smap_hier){ .nnodes = im.nn, .node_of = im.node_of, .local_of = im.local_of,
+                             .leader_of = im.leader_of, .contiguous = im.contiguous };
+    for (int node = 0; node <= im.nn; node++)
+        x.m.start[node] = 0;
+    for (int r = 0; r < p; r++)
+        x.m.start[im.node_of[r] + 1]++;
+    for (int node = 0; node < im.nn; node++)
+        x.m.start[node + 1] += x.m.start[node];
+    for (int r = 0; r < p; r++)
+        x.m.list[x.m.start[im.node_of[r]] + im.local_of[r]] = r;
+    x.k = im.k;
+    x.nsrc = 0;
+    for (int r = 0; r < p; r++)
+        if (a2a_source_of(&x, r, x.li))
+            x.src[x.nsrc++] = r;
+    x.hdr = smap_sched_tmp(s, ((size_t)x.nsrc * x.k + 1) * sizeof *x.hdr);
+    if (!x.hdr)
+        return hier_launch(s, req);
+    for (MPI_Count i = 0; i < (MPI_Count)x.nsrc * x.k; i++)
+        x.hdr[i] = blk;
+    if (a->sbuf == MPI_IN_PLACE) {   /* the input is rbuf: copied first (round 1) */
+        void *copy = smap_sched_tmp_typed(s, p * a->rcount, a->rt);
+        if (!copy)
+            return hier_launch(s, req);
+        smap_sched_copy(s, a->rbuf, p * a->rcount, a->rt, copy, p * a->rcount, a->rt);
+        x.snd = x.rcv;
+        x.snd.buf = copy;
+    }
+    a2a_build(s, &x);
+    return hier_launch(s, req);
+}

@@ -60,22 +60,42 @@ int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_c
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 
 /* Non-blocking (and persistent: the request pointer the binding passes)
- * Ibcast, Ireduce and Iallreduce (all 1), Ibarrier, Iallgather as one
- * schedule on c that follows the nodes (nbc.c), started in *req.  smap_hier_nb_use(c): the
- * job spans nodes and SMAP_COLL_HIER is on (local: builds nothing).  They
- * answer SMAP_HIER_FLAT when c is on one node, for count 0, and for a
- * non-commutative op over interleaved nodes. */
+ * forms as one schedule on c that follows the nodes (nbc*.c), started in
+ * *req.  smap_hier_nb_use(c): the job spans nodes and SMAP_COLL_HIER is on
+ * (local: builds nothing).  They answer SMAP_HIER_FLAT when c is on one
+ * node, when nothing moves, for a non-commutative op over interleaved
+ * nodes (Iscan, Iexscan: any op), and for Igather/Iscatter below their
+ * crossovers or with one rank per node.  Igatherv, Iscatterv,
+ * Ialltoallv and Ialltoallw have none (flat schedules). */
 int smap_hier_nb_use(smap_comm_t *c);
 int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
                      MPI_Request *req);
+/* Ireduce (all 0) and Iallreduce (all 1). */
 int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                       MPI_Datatype type, MPI_Op op, int root, int all, smap_comm_t *c,
                       MPI_Request *req);
 int smap_hier_ibarrier(smap_comm_t *c, MPI_Request *req);
-/* The plain form only (rcounts .p NULL; Iallgatherv: SMAP_HIER_FLAT). */
+/* Iallgather, and Iallgatherv (rcounts .p non-NULL). */
 int smap_hier_iallgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
-                         MPI_Count rcount, struct smap_cvec rcounts, smap_dtype_t *rt,
-                         smap_comm_t *c, MPI_Request *req);
+                         MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                         smap_dtype_t *rt, smap_comm_t *c, MPI_Request *req);
+/* rcounts .p NULL: Ireduce_scatter_block. */
+int smap_hier_ireduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+                              MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
+                              smap_comm_t *c, MPI_Request *req);
+/* Iscan (exclusive 0) and Iexscan (1). */
+int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                    MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c,
+                    MPI_Request *req);
+/* The plain forms (the binding keeps the v forms flat). */
+int smap_hier_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                      MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
+                      MPI_Request *req);
+int smap_hier_iscatter(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                       MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
+                       MPI_Request *req);
+/* Ialltoall (plain form), only with SMAP_COLL_HIER_ALLTOALL=1. */
+int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req);
 
 /* MPI_Comm_free of c (collective): frees the sub-communicators. */
 int smap_hier_release(smap_comm_t *c);

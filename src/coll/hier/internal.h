@@ -130,4 +130,41 @@ void hier_add_recursive_doubling(struct smap_sched *s, int n, int r, const int *
                                  void *buf, MPI_Count count, smap_dtype_t *t, MPI_Datatype type,
                                  MPI_Op op, void *tmp);
 
+/* ---- the node-aware schedules of the non-blocking forms (nbc*.c) ---- */
+
+/* c's node map in a schedule's scratch (computed locally: a
+ * non-blocking start must not wait for other ranks), and this rank's node
+ * members in node order (members[0]: the leader). */
+struct hier_imap {
+    int nn, contiguous, *node_of, *local_of, *leader_of;
+    int k, *members;
+};
+
+/* A new schedule on c with c's node map: MPI_SUCCESS, an error class, or
+ * SMAP_HIER_FLAT when c is on one node (*s NULL then). */
+int hier_nb_start(smap_comm_t *c, struct smap_sched **s, struct hier_imap *m);
+
+/* Ranks of node x (kx of them, in node order) into out (caller's, kx). */
+int hier_nb_node_ranks(const struct hier_imap *m, int p, int x, int *out);
+
+/* A block of a rank at the hub of its node: where it lands (node gather)
+ * or where it is taken from (release). */
+struct hier_blk {
+    const void *buf;
+    MPI_Count count;
+    smap_dtype_t *t;
+};
+/* member j's block at the hub (j: index in m->members). */
+typedef struct hier_blk hier_slot_fn(int j, void *arg);
+
+/* Node gather to the hub (a member of this node, usually the leader):
+ * every other member sends `mine` to it, the hub receives member j's where
+ * slot(j, arg) says.  Release from the hub: the hub sends member j
+ * slot(j, arg), every other member receives into `mine`.  Both end the
+ * round, so what follows sees the blocks moved. */
+void hier_nb_to_hub(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
+                    struct hier_blk mine, hier_slot_fn *slot, void *arg);
+void hier_nb_from_hub(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
+                      struct hier_blk mine, hier_slot_fn *slot, void *arg);
+
 #endif
