@@ -34,23 +34,26 @@ static int bc_dst(const struct xfer *x, int i, struct xblk *b)
     return 1;
 }
 
-/* A message that fits the root's cell (csm.h), the generic transfer's
- * choice too (F_CELL) whenever select.c says INLINE: the root writes it
- * next to the step that publishes it and waits for nobody (only, before
- * rewriting the cell, for peers to be done with the step it held: free
- * when `seen` knows it); a receiver publishes its step, polls the root's
- * one line and copies out.  One line transfer on the critical path, and
- * none of the generic engine's decisions: every rank knows the path from
- * the byte count alone. */
-static int bcast_cell(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype_t *t, int root,
+/* A message that select.c sends INLINE and that fits one step: the root
+ * writes it next to the step that publishes it, into its cell (up to
+ * CSM_CELL_BYTES, csm.h) or else its payload half, and waits for nobody
+ * (only, before rewriting the cell or half, for peers to be done with the
+ * step it held: free when `seen` knows it); a receiver publishes its step,
+ * polls the root's one line and copies out.  One line transfer on the
+ * critical path (plus the payload's lines, whose loads overlap), none of
+ * the generic engine's decisions (every rank knows the path from the byte
+ * count alone), and no closing sync: the root returns at once, where a
+ * DIRECT pull of its buffer keeps it until the readers are done. */
+static int bcast_step(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype_t *t, int root,
                       size_t bytes)
 {
     uint64_t step = csm_next(s);
-    int rc;
+    int in_cell = bytes <= CSM_CELL_BYTES, rc;
     if (s->me == root) {
-        if ((rc = csm_prepare_cell(s)))
+        if ((rc = in_cell ? csm_prepare_cell(s) : csm_prepare(s)))
             return rc;
-        unsigned char *d = csm_cell(s, root, step)->data;
+        unsigned char *d = in_cell ? csm_cell(s, root, step)->data
+                                   : (unsigned char *)csm_pay(s, root, step);
         if (SMAP_LIKELY(smap_dtype_is_contiguous(t)))
             memcpy(d, csm_dense(buf, t), bytes);
         else
@@ -60,7 +63,8 @@ static int bcast_cell(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
     }
     if ((rc = csm_sync_some(s, root)))
         return rc;
-    const unsigned char *d = csm_cell(s, root, step)->data;
+    const unsigned char *d = in_cell ? csm_cell(s, root, step)->data
+                                     : (const unsigned char *)csm_pay(s, root, step);
     if (SMAP_LIKELY(smap_dtype_is_contiguous(t)))
         memcpy(csm_dense(buf, t), d, bytes);
     else
@@ -78,9 +82,9 @@ int smap_coll_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_
     if (rc)
         return rc;
     size_t bytes = (size_t)(count * t->size);
-    if (bytes <= CSM_CELL_BYTES &&
+    if (bytes <= CSM_PAY_BYTES &&
         smap_coll_select(SMAP_COLL_BCAST, bytes, s->n) == SMAP_ALGO_INLINE)
-        return bcast_cell(s, buf, count, t, root, bytes);
+        return bcast_step(s, buf, count, t, root, bytes);
     struct bc a = { buf, count, t, root };
     struct xfer x = { .s = s, .id = SMAP_COLL_BCAST, .same = 1, .single = root + 1,
                       .src = bc_src, .dst = bc_dst, .arg = &a };
