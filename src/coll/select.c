@@ -24,12 +24,12 @@
  * cores of the project VM); gather and scatter have no benchmark and
  * follow allgather (the same engine, xfer.c), reduce_scatter follows
  * allreduce.  Bcast follows its --vary run (the root's data change every
- * call, as in a program): with an unchanged buffer a DIRECT pull hits the
- * reader's cache, which makes DIRECT look better from 512 B (2026-11-25:
- * 1 KiB 0.38 us against INLINE's 0.54), while with changing data INLINE
- * wins up to 16 KiB (1 KiB 0.41 against 0.53, 8 KiB 0.84 against 1.21:
- * the root returns at once instead of waiting for its reader); the row
- * stops at 8 KiB, where the two cases' differences cancel.
+ * call, as in a program; 2026-11-25: INLINE wins up to 8 KiB, 1 KiB 0.12
+ * us against 0.17, 8 KiB 0.27 against 0.31: DIRECT keeps the root until
+ * its reader is done); with an unchanged buffer a DIRECT pull hits the
+ * reader's cache, which moves that crossover to 4 KiB (4 KiB 0.16 against
+ * INLINE's 0.18, 8 KiB 0.19 against 0.24).  Alltoall re-measured the same
+ * day: DIRECT from 1 KiB (0.22 against 0.24).
  * Rows for more ranks are estimates (a sync ~0.1-0.2 us, an in-cache copy
  * ~40 GB/s): the only larger runs this VM allows are oversubscribed, where
  * every sync costs a context switch and INLINE wins almost everywhere,
@@ -56,7 +56,7 @@ static const struct row *const table[] = {
     [SMAP_COLL_GATHER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },
     [SMAP_COLL_SCATTER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },
     [SMAP_COLL_ALLGATHER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },
-    [SMAP_COLL_ALLTOALL] = (const struct row[]){ { 2, 1u << 10 }, { ANY, 4u << 10 } },
+    [SMAP_COLL_ALLTOALL] = (const struct row[]){ { 2, 512 }, { ANY, 4u << 10 } },
     [SMAP_COLL_REDUCE] = (const struct row[]){ { 2, 2u << 10 }, { 4, 32u << 10 },
                                                { ANY, 16u << 10 } },
     [SMAP_COLL_ALLREDUCE] = (const struct row[]){ { 2, 512 }, { 4, 32u << 10 },
