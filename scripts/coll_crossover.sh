@@ -9,7 +9,11 @@
 #   BUILD_DIR   smartmap's build tree (default build)
 #   XO_NPS      rank counts (default "2 4")
 #   XO_REPS     interleaved repetitions, the minimum counts (default 5)
-#   XO_BENCH    benchmarks (default "bcast allgather alltoall reduce allreduce")
+#   XO_BENCH    benchmarks (default "bcast bcast-vary allgather alltoall reduce
+#               allreduce"); NAME-vary runs bench/NAME.c with --vary (the
+#               data change every call, as in a real program: a DIRECT pull
+#               of an unchanged buffer hits the reader's cache, which
+#               flatters DIRECT)
 #   XO_MAX      largest size (default 256K)
 # Output: stdout and bench/results/coll_crossover.txt.
 set -uo pipefail
@@ -19,7 +23,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 case $BUILD_DIR in /*) b=$BUILD_DIR ;; *) b=$top/$BUILD_DIR ;; esac
 NPS=${XO_NPS:-2 4}
 REPS=${XO_REPS:-5}
-BENCHES=${XO_BENCH:-bcast allgather alltoall reduce allreduce}
+BENCHES=${XO_BENCH:-bcast bcast-vary allgather alltoall reduce allreduce}
 MAX=${XO_MAX:-256K}
 if [ ! -x "$b/bin/mpicc" ]; then
     echo "coll_crossover: $b/bin/mpicc not found: build first (make build)" >&2
@@ -29,8 +33,10 @@ work=$(mktemp -d /tmp/smap-xo.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 out=bench/results/coll_crossover.txt
 for p in $BENCHES; do
-    if ! "$b/bin/mpicc" -std=gnu11 -O2 -o "$work/$p" "bench/$p.c" bench/common.c; then
-        echo "coll_crossover: bench/$p.c does not build" >&2
+    src=${p%-vary}
+    [ -x "$work/$src" ] && continue
+    if ! "$b/bin/mpicc" -std=gnu11 -O2 -o "$work/$src" "bench/$src.c" bench/common.c; then
+        echo "coll_crossover: bench/$src.c does not build" >&2
         exit 1
     fi
 done
@@ -39,9 +45,11 @@ echo "# Collective crossovers (scripts/coll_crossover.sh), $(date -u '+%Y-%m-%d 
 echo "# usec: best of $REPS interleaved runs; crossover = smallest size from which direct wins at every larger size"
 for np in $NPS; do
     for p in $BENCHES; do
+        src=${p%-vary} args=()
+        [ "$src" != "$p" ] && args=(--vary)
         for r in $(seq "$REPS"); do
             for a in inline direct; do
-                SMAP_COLL_ALGO=$a "$b/bin/mpiexec" -n "$np" "$work/$p" --max-size "$MAX" 2>&1 |
+                SMAP_COLL_ALGO=$a "$b/bin/mpiexec" -n "$np" "$work/$src" --max-size "$MAX" "${args[@]}" 2>&1 |
                     sed -nE 's/^RESULT .* size=([0-9]+) .* usec=([0-9.]+).*/\1 \2/p' >>"$work/$p.$np.$a"
             done
         done

@@ -44,6 +44,13 @@ static inline unsigned smap_wait_spin_bound(int nlocal)
     return b;
 }
 
+/* Whether `nlocal` ranks oversubscribe the node's CPUs (the spin bound's
+ * criterion): a waiter then needs the CPU of the rank it waits for. */
+static inline int smap_wait_oversubscribed(int nlocal)
+{
+    return smap_wait_spin_bound(nlocal) < 4000;
+}
+
 /* One waiter per blocking call: smap_wait_step() after every unsuccessful
  * poll. */
 struct smap_waiter {

@@ -20,9 +20,16 @@
  * DIRECT (descriptor step + closing sync) costs more than INLINE's second
  * copy.  Rows for 2 ranks are measured (`make bench-crossover`,
  * bench/results/coll_crossover.txt: the largest size at which INLINE was
- * still at least as fast, best of 5 interleaved runs, 2 ranks on 2 cores
- * of the project VM); gather and scatter have no benchmark and follow
- * allgather (the same engine, xfer.c), reduce_scatter follows allreduce.
+ * still at least as fast, best of 3-5 interleaved runs, 2 ranks on 2
+ * cores of the project VM); gather and scatter have no benchmark and
+ * follow allgather (the same engine, xfer.c), reduce_scatter follows
+ * allreduce.  Bcast follows its --vary run (the root's data change every
+ * call, as in a program; 2026-11-25: INLINE wins up to 8 KiB, 1 KiB 0.12
+ * us against 0.17, 8 KiB 0.27 against 0.31: DIRECT keeps the root until
+ * its reader is done); with an unchanged buffer a DIRECT pull hits the
+ * reader's cache, which moves that crossover to 4 KiB (4 KiB 0.16 against
+ * INLINE's 0.18, 8 KiB 0.19 against 0.24).  Alltoall re-measured the same
+ * day: DIRECT from 1 KiB (0.22 against 0.24).
  * Rows for more ranks are estimates (a sync ~0.1-0.2 us, an in-cache copy
  * ~40 GB/s): the only larger runs this VM allows are oversubscribed, where
  * every sync costs a context switch and INLINE wins almost everywhere,
@@ -45,7 +52,7 @@ struct row {
 /* Rows per collective, indexed by id (a call looks at one or two rows:
  * the small collectives ask on every call). */
 static const struct row *const table[] = {
-    [SMAP_COLL_BCAST] = (const struct row[]){ { 2, 256 }, { ANY, 16u << 10 } },
+    [SMAP_COLL_BCAST] = (const struct row[]){ { 2, 8u << 10 }, { ANY, 16u << 10 } },
     [SMAP_COLL_GATHER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },
     [SMAP_COLL_SCATTER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },
     [SMAP_COLL_ALLGATHER] = (const struct row[]){ { 2, 512 }, { ANY, 8u << 10 } },

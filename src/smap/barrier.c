@@ -1,21 +1,35 @@
-/* The node barrier (public smap_node_barrier, DESIGN.md D6/D7): gather and
- * release through the first cache lines of the control regions.
+/* The node barrier (public smap_node_barrier, DESIGN.md D6/D7): flag
+ * lines in the first cache lines of the control regions, in one of two
+ * shapes chosen once per job from the local rank count.
  *
  * Every rank counts its barriers in `arrived`, a line of its own control
  * region that only it writes: arriving at barrier e is one store of e.
- * Local rank 0 (the gatherer) polls those lines, each peer's own, and once
- * all show e it stores e in `released`, a line of its own region that
- * every other rank polls.  So an arrival costs one line transfer to the
- * gatherer, the release one to each waiter, and no line is written by two
- * ranks (a shared counter had every arrival fight for one line with an
- * atomic read-modify-write, and the last rank to arrive, not the root of
- * the collective that follows, left first).  Local rank 0 leaves as soon
- * as the last arrival is seen: it is world rank 0 in the usual layout,
- * the root of the rooted collectives a program's loop calls next, so it
- * starts their data on its way while the others still see the release.
  *
- * Epochs are unsigned and compared modulo 2^32 (wrap-safe); each rank
- * keeps its own in its arrival line, the gatherer its in `released`.
+ * Flat (up to SMAP_BARRIER_FLAT_MAX local ranks, not oversubscribed):
+ * every rank polls every peer's `arrived` line and leaves when all show e.
+ * The last arrival reaches everyone in one line transfer (the peers' loads
+ * overlap), where gather/release needs two in a row: with 2 ranks the
+ * barrier costs half a ping-pong, not a whole one.  Each line is read by
+ * n-1 ranks, so the traffic grows as n^2: hence the bound.
+ *
+ * Gather/release (more ranks, or more ranks than CPUs): local rank 0 (the
+ * gatherer) polls the `arrived` lines, and once all show e it stores e in
+ * `released`, a line of its own region that every other rank polls.  An
+ * arrival costs one line transfer to the gatherer, the release one to
+ * each waiter.  Local rank 0 leaves as soon as the last arrival is seen:
+ * it is world rank 0 in the usual layout, the root of the rooted
+ * collectives a program's loop calls next, so it starts their data on its
+ * way while the others still see the release; oversubscribed, that is
+ * what keeps the others from waiting for a descheduled root (a flat
+ * barrier lets them leave first and spin on data rank 0 has no CPU to
+ * write).
+ *
+ * In both no line has two writers and no atomic read-modify-write is
+ * needed (a shared counter had every arrival fight for one line, and the
+ * last rank to arrive left first).  Epochs are unsigned and compared
+ * modulo 2^32 (wrap-safe); each rank keeps its own in its arrival line,
+ * the gatherer its in `released`.  A rank that runs ahead into barrier e+1
+ * stores e+1, which still reads as "arrived at e" to a slow poller.
  *
  * Waiting spins with a pause hint, then yields the CPU (base/wait.h: with
  * more local ranks than CPUs the spin phase is almost skipped, because a
@@ -39,6 +53,7 @@
 
 #include "base/compiler.h"
 #include "base/log.h"
+#include "base/tunables.h"
 #include "base/wait.h"
 #include "boot/boot.h"
 
@@ -64,23 +79,51 @@ static inline int reached(unsigned have, unsigned want)
     return (int)(have - want) >= 0;
 }
 
-/* The gatherer's progress within the current barrier: the first local
- * rank whose arrival it has not seen yet (ranks before it arrived).  Only
- * local rank 0 uses it, one barrier at a time. */
-static int gather_next = 1;
+/* Whether this job's barrier is flat (1) or gather/release (0); computed
+ * once, the same value on every rank (the layout and SMAP_* are the
+ * job's).  Threads that race store the same value. */
+static _Atomic int shape = -1;
 
-/* Local rank 0: polls the arrivals not yet seen, once each; releases
- * barrier e when all are in.  1 when released. */
-static int gather(unsigned e)
+static inline int is_flat(void)
 {
-    for (; gather_next < smap_nlocal; gather_next++) {
-        struct node_bar *p = bar_of(gather_next);
-        /* acquire: what the peer wrote before arriving happens before our
-         * release, so before the other waiters leave */
+    int f = atomic_load_explicit(&shape, memory_order_relaxed);
+    if (SMAP_UNLIKELY(f < 0)) {
+        f = smap_nlocal <= (int)smap_tun.barrier_flat_max && !smap_wait_oversubscribed(smap_nlocal);
+        atomic_store_explicit(&shape, f, memory_order_relaxed);
+    }
+    return f;
+}
+
+/* The poller's progress within the current barrier: the first local rank
+ * whose arrival it has not seen yet (ranks before it arrived).  Used by
+ * every rank (flat) or by local rank 0 (gather/release), one barrier at a
+ * time. */
+static int poll_next;
+
+/* Polls the arrivals not seen yet, once each: 1 when every peer has
+ * arrived at e. */
+static int all_arrived(unsigned e)
+{
+    for (; poll_next < smap_nlocal; poll_next++) {
+        if (poll_next == smap_my_local_rank)
+            continue;
+        struct node_bar *p = bar_of(poll_next);
+        /* acquire: what the peer wrote before arriving happens before we
+         * leave (gather/release: before our release, so before the other
+         * waiters leave) */
         if (!p || !reached(atomic_load_explicit(&p->arrived, memory_order_acquire), e))
             return 0;
     }
-    gather_next = 1;
+    poll_next = 0;
+    return 1;
+}
+
+/* Gather/release, local rank 0: releases barrier e once all are in.  1
+ * when released. */
+static int gather(unsigned e)
+{
+    if (!all_arrived(e))
+        return 0;
     atomic_store_explicit(&bar_of(0)->released, e, memory_order_release);
     return 1;
 }
@@ -125,6 +168,7 @@ static SMAP_COLD int peer_died(void)
     for (int lr = 0; lr < smap_nlocal; lr++)
         if (lr != smap_my_local_rank && !smap_peers[lr].alive) {
             smap_warn("node barrier: local rank %d (pid %ld) has died", lr, (long)smap_peers[lr].pid);
+            poll_next = 0;   /* this barrier is abandoned */
             return 1;
         }
     return 0;
@@ -134,35 +178,41 @@ static SMAP_COLD int peer_died(void)
 static _Thread_local int pending;
 static _Thread_local unsigned pending_e;
 
-/* Arrival half: 1 when this rank completed the barrier (local rank 0 saw
- * every arrival in), 0 with the epoch to wait for in *gen, -1 on failure. */
+/* Arrival half: 1 when this rank completed the barrier already (flat:
+ * everyone was in; gather/release: local rank 0 saw every arrival), 0
+ * with the epoch to wait for in *gen, -1 on failure. */
 int smap_node_barrier_arrive(unsigned *gen)
 {
     struct node_bar *me = bar_of(smap_my_local_rank);
     if (SMAP_UNLIKELY(!me))
         return -1;
-    if (smap_my_local_rank == 0) {
-        unsigned e = atomic_load_explicit(&me->released, memory_order_relaxed) + 1;
+    int flat = is_flat();
+    unsigned e;
+    if (!flat && smap_my_local_rank == 0) {
+        e = atomic_load_explicit(&me->released, memory_order_relaxed) + 1;
         if (gather(e))
             return 1;
-        *gen = pending_e = e;
-        pending = 1;
-        return 0;
+    } else {
+        e = atomic_load_explicit(&me->arrived, memory_order_relaxed) + 1;
+        /* release: our writes before the barrier reach whoever leaves it */
+        atomic_store_explicit(&me->arrived, e, memory_order_release);
+        if (flat && all_arrived(e))
+            return 1;
     }
-    unsigned e = atomic_load_explicit(&me->arrived, memory_order_relaxed) + 1;
-    /* release: our writes before the barrier reach whoever leaves it */
-    atomic_store_explicit(&me->arrived, e, memory_order_release);
     *gen = pending_e = e;
     pending = 1;
     return 0;
 }
 
-/* Whether the barrier of epoch e has completed (local rank 0 completes it
- * here, when the last arrival shows). */
+/* Whether the barrier of epoch e has completed (flat: every arrival
+ * shows; gather/release: local rank 0 completes it here, when the last
+ * arrival shows). */
 int smap_node_barrier_done(unsigned e)
 {
     int done;
-    if (smap_my_local_rank == 0) {
+    if (is_flat()) {
+        done = all_arrived(e);
+    } else if (smap_my_local_rank == 0) {
         done = gather(e);
     } else {
         struct node_bar *b = bar_of(0);

@@ -1,5 +1,6 @@
 /* MPI_Barrier on MPI_COMM_WORLD of one node is the node barrier
- * (src/smap/barrier.c: gather at local rank 0, release by it).
+ * (src/smap/barrier.c: flat, every rank polling every arrival, or
+ * gather at local rank 0 and release by it; CMakeLists.txt runs both).
  *
  * Without argument: rounds of two barriers with the ranks arriving in a
  * different order each round (a rank-and-round seeded pause before the
@@ -14,7 +15,8 @@
  * "dead V": rank V exits after one barrier, the others' next MPI_Barrier
  * must return an error (MPI_ERRORS_RETURN) instead of hanging: V = 0 is
  * the gatherer (the waiters poll its release line), any other V is one
- * whose arrival the gatherer never sees. */
+ * whose arrival the gatherer never sees (flat: one whose arrival nobody
+ * sees). */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>

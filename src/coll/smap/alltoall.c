@@ -66,32 +66,6 @@ static int wide_lines_per_dest(int n)
     return l < A2A_WIDE_MAX ? l : A2A_WIDE_MAX;
 }
 
-/* Stream bytes [off, off + len) of a block, packed into `to` or unpacked
- * from `from` (a plain copy for a contiguous block). */
-static void wide_put(const struct xblk *b, void *to, MPI_Count off, MPI_Count len)
-{
-    if (smap_dtype_is_contiguous(b->t))
-        memcpy(to, csm_dense(b->buf, b->t) + off, (size_t)len);
-    else
-        smap_dtype_pack(b->buf, b->count, b->t, to, off, len);
-}
-static void wide_get(const void *from, const struct xblk *b, MPI_Count off, MPI_Count len)
-{
-    if (smap_dtype_is_contiguous(b->t))
-        memcpy(csm_dense(b->buf, b->t) + off, from, (size_t)len);
-    else
-        smap_dtype_unpack(from, len, (void *)b->buf, b->count, b->t, off);
-}
-
-/* Whether every line of ours in source i's wide cell of step t shows t. */
-static int wide_ready(const struct csm_wline *l, int nl, uint64_t t)
-{
-    int ok = 1;
-    for (int k = 0; k < nl; k++)   /* all loads in one pass: they overlap */
-        ok &= atomic_load_explicit(&l[k].seq, memory_order_acquire) >= t;
-    return ok;
-}
-
 /* A plain MPI_Alltoall whose blocks are too big for the cell but fit the
  * wide cell (csm.h): every rank writes the block of each destination into
  * that destination's lines of its wide cell of step t, each line with t
@@ -108,7 +82,7 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
     if (rc)
         return rc;
     uint64_t t = csm_next(s);
-    int lpd = wide_lines_per_dest(s->n), nl = (int)((bytes + CSM_WLINE_BYTES - 1) / CSM_WLINE_BYTES);
+    int lpd = wide_lines_per_dest(s->n), nl = xblk_wide_lines(bytes);
     int in_place = a->sbuf == MPI_IN_PLACE;
     struct csm_wline *mine = csm_wide(s, s->me, t);
     for (int j = 0; j < s->n; j++) {
@@ -116,14 +90,7 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
             continue;
         struct xblk b;
         side(a, in_place, j, &b);
-        struct csm_wline *l = mine + (j < s->me ? j : j - 1) * lpd;
-        for (int k = 0; k < nl; k++) {
-            MPI_Count off = (MPI_Count)k * (MPI_Count)CSM_WLINE_BYTES;
-            MPI_Count len = bytes - off < (MPI_Count)CSM_WLINE_BYTES ? bytes - off
-                                                                     : (MPI_Count)CSM_WLINE_BYTES;
-            wide_put(&b, l[k].data, off, len);
-            atomic_store_explicit(&l[k].seq, t, memory_order_release);
-        }
+        xblk_wide_write(&b, mine + (j < s->me ? j : j - 1) * lpd, bytes, t);
     }
     if (!in_place) {
         struct xfer x = { .s = s, .arg = a };
@@ -135,16 +102,11 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
         const struct csm_wline *l = csm_wide(s, i, t) + (s->me < i ? s->me : s->me - 1) * lpd;
         /* not all there yet: the cell's step, stored after every line,
          * brings the wait policy and the dead-peer check */
-        if (!wide_ready(l, nl, t) && (rc = csm_wait(s, i, t)))
+        if (!xblk_wide_ready(l, nl, t) && (rc = csm_wait(s, i, t)))
             return rc;
         struct xblk b;
         side(a, 1, i, &b);
-        for (int m = 0; m < nl; m++) {
-            MPI_Count off = (MPI_Count)m * (MPI_Count)CSM_WLINE_BYTES;
-            MPI_Count len = bytes - off < (MPI_Count)CSM_WLINE_BYTES ? bytes - off
-                                                                     : (MPI_Count)CSM_WLINE_BYTES;
-            wide_get(l[m].data, &b, off, len);
-        }
+        xblk_wide_read(l, &b, bytes);
     }
     return MPI_SUCCESS;
 }

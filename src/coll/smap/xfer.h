@@ -8,6 +8,8 @@
 #ifndef SMAP_COLL_SMAP_XFER_H
 #define SMAP_COLL_SMAP_XFER_H
 
+#include <string.h>
+
 #include "coll/select.h"
 #include "coll/smap/csm.h"
 
@@ -39,6 +41,58 @@ int csm_xfer(const struct xfer *x);
 static inline MPI_Count xblk_bytes(const struct xblk *b)
 {
     return b->count * b->t->size;
+}
+
+/* ---- wide lines (csm.h): a block of a few lines, each line's data
+ * followed by the step that wrote it ---- */
+
+/* Lines a block of `bytes` takes. */
+static inline int xblk_wide_lines(MPI_Count bytes)
+{
+    return (int)((bytes + (MPI_Count)CSM_WLINE_BYTES - 1) / (MPI_Count)CSM_WLINE_BYTES);
+}
+
+/* Writes block b (`bytes` stream bytes) into lines l..., each stamped t
+ * after its data (release). */
+static inline void xblk_wide_write(const struct xblk *b, struct csm_wline *l, MPI_Count bytes,
+                                   uint64_t t)
+{
+    int dense = smap_dtype_is_contiguous(b->t);
+    for (int k = 0; k < xblk_wide_lines(bytes); k++) {
+        MPI_Count off = (MPI_Count)k * (MPI_Count)CSM_WLINE_BYTES;
+        MPI_Count len = bytes - off < (MPI_Count)CSM_WLINE_BYTES ? bytes - off
+                                                                 : (MPI_Count)CSM_WLINE_BYTES;
+        if (dense)
+            memcpy(l[k].data, csm_dense(b->buf, b->t) + off, (size_t)len);
+        else
+            smap_dtype_pack(b->buf, b->count, b->t, l[k].data, off, len);
+        atomic_store_explicit(&l[k].seq, t, memory_order_release);
+    }
+}
+
+/* Whether all nl lines show step t: every load in one pass, so that they
+ * overlap. */
+static inline int xblk_wide_ready(const struct csm_wline *l, int nl, uint64_t t)
+{
+    int ok = 1;
+    for (int k = 0; k < nl; k++)
+        ok &= atomic_load_explicit(&l[k].seq, memory_order_acquire) >= t;
+    return ok;
+}
+
+/* Copies `bytes` stream bytes out of lines l... into block b. */
+static inline void xblk_wide_read(const struct csm_wline *l, const struct xblk *b, MPI_Count bytes)
+{
+    int dense = smap_dtype_is_contiguous(b->t);
+    for (int k = 0; k < xblk_wide_lines(bytes); k++) {
+        MPI_Count off = (MPI_Count)k * (MPI_Count)CSM_WLINE_BYTES;
+        MPI_Count len = bytes - off < (MPI_Count)CSM_WLINE_BYTES ? bytes - off
+                                                                 : (MPI_Count)CSM_WLINE_BYTES;
+        if (dense)
+            memcpy(csm_dense(b->buf, b->t) + off, l[k].data, (size_t)len);
+        else
+            smap_dtype_unpack(l[k].data, len, (void *)b->buf, b->count, b->t, off);
+    }
 }
 
 #endif
