@@ -505,6 +505,23 @@ static void tune_rxm(size_t eager)
     setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
 }
 
+/* The socket providers (tcp, net) copy a send into a staging buffer and
+ * report it complete at once; what the kernel does not take then waits in
+ * that buffer for a later progress call of ours.  A rank whose last sends
+ * were staged and which then stops polling (MPI_Finalize: the launcher's
+ * barrier) never sends them, and a receiver still in a collective waits
+ * for them for ever (a flat Exscan across 3 emulated hosts hung that way
+ * most of the time).  Without staging a send completes only once the
+ * kernel holds all of it, and the kernel delivers it without us; so our
+ * completions (and MPI_Finalize's drain, which waits for them) mean
+ * "handed to the network".  Read at the first fi_getinfo; a value the
+ * user set wins. */
+static void no_send_staging(void)
+{
+    setenv("FI_TCP_STAGING_SBUF_SIZE", "0", 0);
+    setenv("FI_NET_STAGING_SBUF_SIZE", "0", 0);
+}
+
 /* with_rma: 0 messages only, 1 plus reads (rendezvous), 2 plus writes
  * and remote writes (src/rma's windows); prov: the provider asked for,
  * NULL when FI_PROVIDER (applied by fi_getinfo itself) decides */
@@ -648,6 +665,7 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     /* rxm reads its eager limit at the first fi_getinfo, before we know
      * which provider answers: tune it for the socket default */
     tune_rxm(eager_wanted("tcp;ofi_rxm"));
+    no_send_staging();
     const char *env = fi_provider_env();
     net_iface_from_tcp();
     /* the first provider that answers (FI_PROVIDER alone when set), with
