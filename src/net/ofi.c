@@ -89,6 +89,7 @@ static struct {
     struct op **stage;        /* by job rank: the bundle being filled (OP_BUNDLE), or NULL */
     int *dirty;               /* the ranks whose stage holds messages */
     int ndirty;
+    struct op *spare;         /* a sent bundle kept for the next (no malloc, no fresh pages) */
     size_t coalesce;          /* largest record (header and payload) staged; 0: off */
     size_t msg_cap;           /* bytes of a transport message: a posted receive buffer */
     int wait_fd;              /* the CQ's wait object (FI_WAIT_FD), or -1 */
@@ -280,7 +281,10 @@ static void completed(struct op *o)
         int n = o->ncookies;
         void *c[BUNDLE_MAX];
         memcpy(c, o->cookies, (size_t)n * sizeof *c);
-        op_free(o);
+        if (!F.spare && !o->mr)
+            F.spare = o;
+        else
+            op_free(o);
         for (int i = 0; i < n; i++)
             F.up.done(c[i]);
         break;
@@ -335,7 +339,14 @@ static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, s
     }
     if (!o) {
         size_t cap = (F.msg_cap + 7) & ~(size_t)7;
-        o = op_new(OP_BUNDLE, dst, cap + BUNDLE_MAX * sizeof(void *));
+        if ((o = F.spare) != NULL) {
+            F.spare = NULL;
+            o->peer = dst;
+            o->len = 0;
+            o->ncookies = 0;
+        } else {
+            o = op_new(OP_BUNDLE, dst, cap + BUNDLE_MAX * sizeof(void *));
+        }
         o->cookies = (void **)(void *)(o->data + cap);
         F.stage[dst] = o;
         F.dirty[F.ndirty++] = dst;
@@ -893,6 +904,8 @@ static void ofi_close(void)
     for (int i = 0; i < F.nrecv; i++)
         if (F.recvs[i])
             op_free(F.recvs[i]);
+    if (F.spare)
+        op_free(F.spare);
     if (F.av)
         fi_close(&F.av->fid);
     if (F.cq)
