@@ -13,6 +13,7 @@
 #include "net/net.h"
 
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@ struct op {
     struct op *next;          /* in the backlog while it waits to be posted */
     enum op_kind kind;
     int peer;
+    int ncookies;             /* OP_BUNDLE: messages in it */
     void *buf;
     size_t len;
     size_t hlen;              /* OP_SENDV: header bytes in data[], then len bytes at buf */
@@ -65,9 +67,10 @@ struct op {
     void (*fn)(void *);       /* src/rma's transfers: run instead of the done upcall */
     struct fid_mr *mr;        /* local registration (FI_MR_LOCAL), or NULL */
     void **cookies;           /* OP_BUNDLE: the done cookies of its messages */
-    int ncookies;
-    unsigned char data[];     /* OP_SEND_MSG / OP_RECV_MSG: the message */
+    unsigned char data[];     /* 8-aligned: records (frames) start on 8 bytes */     /* OP_SEND_MSG / OP_RECV_MSG: the message */
 };
+
+_Static_assert(offsetof(struct op, data) % 8 == 0, "records need 8-byte alignment");
 
 static struct {
     struct fi_info *info;
