@@ -6,7 +6,10 @@
  *     copied at once (the caller's buffers are free on return) and
  *     delivered to the receiver's `incoming` upcall in its progress;
  *     or (send_msgv) sent from the caller's payload buffer, which stays
- *     the caller's until the `done` upcall;
+ *     the caller's until the `done` upcall, or, at most `coalesce`
+ *     bytes, copied into the peer's bundle: several messages in one
+ *     transport message, sent at the next progress round (or when full,
+ *     or before any other traffic to that peer), `done` once sent;
  *   - tagged data transfers (send/receive of one chunk straight between
  *     user buffers, matched by a 64-bit tag chosen by the receiver);
  *   - one-sided reads of a buffer the peer exposed (when `rma`);
@@ -85,6 +88,8 @@ struct smap_net {
     size_t eager_max;    /* largest payload of an eager message (provider-dependent) */
     size_t room;         /* largest payload any message may carry (>= eager_max) */
     size_t chunk;        /* largest single data transfer or read */
+    size_t coalesce;     /* send_msgv of at most this many payload bytes is copied into
+                          * the peer's bundle (0: never; ofi.c) */
     int rma;             /* reads of exposed buffers are offered */
     int rma_rw;          /* one-sided writes and reads of windows are offered (net/rma.c) */
     int manual_progress; /* data moves only while this rank polls (software providers) */

@@ -13,6 +13,7 @@
 #include "net/net.h"
 
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,19 @@
 #define NRECV 64
 #define HDR_MAX SMAP_NET_HDR_MAX
 #define CQ_BATCH 16
+/* Every transport message is a sequence of frames: a FRAME-byte prefix
+ * (the record's length, 32 bits, then 32 bits of zero) and the record
+ * (the caller's header and payload), padded to 8 bytes.  One frame is one
+ * message; a bundle packs several (coalescing, F.coalesce). */
+#define FRAME 8
+/* Largest message on the wire besides the payload: frame and header. */
+#define WIRE_HDR (FRAME + HDR_MAX)
+/* Messages one bundle carries at most (their cookies sit in the op). */
+#define BUNDLE_MAX 64
 
-enum op_kind { OP_RECV_MSG, OP_SEND_MSG, OP_SENDV, OP_TSEND, OP_TRECV, OP_READ, OP_INJECT, OP_WRITE };
+enum op_kind {
+    OP_RECV_MSG, OP_SEND_MSG, OP_SENDV, OP_TSEND, OP_TRECV, OP_READ, OP_INJECT, OP_WRITE, OP_BUNDLE
+};
 
 /* One operation handed to libfabric.  The fi_context2 comes first: the
  * completion names it (FI_CONTEXT / FI_CONTEXT2 mode). */
@@ -46,6 +58,7 @@ struct op {
     struct op *next;          /* in the backlog while it waits to be posted */
     enum op_kind kind;
     int peer;
+    int ncookies;             /* OP_BUNDLE: messages in it */
     void *buf;
     size_t len;
     size_t hlen;              /* OP_SENDV: header bytes in data[], then len bytes at buf */
@@ -53,8 +66,11 @@ struct op {
     void *cookie;
     void (*fn)(void *);       /* src/rma's transfers: run instead of the done upcall */
     struct fid_mr *mr;        /* local registration (FI_MR_LOCAL), or NULL */
-    unsigned char data[];     /* OP_SEND_MSG / OP_RECV_MSG: the message */
+    void **cookies;           /* OP_BUNDLE: the done cookies of its messages */
+    unsigned char data[];     /* 8-aligned: records (frames) start on 8 bytes */     /* OP_SEND_MSG / OP_RECV_MSG: the message */
 };
+
+_Static_assert(offsetof(struct op, data) % 8 == 0, "records need 8-byte alignment");
 
 static struct {
     struct fi_info *info;
@@ -73,6 +89,12 @@ static struct {
     struct op *recvs[NRECV];
     int nrecv;                /* how many of recvs are used */
     long inflight;            /* posted operations not completed yet */
+    struct op **stage;        /* by job rank: the bundle being filled (OP_BUNDLE), or NULL */
+    int *dirty;               /* the ranks whose stage holds messages */
+    int ndirty;
+    struct op *spare;         /* a sent bundle kept for the next (no malloc, no fresh pages) */
+    size_t coalesce;          /* largest record (header and payload) staged; 0: off */
+    size_t msg_cap;           /* bytes of a transport message: a posted receive buffer */
     int wait_fd;              /* the CQ's wait object (FI_WAIT_FD), or -1 */
     int wait_stale;           /* trywaits in a row that found the fd readable, idle */
 } F;
@@ -109,6 +131,7 @@ static ssize_t post(struct op *o)
         rc = fi_recv(F.ep, o->data, o->len, desc, FI_ADDR_UNSPEC, o);
         break;
     case OP_SEND_MSG:
+    case OP_BUNDLE:
         desc = o->mr ? fi_mr_desc(o->mr) : local_desc(o, o->data, o->len, FI_SEND);
         rc = fi_send(F.ep, o->data, o->len, desc, F.addr[o->peer], o);
         break;
@@ -154,9 +177,15 @@ static ssize_t post(struct op *o)
     return rc;
 }
 
-/* Posts o now, or queues it behind those already waiting (order kept). */
+static void flush_peer(int peer);
+
+/* Posts o now, or queues it behind those already waiting (order kept).
+ * Messages staged for o's peer go first: a bundle never overtakes, nor
+ * is overtaken by, other traffic to its peer. */
 static void submit(struct op *o)
 {
+    if (o->peer >= 0 && F.stage && F.stage[o->peer] && o->kind != OP_BUNDLE)
+        flush_peer(o->peer);
     o->next = NULL;
     if (!F.backlog && post(o) == 0)
         return;
@@ -210,16 +239,57 @@ static void done_upcall(struct op *o)
         F.up.done(cookie);
 }
 
+static inline size_t frame_span(size_t rlen)
+{
+    return (FRAME + rlen + 7) & ~(size_t)7;
+}
+
+static inline void frame_put(unsigned char *at, size_t rlen)
+{
+    uint32_t w[2] = { (uint32_t)rlen, 0 };
+    memcpy(at, w, sizeof w);
+}
+
+/* Hands every record of a received transport message to p2p. */
+static void deliver_frames(const unsigned char *p, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        uint32_t rlen;
+        if (SMAP_UNLIKELY(n - off < FRAME))
+            smap_fatal("inter-node transport: a message of %zu bytes ends inside a frame", n);
+        memcpy(&rlen, p + off, sizeof rlen);
+        if (SMAP_UNLIKELY(rlen > n - off - FRAME))
+            smap_fatal("inter-node transport: a %u-byte record overruns its %zu-byte message",
+                       rlen, n);
+        /* The sender's rank travels in the caller's header: p2p reads it. */
+        F.up.incoming(-1, p + off + FRAME, rlen);
+        off += frame_span(rlen);
+    }
+}
+
 static void completed(struct op *o)
 {
     F.inflight--;
     switch (o->kind) {
     case OP_RECV_MSG: {
-        /* The sender's rank travels in the caller's header: p2p reads it. */
-        F.up.incoming(-1, o->data, o->len);
-        o->len = HDR_MAX + smap_net.room;
+        deliver_frames(o->data, o->len);
+        o->len = F.msg_cap;
         if (post(o) != 0)
             submit(o);
+        break;
+    }
+    case OP_BUNDLE: {
+        /* the copies are on their way: their senders may go on */
+        int n = o->ncookies;
+        void *c[BUNDLE_MAX];
+        memcpy(c, o->cookies, (size_t)n * sizeof *c);
+        if (!F.spare && !o->mr)
+            F.spare = o;
+        else
+            op_free(o);
+        for (int i = 0; i < n; i++)
+            F.up.done(c[i]);
         break;
     }
     case OP_SEND_MSG:
@@ -235,10 +305,70 @@ static void completed(struct op *o)
     }
 }
 
+/* Posts the bundle staged for `peer`. */
+static void flush_peer(int peer)
+{
+    struct op *o = F.stage[peer];
+    F.stage[peer] = NULL;
+    for (int i = 0; i < F.ndirty; i++)
+        if (F.dirty[i] == peer) {
+            F.dirty[i] = F.dirty[--F.ndirty];
+            break;
+        }
+    submit(o);
+}
+
+static int flush_all(void)
+{
+    int n = F.ndirty;
+    while (F.ndirty)
+        flush_peer(F.dirty[F.ndirty - 1]);
+    return n;
+}
+
+/* Copies one message into `dst`'s bundle (coalescing): the bundle goes out
+ * at the next progress round, when full, or before any other operation to
+ * `dst`, and done(cookie) follows its completion.  A stream of small sends
+ * then costs one socket write, one receive and one completion per bundle
+ * instead of per message (bench/bw between emulated hosts). */
+static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
+                      void *cookie)
+{
+    size_t rlen = hlen + dlen, span = frame_span(rlen);
+    struct op *o = F.stage[dst];
+    if (o && (o->len + span > F.msg_cap || o->ncookies == BUNDLE_MAX)) {
+        flush_peer(dst);
+        o = NULL;
+    }
+    if (!o) {
+        size_t cap = (F.msg_cap + 7) & ~(size_t)7;
+        if ((o = F.spare) != NULL) {
+            F.spare = NULL;
+            o->peer = dst;
+            o->len = 0;
+            o->ncookies = 0;
+        } else {
+            o = op_new(OP_BUNDLE, dst, cap + BUNDLE_MAX * sizeof(void *));
+        }
+        o->cookies = (void **)(void *)(o->data + cap);
+        F.stage[dst] = o;
+        F.dirty[F.ndirty++] = dst;
+    }
+    unsigned char *at = o->data + o->len;
+    frame_put(at, rlen);
+    memcpy(at + FRAME, hdr, hlen);
+    if (dlen)
+        memcpy(at + FRAME + hlen, data, dlen);
+    o->len += span;
+    o->cookies[o->ncookies++] = cookie;
+}
+
 static int ofi_progress(void)
 {
     struct fi_cq_tagged_entry e[CQ_BATCH];
     int n = 0;
+    if (F.ndirty)
+        flush_all();
     for (;;) {
         ssize_t k = fi_cq_read(F.cq, e, CQ_BATCH);
         if (k == -FI_EAGAIN)
@@ -274,6 +404,10 @@ static int ofi_progress(void)
  * fi_trywait: an fd poll alone could miss data already on a socket). */
 static int ofi_trywait(void)
 {
+    if (F.ndirty) {
+        flush_all();
+        return -1;
+    }
     if (F.wait_fd < 0)
         return -2;
     struct fid *fids[1] = { &F.cq->fid };
@@ -299,19 +433,22 @@ static int ofi_trywait(void)
 
 static int ofi_busy(void)
 {
-    return F.backlog != NULL || F.inflight > F.nrecv;
+    return F.backlog != NULL || F.inflight > F.nrecv || F.ndirty > 0;
 }
 
 static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
-    size_t len = hlen + dlen;
+    size_t len = FRAME + hlen + dlen;
+    if (F.stage[dst])
+        flush_peer(dst);
     /* Small messages are injected: no completion, no buffer kept. */
     if (len <= F.inject_max && !F.backlog) {
         unsigned char tmp[256];
         if (len <= sizeof tmp) {
-            memcpy(tmp, hdr, hlen);
+            frame_put(tmp, hlen + dlen);
+            memcpy(tmp + FRAME, hdr, hlen);
             if (dlen)
-                memcpy(tmp + hlen, data, dlen);
+                memcpy(tmp + FRAME + hlen, data, dlen);
             ssize_t rc = fi_inject(F.ep, tmp, len, F.addr[dst]);
             if (rc == 0)
                 return;
@@ -320,9 +457,10 @@ static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data
         }
     }
     struct op *o = op_new(OP_SEND_MSG, dst, len);
-    memcpy(o->data, hdr, hlen);
+    frame_put(o->data, hlen + dlen);
+    memcpy(o->data + FRAME, hdr, hlen);
     if (dlen)
-        memcpy(o->data + hlen, data, dlen);
+        memcpy(o->data + FRAME + hlen, data, dlen);
     o->len = len;
     submit(o);
 }
@@ -335,16 +473,22 @@ static void ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *dat
                           void *cookie)
 {
     struct op *o;
+    if (hlen + dlen <= F.coalesce) {
+        stage_msg(dst, hdr, hlen, data, dlen, cookie);
+        return;
+    }
     if ((F.mr_mode & FI_MR_LOCAL) || F.iov_limit < 2) {
-        o = op_new(OP_SEND_MSG, dst, hlen + dlen);
-        memcpy(o->data, hdr, hlen);
+        o = op_new(OP_SEND_MSG, dst, FRAME + hlen + dlen);
+        frame_put(o->data, hlen + dlen);
+        memcpy(o->data + FRAME, hdr, hlen);
         if (dlen)
-            memcpy(o->data + hlen, data, dlen);
-        o->len = hlen + dlen;
+            memcpy(o->data + FRAME + hlen, data, dlen);
+        o->len = FRAME + hlen + dlen;
     } else {
-        o = op_new(OP_SENDV, dst, hlen);
-        memcpy(o->data, hdr, hlen);
-        o->hlen = hlen;
+        o = op_new(OP_SENDV, dst, FRAME + hlen);
+        frame_put(o->data, hlen + dlen);
+        memcpy(o->data + FRAME, hdr, hlen);
+        o->hlen = FRAME + hlen;
         o->buf = (void *)(uintptr_t)data;
         o->len = dlen;
     }
@@ -479,6 +623,19 @@ static size_t eager_wanted(const char *prov)
     return (size_t)8 << 10;
 }
 
+/* The largest message (header and payload) coalesced into bundles:
+ * SMAP_NET_COALESCE when set, else its default over the socket providers
+ * (a socket write and a completion per message is what small messages
+ * cost there) and off over others (a NIC posts a send for less than the
+ * copy). */
+static size_t coalesce_wanted(const char *prov)
+{
+    const char *env = getenv("SMAP_NET_COALESCE");
+    if ((env && *env) || socket_provider(prov))
+        return smap_tun.net_coalesce ? smap_tun.net_coalesce + HDR_MAX : 0;
+    return 0;
+}
+
 /* net names its interface FI_NET_IFACE, tcp FI_TCP_IFACE: a job set up
  * for tcp (FI_TCP_IFACE only) keeps its interface under net too. */
 static void net_iface_from_tcp(void)
@@ -497,7 +654,7 @@ static void net_iface_from_tcp(void)
  * buffer (dynamic receive buffers): no bounce buffer grows with it. */
 static void tune_rxm(size_t eager)
 {
-    size_t need = eager + HDR_MAX;
+    size_t need = eager + WIRE_HDR;
     if (!may_use_rxm_tcp() || need <= 16384 || getenv("FI_OFI_RXM_EAGER_LIMIT"))
         return;
     char v[32];
@@ -695,15 +852,28 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     smap_net.manual_progress = info->domain_attr->data_progress != FI_PROGRESS_AUTO;
     smap_net.ordered = (info->tx_attr->msg_order & FI_ORDER_SAS) != 0;
     size_t max_msg = info->ep_attr->max_msg_size;
-    if (eager + HDR_MAX > max_msg)
-        eager = max_msg > HDR_MAX ? max_msg - HDR_MAX : 0;
+    if (eager + WIRE_HDR > max_msg)
+        eager = max_msg > WIRE_HDR ? max_msg - WIRE_HDR : 0;
     smap_net.eager_max = eager;
     /* Control traffic (one-sided requests, src/rma) needs room even when
      * the eager limit is tiny: receive buffers hold at least this much. */
     size_t room = eager > SMAP_NET_ROOM_MIN ? eager : SMAP_NET_ROOM_MIN;
-    if (room + HDR_MAX > max_msg)
-        room = max_msg > HDR_MAX ? max_msg - HDR_MAX : 0;
+    if (room + WIRE_HDR > max_msg)
+        room = max_msg > WIRE_HDR ? max_msg - WIRE_HDR : 0;
     smap_net.room = room;
+    F.msg_cap = WIRE_HDR + room;
+    /* coalescing: records of at most half a bundle (two fit at least) */
+    size_t co = coalesce_wanted(smap_net.provider), co_max = F.msg_cap / 2 - FRAME - 8;
+    if (co > co_max)
+        co = co_max;
+    smap_net.coalesce = co > HDR_MAX ? co - HDR_MAX : 0;
+    F.coalesce = smap_net.coalesce ? smap_net.coalesce + HDR_MAX : 0;
+    F.stage = calloc((size_t)smap_job.size, sizeof *F.stage);
+    F.dirty = calloc((size_t)smap_job.size, sizeof *F.dirty);
+    if (!F.stage || !F.dirty) {
+        snprintf(err, errlen, "out of memory for %d peers' bundles", smap_job.size);
+        return -1;
+    }
     size_t chunk = smap_tun.net_chunk ? smap_tun.net_chunk : 1;
     smap_net.chunk = chunk < max_msg ? chunk : max_msg;
 
@@ -722,8 +892,8 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     TRY(fi_enable(F.ep), "fi_enable");
     F.nrecv = NRECV;
     for (int i = 0; i < F.nrecv; i++) {
-        struct op *o = op_new(OP_RECV_MSG, -1, HDR_MAX + room);
-        o->len = HDR_MAX + room;
+        struct op *o = op_new(OP_RECV_MSG, -1, F.msg_cap);
+        o->len = F.msg_cap;
         F.recvs[i] = o;
         if (post(o) != 0) {
             snprintf(err, errlen, "cannot post the receive buffers (provider %s)",
@@ -734,9 +904,9 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     if (exchange_addresses(err, errlen))
         return -1;
     smap_log(SMAP_LOG_INFO,
-             "inter-node transport: libfabric %s, eager %zu bytes, chunk %zu, %s progress%s, %s, %s, "
-             "waits %s",
-             smap_net.provider, smap_net.eager_max, smap_net.chunk,
+             "inter-node transport: libfabric %s, eager %zu bytes, coalescing %zu, chunk %zu, "
+             "%s progress%s, %s, %s, waits %s",
+             smap_net.provider, smap_net.eager_max, smap_net.coalesce, smap_net.chunk,
              smap_net.manual_progress ? "manual" : "auto", smap_net.ordered ? ", ordered" : "",
              smap_net.rma ? "rendezvous by RDMA read" : "rendezvous by pipelined sends",
              smap_net.rma_rw ? "one-sided by RDMA write/read" : "one-sided by messages",
@@ -747,7 +917,7 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 static void ofi_close(void)
 {
     /* Outstanding message sends complete locally (they are eager). */
-    while (F.backlog || F.inflight > F.nrecv)
+    while (F.ndirty || F.backlog || F.inflight > F.nrecv)
         ofi_progress();
     if (F.ep)
         fi_close(&F.ep->fid);
@@ -755,6 +925,8 @@ static void ofi_close(void)
     for (int i = 0; i < F.nrecv; i++)
         if (F.recvs[i])
             op_free(F.recvs[i]);
+    if (F.spare)
+        op_free(F.spare);
     if (F.av)
         fi_close(&F.av->fid);
     if (F.cq)
@@ -765,6 +937,8 @@ static void ofi_close(void)
         fi_close(&F.fabric->fid);
     fi_freeinfo(F.info);
     free(F.addr);
+    free(F.stage);
+    free(F.dirty);
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
 }

@@ -200,9 +200,10 @@ void smap_p2p_remote_isend(struct smap_preq *r)
         h.kind = W_EAGER;
         h.flags = r->mode == SMAP_P2P_SYNC ? W_SYNC : 0;
         const void *data = r->block;
-        if (data && r->bytes >= ZCOPY_MIN && !h.flags) {
+        if (data && !h.flags && (r->bytes >= ZCOPY_MIN || r->bytes <= smap_net.coalesce)) {
             /* done (transfer_done -> send_done) when the transport has
-             * sent it; owed like a rendezvous until then */
+             * sent it (from our buffer, or a copy in a bundle of messages
+             * to that peer: net.h); owed like a rendezvous until then */
             r->net_left = 1;
             R.sends++;
             smap_net_send_msgv(world, &h, sizeof h, data, r->bytes, r);
