@@ -41,6 +41,19 @@ static int gather_inputs(struct smap_sched *s, const struct hier_imap *m, int me
     return 0;
 }
 
+/* hier_nb_start, except that a non-commutative op over ranks that do not
+ * sit in one range per node takes the flat schedule (SMAP_HIER_FLAT): the
+ * node folds would combine them out of rank order. */
+static int reduce_start(smap_comm_t *c, MPI_Op op, struct smap_sched **s, struct hier_imap *m)
+{
+    int rc = hier_nb_start(c, s, m);
+    if (rc == MPI_SUCCESS && !m->contiguous && !hier_commutative(op)) {
+        smap_sched_free(*s);
+        return SMAP_HIER_FLAT;
+    }
+    return rc;
+}
+
 /* The leader's fold of its node (inputs in node order) into a scratch it
  * returns; NULL off the leader (or out of memory: the schedule then
  * reports it). */
@@ -72,13 +85,9 @@ int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_
         return SMAP_HIER_FLAT;
     struct smap_sched *s;
     struct hier_imap m;
-    int rc = hier_nb_start(c, &s, &m);
+    int rc = reduce_start(c, op, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!m.contiguous && !hier_commutative(op)) {
-        smap_sched_free(s);
-        return SMAP_HIER_FLAT;
-    }
     int me = c->rank, nd = m.node_of[me], nn = m.nn, lead = m.members[0];
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     void *acc = node_fold(s, &m, in, count, t, type, op, me);
@@ -177,13 +186,9 @@ int smap_hier_ireduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rco
         return SMAP_HIER_FLAT;
     struct smap_sched *s;
     struct hier_imap m;
-    int rc = hier_nb_start(c, &s, &m);
+    int rc = reduce_start(c, op, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!m.contiguous && !hier_commutative(op)) {
-        smap_sched_free(s);
-        return SMAP_HIER_FLAT;
-    }
     int nd = m.node_of[me], nn = m.nn, lead = m.members[0];
     /* cnt, voff (offset in the vector), noff (offset in its node's pack)
      * by rank; len: each node's block length */
