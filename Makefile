@@ -14,7 +14,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build check check-asan install bench bench-net bench-smap bench-crossover clean regen
+.PHONY: all deps configure build check check-asan install bench bench-net bench-net3 bench-smap bench-crossover clean regen
 
 all: build
 
@@ -55,14 +55,22 @@ bench: deps
 	@BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 scripts/bench.sh; rc=$$?; \
 	    if [ $$rc = 77 ]; then echo "bench: inter-node part skipped (no network namespaces here)"; \
 	    else exit $$rc; fi
-	@BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 BENCH_NET_HOSTS=3 scripts/bench.sh; rc=$$?; \
-	    if [ $$rc = 77 ]; then echo "bench: inter-node part skipped (no network namespaces here)"; \
-	    else exit $$rc; fi
+	@$(MAKE) --no-print-directory bench-net3
 
 bench-net: deps
 	@$(MAKE) --no-print-directory build
 	@BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 scripts/bench.sh
-	@BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 BENCH_NET_HOSTS=3 scripts/bench.sh
+	@$(MAKE) --no-print-directory bench-net3
+
+# The collectives at 3 emulated hosts x 2 ranks: 6 ranks, all on this
+# machine's CPUs; with fewer than 6 the peers' runs only time out (2 CPUs:
+# every 6-rank job of Open MPI and MPICH hit the 60 s limit), so skipped.
+bench-net3:
+	@n=$$(nproc); if [ $$n -lt 6 ]; then \
+	    echo "bench: 3-host part skipped (6 ranks on $$n CPUs: the peers' runs would only time out)"; \
+	else BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 BENCH_NET_HOSTS=3 scripts/bench.sh; rc=$$?; \
+	    if [ $$rc = 77 ]; then echo "bench: inter-node part skipped (no network namespaces here)"; \
+	    else exit $$rc; fi; fi
 
 # Copy bandwidth from a peer's heap/stack/globals vs private memcpy, CMA,
 # start-up exposure cost and fork cost: bench/results/smap_copy.txt.
