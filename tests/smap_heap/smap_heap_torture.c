@@ -1,5 +1,5 @@
 /* Every allocation of the process comes from this rank's heap slot
- * (findings §3.3): 4 threads x 20000 random mixed allocations (80 % small,
+ * (findings §3.3): 4 threads x 8000 random mixed allocations (80 % small,
  * 17 % <= 256 KiB, 2 % 1-7 MiB, 1 % 4-68 MiB), then each entry point of the
  * malloc family with sizes 1 B .. 1 GiB and alignments 16 B .. 1 GiB, and
  * the libc functions that allocate for the caller.  Each returned pointer
@@ -21,7 +21,7 @@
 #define THREADS 4
 /* ASan: its allocator is slow, the check is the fallback.  The variant runs
  * (hostile MALLOC_CONF, ASLR off) pass a smaller count as argv[1]. */
-static int ops = HT_ASAN ? 5000 : 20000;
+static int ops = HT_ASAN ? 5000 : 8000;
 #define POOL 512
 
 static uintptr_t slot_lo, slot_hi;
