@@ -4,6 +4,7 @@
 #include <time.h>
 
 unsigned smap_wait_nap_us, smap_wait_sleep_max_us;
+int smap_wait_machine_ranks;
 void (*smap_wait_sleep_hook)(unsigned us);
 
 /* The nth nap (0, 1, ...) of one wait. */

@@ -26,7 +26,13 @@ static inline void smap_cpu_relax(void)
 #endif
 }
 
-/* Polls before yielding, for `nlocal` ranks sharing the node.  Computed
+/* The job's ranks on this machine (set at startup by src/boot, 0 before):
+ * more than the node's when several emulated nodes (network namespaces,
+ * containers) share one machine and so its CPUs. */
+extern int smap_wait_machine_ranks;
+
+/* Polls before yielding, for `nlocal` ranks sharing the node (or more
+ * sharing the machine: smap_wait_machine_ranks).  Computed
  * once (the layout of a job does not change); threads that race to compute
  * it store the same value (atomic: MPI_THREAD_MULTIPLE). */
 static inline unsigned smap_wait_spin_bound(int nlocal)
@@ -38,7 +44,8 @@ static inline unsigned smap_wait_spin_bound(int nlocal)
         long cpus = v ? strtol(v, NULL, 10) : 0;
         if (cpus <= 0)
             cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        b = nlocal > cpus ? 8 : 4000;
+        int on = nlocal > smap_wait_machine_ranks ? nlocal : smap_wait_machine_ranks;
+        b = on > cpus ? 8 : 4000;
         atomic_store_explicit(&bound, b, memory_order_relaxed);
     }
     return b;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "base/tunables.h"
 #include "boot/pmi.h"
 #include "boot/pmi_wire.h"
@@ -24,15 +25,42 @@ static int node_index_of(char **hosts, int upto, const char *host)
     return -1;
 }
 
-/* Publishes our node name (the host name unless SMAP_NODE_NAME says
- * otherwise), then groups ranks by it in order of first appearance, so node
- * ids and local ranks agree on every rank. */
+/* The machine we run on, as "<kernel boot id>/": several emulated nodes
+ * (network namespaces, containers) on one machine share its CPUs, and
+ * the waiting policy must count all their ranks (base/wait.h).  "-/"
+ * when unknown: then nothing is shared beyond the node. */
+static void machine_id(char *buf, size_t len)
+{
+    char id[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(id, sizeof id, f))
+            id[0] = 0;
+        fclose(f);
+    }
+    id[strcspn(id, "\n/ \t")] = 0;
+    snprintf(buf, len, "%s/", id[0] ? id : "-");
+}
+
+/* Whether two published values ("<machine>/<node name>") are one machine. */
+static int same_machine(const char *a, const char *b)
+{
+    size_t la = strcspn(a, "/");
+    return a[0] != '-' && la == strcspn(b, "/") && strncmp(a, b, la) == 0;
+}
+
+/* Publishes our machine and node name (the host name unless
+ * SMAP_NODE_NAME says otherwise), then groups ranks by node name in order
+ * of first appearance, so node ids and local ranks agree on every rank;
+ * counts the ranks on our machine (smap_wait_machine_ranks). */
 static int learn_node_layout(const char *node_name, char *err, size_t errlen)
 {
-    char key[64], val[256];
-    int n = smap_job.size;
+    char key[64], val[320], me[320];
+    int n = smap_job.size, machine = 0;
+    machine_id(me, sizeof me);
+    snprintf(me + strlen(me), sizeof me - strlen(me), "%s", node_name);
     snprintf(key, sizeof key, "smap.host.%d", smap_job.rank);
-    if (smap_boot_put(key, node_name) || smap_boot_fence()) {
+    if (smap_boot_put(key, me) || smap_boot_fence()) {
         snprintf(err, errlen, "could not publish the host name through PMI");
         return -1;
     }
@@ -48,16 +76,18 @@ static int learn_node_layout(const char *node_name, char *err, size_t errlen)
     for (int r = 0; r < n && rc == 0; r++) {
         snprintf(key, sizeof key, "smap.host.%d", r);
         if (r == smap_job.rank)
-            snprintf(val, sizeof val, "%s", node_name);
+            snprintf(val, sizeof val, "%s", me);
         else if (smap_boot_get(key, val, sizeof val) != 0) {
             snprintf(err, errlen, "rank %d's host name is missing from the PMI key-value space", r);
             rc = -1;
             break;
         }
-        int node = node_index_of(hosts, nnodes, val);
+        machine += same_machine(me, val);
+        const char *name = strchr(val, '/') ? strchr(val, '/') + 1 : val;
+        int node = node_index_of(hosts, nnodes, name);
         if (node < 0) {
             node = nnodes;
-            hosts[nnodes++] = strdup(val);
+            hosts[nnodes++] = strdup(name);
         }
         smap_job.node_of[r] = node;
     }
@@ -67,6 +97,7 @@ static int learn_node_layout(const char *node_name, char *err, size_t errlen)
     if (rc)
         return rc;
     smap_job.nnodes = nnodes;
+    smap_wait_machine_ranks = machine;
     smap_job.node = smap_job.node_of[smap_job.rank];
     smap_job.local_size = 0;
     for (int r = 0; r < n; r++) {

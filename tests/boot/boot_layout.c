@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/tunables.h"
+#include "base/wait.h"
 #include "boot/boot.h"
 
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "FAIL rank %d: %s: ", smap_job.rank, #c); \
@@ -56,6 +57,14 @@ static void check_layout(const char *mode)
     CHECK(smap_job.nnodes == nnodes, "nnodes %d, expected %d", smap_job.nnodes, nnodes);
     CHECK(smap_job.local_rank == local_rank && smap_job.local_size == local_size,
           "local %d of %d, expected %d of %d", smap_job.local_rank, smap_job.local_size, local_rank, local_size);
+    /* Every rank of these jobs runs on this one machine, whatever the node
+     * names: the waiting policy must count them all (base/wait.h). */
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    int known = f != NULL;
+    if (f)
+        fclose(f);
+    CHECK(smap_wait_machine_ranks == (known ? size : 0), "%d ranks on this machine, expected %d",
+          smap_wait_machine_ranks, known ? size : 0);
 }
 
 static void check_exchange(void)
