@@ -5,6 +5,7 @@
 #   make bench-net        only its inter-node part (bench/results/internode)
 #   make bench-smap       the SMARTMAP microbenchmarks (copy bandwidth, start-up, fork)
 #   make bench-crossover  the collectives' inline/direct crossovers (src/coll/select.c)
+#                         and flat vs hierarchical across emulated nodes (src/coll/hier)
 #   make install PREFIX=/some/dir
 # Options: BUILD_DIR (default build), BUILD_TYPE (default RelWithDebInfo),
 #          SANITIZE=1 (AddressSanitizer+UBSan build in build-asan/), JOBS.
@@ -83,6 +84,9 @@ bench-smap: deps
 bench-crossover: deps
 	@$(MAKE) --no-print-directory build
 	@BUILD_DIR=$(BUILD_DIR) scripts/coll_crossover.sh
+	@BUILD_DIR=$(BUILD_DIR) scripts/coll_crossover_hier.sh; rc=$$?; \
+	    if [ $$rc = 77 ]; then echo "bench-crossover: hierarchical part skipped (needs mpiexec.hydra: scripts/install-deps.sh build)"; \
+	    else exit $$rc; fi
 
 # Regenerate include/mpi.h, the binding stubs and docs/STATUS.md from
 # std/, the MPI Forum's JSON carried in the repository (outputs are committed;
