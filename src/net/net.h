@@ -56,6 +56,9 @@ struct smap_net_ops {
     int (*progress)(void);
     /* Operations the transport still owes a completion (close waits). */
     int (*busy)(void);
+    /* Before waiting for busy() to clear at MPI_Finalize: makes sure what
+     * was sent without a completion (injected) is covered by one. */
+    void (*drain)(void);
     /* Before sleeping (DESIGN D7): a file descriptor that becomes readable
      * when a completion may be ready (poll it outside the p2p lock), -1
      * when events are already waiting (progress instead of sleeping),

@@ -91,6 +91,7 @@ static struct {
     long inflight;            /* posted operations not completed yet */
     struct op **stage;        /* by job rank: the bundle being filled (OP_BUNDLE), or NULL */
     int *dirty;               /* the ranks whose stage holds messages */
+    unsigned char *injected;  /* by job rank: injected to since our last completion-bearing send */
     int ndirty;
     struct op *spare;         /* a sent bundle kept for the next (no malloc, no fresh pages) */
     size_t coalesce;          /* largest record (header and payload) staged; 0: off */
@@ -186,6 +187,10 @@ static void submit(struct op *o)
 {
     if (o->peer >= 0 && F.stage && F.stage[o->peer] && o->kind != OP_BUNDLE)
         flush_peer(o->peer);
+    /* A message send queues behind every earlier one to that peer: its
+     * completion covers the injected ones before it (ofi_drain). */
+    if (o->peer >= 0 && F.injected && (o->kind == OP_SEND_MSG || o->kind == OP_BUNDLE))
+        F.injected[o->peer] = 0;
     o->next = NULL;
     if (!F.backlog && post(o) == 0)
         return;
@@ -262,8 +267,10 @@ static void deliver_frames(const unsigned char *p, size_t n)
         if (SMAP_UNLIKELY(rlen > n - off - FRAME))
             smap_fatal("inter-node transport: a %u-byte record overruns its %zu-byte message",
                        rlen, n);
-        /* The sender's rank travels in the caller's header: p2p reads it. */
-        F.up.incoming(-1, p + off + FRAME, rlen);
+        /* The sender's rank travels in the caller's header: p2p reads it.
+         * An empty record is a drain sentinel (ofi_drain): nothing to hand. */
+        if (rlen)
+            F.up.incoming(-1, p + off + FRAME, rlen);
         off += frame_span(rlen);
     }
 }
@@ -436,6 +443,26 @@ static int ofi_busy(void)
     return F.backlog != NULL || F.inflight > F.nrecv || F.ndirty > 0;
 }
 
+/* MPI_Finalize's drain: an injected message has no completion, and one
+ * queued in the provider behind a partly written send leaves only at a
+ * later progress call of ours, which a rank in the launcher's barrier
+ * never makes.  One empty record (a sentinel, skipped by the receiver) to
+ * each peer injected to since our last completion-bearing send: the
+ * provider writes a peer's messages in order (FI_ORDER_SAS, no send
+ * staging: no_send_staging), so the sentinel's completion, which busy()
+ * then waits for, means the injected ones before it are in the kernel. */
+static void ofi_drain(void)
+{
+    for (int peer = 0; peer < smap_job.size; peer++) {
+        if (!F.injected[peer])
+            continue;
+        struct op *o = op_new(OP_SEND_MSG, peer, FRAME);
+        frame_put(o->data, 0);
+        o->len = FRAME;
+        submit(o);
+    }
+}
+
 static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
     size_t len = FRAME + hlen + dlen;
@@ -450,8 +477,10 @@ static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data
             if (dlen)
                 memcpy(tmp + FRAME + hlen, data, dlen);
             ssize_t rc = fi_inject(F.ep, tmp, len, F.addr[dst]);
-            if (rc == 0)
+            if (rc == 0) {
+                F.injected[dst] = 1;
                 return;
+            }
             if (rc != -FI_EAGAIN)
                 fail("fi_inject", rc);
         }
@@ -870,7 +899,8 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     F.coalesce = smap_net.coalesce ? smap_net.coalesce + HDR_MAX : 0;
     F.stage = calloc((size_t)smap_job.size, sizeof *F.stage);
     F.dirty = calloc((size_t)smap_job.size, sizeof *F.dirty);
-    if (!F.stage || !F.dirty) {
+    F.injected = calloc((size_t)smap_job.size, sizeof *F.injected);
+    if (!F.stage || !F.dirty || !F.injected) {
         snprintf(err, errlen, "out of memory for %d peers' bundles", smap_job.size);
         return -1;
     }
@@ -939,6 +969,7 @@ static void ofi_close(void)
     free(F.addr);
     free(F.stage);
     free(F.dirty);
+    free(F.injected);
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
 }
@@ -949,6 +980,7 @@ const struct smap_net_ops smap_net_ofi = {
     .close = ofi_close,
     .progress = ofi_progress,
     .busy = ofi_busy,
+    .drain = ofi_drain,
     .trywait = ofi_trywait,
     .send_msg = ofi_send_msg,
     .send_msgv = ofi_send_msgv,

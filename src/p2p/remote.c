@@ -617,6 +617,11 @@ void smap_p2p_remote_drain(void)
     smap_p2p_lock();
     while (R.sends > 0 || smap_net.ops->busy())
         smap_p2p_progress();
+    /* Then what left without a completion (net's injected messages). */
+    if (smap_net.ops->drain)
+        smap_net.ops->drain();
+    while (smap_net.ops->busy())
+        smap_p2p_progress();
     smap_p2p_unlock();
 }
 
