@@ -27,7 +27,7 @@
  * rank per node (nothing to aggregate) or on one node. */
 #include "coll/hier/internal.h"
 
-#include "dtype/engine.h"
+#include <string.h>
 
 /* A leader's node off the root's: its members' block sizes (bytes, node
  * order; the leader's own first) and their offsets in the packed buffer,
@@ -36,10 +36,10 @@ struct vnode {
     int k;
     MPI_Count *cnt, *off, total, cap;
     char *pack;
-    /* the leader's own block */
-    const void *own;
-    MPI_Count own_count;
-    smap_dtype_t *own_t;
+    /* the leader's own block as bytes (cnt[0]), moved between it and the
+     * user's buffer by copy steps built in advance: the schedule keeps the
+     * user's datatype alive for those, not for its callbacks */
+    char *own;
     int gather;
 };
 
@@ -55,34 +55,33 @@ static int vnode_size(struct smap_sched *s, void *arg)
             return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
         v->pack = p, v->cap = v->total;
     }
-    if (v->gather && v->cnt[0] > 0)
-        smap_dtype_copy(v->pack, v->cnt[0], smap_dtype_get(MPI_BYTE), v->own, v->own_count,
-                        v->own_t);
+    if (v->gather)
+        memcpy(v->pack, v->own, (size_t)v->cnt[0]);
     return MPI_SUCCESS;
 }
 
-/* Iscatterv: the leader's own block out of the packed buffer. */
-static int vnode_unpack_own(struct smap_sched *s, void *arg)
+/* Iscatterv: the leader's own block out of the packed buffer (a copy
+ * step after this one unpacks it). */
+static int vnode_own_out(struct smap_sched *s, void *arg)
 {
     (void)s;
     struct vnode *v = arg;
-    if (v->cnt[0] > 0 &&
-        smap_dtype_copy((void *)v->own, v->own_count, v->own_t, v->pack, v->cnt[0],
-                        smap_dtype_get(MPI_BYTE)) < v->cnt[0])
-        return MPI_ERR_TRUNCATE;
+    memcpy(v->own, v->pack, (size_t)v->cnt[0]);
     return MPI_SUCCESS;
 }
 
-/* The leader's state in s's scratch; NULL when out of memory. */
-static struct vnode *vnode_new(struct smap_sched *s, const struct hier_imap *m, const void *own,
-                               MPI_Count own_count, smap_dtype_t *own_t, int gather)
+/* The leader's state in s's scratch, its own block `bytes`; NULL when out
+ * of memory. */
+static struct vnode *vnode_new(struct smap_sched *s, const struct hier_imap *m, MPI_Count bytes,
+                               int gather)
 {
     struct vnode *v = smap_sched_tmp(s, sizeof *v);
     MPI_Count *a = smap_sched_tmp(s, 2 * (size_t)m->k * sizeof *a);
-    if (!v || !a)
+    char *own = smap_sched_tmp(s, (size_t)bytes + 1), *pack = smap_sched_tmp(s, 1);
+    if (!v || !a || !own || !pack)
         return NULL;
-    *v = (struct vnode){ m->k, a, a + m->k, 0, 0, NULL, own, own_count, own_t, gather };
-    v->cnt[0] = own_count * own_t->size;
+    *v = (struct vnode){ m->k, a, a + m->k, 0, 0, pack, own, gather };
+    v->cnt[0] = bytes;
     return v;
 }
 
@@ -198,8 +197,11 @@ int smap_hier_igatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, voi
         return hier_launch(s, req);
     }
     struct vnode *v = NULL;
-    if (me == lead && !(v = vnode_new(s, &m, sbuf, scount, st, 1)))
-        return hier_launch(s, req);
+    if (me == lead) {
+        if (!(v = vnode_new(s, &m, scount * st->size, 1)))
+            return hier_launch(s, req);
+        smap_sched_copy(s, sbuf, scount, st, v->own, v->cnt[0], byte);
+    }
     if (sizes_to_leader(s, &m, me, scount * st->size, v) != 0)
         return hier_launch(s, req);
     if (me != lead) {   /* the block right behind its size */
@@ -257,7 +259,7 @@ int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_
         return hier_launch(s, req);
     }
     struct vnode *v = NULL;
-    if (me == lead && !(v = vnode_new(s, &m, rbuf, rcount, rt, 0)))
+    if (me == lead && !(v = vnode_new(s, &m, rcount * rt->size, 0)))
         return hier_launch(s, req);
     if (sizes_to_leader(s, &m, me, rcount * rt->size, v) != 0)
         return hier_launch(s, req);
@@ -268,7 +270,8 @@ int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_
     smap_sched_callback(s, vnode_size, v);
     smap_sched_recv_late(s, &v->pack, NULL, &v->total, byte, root);
     smap_sched_barrier(s);
-    smap_sched_callback(s, vnode_unpack_own, v);
+    smap_sched_callback(s, vnode_own_out, v);
+    smap_sched_copy(s, v->own, v->cnt[0], byte, rbuf, rcount, rt);
     for (int j = 1; j < m.k; j++)
         smap_sched_send_late(s, &v->pack, &v->off[j], &v->cnt[j], byte, m.members[j]);
     return hier_launch(s, req);
