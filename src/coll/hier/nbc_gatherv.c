@@ -21,13 +21,16 @@
  * each block at its displacement; every other node's leader packs its
  * node's blocks (bytes, node order) and sends them to the root in one
  * message; the root unpacks each rank's block at its displacement.
- * Iscatterv: the mirror.  Gaps between blocks are never written.  Like
- * the blocking v forms they do not switch by size (only the root knows
- * the sizes, and every rank must choose the same schedule): flat with one
- * rank per node (nothing to aggregate) or on one node. */
+ * Iscatterv: the mirror.  Gaps between blocks are never written.  They
+ * cannot switch by size (only the root knows the sizes, and every rank
+ * must choose the same schedule): hierarchical only when the plain form's
+ * crossover (SMAP_COLL_HIER_GATHER_MIN, _SCATTER_MIN) is 0, "every size";
+ * flat with one rank per node (nothing to aggregate) or on one node. */
 #include "coll/hier/internal.h"
 
 #include <string.h>
+
+#include "base/tunables.h"
 
 /* A leader's node off the root's: its members' block sizes (bytes, node
  * order; the leader's own first) and their offsets in the packed buffer,
@@ -136,11 +139,17 @@ static struct hier_blk rootv_at(int j, void *arg)
                               smap_cvec_at(x->counts, r), x->t };
 }
 
-/* c's shape allows the hierarchy: several nodes, one of them with more
- * than one rank (otherwise nothing is aggregated).  SMAP_HIER_FLAT or
- * MPI_SUCCESS (*s built). */
-static int v_start(smap_comm_t *c, struct smap_sched **s, struct hier_imap *m)
+/* Whether the hierarchy runs: the plain form's crossover (min) is 0 --
+ * the sizes are known at the root only, so no rank can compare them with
+ * a crossover that every rank must apply alike, and below the plain
+ * forms' crossovers the hierarchy measured 2-10x slower (README) -- and
+ * c's shape allows it: several nodes, one of them with more than one rank
+ * (otherwise nothing is aggregated).  SMAP_HIER_FLAT or MPI_SUCCESS (*s
+ * built). */
+static int v_start(smap_comm_t *c, uint64_t min, struct smap_sched **s, struct hier_imap *m)
 {
+    if (min != 0)
+        return SMAP_HIER_FLAT;
     int rc = hier_nb_start(c, s, m);
     if (rc == MPI_SUCCESS && m->nn == c->size) {
         smap_sched_free(*s);
@@ -155,7 +164,7 @@ int smap_hier_igatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, voi
 {
     struct smap_sched *s;
     struct hier_imap m;
-    int rc = v_start(c, &s, &m);
+    int rc = v_start(c, smap_tun.coll_hier_gather_min, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
     smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
@@ -222,7 +231,7 @@ int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_
 {
     struct smap_sched *s;
     struct hier_imap m;
-    int rc = v_start(c, &s, &m);
+    int rc = v_start(c, smap_tun.coll_hier_scatter_min, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
     smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
