@@ -118,9 +118,10 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
               vec ? smap_hier_gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c)
                   : smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
                                      c));
-    if (!vec)
-        COLL_HIER_NB(F, comm, c, req,
-                     smap_hier_igather(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
+    COLL_HIER_NB(F, comm, c, req,
+                 vec ? smap_hier_igatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c,
+                                          req)
+                     : smap_hier_igather(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
                     smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
@@ -180,9 +181,10 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
               vec ? smap_hier_scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c)
                   : smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
                                       c));
-    if (!vec)
-        COLL_HIER_NB(F, comm, c, req,
-                     smap_hier_iscatter(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
+    COLL_HIER_NB(F, comm, c, req,
+                 vec ? smap_hier_iscatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c,
+                                           req)
+                     : smap_hier_iscatter(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
     return COLL_RUN(F, comm, c, req,
                     smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
                     smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,

@@ -269,83 +269,202 @@ static void gv_layout(struct ctx *x, long base, int *cnt, int *dsp, long *span)
     *span = at + 1;
 }
 
-static void test_gatherv(struct ctx *x, long base, int root, int in_place, int salt)
+/* A rank's own block of `mine` ints: plain, or (holey) every other int of
+ * a 2 mine + 1 buffer as one vector type (packed on the way). */
+static MPI_Datatype own_type(long mine, int holey, int *count)
+{
+    MPI_Datatype t = MPI_INT;
+    *count = (int)mine;
+    if (holey && mine > 0) {
+        MPI_Type_vector((int)mine, 1, 2, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        *count = 1;
+    }
+    return t;
+}
+
+static void gatherv_check(struct ctx *x, const int *r, const int *cnt, const int *dsp, long span,
+                          long base, int root, int in_place, int holey, int salt)
+{
+    long bad = -1;
+    for (long i = 0; i < span && bad < 0; i++) {
+        int want = -7;
+        for (int k = 0; k < x->size; k++)
+            if (i >= dsp[k] && i < dsp[k] + cnt[k])
+                want = ival(x->wr[k], i - dsp[k], salt);
+        if (r[i] != want)
+            bad = i;
+    }
+    CHECK(bad < 0, "%s gatherv%s base=%ld root=%d inplace=%d holey=%d: [%ld] = %d wrong",
+          x->name, mode(x), base, root, in_place, holey, bad, bad < 0 ? 0 : r[bad]);
+}
+
+static void scatterv_check(struct ctx *x, const int *h, long mine, long base, int root,
+                           int holey, int salt)
+{
+    long bad = -1, step = holey ? 2 : 1;
+    for (long i = 0; i <= step * mine && bad < 0; i++)
+        if (h[i] != (i % step == 0 && i < step * mine ? ival(x->wr[x->rank], i / step, salt)
+                                                      : -7))
+            bad = i;   /* (past the block and the holes untouched) */
+    CHECK(bad < 0, "%s scatterv%s base=%ld root=%d holey=%d: [%ld] wrong", x->name, mode(x),
+          base, root, holey, bad);
+}
+
+static void test_gatherv(struct ctx *x, long base, int root, int in_place, int holey, int salt)
 {
     int n = x->size, me = x->rank;
     int *cnt = xmalloc((size_t)n * sizeof *cnt), *dsp = xmalloc((size_t)n * sizeof *dsp);
     long span;
     gv_layout(x, base, cnt, dsp, &span);
-    long mine = cnt[me];
-    int *s = xmalloc((size_t)mine * sizeof *s), *r = xmalloc((size_t)span * sizeof *r);
+    long mine = cnt[me], step = holey ? 2 : 1;
+    int *s = xmalloc((size_t)(2 * mine + 1) * sizeof *s), *r = xmalloc((size_t)span * sizeof *r);
+    for (long i = 0; i <= 2 * mine; i++)
+        s[i] = -9;
     for (long i = 0; i < mine; i++)
-        s[i] = ival(x->wr[me], i, salt);
+        s[step * i] = ival(x->wr[me], i, salt);
     for (long i = 0; i < span; i++)
         r[i] = -7;
+    int one;
+    MPI_Datatype t = own_type(mine, holey, &one);
     const void *sb = s;
     if (in_place && me == root) {
-        memcpy(r + dsp[me], s, (size_t)mine * sizeof *s);
+        for (long i = 0; i < mine; i++)
+            r[dsp[me] + i] = s[step * i];
         sb = MPI_IN_PLACE;
     }
     /* non-roots pass garbage counts: only the root's are significant */
     int *rc_ = me == root ? cnt : NULL, *rd_ = me == root ? dsp : NULL;
     MPI_Request rq;
-    int rc = x->nb == 0 ? MPI_Gatherv(sb, (int)mine, MPI_INT, r, rc_, rd_, MPI_INT, root, x->comm)
+    int rc = x->nb == 0 ? MPI_Gatherv(sb, one, t, r, rc_, rd_, MPI_INT, root, x->comm)
              : x->nb == 1
-                 ? MPI_Igatherv(sb, (int)mine, MPI_INT, r, rc_, rd_, MPI_INT, root, x->comm, &rq)
-                 : MPI_Gatherv_init(sb, (int)mine, MPI_INT, r, rc_, rd_, MPI_INT, root, x->comm,
+                 ? MPI_Igatherv(sb, one, t, r, rc_, rd_, MPI_INT, root, x->comm, &rq)
+                 : MPI_Gatherv_init(sb, one, t, r, rc_, rd_, MPI_INT, root, x->comm,
                                     MPI_INFO_NULL, &rq);
     rc = finish(x, rc, &rq);
     CHECK(rc == MPI_SUCCESS, "%s gatherv%s rc %d", x->name, mode(x), rc);
-    if (me == root) {
-        long bad = -1;
-        for (long i = 0; i < span && bad < 0; i++) {
-            int want = -7;
-            for (int k = 0; k < n; k++)
-                if (i >= dsp[k] && i < dsp[k] + cnt[k])
-                    want = ival(x->wr[k], i - dsp[k], salt);
-            if (r[i] != want)
-                bad = i;
-        }
-        CHECK(bad < 0, "%s gatherv base=%ld root=%d inplace=%d: [%ld] = %d wrong", x->name,
-              base, root, in_place, bad, bad < 0 ? 0 : r[bad]);
-    }
+    if (me == root)
+        gatherv_check(x, r, cnt, dsp, span, base, root, in_place, holey, salt);
+    if (t != MPI_INT)
+        MPI_Type_free(&t);
     free(cnt), free(dsp), free(s), free(r);
 }
 
-static void test_scatterv(struct ctx *x, long base, int root, int in_place, int salt)
+static void test_scatterv(struct ctx *x, long base, int root, int in_place, int holey, int salt)
 {
     int n = x->size, me = x->rank;
     int *cnt = xmalloc((size_t)n * sizeof *cnt), *dsp = xmalloc((size_t)n * sizeof *dsp);
     long span;
     gv_layout(x, base, cnt, dsp, &span);
     long mine = cnt[me];
-    int *s = xmalloc((size_t)span * sizeof *s), *r = xmalloc((size_t)(mine + 1) * sizeof *r);
+    int *s = xmalloc((size_t)span * sizeof *s), *r = xmalloc((size_t)(2 * mine + 1) * sizeof *r);
     for (long i = 0; i < span; i++)
         s[i] = -1;
     for (int k = 0; k < n; k++)
         for (long i = 0; i < cnt[k]; i++)
             s[dsp[k] + i] = ival(x->wr[k], i, salt);
-    for (long i = 0; i <= mine; i++)
+    for (long i = 0; i <= 2 * mine; i++)
         r[i] = -7;
+    int one;
+    MPI_Datatype t = own_type(mine, holey, &one);
     void *rb = in_place && me == root ? MPI_IN_PLACE : r;
     int *sc_ = me == root ? cnt : NULL, *sd_ = me == root ? dsp : NULL;
     MPI_Request rq;
-    int rc = x->nb == 0 ? MPI_Scatterv(s, sc_, sd_, MPI_INT, rb, (int)mine, MPI_INT, root, x->comm)
+    int rc = x->nb == 0 ? MPI_Scatterv(s, sc_, sd_, MPI_INT, rb, one, t, root, x->comm)
              : x->nb == 1
-                 ? MPI_Iscatterv(s, sc_, sd_, MPI_INT, rb, (int)mine, MPI_INT, root, x->comm, &rq)
-                 : MPI_Scatterv_init(s, sc_, sd_, MPI_INT, rb, (int)mine, MPI_INT, root, x->comm,
+                 ? MPI_Iscatterv(s, sc_, sd_, MPI_INT, rb, one, t, root, x->comm, &rq)
+                 : MPI_Scatterv_init(s, sc_, sd_, MPI_INT, rb, one, t, root, x->comm,
                                      MPI_INFO_NULL, &rq);
     rc = finish(x, rc, &rq);
     CHECK(rc == MPI_SUCCESS, "%s scatterv%s rc %d", x->name, mode(x), rc);
-    if (rb != MPI_IN_PLACE) {
-        long bad = -1;
-        for (long i = 0; i < mine && bad < 0; i++)
-            if (r[i] != ival(x->wr[me], i, salt))
-                bad = i;
-        CHECK(bad < 0, "%s scatterv base=%ld root=%d: [%ld] wrong", x->name, base, root, bad);
-        CHECK(r[mine] == -7, "%s scatterv wrote past the block", x->name);
-    }
+    if (rb != MPI_IN_PLACE)
+        scatterv_check(x, r, mine, base, root, holey, salt);
+    if (t != MPI_INT)
+        MPI_Type_free(&t);
     free(cnt), free(dsp), free(s), free(r);
+}
+
+/* Igatherv and Iscatterv among other outstanding requests: persistent
+ * Gatherv_init and Scatterv_init (holey on the non-root side) started
+ * twice with new data, each time next to an Ibarrier, completed by
+ * MPI_Test alone; then an Iscatterv whose request the root frees
+ * (MPI_Request_free) while an Igatherv to another root is waited for. */
+static void test_vmix(struct ctx *x, long base, int root, int salt)
+{
+    int n = x->size, me = x->rank;
+    int *cnt = xmalloc((size_t)n * sizeof *cnt), *dsp = xmalloc((size_t)n * sizeof *dsp);
+    long span;
+    gv_layout(x, base, cnt, dsp, &span);
+    long mine = cnt[me];
+    int *gs = xmalloc((size_t)(2 * mine + 1) * sizeof *gs), *gr = xmalloc((size_t)span * sizeof *gr);
+    int *ss = xmalloc((size_t)span * sizeof *ss), *sr = xmalloc((size_t)(2 * mine + 1) * sizeof *sr);
+    int one;
+    MPI_Datatype t = own_type(mine, 1, &one);
+    int *c_ = me == root ? cnt : NULL, *d_ = me == root ? dsp : NULL;
+    MPI_Request rq[3];
+    int rc = MPI_Gatherv_init(gs, one, t, gr, c_, d_, MPI_INT, root, x->comm, MPI_INFO_NULL, &rq[0]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Scatterv_init(ss, c_, d_, MPI_INT, sr, one, t, root, x->comm, MPI_INFO_NULL,
+                               &rq[1]);
+    CHECK(rc == MPI_SUCCESS, "%s vmix init rc %d", x->name, rc);
+    int nb = x->nb;
+    x->nb = 2;
+    for (int it = 0; it < 2 && rc == MPI_SUCCESS; it++) {
+        int sl = salt + 7 * it;
+        for (long i = 0; i <= 2 * mine; i++)
+            gs[i] = -9, sr[i] = -7;
+        for (long i = 0; i < mine; i++)
+            gs[2 * i] = ival(x->wr[me], i, sl);
+        for (long i = 0; i < span; i++)
+            gr[i] = -7, ss[i] = -1;
+        for (int k = 0; k < n; k++)
+            for (long i = 0; i < cnt[k]; i++)
+                ss[dsp[k] + i] = ival(x->wr[k], i, sl);
+        rc = MPI_Start(&rq[0]);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Ibarrier(x->comm, &rq[2]);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Start(&rq[1]);
+        for (int done = 0; rc == MPI_SUCCESS && !done;)
+            rc = MPI_Testall(3, rq, &done, MPI_STATUSES_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "%s vmix run %d rc %d", x->name, it, rc);
+        if (me == root)
+            gatherv_check(x, gr, cnt, dsp, span, base, root, 0, 1, sl);
+        scatterv_check(x, sr, mine, base, root, 1, sl);
+    }
+    x->nb = 1;
+    MPI_Request_free(&rq[0]), MPI_Request_free(&rq[1]);
+    /* a freed Iscatterv at the root, an Igatherv to the next root waited */
+    int groot = (root + 1) % n;
+    int *g2c = me == groot ? cnt : NULL, *g2d = me == groot ? dsp : NULL;
+    for (long i = 0; i <= 2 * mine; i++)
+        sr[i] = -7, gs[i] = -9;
+    for (long i = 0; i < mine; i++)
+        gs[2 * i] = ival(x->wr[me], i, salt + 3);
+    for (long i = 0; i < span; i++)
+        gr[i] = -7, ss[i] = -1;
+    for (int k = 0; k < n; k++)
+        for (long i = 0; i < cnt[k]; i++)
+            ss[dsp[k] + i] = ival(x->wr[k], i, salt + 5);
+    rc = MPI_Iscatterv(ss, c_, d_, MPI_INT, sr, one, t, root, x->comm, &rq[1]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Igatherv(gs, one, t, gr, g2c, g2d, MPI_INT, groot, x->comm, &rq[0]);
+    if (rc == MPI_SUCCESS && me == root)
+        rc = MPI_Request_free(&rq[1]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && me != root)
+        rc = MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "%s vmix free rc %d", x->name, rc);
+    if (me == groot)
+        gatherv_check(x, gr, cnt, dsp, span, base, groot, 0, 1, salt + 3);
+    if (me != root)
+        scatterv_check(x, sr, mine, base, root, 1, salt + 5);
+    CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s vmix barrier", x->name);
+    x->nb = nb;
+    if (t != MPI_INT)
+        MPI_Type_free(&t);
+    free(cnt), free(dsp), free(gs), free(gr), free(ss), free(sr);
 }
 
 /* ---- Ibcast, Ireduce, Iallreduce and their persistent forms ---- */
@@ -606,12 +725,14 @@ static void run_nb(struct ctx *x, long large)
                 for (int ip = 0; ip < 2; ip++) {
                     test_igather(x, per, roots[ri], ip, 0, salt + ri);
                     test_igather(x, per, roots[ri], ip, 1, salt + ri);
-                    if (ri == 0) {
-                        test_gatherv(x, per, roots[ri], ip, salt + ri);
-                        test_scatterv(x, per, roots[ri], ip, salt + ri);
+                    /* the v forms at every root, holey on the non-root side at one */
+                    test_gatherv(x, per, roots[ri], ip, ri == 1, salt + ri);
+                    test_scatterv(x, per, roots[ri], ip, ri == 1, salt + ri);
+                    if (ri == 0)
                         test_iallgatherv(x, per, ip, salt);
-                    }
                 }
+            if (x->nb == 1 && (si == 1 || si == 2))
+                test_vmix(x, per, roots[2], salt);
             CHECK(MPI_Barrier(x->comm) == MPI_SUCCESS, "%s barrier", x->name);
         }
     x->nb = 0;
@@ -643,8 +764,8 @@ static void run(struct ctx *x, long large)
         long per = n / x->size;
         for (int ri = 0; ri < 3 && (ri == 0 || !big); ri++)
             for (int ip = 0; ip < 2; ip++) {
-                test_gatherv(x, per, roots[ri], ip, salt + ri);
-                test_scatterv(x, per, roots[ri], ip, salt + ri);
+                test_gatherv(x, per, roots[ri], ip, 0, salt + ri);
+                test_scatterv(x, per, roots[ri], ip, 0, salt + ri);
             }
         for (int ri = 0; ri < 3 && (ri == 0 || !big); ri++) {
             test_ibcast(x, n, roots[ri], ri == 1, salt + ri);

@@ -64,8 +64,8 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
  * *req.  smap_hier_nb_use(c): the job spans nodes and SMAP_COLL_HIER is on
  * (local: builds nothing).  They answer SMAP_HIER_FLAT when c is on one
  * node, when nothing moves, for a non-commutative op over interleaved
- * nodes (Iscan, Iexscan: any op), and for Igather/Iscatter below their
- * crossovers or with one rank per node.  Igatherv, Iscatterv,
+ * nodes (Iscan, Iexscan: any op), for Igather/Iscatter below their
+ * crossovers, and for the four rooted forms with one rank per node.
  * Ialltoallv and Ialltoallw have none (flat schedules). */
 int smap_hier_nb_use(smap_comm_t *c);
 int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
@@ -87,13 +87,21 @@ int smap_hier_ireduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rco
 int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                     MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c,
                     MPI_Request *req);
-/* The plain forms (the binding keeps the v forms flat). */
+/* The plain forms (nbc_gather.c). */
 int smap_hier_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                       MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
                       MPI_Request *req);
 int smap_hier_iscatter(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                        MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
                        MPI_Request *req);
+/* The v forms (nbc_gatherv.c): counts and displacements read at the root
+ * only; the leaders learn their members' sizes while the schedule runs. */
+int smap_hier_igatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                       struct smap_cvec rcounts, struct smap_cvec displs, smap_dtype_t *rt,
+                       int root, smap_comm_t *c, MPI_Request *req);
+int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_cvec displs,
+                        smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt,
+                        int root, smap_comm_t *c, MPI_Request *req);
 /* Ialltoall (plain form), only with SMAP_COLL_HIER_ALLTOALL=1. */
 int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req);
 

@@ -8,7 +8,7 @@
  * -- the leader, or a rooted collective's root on its node -- and release
  * from it), Ibcast and Ibarrier.  nbc_reduce.c: Ireduce, Iallreduce,
  * Ireduce_scatter(_block), Iscan, Iexscan; nbc_gather.c: Iallgather(v),
- * Igather, Iscatter.
+ * Igather, Iscatter; nbc_gatherv.c: Igatherv, Iscatterv.
  *
  * Ibcast: the root hands the data to its node's leader; the leaders
  * broadcast along a binomial tree of nodes rooted at the root's node;

@@ -7,9 +7,8 @@
  * root's node gathers straight into the root's buffer (the root is the
  * hub); every other node gathers its blocks packed (bytes, node order) on
  * its leader, which sends them to the root in one message.  Iscatter: the
- * mirror.  Igatherv and Iscatterv stay flat: only the root knows the
- * counts, so a leader cannot size what it gathers in a schedule built in
- * advance (a persistent schedule cannot grow at run time). */
+ * mirror.  Igatherv and Iscatterv: nbc_gatherv.c (the leaders learn
+ * their members' block sizes while the schedule runs). */
 #include "coll/hier/internal.h"
 
 #include "base/tunables.h"

@@ -19,6 +19,10 @@ struct sched_op {
     int kind, peer, posted;
     int remote;              /* OP_SEND, OP_RECV: peer is in c's remote group */
     const void *in;          /* send/recv buffer (recv: written), copy/reduce source */
+    /* a message placed and sized at run time (smap_sched_send_late):
+     * buffer *late_buf + *late_off bytes, *late_n elements; NULL: in, n1 */
+    char *const *late_buf;
+    const MPI_Count *late_off, *late_n;
     void *out;               /* copy destination, reduce inout */
     MPI_Count n1, n2;
     smap_dtype_t *t1, *t2;   /* one reference each (derived types) */

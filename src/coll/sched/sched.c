@@ -91,6 +91,31 @@ int smap_sched_recv(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype
     return add_msg(s, OP_RECV, buf, count, dt, src, 0);
 }
 
+static int add_late(struct smap_sched *s, int kind, char *const *buf, const MPI_Count *off,
+                    const MPI_Count *count, smap_dtype_t *dt, int peer)
+{
+    int rc = add_msg(s, kind, NULL, 0, dt, peer, 0);
+    if (rc != MPI_SUCCESS || peer == MPI_PROC_NULL)
+        return rc;
+    struct sched_op *op = s->ops[s->nops - 1];
+    op->late_buf = buf;
+    op->late_off = off;
+    op->late_n = count;
+    return MPI_SUCCESS;
+}
+
+int smap_sched_send_late(struct smap_sched *s, char *const *buf, const MPI_Count *off,
+                         const MPI_Count *count, smap_dtype_t *dt, int dest)
+{
+    return add_late(s, OP_SEND, buf, off, count, dt, dest);
+}
+
+int smap_sched_recv_late(struct smap_sched *s, char *const *buf, const MPI_Count *off,
+                         const MPI_Count *count, smap_dtype_t *dt, int src)
+{
+    return add_late(s, OP_RECV, buf, off, count, dt, src);
+}
+
 int smap_sched_send_remote(struct smap_sched *s, const void *buf, MPI_Count count,
                            smap_dtype_t *dt, int dest)
 {
@@ -211,6 +236,10 @@ static int start_round(struct smap_sched *s)
         struct sched_op *op = s->ops[i];
         int rc = MPI_SUCCESS;
         int tag = op->remote ? s->rtag : s->tag;
+        if (op->late_buf && (op->kind == OP_SEND || op->kind == OP_RECV)) {
+            op->in = *op->late_buf + (op->late_off ? *op->late_off : 0);
+            op->n1 = *op->late_n;
+        }
         if (op->kind == OP_SEND) {
             const struct MPI_ABI_Group *g = op->remote ? s->c->remote_group : s->c->group;
             int lr = smap_p2p_local_rank(smap_group_world_rank(g, op->peer));

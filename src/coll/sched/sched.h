@@ -83,6 +83,16 @@ void smap_sched_free(struct smap_sched *s);
 #define SMAP_SCHED_AGAIN (-1)
 typedef int smap_sched_fn(struct smap_sched *s, void *arg);
 int smap_sched_callback(struct smap_sched *s, smap_sched_fn *fn, void *arg);
+/* A message whose place and size an earlier round computed (a leader
+ * that learns its members' block sizes from the schedule's own messages):
+ * read when its round runs, buffer *buf + *off bytes (off NULL: 0),
+ * *count elements of dt.  The pointers must stay valid (scratch of s) for
+ * every run: a persistent schedule is built once and sized anew at each
+ * start. */
+int smap_sched_send_late(struct smap_sched *s, char *const *buf, const MPI_Count *off,
+                         const MPI_Count *count, smap_dtype_t *dt, int dest);
+int smap_sched_recv_late(struct smap_sched *s, char *const *buf, const MPI_Count *off,
+                         const MPI_Count *count, smap_dtype_t *dt, int src);
 /* Scratch for `count` elements of t in t's layout (the returned pointer is
  * where element 0 goes; the bytes below it up to t's true lower bound are
  * part of the scratch).  NULL when out of memory. */
