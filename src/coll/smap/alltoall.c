@@ -97,7 +97,6 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
         a2a_self(&x);
     }
     csm_publish(s);
-    csm_consume();
     for (int k = 1; k < s->n; k++) {
         int i = (s->me + k) % s->n;   /* destinations spread over the sources */
         const struct csm_wline *l = csm_wide(s, i, t) + (s->me < i ? s->me : s->me - 1) * lpd;

@@ -185,8 +185,12 @@ static inline uint64_t csm_publish(struct csm_comm *s)
     return t;
 }
 /* Set when this process waits for a peer's step to read what it wrote
- * (smap_coll_consumed_take: the node barrier's hint).  Waits that only
- * make sure peers are done with our cells (csm_prepare*) do not count. */
+ * while that peer waits for nobody: a rooted collective's receiver (bcast,
+ * scatter) or a reduce root (smap_coll_consumed_take: the node barrier's
+ * hint, to leave after its producers).  Symmetric steps (csm_sync: each
+ * rank both writes and reads) and waits that only make sure peers are
+ * done with our cells (csm_prepare*) do not count: there every rank waits
+ * for every other, and leaving in any order costs the same. */
 extern _Atomic int csm_consumed;
 static inline void csm_consume(void)
 {
@@ -199,10 +203,8 @@ enum { CSM_ALL = -1, CSM_NONE = -2 };
 static inline int csm_sync_some(struct csm_comm *s, int who)
 {
     uint64_t t = csm_publish(s);
-    if (who == CSM_ALL) {
-        csm_consume();
+    if (who == CSM_ALL)
         return csm_wait_all(s, t);
-    }
     if (who >= 0 && who != s->me) {
         csm_consume();
         return csm_wait(s, who, t);
