@@ -43,7 +43,7 @@ static SMAP_COLD int barrier_failed(MPI_Comm comm)
 static int node_barrier(MPI_Comm comm)
 {
     unsigned g;
-    int rc = smap_node_barrier_arrive(&g);
+    int rc = smap_node_barrier_arrive(&g, smap_coll_consumed_take());
     if (rc != 0)
         return rc > 0 ? MPI_SUCCESS : barrier_failed(comm);
     struct smap_waiter w;

@@ -88,6 +88,10 @@ void smap_coll_slot_claim(int k, uint64_t step);
 int smap_coll_release(smap_comm_t *c);
 /* A barrier through the control blocks (one sync). */
 int smap_coll_barrier(smap_comm_t *c);
+/* Whether this process waited for a peer's data in a collective since the
+ * last call (and forgets it): the node barrier then lets the producers
+ * leave first (src/smap/barrier.c). */
+int smap_coll_consumed_take(void);
 
 /* Why the last collective of this thread failed (static text). */
 const char *smap_coll_why(void);

@@ -12,6 +12,25 @@
  * barrier costs half a ping-pong, not a whole one.  Each line is read by
  * n-1 ranks, so the traffic grows as n^2: hence the bound.
  *
+ * Which rank leaves first matters to the call after the barrier: a line
+ * a peer stored reaches us one transfer after the store, whenever we
+ * start polling it.  Flat, the last rank to arrive finds every other
+ * arrival there already and leaves at once, one transfer before the
+ * others see it; in a loop of "barrier; collective" that last rank is the
+ * one that waited for data in the collective (a bcast receiver, a reduce
+ * root), and it now leaves first and waits again, two transfers, for data
+ * its producer writes only after leaving itself.  So a rank that consumed
+ * peers' data since its last barrier (the caller says so: `late`) leaves
+ * a flat barrier only once a peer (the helper: local rank 0, or 1 for
+ * rank 0) shows in its `released` line that it saw every arrival: the
+ * producers leave first and the consumer one transfer after them, as
+ * their first line reaches it (gather/release's order, for the ranks that
+ * benefit from it).  Everyone stores `released` after seeing every
+ * arrival; the consumer checked every arrival itself, so the wait for the
+ * helper is advisory: it is bounded (BAR_ACK_POLLS) and a dead or
+ * descheduled helper only ends it early.  A loop of bare barriers
+ * consumes nothing and stays at one transfer per barrier.
+ *
  * Gather/release (more ranks, or more ranks than CPUs): local rank 0 (the
  * gatherer) polls the `arrived` lines, and once all show e it stores e in
  * `released`, a line of its own region that every other rank polls.  An
@@ -59,8 +78,15 @@
 
 struct node_bar {
     _Alignas(64) atomic_uint arrived;    /* every rank's own: its last barrier */
-    _Alignas(64) atomic_uint released;   /* local rank 0's: the last one completed */
+    _Alignas(64) atomic_uint released;   /* gather/release: local rank 0's, the last one
+                                            completed; flat: every rank's, the last one
+                                            whose arrivals it saw all */
 };
+
+/* Polls a late rank gives its helper (flat shape) before it leaves
+ * anyway: the helper's `released` normally shows within two line
+ * transfers, so this only ends the waits on a helper without a CPU. */
+#define BAR_ACK_POLLS 200u
 _Static_assert(sizeof(struct node_bar) <= SMAP_CTL_BARRIER_BYTES, "barrier outgrew its ctl bytes");
 
 /* Local rank lr's barrier lines through our view, NULL when not mapped
@@ -100,6 +126,18 @@ static inline int is_flat(void)
  * time. */
 static int poll_next;
 
+/* Flat: whether the current barrier waits for its helper's `released`
+ * (the caller consumed data since its last barrier), whether every
+ * arrival was seen already (only that wait is left), and its polls. */
+static int bar_late, bar_all_in;
+static unsigned bar_ack_polls;
+
+/* The peer a late rank waits for (flat shape). */
+static inline int helper(void)
+{
+    return smap_my_local_rank == 0 ? 1 : 0;
+}
+
 /* Polls the arrivals not seen yet, once each: 1 when every peer has
  * arrived at e. */
 static int all_arrived(unsigned e)
@@ -115,6 +153,28 @@ static int all_arrived(unsigned e)
             return 0;
     }
     poll_next = 0;
+    return 1;
+}
+
+/* Flat: 1 once barrier e is done for this rank.  Every rank stores
+ * `released` when it has seen every arrival; a late one then waits
+ * (bounded) until its helper's shows e too. */
+static int flat_done(unsigned e)
+{
+    if (!bar_all_in) {
+        if (!all_arrived(e))
+            return 0;
+        atomic_store_explicit(&bar_of(smap_my_local_rank)->released, e, memory_order_release);
+        if (!bar_late)
+            return 1;
+        bar_all_in = 1;
+        bar_ack_polls = 0;
+    }
+    struct node_bar *h = bar_of(helper());
+    if (h && !reached(atomic_load_explicit(&h->released, memory_order_acquire), e) &&
+        ++bar_ack_polls < BAR_ACK_POLLS)
+        return 0;
+    bar_all_in = 0;
     return 1;
 }
 
@@ -169,6 +229,7 @@ static SMAP_COLD int peer_died(void)
         if (lr != smap_my_local_rank && !smap_peers[lr].alive) {
             smap_warn("node barrier: local rank %d (pid %ld) has died", lr, (long)smap_peers[lr].pid);
             poll_next = 0;   /* this barrier is abandoned */
+            bar_all_in = 0;
             return 1;
         }
     return 0;
@@ -181,7 +242,7 @@ static _Thread_local unsigned pending_e;
 /* Arrival half: 1 when this rank completed the barrier already (flat:
  * everyone was in; gather/release: local rank 0 saw every arrival), 0
  * with the epoch to wait for in *gen, -1 on failure. */
-int smap_node_barrier_arrive(unsigned *gen)
+int smap_node_barrier_arrive(unsigned *gen, int late)
 {
     struct node_bar *me = bar_of(smap_my_local_rank);
     if (SMAP_UNLIKELY(!me))
@@ -196,8 +257,12 @@ int smap_node_barrier_arrive(unsigned *gen)
         e = atomic_load_explicit(&me->arrived, memory_order_relaxed) + 1;
         /* release: our writes before the barrier reach whoever leaves it */
         atomic_store_explicit(&me->arrived, e, memory_order_release);
-        if (flat && all_arrived(e))
-            return 1;
+        if (flat) {
+            bar_late = late;
+            bar_all_in = 0;
+            if (flat_done(e))
+                return 1;
+        }
     }
     *gen = pending_e = e;
     pending = 1;
@@ -211,7 +276,7 @@ int smap_node_barrier_done(unsigned e)
 {
     int done;
     if (is_flat()) {
-        done = all_arrived(e);
+        done = flat_done(e);
     } else if (smap_my_local_rank == 0) {
         done = gather(e);
     } else {
@@ -240,6 +305,8 @@ int smap_node_barrier_peer_died(void)
         if (!peer_exited())
             return 0;
         unsigned e = pending_e;
+        if (bar_all_in)
+            bar_ack_polls = BAR_ACK_POLLS;   /* everyone arrived: only the advisory wait is left */
         if (smap_node_barrier_done(e)) {
             pending = 1;   /* the caller's next poll completes it */
             return 0;
@@ -268,7 +335,7 @@ SMAP_EXPORT int smap_node_barrier(void)
     if (smap_nlocal == 1)
         return 0;
     unsigned e;
-    int rc = smap_node_barrier_arrive(&e);
+    int rc = smap_node_barrier_arrive(&e, 0);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
     struct smap_waiter w;

@@ -249,17 +249,19 @@ int smap_cma_try(pid_t pid, const void *addr, size_t len, char *why, size_t whyl
 int smap_caps_probe(char *err, size_t errlen);
 
 /* ---- Node barrier (barrier.c) ------------------------------------------ */
-/* Gather/release over the control regions once peers are attached (local
- * rank 0 gathers the arrivals and releases the others); over the bootstrap
- * before.  Returns 0 or -1. */
+/* Flag lines in the control regions once peers are attached (flat, or
+ * gather/release: barrier.c); over the bootstrap before.  Returns 0 or
+ * -1. */
 int smap_node_barrier(void);
 /* The same in two halves, for callers that must do other work while they
  * wait (MPI_Barrier drives point-to-point progress).  Only once peers are
  * attached and with more than one local rank.  arrive: 1 done at once, 0
  * wait for *gen, -1 failure.  done: 1 once the barrier of *gen completed
- * (local rank 0 completes it inside done when the last arrival shows, so
- * it must keep calling done until 1). */
-int smap_node_barrier_arrive(unsigned *gen);
+ * for this rank (the barrier finishes its steps inside done, so callers
+ * keep calling it until 1).  late: this rank consumed peers' data since
+ * its last barrier, so in the flat shape it leaves after a peer that saw
+ * every arrival (barrier.c: the producers of the next call leave first). */
+int smap_node_barrier_arrive(unsigned *gen, int late);
 int smap_node_barrier_done(unsigned gen);
 int smap_node_barrier_peer_died(void);
 

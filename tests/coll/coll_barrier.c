@@ -10,13 +10,20 @@
  * every slot: all must read exactly i (nobody stores i+1 before passing
  * barrier B, which needs our arrival), and then barrier B.  A barrier that
  * lets a rank out early, or a release mistaken for an older one, shows as
- * a wrong value.  Argument 1: rounds (default 200).
+ * a wrong value.  Before barrier B a rank-and-round chosen collective
+ * (none, a bcast from a rotating root, a reduce to it, an allreduce)
+ * makes some ranks consumers, which a flat barrier lets out only after a
+ * helper saw every arrival (barrier.c): the same checks hold, with the
+ * consumers in turn first, last, the helper and not.  Argument 1: rounds
+ * (default 200).
  *
  * "dead V": rank V exits after one barrier, the others' next MPI_Barrier
  * must return an error (MPI_ERRORS_RETURN) instead of hanging: V = 0 is
  * the gatherer (the waiters poll its release line), any other V is one
  * whose arrival the gatherer never sees (flat: one whose arrival nobody
- * sees). */
+ * sees).  Every rank takes part in a bcast from rank V before the first
+ * barrier, so all but V arrive at it as consumers (flat: waiting for the
+ * helper, local rank 0 or 1, which may be V, about to exit). */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -57,9 +64,37 @@ static void arrive_late(int me, int round)
     }
 }
 
+/* Round i's collective before barrier B (checked): which ranks consumed
+ * peers' data since barrier A changes with the round. */
+static void consume(int me, int np, int i)
+{
+    int root = i % np, v = me * 3 + i, out = -1, want = 0;
+    for (int r = 0; r < np; r++)
+        want += r * 3 + i;
+    switch (mix((unsigned)i * 31u) % 4) {
+    case 0:
+        break;
+    case 1:
+        CHECK_RC(MPI_Bcast(&v, 1, MPI_INT, root, MPI_COMM_WORLD));
+        CHECK(v == root * 3 + i, "round %d: bcast from %d gave rank %d %d", i, root, me, v);
+        break;
+    case 2:
+        CHECK_RC(MPI_Reduce(&v, &out, 1, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD));
+        CHECK(me != root || out == want, "round %d: reduce to %d gave %d, not %d", i, root, out, want);
+        break;
+    default:
+        CHECK_RC(MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(out == want, "round %d: allreduce gave rank %d %d, not %d", i, me, out, want);
+        break;
+    }
+}
+
 static int dead_mode(int me, int victim)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int v = me == victim ? 42 : -1;
+    CHECK_RC(MPI_Bcast(&v, 1, MPI_INT, victim, MPI_COMM_WORLD));
+    CHECK(v == 42, "rank %d: bcast from %d gave %d", me, victim, v);
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     if (me == victim)
         _exit(0);
@@ -106,6 +141,7 @@ int main(int argc, char **argv)
             int v = atomic_load_explicit(slot[r], memory_order_relaxed);
             CHECK(v == i, "round %d: rank %d reads rank %d at round %d", i, me, r, v);
         }
+        consume(me, np, i);
         arrive_late(me, 2 * i + 1);
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     }

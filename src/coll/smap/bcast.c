@@ -98,6 +98,7 @@ static int bcast_wide(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
         return MPI_SUCCESS;
     }
     csm_publish(s);
+    csm_consume();
     const struct csm_wline *l = csm_wide(s, root, step);
     /* not all there yet: the cell's step, stored after every line, brings
      * the wait policy and the dead-peer check */

@@ -184,6 +184,18 @@ static inline uint64_t csm_publish(struct csm_comm *s)
     atomic_store_explicit(&csm_cell(s, s->me, t)->seq, t, memory_order_release);
     return t;
 }
+/* Set when this process waits for a peer's step to read what it wrote
+ * while that peer waits for nobody: a rooted collective's receiver (bcast,
+ * scatter) or a reduce root (smap_coll_consumed_take: the node barrier's
+ * hint, to leave after its producers).  Symmetric steps (csm_sync: each
+ * rank both writes and reads) and waits that only make sure peers are
+ * done with our cells (csm_prepare*) do not count: there every rank waits
+ * for every other, and leaving in any order costs the same. */
+extern _Atomic int csm_consumed;
+static inline void csm_consume(void)
+{
+    atomic_store_explicit(&csm_consumed, 1, memory_order_relaxed);
+}
 /* Publishes the next step and waits for comm rank `who` to reach it
  * (CSM_ALL: everyone; CSM_NONE, or ourselves: nobody).  0, or
  * MPI_ERR_OTHER when a peer died. */
@@ -193,8 +205,10 @@ static inline int csm_sync_some(struct csm_comm *s, int who)
     uint64_t t = csm_publish(s);
     if (who == CSM_ALL)
         return csm_wait_all(s, t);
-    if (who >= 0 && who != s->me)
+    if (who >= 0 && who != s->me) {
+        csm_consume();
         return csm_wait(s, who, t);
+    }
     return MPI_SUCCESS;
 }
 /* Publishes the next step and waits for every peer to reach it. */

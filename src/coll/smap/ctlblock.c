@@ -270,6 +270,16 @@ int smap_coll_release(smap_comm_t *c)
     return rc;
 }
 
+_Atomic int csm_consumed;
+
+int smap_coll_consumed_take(void)
+{
+    if (!atomic_load_explicit(&csm_consumed, memory_order_relaxed))
+        return 0;
+    atomic_store_explicit(&csm_consumed, 0, memory_order_relaxed);
+    return 1;
+}
+
 int smap_coll_barrier(smap_comm_t *c)
 {
     if (c->slot < 0)   /* no control block: a schedule instead (src/coll/nbc) */

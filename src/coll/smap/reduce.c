@@ -157,6 +157,8 @@ static int replicated(struct red *r)
     int rc;
     /* Reduce: only the root reads, so only it waits */
     int who = r->kind != RK_REDUCE ? CSM_ALL : s->me == r->root ? CSM_ALL : CSM_NONE;
+    if (r->kind == RK_REDUCE && s->me == r->root)
+        csm_consume();   /* the others wait for nobody: let them leave a barrier first */
     if ((rc = csm_sync_some(s, who)))
         return rc;
     int me = s->me, hi = s->n - 1;
