@@ -1,4 +1,5 @@
-/* smap_fork_many: 50 forks in a row; every child allocates and frees,
+/* smap_fork_many: 50 forks in a row (12 under AddressSanitizer, whose
+ * shadow memory makes each fork ~0.4 s); every child allocates and frees,
  * checks it got the parent's current values, and exits with a code the
  * parent checks.  The parent's heap, globals and allocator stay intact.
  * Also run with SMAP_EXPOSE=none, where fork() is glibc's, and with argv[1]
@@ -12,17 +13,23 @@ extern pid_t __fork(void);
 
 static volatile int g_iter;
 
+#ifdef __SANITIZE_ADDRESS__
+#define FORKS 12
+#else
+#define FORKS 50
+#endif
+
 int main(int argc, char **argv)
 {
     CHECK_RC(MPI_Init(&argc, &argv));
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int *list = malloc(50 * sizeof *list);
+    int *list = malloc(FORKS * sizeof *list);
     CHECK(list != NULL, "malloc");
     int bypass = argc > 1 && strcmp(argv[1], "bypass") == 0;
     volatile int on_stack = 0;
     fork_expect_exposure(list, (const void *)&g_iter, (const void *)&on_stack);
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < FORKS; i++) {
         g_iter = i;
         on_stack = i * 3;
         list[i] = i * 7 + rank;
