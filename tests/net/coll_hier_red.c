@@ -702,6 +702,20 @@ static void test_iallgatherv(struct ctx *x, long base, int in_place, int salt)
 
 /* The non-blocking (nb 1) and persistent (nb 2: one size, the schedule
  * is the same) forms of the collectives above, fewer sizes. */
+/* Reduce_scatter(_block) and Scan/Exscan of n elements in all (a block
+ * per rank for reduce-scatter), in place or not, commutative or not. */
+static void test_redscat_scan(struct ctx *x, long n, int salt)
+{
+    long per = n / x->size + (n > 0 && n < x->size);
+    for (int ip = 0; ip < 2; ip++)
+        for (int nc = 0; nc < 2; nc++) {
+            test_redscat(x, per, 1, ip, nc, salt);
+            test_redscat(x, per, 0, ip, nc, salt + 1);
+            test_scan(x, n, 0, ip, nc, salt);
+            test_scan(x, n, 1, ip, nc, salt + 2);
+        }
+}
+
 static void run_nb(struct ctx *x, long large)
 {
     long sizes[] = { 0, 7, 1001, large };
@@ -712,14 +726,7 @@ static void run_nb(struct ctx *x, long large)
             int salt = 20 + si + 5 * x->nb, big = si == 3;
             if (x->nb == 2 && si != 1)
                 continue;
-            for (int ip = 0; ip < 2; ip++)
-                for (int nc = 0; nc < 2; nc++) {
-                    long per = n / x->size + (n > 0 && n < x->size);
-                    test_redscat(x, per, 1, ip, nc, salt);
-                    test_redscat(x, per, 0, ip, nc, salt + 1);
-                    test_scan(x, n, 0, ip, nc, salt);
-                    test_scan(x, n, 1, ip, nc, salt + 2);
-                }
+            test_redscat_scan(x, n, salt);
             long per = n / x->size;
             for (int ri = 0; ri < 3 && (ri == 0 || !big); ri++)
                 for (int ip = 0; ip < 2; ip++) {
@@ -752,15 +759,7 @@ static void run(struct ctx *x, long large)
         long n = sizes[si];
         int big = si == 4;
         int salt = si;
-        for (int ip = 0; ip < 2; ip++)
-            for (int nc = 0; nc < 2; nc++) {
-                /* reduce-scatter: n elements in all, a block per rank */
-                long per = n / x->size + (n > 0 && n < x->size);
-                test_redscat(x, per, 1, ip, nc, salt);
-                test_redscat(x, per, 0, ip, nc, salt + 1);
-                test_scan(x, n, 0, ip, nc, salt);
-                test_scan(x, n, 1, ip, nc, salt + 2);
-            }
+        test_redscat_scan(x, n, salt);
         long per = n / x->size;
         for (int ri = 0; ri < 3 && (ri == 0 || !big); ri++)
             for (int ip = 0; ip < 2; ip++) {
