@@ -31,6 +31,13 @@
 #                   its hierarchical coll/han selected).
 #   BENCH_NET_PROVIDER  libfabric provider of the inter-node part (default
 #                   net, smartmap's own default; e.g. "tcp" for tcp;ofi_rxm)
+#   BENCH_GIT_DESCRIBE  the commit the results name (default: git describe)
+#   BENCH_BUILD     1 (default): build the programs of every MPI, then run;
+#                   only: build them (and the probe) into bench/work, then stop;
+#                   0: run the programs already in bench/work (built by
+#                   BENCH_BUILD=only, maybe on another machine: see
+#                   scripts/bench_offline.sh, which carries them and the
+#                   peers' run-time files to a machine with no package access)
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,6 +66,8 @@ QUICK=${QUICK:-0}
 [ "$QUICK" = 1 ] || QUICK=0
 if [ "$QUICK" = 1 ]; then def_reps=2; def_timeout=60; else def_reps=5; def_timeout=180; fi
 REPS=${BENCH_REPS:-$def_reps}
+BUILD=${BENCH_BUILD:-1}
+case $BUILD in 0|1|only) ;; *) echo "bench: BENCH_BUILD must be 1, 0 or only (got '$BUILD')" >&2; exit 2 ;; esac
 # Inter-node: latency, bandwidth, message rate and the collectives.
 NET_FILTER='^(latency|bw|bibw|msgrate|barrier|bcast|reduce|allreduce|allgather|alltoall)$'
 # More than 2 hosts: the collectives (point-to-point stays 2 x 1, as at 2).
@@ -174,7 +183,7 @@ fi
 # ---------------------------------------------------------------- packages
 # The Makefile's bench target installs the build dependencies; the peers and
 # gnuplot come from the 'bench' set (a no-op when they are installed).
-if ! scripts/install-deps.sh bench >"$work/install-deps.log" 2>&1; then
+if [ "$BUILD" != 0 ] && ! scripts/install-deps.sh bench >"$work/install-deps.log" 2>&1; then
     say "warning: scripts/install-deps.sh bench failed (see $work/install-deps.log); using what is installed"
 fi
 
@@ -204,7 +213,9 @@ meta_put filter "$FILTER"
 meta_put timeout "$TIMEOUT"
 meta_put slow_factor "$SLOW_FACTOR"
 meta_put mpis "$MPIS"
-meta_put smartmap_git "$(git describe --always --dirty 2>/dev/null || echo unknown)"
+# A tree copied without .git (scripts/bench_offline.sh) names its commit here.
+git_id=${BENCH_GIT_DESCRIBE:-$(git describe --always --dirty 2>/dev/null || echo unknown)}
+meta_put smartmap_git "$git_id"
 
 # ---------------------------------------------------------------- launchers
 # Open MPI refuses root without these; harmless otherwise.
@@ -302,6 +313,25 @@ done
 
 # ---------------------------------------------------------------- build
 declare -A PROG_OK
+# BENCH_BUILD=0: the programs an earlier BENCH_BUILD=only left in bench/work.
+reuse_mpi() {
+    local m=$1 dir=$work/$1 log=$work/$1/build.log launcher=${LAUNCH[$1]%% *} ok=0 p
+    echo "BENCH_BUILD=0: reusing the programs in $dir" >>"$log"
+    if ! command -v "$launcher" >/dev/null 2>&1; then
+        echo "launcher $launcher not found" >>"$log"
+        STATUS[$m]="build failed (see $log)"
+        return
+    fi
+    for p in "${programs[@]}" info; do
+        if [ -x "$dir/$p" ]; then
+            PROG_OK[$m/$p]=1
+            [ "$p" != info ] && ok=$((ok + 1))
+        else
+            echo "missing: $dir/$p" >>"$log"
+        fi
+    done
+    if [ $ok -eq 0 ]; then STATUS[$m]="no programs (see $log)"; else STATUS[$m]=ok; fi
+}
 build_mpi() {
     local m=$1 dir=$work/$1 log=$work/$1/build.log
     mkdir -p "$dir"
@@ -314,12 +344,16 @@ build_mpi() {
         fi
     fi
     local cc=${CC[$m]} launcher=${LAUNCH[$m]%% *}
+    if [ "$BUILD" = 0 ]; then
+        reuse_mpi "$m"
+        return
+    fi
     if ! command -v "$cc" >/dev/null 2>&1; then
         echo "compiler wrapper $cc not found" >>"$log"
         STATUS[$m]="build failed (see $log)"
         return
     fi
-    if ! command -v "$launcher" >/dev/null 2>&1; then
+    if [ "$BUILD" = 1 ] && ! command -v "$launcher" >/dev/null 2>&1; then
         echo "launcher $launcher not found" >>"$log"
         STATUS[$m]="build failed (see $log)"
         return
@@ -368,10 +402,19 @@ for m in "${mpi_list[@]}"; do
 done
 
 probe_ok=0
-if cc -std=gnu11 -O2 -o "$work/probe" bench/probe.c >"$work/probe.build.log" 2>&1; then
+if [ "$BUILD" = 0 ] && [ -x "$work/probe" ]; then
+    probe_ok=1
+elif cc -std=gnu11 -O2 -o "$work/probe" bench/probe.c >"$work/probe.build.log" 2>&1; then
     probe_ok=1
 else
     say "warning: the probe does not build (see $work/probe.build.log): no slow-state detection"
+fi
+
+if [ "$BUILD" = only ]; then
+    bad=0
+    for m in "${mpi_list[@]}"; do [ "${STATUS[$m]}" = ok ] || bad=1; done
+    say "BENCH_BUILD=only: programs built in $work/; run them with BENCH_BUILD=0"
+    exit $bad
 fi
 
 # ---------------------------------------------------------------- versions and bindings
@@ -400,7 +443,7 @@ version_of() {
             mpich) lib="MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')" ;;
         esac
     fi
-    [ "$(base_mpi "$m")" = smartmap ] && lib="$lib (git $(git describe --always --dirty 2>/dev/null || echo '?'))"
+    [ "$(base_mpi "$m")" = smartmap ] && lib="$lib (git $git_id)"
     meta_put "version_$m" "$lib"
 }
 for m in "${mpi_list[@]}"; do version_of "$m"; done
