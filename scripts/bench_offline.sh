@@ -11,8 +11,8 @@
 #       Open MPI's launcher, components and help files, MPICH's hydra, UCX's
 #       and PMIx's plug-ins, and the shared libraries all of those load.
 #   scripts/bench_offline.sh unpack FILE.tar.xz DIR
-#       On the other machine, in a checkout of the same tree: puts build/ and
-#       bench/work/ back in the tree and the run-time files under DIR, and
+#       On the other machine, in a checkout of the same tree: puts build/
+#       (less its objects: `ctest` runs there too) and bench/work/ back in the tree and the run-time files under DIR, and
 #       prints the environment (as shell exports) that makes the peers find
 #       them: eval "$(scripts/bench_offline.sh unpack b.tar.xz /tmp/rt)"
 #       then BENCH_BUILD=0 scripts/bench.sh (any BENCH_* settings).
@@ -85,7 +85,8 @@ pack() {
     ln -s mpiexec.hydra "$stage/rt/bin/mpiexec.mpich"
     echo "$top" >"$stage/rt/packed_tree"
     tar -C "$stage" -cf - rt | xz -T0 -6 >"$out.rt.tmp"
-    tar -cf - build/bin build/lib build/include bench/work/smartmap bench/work/openmpi \
+    # The whole build tree less objects: ctest runs there too.
+    tar --exclude='*.o' --exclude='CMakeFiles' -cf - build bench/work/smartmap bench/work/openmpi \
         bench/work/mpich bench/work/probe | xz -T0 -6 >"$out.tree.tmp"
     tar -C "$(dirname "$out")" -cf "$out" --transform "s|.*\.rt\.tmp$|rt.tar.xz|;s|.*\.tree\.tmp$|tree.tar.xz|" \
         "$(basename "$out").rt.tmp" "$(basename "$out").tree.tmp"

@@ -10,12 +10,16 @@
 #   XO_NPS      rank counts (default "2 4")
 #   XO_REPS     interleaved repetitions, the minimum counts (default 5)
 #   XO_BENCH    benchmarks (default "bcast bcast-vary allgather alltoall reduce
-#               allreduce"); NAME-vary runs bench/NAME.c with --vary (the
+#               reduce-vary allreduce allreduce-vary"); NAME-vary runs bench/NAME.c with --vary (the
 #               data change every call, as in a real program: a DIRECT pull
 #               of an unchanged buffer hits the reader's cache, which
 #               flatters DIRECT)
 #   XO_MAX      largest size (default 256K)
-# Output: stdout and bench/results/coll_crossover.txt.
+#   XO_PROGS    a folder of bench programs already built against smartmap
+#               (e.g. bench/work/smartmap after scripts/bench_offline.sh
+#               unpack): nothing is compiled
+#   XO_OUT      the output file (default bench/results/coll_crossover.txt)
+# Output: stdout and XO_OUT.
 set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top" || exit 1
@@ -23,18 +27,23 @@ BUILD_DIR=${BUILD_DIR:-build}
 case $BUILD_DIR in /*) b=$BUILD_DIR ;; *) b=$top/$BUILD_DIR ;; esac
 NPS=${XO_NPS:-2 4}
 REPS=${XO_REPS:-5}
-BENCHES=${XO_BENCH:-bcast bcast-vary allgather alltoall reduce allreduce}
+BENCHES=${XO_BENCH:-bcast bcast-vary allgather alltoall reduce reduce-vary allreduce allreduce-vary}
 MAX=${XO_MAX:-256K}
-if [ ! -x "$b/bin/mpicc" ]; then
+PROGS=${XO_PROGS:-}
+if [ -z "$PROGS" ] && [ ! -x "$b/bin/mpicc" ]; then
     echo "coll_crossover: $b/bin/mpicc not found: build first (make build)" >&2
     exit 1
 fi
 work=$(mktemp -d /tmp/smap-xo.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-out=bench/results/coll_crossover.txt
+out=${XO_OUT:-bench/results/coll_crossover.txt}
 for p in $BENCHES; do
     src=${p%-vary}
     [ -x "$work/$src" ] && continue
+    if [ -n "$PROGS" ]; then
+        cp "$PROGS/$src" "$work/$src" || exit 1
+        continue
+    fi
     if ! "$b/bin/mpicc" -std=gnu11 -O2 -o "$work/$src" "bench/$src.c" bench/common.c; then
         echo "coll_crossover: bench/$src.c does not build" >&2
         exit 1
