@@ -198,7 +198,16 @@ meta_put ncpu "$ncpu"
 meta_put kernel "$(uname -sr)"
 meta_put os "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
 meta_put mem "$(awk '/^MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo 2>/dev/null)"
-meta_put compiler "$(cc --version 2>/dev/null | head -n 1)"
+# BENCH_BUILD=0 runs programs compiled where BENCH_BUILD=only ran: name that compiler.
+if [ "$BUILD" = 0 ] && [ -s "$work/compiler.txt" ]; then
+    meta_put compiler "$(cat "$work/compiler.txt") (programs built by BENCH_BUILD=only on $(cat "$work/built_on.txt" 2>/dev/null || echo '?'))"
+else
+    meta_put compiler "$(cc --version 2>/dev/null | head -n 1)"
+fi
+if [ "$BUILD" = only ]; then
+    cc --version 2>/dev/null | head -n 1 >"$work/compiler.txt"
+    echo "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"), $ncpu CPUs" >"$work/built_on.txt"
+fi
 meta_put cflags "${CFLAGS_BENCH[*]}"
 meta_put reps "$REPS"
 if [ "$NET" = 1 ]; then

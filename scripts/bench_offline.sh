@@ -87,7 +87,7 @@ pack() {
     tar -C "$stage" -cf - rt | xz -T0 -6 >"$out.rt.tmp"
     # The whole build tree less objects: ctest runs there too.
     tar --exclude='*.o' --exclude='CMakeFiles' -cf - build bench/work/smartmap bench/work/openmpi \
-        bench/work/mpich bench/work/probe | xz -T0 -6 >"$out.tree.tmp"
+        bench/work/mpich bench/work/probe bench/work/compiler.txt bench/work/built_on.txt | xz -T0 -6 >"$out.tree.tmp"
     tar -C "$(dirname "$out")" -cf "$out" --transform "s|.*\.rt\.tmp$|rt.tar.xz|;s|.*\.tree\.tmp$|tree.tar.xz|" \
         "$(basename "$out").rt.tmp" "$(basename "$out").tree.tmp"
     rm -f "$out.rt.tmp" "$out.tree.tmp"
