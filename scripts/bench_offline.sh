@@ -9,7 +9,9 @@
 #       (BENCH_BUILD=only), then packs them with every run-time file they
 #       need that is not the C library: smartmap's build/bin and build/lib,
 #       Open MPI's launcher, components and help files, MPICH's hydra, UCX's
-#       and PMIx's plug-ins, and the shared libraries all of those load.
+#       and PMIx's plug-ins, iproute2's ip (the emulated hosts of
+#       BENCH_NET=1, where the kernel has network namespaces, veth and
+#       bridges), and the shared libraries all of those load.
 #   scripts/bench_offline.sh unpack FILE.tar.xz DIR
 #       On the other machine, in a checkout of the same tree: puts build/
 #       (less its objects: `ctest` runs there too) and bench/work/ back in the tree and the run-time files under DIR, and
@@ -39,7 +41,7 @@ is_libc() {
 # ELF files the runs execute or load (dlopen included: components, plug-ins).
 elf_roots() {
     local f
-    for f in build/bin/* build/lib/*.so* bench/work/*/* /usr/bin/orterun /usr/bin/orted \
+    for f in build/bin/* build/lib/*.so* bench/work/*/* /usr/bin/orterun /usr/bin/orted "$(command -v ip)" \
              /usr/bin/ompi_info /usr/bin/mpiexec.hydra /usr/bin/hydra_pmi_proxy /usr/bin/mpichversion \
              /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/*.so \
              /usr/lib/x86_64-linux-gnu/pmix2/lib/pmix/*.so \
@@ -81,6 +83,13 @@ pack() {
     for f in orterun orted ompi_info mpiexec.hydra hydra_pmi_proxy mpichversion; do
         [ -e /usr/bin/$f ] && cp -L /usr/bin/$f "$stage/rt/bin/"
     done
+    # Open MPI's rsh launcher starts orted from its prefix's bin/.
+    mkdir -p "$stage/rt/root/usr/bin"
+    cp -L /usr/bin/orted /usr/bin/orterun "$stage/rt/root/usr/bin/"
+    # iproute2's ip: the inter-node part's emulated hosts (BENCH_NET=1).
+    local ipbin
+    ipbin=$(command -v ip || true)
+    [ -n "$ipbin" ] && cp -L "$ipbin" "$stage/rt/bin/ip"
     ln -s orterun "$stage/rt/bin/mpiexec.openmpi"
     ln -s mpiexec.hydra "$stage/rt/bin/mpiexec.mpich"
     echo "$top" >"$stage/rt/packed_tree"

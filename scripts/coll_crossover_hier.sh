@@ -22,6 +22,9 @@
 #   XH_MAX       largest size (default 4M)
 #   XH_PROVIDER  libfabric provider (default "default": smartmap's own
 #                choice, as make bench-net; e.g. tcp)
+#   XH_PROGS     a folder of bench programs already built against smartmap
+#                (e.g. bench/work/smartmap from scripts/bench_offline.sh):
+#                nothing is compiled
 # Output: stdout and bench/results/coll_crossover_hier.txt (XH_OUT).
 set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,7 +38,8 @@ MAX=${XH_MAX:-4M}
 out=${XH_OUT:-bench/results/coll_crossover_hier.txt}
 export MULTINODE_PROVIDER=${XH_PROVIDER:-default}
 [ "$MULTINODE_PROVIDER" = default ] || export FI_PROVIDER=$MULTINODE_PROVIDER
-if [ ! -x "$b/bin/mpicc" ]; then
+PROGS=${XH_PROGS:-}
+if [ -z "$PROGS" ] && [ ! -x "$b/bin/mpicc" ]; then
     echo "coll_crossover_hier: $b/bin/mpicc not found: build first (make build)" >&2
     exit 1
 fi
@@ -46,7 +50,9 @@ fi
 work=$(mktemp -d /tmp/smap-xh.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 for p in $BENCHES; do
-    if ! "$b/bin/mpicc" -std=gnu11 -O2 -o "$work/$p" "bench/$p.c" bench/common.c; then
+    if [ -n "$PROGS" ]; then
+        cp "$PROGS/$p" "$work/$p" || exit 1
+    elif ! "$b/bin/mpicc" -std=gnu11 -O2 -o "$work/$p" "bench/$p.c" bench/common.c; then
         echo "coll_crossover_hier: bench/$p.c does not build" >&2
         exit 1
     fi
