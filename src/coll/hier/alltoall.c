@@ -286,15 +286,15 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 /* Ialltoall (and Alltoall_init), with SMAP_COLL_HIER_ALLTOALL=1: the same
  * three rounds as one schedule on c, its node map computed locally (a
  * non-blocking start must not wait for other ranks), everything in the
- * schedule's scratch.  The plain form only: the gateways of the v and w
- * forms need their sources' block sizes before the schedule that moves
- * the data can be built (a persistent schedule cannot grow at run time),
- * so Ialltoallv and Ialltoallw take the flat schedule. */
+ * schedule's scratch.  The v and w forms: nbc_alltoallv.c (their gateways
+ * learn the block sizes while the schedule runs). */
 int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req)
 {
     int plain = !a->scounts.p && !a->rcounts.p && !a->stypes && !a->rtypes;
-    if (!smap_tun.coll_hier_alltoall || !plain)
+    if (!smap_tun.coll_hier_alltoall)
         return SMAP_HIER_FLAT;
+    if (!plain)
+        return hier_ialltoallv(a, c, req);
     MPI_Count blk = a->rcount * a->rt->size;
     if (blk == 0)
         return SMAP_HIER_FLAT;   /* nothing moves */
