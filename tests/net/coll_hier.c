@@ -556,6 +556,7 @@ static void run(struct ctx *x, long large)
             test_alltoall(x, m, ip, salt, 0);
             test_alltoall(x, m, ip, salt + 1, 1 + si % 2);   /* Ialltoall, Alltoall_init */
             test_alltoallv(x, m, ip, salt, 0, 0);
+            test_alltoallv(x, m, ip, salt + 4, 0, 1);
             /* Ialltoallv/w or their _init, in place or not */
             test_alltoallv(x, m, ip, salt + 2, 1 + si % 2, 0);
             test_alltoallv(x, m, ip, salt + 3, 2 - si % 2, 1);
