@@ -56,7 +56,8 @@ int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_c
                        smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt,
                        int root, smap_comm_t *c);
 /* Alltoall, Alltoallv and Alltoallw, only with SMAP_COLL_HIER_ALLTOALL=1
- * (otherwise SMAP_HIER_FLAT; also for the v and w forms in place). */
+ * (otherwise SMAP_HIER_FLAT; also for the v and w forms with one rank
+ * per node). */
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 
 /* Non-blocking (and persistent: the request pointer the binding passes)

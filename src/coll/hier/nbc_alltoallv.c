@@ -1,5 +1,6 @@
 /* The node-aware schedule of Ialltoallv and Ialltoallw (and their _init
- * forms), with SMAP_COLL_HIER_ALLTOALL=1: the gateway scheme of
+ * forms; the blocking forms run it to completion), with
+ * SMAP_COLL_HIER_ALLTOALL=1: the gateway scheme of
  * alltoall.c -- rank a, the i-th of its node, sends everything it has for
  * node m as one packed message to m's gateway for a, the (i mod |m|)-th
  * rank of m, which regroups what its sources sent by destination and hands
@@ -7,13 +8,14 @@
  * gateways learn while the schedule runs.
  *
  * A gateway must size what it receives and regroups, and only the sender
- * and the final receiver of a block know its size.  The blocking form
- * sends each gateway its sources' sizes across the network first (a
- * schedule of its own: one more inter-node round).  Here the *receivers*
- * tell their gateways, on the node: in the first round every rank sends
- * each other rank of its node what it expects from that gateway's sources
- * (one MPI_Count per source: an on-node, SMARTMAP message), next to the
- * node's own blocks, which move directly between the ranks.  The second
+ * and the final receiver of a block know its size.  The senders could
+ * tell them across the network (one more inter-node round, ahead of the
+ * data: what the blocking forms did, which now run this schedule).  Here
+ * the *receivers* tell their gateways, on the node: in the first round
+ * every rank sends each other rank of its node what it expects from that
+ * gateway's sources (one MPI_Count per source: an on-node, SMARTMAP
+ * message), next to the node's own blocks, which move directly between
+ * the ranks.  The second
  * round starts with a callback that lays the gateway's buffers out from
  * those sizes (schedule scratch, grown when needed: a persistent request
  * reruns with the same sizes and reuses it); then every rank sends its
