@@ -368,28 +368,33 @@ static int a2av_cnt(int from, int to, long n, int sym)
  * and the buffers' lengths in ints. */
 struct a2av {
     int *sc, *sd, *rc, *rd, *sdb, *rdb;
-    MPI_Datatype *st, *rt;
+    int *ri;           /* where each received block starts, in ints */
+    MPI_Datatype *st, *rt, vrt;   /* vrt: Alltoallv's receive type */
     int *sw, *rw;      /* ints per element: 2 for the holey type */
     long slen, rlen;
 };
 
 /* Both sides' blocks in reverse order with gaps; w: every other peer's
  * send block of the holey type, and every other (the other parity) receive
- * block. */
-static void a2av_layout(struct ctx *x, struct a2av *l, long n, int w, int sym)
+ * block; v with vholey: every receive block of the holey type (its
+ * displacements in units of its extent, two ints). */
+static void a2av_layout(struct ctx *x, struct a2av *l, long n, int w, int sym, int vholey)
 {
     int p = x->size, me = x->wr[x->rank];
-    l->sc = malloc(8 * (size_t)p * sizeof *l->sc);
+    l->sc = malloc(9 * (size_t)p * sizeof *l->sc);
     l->sd = l->sc + p, l->rc = l->sd + p, l->rd = l->rc + p, l->sdb = l->rd + p;
-    l->rdb = l->sdb + p, l->sw = l->rdb + p, l->rw = l->sw + p;
+    l->rdb = l->sdb + p, l->sw = l->rdb + p, l->rw = l->sw + p, l->ri = l->rw + p;
     l->st = malloc(2 * (size_t)p * sizeof *l->st), l->rt = l->st + p;
+    l->vrt = vholey && !w ? x->holey_t : MPI_INT;
     l->slen = l->rlen = 0;
-    for (int k = p - 1; k >= 0; k--) {
-        l->sw[k] = w && k % 2 ? 2 : 1, l->rw[k] = w && k % 2 == 0 ? 2 : 1;
+    for (int k = p - 1; k >= 0; k--) {   /* (vholey: rlen stays even) */
+        l->sw[k] = w && k % 2 ? 2 : 1;
+        l->rw[k] = w ? (k % 2 == 0 ? 2 : 1) : (l->vrt == MPI_INT ? 1 : 2);
         l->sc[k] = a2av_cnt(me, x->wr[k], n, sym);
         l->rc[k] = a2av_cnt(x->wr[k], me, n, sym);
         l->sd[k] = (int)l->slen, l->sdb[k] = (int)(l->slen * (long)sizeof(int));
-        l->rd[k] = (int)l->rlen, l->rdb[k] = (int)(l->rlen * (long)sizeof(int));
+        l->ri[k] = (int)l->rlen, l->rdb[k] = (int)(l->rlen * (long)sizeof(int));
+        l->rd[k] = w ? l->ri[k] : l->ri[k] / l->rw[k];
         l->slen += (long)l->sc[k] * l->sw[k] + 1;
         l->rlen += (long)l->rc[k] * l->rw[k] + 2;
         l->st[k] = l->sw[k] == 2 ? x->holey_t : MPI_INT;
@@ -409,10 +414,10 @@ static int a2av_call(struct ctx *x, struct a2av *l, const void *s, int *r, int w
         return MPI_Alltoallw_init(s, l->sc, l->sdb, l->st, r, l->rc, l->rdb, l->rt, x->comm,
                                   MPI_INFO_NULL, rq);
     if (nb == 0)
-        return MPI_Alltoallv(s, l->sc, l->sd, MPI_INT, r, l->rc, l->rd, MPI_INT, x->comm);
+        return MPI_Alltoallv(s, l->sc, l->sd, MPI_INT, r, l->rc, l->rd, l->vrt, x->comm);
     if (nb == 1)
-        return MPI_Ialltoallv(s, l->sc, l->sd, MPI_INT, r, l->rc, l->rd, MPI_INT, x->comm, rq);
-    return MPI_Alltoallv_init(s, l->sc, l->sd, MPI_INT, r, l->rc, l->rd, MPI_INT, x->comm,
+        return MPI_Ialltoallv(s, l->sc, l->sd, MPI_INT, r, l->rc, l->rd, l->vrt, x->comm, rq);
+    return MPI_Alltoallv_init(s, l->sc, l->sd, MPI_INT, r, l->rc, l->rd, l->vrt, x->comm,
                               MPI_INFO_NULL, rq);
 }
 
@@ -422,7 +427,7 @@ static void a2av_check(struct ctx *x, const struct a2av *l, const int *r, long n
 {
     int me = x->wr[x->rank];
     for (int k = 0; k < x->size; k++) {
-        const int *b = r + l->rd[k];
+        const int *b = r + l->ri[k];
         for (long i = 0; i < l->rc[k]; i++)
             if (b[i * l->rw[k]] != a2a_val(x->wr[k], me, i, salt) ||
                 (l->rw[k] == 2 && b[2 * i + 1] != -5)) {
@@ -438,7 +443,8 @@ static void a2av_check(struct ctx *x, const struct a2av *l, const int *r, long n
     }
 }
 
-/* Alltoallv (w 0) or Alltoallw (w 1, holey types on both sides, byte
+/* Alltoallv (w 0: the holey type on the receive side when non-blocking or
+ * in place) or Alltoallw (w 1, holey types on both sides, byte
  * displacements) with uneven and zero counts, blocks in reverse order with
  * gaps that must stay untouched; blocking (nb 0), Ialltoallv/w (1) or the
  * _init form (2, started twice on new data); in place or not. */
@@ -446,7 +452,7 @@ static void test_alltoallv(struct ctx *x, long n, int w, int salt, int nb, int i
 {
     int p = x->size, me = x->wr[x->rank];
     struct a2av l;
-    a2av_layout(x, &l, n, w, in_place);
+    a2av_layout(x, &l, n, w, in_place, nb != 0 || in_place);
     int *s = calloc((size_t)l.slen, sizeof *s), *r = calloc((size_t)l.rlen, sizeof *r);
     MPI_Request rq = MPI_REQUEST_NULL;
     int rc = MPI_SUCCESS;
@@ -464,7 +470,7 @@ static void test_alltoallv(struct ctx *x, long n, int w, int salt, int nb, int i
             s[i] = -9;
         for (long i = 0; i < l.rlen; i++)
             r[i] = -5;
-        int *src = in_place ? r : s, *dsp = in_place ? l.rd : l.sd, *wid = in_place ? l.rw : l.sw;
+        int *src = in_place ? r : s, *dsp = in_place ? l.ri : l.sd, *wid = in_place ? l.rw : l.sw;
         for (int k = 0; k < p; k++)
             for (long i = 0; i < (in_place ? l.rc : l.sc)[k]; i++)
                 src[dsp[k] + i * wid[k]] = a2a_val(me, x->wr[k], i, salt + run);
