@@ -16,11 +16,13 @@
  * datatype pair with the same signature works, and any placement.
  *
  * A gateway must know the size of every block it regroups.  Alltoall's
- * are all alike; Alltoallv's and Alltoallw's are known to their sender
- * (and receiver) only, so a schedule before the data's sends each gateway
- * its sources' block sizes for its node (one MPI_Count per block, one
- * message per source and node pair).  A final receiver knows what it
- * gets from each source itself. */
+ * are all alike.  Alltoallv's and Alltoallw's are known to their sender
+ * and receiver only: those run the schedule of Ialltoallv/w
+ * (nbc_alltoallv.c) to completion, in which the receivers tell their
+ * node's gateways the sizes on the node.  It replaced a schedule of its
+ * own in which every rank sent each gateway its block sizes across the
+ * network before the data (one more inter-node round, slower at most
+ * sizes measured: src/coll/hier/README.md), and it handles in place. */
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
@@ -40,28 +42,17 @@ struct a2a_blk {
     smap_dtype_t *t;
 };
 
+/* A side of the plain form: count elements of t per rank. */
 struct a2a_side {
     const void *buf;
     MPI_Count count;
-    struct smap_cvec counts, displs;   /* v, w */
     smap_dtype_t *t;
-    const MPI_Datatype *types;         /* w: displacements in bytes */
 };
 
 static struct a2a_blk a2a_block(const struct a2a_side *d, int j)
 {
-    struct a2a_blk b;
-    if (d->types) {
-        b.t = smap_dtype_get(d->types[j]);
-        b.n = smap_cvec_at(d->counts, j);
-        b.p = (char *)d->buf + smap_cvec_at(d->displs, j);
-    } else {
-        b.t = d->t;
-        b.n = d->counts.p ? smap_cvec_at(d->counts, j) : d->count;
-        b.p = hier_at(d->buf, d->displs.p ? smap_cvec_at(d->displs, j) : j * d->count, d->t);
-    }
-    b.bytes = b.n * b.t->size;
-    return b;
+    return (struct a2a_blk){ hier_at(d->buf, j * d->count, d->t), d->count,
+                             d->count * d->t->size, d->t };
 }
 
 struct a2a_call {
@@ -83,29 +74,6 @@ static int a2a_gateway(const struct a2a_call *x, int a, int node)
 static int a2a_source_of(const struct a2a_call *x, int r, int j)
 {
     return x->h->node_of[r] != x->nd && x->h->local_of[r] % x->k == j;
-}
-
-/* The v and w forms: each source's block sizes for this node, to its
- * gateway here. */
-static int a2a_sizes(struct a2a_call *x, smap_comm_t *c)
-{
-    struct smap_sched *s = smap_sched_new(c);
-    if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's schedule");
-    smap_dtype_t *ct = smap_dtype_get(MPI_COUNT);
-    MPI_Count *mine = smap_sched_tmp(s, (size_t)c->size * sizeof *mine);
-    for (int node = 0; node < x->h->nnodes && mine; node++) {
-        if (node == x->nd)
-            continue;
-        int km = x->m.start[node + 1] - x->m.start[node];
-        MPI_Count *out = mine + x->m.start[node];
-        for (int j = 0; j < km; j++)
-            out[j] = a2a_block(&x->snd, x->m.list[x->m.start[node] + j]).bytes;
-        smap_sched_send(s, out, km, ct, a2a_gateway(x, c->rank, node));
-    }
-    for (int si = 0; si < x->nsrc; si++)
-        smap_sched_recv(s, x->hdr + si * x->k, x->k, ct, x->src[si]);
-    return hier_run(s, "out of memory building the alltoall's schedule");
 }
 
 static void a2a_build(struct smap_sched *s, const struct a2a_call *x)
@@ -219,15 +187,20 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
     int plain = !a->scounts.p && !a->rcounts.p && !a->stypes && !a->rtypes;
-    if (!smap_tun.coll_hier_alltoall || (!plain && a->sbuf == MPI_IN_PLACE))
+    if (!smap_tun.coll_hier_alltoall)
         return SMAP_HIER_FLAT;
-    MPI_Count blk = plain ? a->rcount * a->rt->size : 0;
-    if (plain && blk == 0)
+    if (!plain) {   /* see the top of the file */
+        MPI_Request rq;
+        int rc = hier_ialltoallv(a, c, &rq);
+        return rc == MPI_SUCCESS ? hier_wait(&rq) : rc;
+    }
+    MPI_Count blk = a->rcount * a->rt->size;
+    if (blk == 0)
         return MPI_SUCCESS;
     struct a2a_call x = {
         .h = h,
-        .snd = { a->sbuf, a->scount, a->scounts, a->sdispls, a->st, a->stypes },
-        .rcv = { a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt, a->rtypes },
+        .snd = { a->sbuf, a->scount, a->st },
+        .rcv = { a->rbuf, a->rcount, a->rt },
         .nd = h->node_of[c->rank],
         .li = h->local_of[c->rank],
     };
@@ -253,7 +226,7 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
     if (!x.m.start || !x.m.list || !x.src || !x.hdr)
         rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's node map");
     void *copy = NULL;
-    if (rc == MPI_SUCCESS && a->sbuf == MPI_IN_PLACE) {   /* plain: the input is rbuf */
+    if (rc == MPI_SUCCESS && a->sbuf == MPI_IN_PLACE) {   /* the input is rbuf */
         void *base;
         copy = hier_tmp(c->size * a->rcount, a->rt, &base);
         if (copy) {
@@ -265,11 +238,9 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
             rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's input");
         }
     }
-    if (rc == MPI_SUCCESS && plain)
+    if (rc == MPI_SUCCESS)
         for (MPI_Count i = 0; i < (MPI_Count)x.nsrc * x.k; i++)
             x.hdr[i] = blk;
-    else if (rc == MPI_SUCCESS)
-        rc = a2a_sizes(&x, c);
     if (rc == MPI_SUCCESS) {
         struct smap_sched *s = smap_sched_new(c);
         if (!s) {
@@ -286,15 +257,15 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 /* Ialltoall (and Alltoall_init), with SMAP_COLL_HIER_ALLTOALL=1: the same
  * three rounds as one schedule on c, its node map computed locally (a
  * non-blocking start must not wait for other ranks), everything in the
- * schedule's scratch.  The plain form only: the gateways of the v and w
- * forms need their sources' block sizes before the schedule that moves
- * the data can be built (a persistent schedule cannot grow at run time),
- * so Ialltoallv and Ialltoallw take the flat schedule. */
+ * schedule's scratch.  The v and w forms: nbc_alltoallv.c (their gateways
+ * learn the block sizes while the schedule runs). */
 int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req)
 {
     int plain = !a->scounts.p && !a->rcounts.p && !a->stypes && !a->rtypes;
-    if (!smap_tun.coll_hier_alltoall || !plain)
+    if (!smap_tun.coll_hier_alltoall)
         return SMAP_HIER_FLAT;
+    if (!plain)
+        return hier_ialltoallv(a, c, req);
     MPI_Count blk = a->rcount * a->rt->size;
     if (blk == 0)
         return SMAP_HIER_FLAT;   /* nothing moves */
@@ -307,8 +278,8 @@ int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *r
     struct smap_hier *h = smap_sched_tmp(s, sizeof *h);
     struct a2a_call x = {
         .h = h,
-        .snd = { a->sbuf, a->scount, a->scounts, a->sdispls, a->st, a->stypes },
-        .rcv = { a->rbuf, a->rcount, a->rcounts, a->rdispls, a->rt, a->rtypes },
+        .snd = { a->sbuf, a->scount, a->st },
+        .rcv = { a->rbuf, a->rcount, a->rt },
         .nd = im.node_of[me],
         .li = im.local_of[me],
     };

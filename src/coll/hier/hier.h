@@ -56,7 +56,8 @@ int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_c
                        smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt,
                        int root, smap_comm_t *c);
 /* Alltoall, Alltoallv and Alltoallw, only with SMAP_COLL_HIER_ALLTOALL=1
- * (otherwise SMAP_HIER_FLAT; also for the v and w forms in place). */
+ * (otherwise SMAP_HIER_FLAT; also for the v and w forms with one rank
+ * per node). */
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 
 /* Non-blocking (and persistent: the request pointer the binding passes)
@@ -65,8 +66,8 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
  * (local: builds nothing).  They answer SMAP_HIER_FLAT when c is on one
  * node, when nothing moves, for a non-commutative op over interleaved
  * nodes (Iscan, Iexscan: any op), for Igather/Iscatter below their
- * crossovers, and for the four rooted forms with one rank per node.
- * Ialltoallv and Ialltoallw have none (flat schedules). */
+ * crossovers, for the four rooted forms and Ialltoallv/w with one rank per
+ * node, and for every Ialltoall form unless SMAP_COLL_HIER_ALLTOALL=1. */
 int smap_hier_nb_use(smap_comm_t *c);
 int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
                      MPI_Request *req);
@@ -102,7 +103,8 @@ int smap_hier_igatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, voi
 int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_cvec displs,
                         smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt,
                         int root, smap_comm_t *c, MPI_Request *req);
-/* Ialltoall (plain form), only with SMAP_COLL_HIER_ALLTOALL=1. */
+/* Ialltoall, Ialltoallv, Ialltoallw, only with SMAP_COLL_HIER_ALLTOALL=1
+ * (alltoall.c, nbc_alltoallv.c). */
 int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req);
 
 /* MPI_Comm_free of c (collective): frees the sub-communicators. */

@@ -167,4 +167,10 @@ void hier_nb_to_hub(struct smap_sched *s, const struct hier_imap *m, int me, int
 void hier_nb_from_hub(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
                       struct hier_blk mine, hier_slot_fn *slot, void *arg);
 
+/* Ialltoallv and Ialltoallw (nbc_alltoallv.c; the blocking forms wait
+ * for it): the gateway scheme of alltoall.c, the gateways' sizes learnt
+ * inside the schedule.  SMAP_HIER_FLAT with one rank per node or on one
+ * node. */
+int hier_ialltoallv(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req);
+
 #endif
