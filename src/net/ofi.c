@@ -46,6 +46,10 @@
 #define WIRE_HDR (FRAME + HDR_MAX)
 /* Messages one bundle carries at most (their cookies sit in the op). */
 #define BUNDLE_MAX 64
+/* send_msgv payloads from this size on skip the bundle when their peer has
+ * nothing staged or in flight (p2p sends from the user's buffer from 4 KiB
+ * on: below, a copy costs less than a completion). */
+#define LONE_MIN ((size_t)4096)
 
 enum op_kind {
     OP_RECV_MSG, OP_SEND_MSG, OP_SENDV, OP_TSEND, OP_TRECV, OP_READ, OP_INJECT, OP_WRITE, OP_BUNDLE
@@ -92,6 +96,7 @@ static struct {
     struct op **stage;        /* by job rank: the bundle being filled (OP_BUNDLE), or NULL */
     int *dirty;               /* the ranks whose stage holds messages */
     unsigned char *injected;  /* by job rank: injected to since our last completion-bearing send */
+    int *sending;             /* by job rank: message sends posted or queued, not completed */
     int ndirty;
     struct op *spare;         /* a sent bundle kept for the next (no malloc, no fresh pages) */
     size_t coalesce;          /* largest record (header and payload) staged; 0: off */
@@ -181,6 +186,13 @@ static ssize_t post(struct op *o)
 
 static void flush_peer(int peer);
 
+/* A message send to a peer (counted in F.sending until it completes). */
+static inline int is_msg_send(const struct op *o)
+{
+    return o->peer >= 0 &&
+           (o->kind == OP_SEND_MSG || o->kind == OP_SENDV || o->kind == OP_BUNDLE);
+}
+
 /* Posts o now, or queues it behind those already waiting (order kept).
  * Messages staged for o's peer go first: a bundle never overtakes, nor
  * is overtaken by, other traffic to its peer. */
@@ -196,6 +208,8 @@ static void submit(struct op *o)
      * completion covers the injected ones before it (ofi_drain). */
     if (o->peer >= 0 && F.injected && (o->kind == OP_SEND_MSG || o->kind == OP_BUNDLE))
         F.injected[o->peer] = 0;
+    if (is_msg_send(o))
+        F.sending[o->peer]++;
     o->next = NULL;
     if (!F.backlog && post(o) == 0)
         return;
@@ -283,6 +297,8 @@ static void deliver_frames(const unsigned char *p, size_t n)
 static void completed(struct op *o)
 {
     F.inflight--;
+    if (is_msg_send(o))
+        F.sending[o->peer]--;
     switch (o->kind) {
     case OP_RECV_MSG: {
         deliver_frames(o->data, o->len);
@@ -539,7 +555,13 @@ static void ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *dat
                           void *cookie)
 {
     struct op *o;
-    if (hlen + dlen <= F.coalesce) {
+    /* A message of LONE_MIN bytes or more with nothing staged or in flight
+     * to its peer (a ping-pong's, a window's first) leaves at once from
+     * the caller's buffer: a bundle alone would only add the copy (16 KiB
+     * ping-pong over net 0.5-1 us more); the rest of a window (the first
+     * send not completed yet) is staged behind it. */
+    if (hlen + dlen <= F.coalesce &&
+        (dlen < LONE_MIN || F.stage[dst] || F.sending[dst] > 0)) {
         stage_msg(dst, hdr, hlen, data, dlen, cookie);
         return;
     }
@@ -952,7 +974,8 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     F.stage = calloc((size_t)smap_job.size, sizeof *F.stage);
     F.dirty = calloc((size_t)smap_job.size, sizeof *F.dirty);
     F.injected = calloc((size_t)smap_job.size, sizeof *F.injected);
-    if (!F.stage || !F.dirty || !F.injected) {
+    F.sending = calloc((size_t)smap_job.size, sizeof *F.sending);
+    if (!F.stage || !F.dirty || !F.injected || !F.sending) {
         snprintf(err, errlen, "out of memory for %d peers' bundles", smap_job.size);
         return -1;
     }
@@ -1024,6 +1047,7 @@ static void ofi_close(void)
     free(F.stage);
     free(F.dirty);
     free(F.injected);
+    free(F.sending);
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
 }
