@@ -64,7 +64,15 @@ struct smap_net_ops {
      * when events are already waiting (progress instead of sleeping),
      * -2 when the provider offers no wait object. */
     int (*trywait)(void);
+    /* Sent from an upcall (inside progress), a message may wait until
+     * that progress round ends: what one round answers to a peer leaves
+     * together. */
     void (*send_msg)(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen);
+    /* A header-only message that may wait for the end of the next
+     * progress round, for messages whose peer needs our polls anyway
+     * (manual progress): a rendezvous's RTS and READING.  Order with
+     * every other message to dst is kept. */
+    void (*send_lazy)(int dst, const void *hdr, size_t hlen);
     /* A message like send_msg, but only the header is copied: `data`
      * stays the caller's until done(cookie). */
     void (*send_msgv)(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
@@ -124,6 +132,11 @@ static inline void smap_net_send_msg(int dst, const void *hdr, size_t hlen, cons
                                      size_t dlen)
 {
     smap_net.ops->send_msg(dst, hdr, hlen, data, dlen);
+}
+
+static inline void smap_net_send_lazy(int dst, const void *hdr, size_t hlen)
+{
+    smap_net.ops->send_lazy(dst, hdr, hlen);
 }
 
 static inline void smap_net_send_msgv(int dst, const void *hdr, size_t hlen, const void *data,

@@ -46,6 +46,10 @@
 #define WIRE_HDR (FRAME + HDR_MAX)
 /* Messages one bundle carries at most (their cookies sit in the op). */
 #define BUNDLE_MAX 64
+/* send_msgv payloads from this size on skip the bundle when their peer has
+ * nothing staged or in flight (p2p sends from the user's buffer from 4 KiB
+ * on: below, a copy costs less than a completion). */
+#define LONE_MIN ((size_t)4096)
 
 enum op_kind {
     OP_RECV_MSG, OP_SEND_MSG, OP_SENDV, OP_TSEND, OP_TRECV, OP_READ, OP_INJECT, OP_WRITE, OP_BUNDLE
@@ -92,10 +96,12 @@ static struct {
     struct op **stage;        /* by job rank: the bundle being filled (OP_BUNDLE), or NULL */
     int *dirty;               /* the ranks whose stage holds messages */
     unsigned char *injected;  /* by job rank: injected to since our last completion-bearing send */
+    int *sending;             /* by job rank: message sends posted or queued, not completed */
     int ndirty;
     struct op *spare;         /* a sent bundle kept for the next (no malloc, no fresh pages) */
     size_t coalesce;          /* largest record (header and payload) staged; 0: off */
     size_t msg_cap;           /* bytes of a transport message: a posted receive buffer */
+    int in_progress;          /* inside ofi_progress: messages sent now are staged (ofi_send_msg) */
     int wait_fd;              /* the CQ's wait object (FI_WAIT_FD), or -1 */
     int wait_stale;           /* trywaits in a row that found the fd readable, idle */
 } F;
@@ -180,17 +186,30 @@ static ssize_t post(struct op *o)
 
 static void flush_peer(int peer);
 
+/* A message send to a peer (counted in F.sending until it completes). */
+static inline int is_msg_send(const struct op *o)
+{
+    return o->peer >= 0 &&
+           (o->kind == OP_SEND_MSG || o->kind == OP_SENDV || o->kind == OP_BUNDLE);
+}
+
 /* Posts o now, or queues it behind those already waiting (order kept).
  * Messages staged for o's peer go first: a bundle never overtakes, nor
  * is overtaken by, other traffic to its peer. */
 static void submit(struct op *o)
 {
-    if (o->peer >= 0 && F.stage && F.stage[o->peer] && o->kind != OP_BUNDLE)
+    /* A read carries nothing of ours to the peer but its request: the
+     * staged messages (the READING of this very rendezvous, FINs) may
+     * follow it, so that a round's worth of them leaves as one bundle. */
+    if (o->peer >= 0 && F.stage && F.stage[o->peer] && o->kind != OP_BUNDLE &&
+        o->kind != OP_READ)
         flush_peer(o->peer);
     /* A message send queues behind every earlier one to that peer: its
      * completion covers the injected ones before it (ofi_drain). */
     if (o->peer >= 0 && F.injected && (o->kind == OP_SEND_MSG || o->kind == OP_BUNDLE))
         F.injected[o->peer] = 0;
+    if (is_msg_send(o))
+        F.sending[o->peer]++;
     o->next = NULL;
     if (!F.backlog && post(o) == 0)
         return;
@@ -278,6 +297,8 @@ static void deliver_frames(const unsigned char *p, size_t n)
 static void completed(struct op *o)
 {
     F.inflight--;
+    if (is_msg_send(o))
+        F.sending[o->peer]--;
     switch (o->kind) {
     case OP_RECV_MSG: {
         deliver_frames(o->data, o->len);
@@ -296,7 +317,8 @@ static void completed(struct op *o)
         else
             op_free(o);
         for (int i = 0; i < n; i++)
-            F.up.done(c[i]);
+            if (c[i])   /* NULL: a plain message (ofi_send_msg in progress) */
+                F.up.done(c[i]);
         break;
     }
     case OP_SEND_MSG:
@@ -376,6 +398,7 @@ static int ofi_progress(void)
     int n = 0;
     if (F.ndirty)
         flush_all();
+    F.in_progress = 1;
     for (;;) {
         ssize_t k = fi_cq_read(F.cq, e, CQ_BATCH);
         if (k == -FI_EAGAIN)
@@ -401,6 +424,10 @@ static int ofi_progress(void)
         if (k < CQ_BATCH)
             break;
     }
+    F.in_progress = 0;
+    /* what the upcalls answered (READING, FIN, ACK...) leaves now */
+    if (F.ndirty)
+        flush_all();
     if (F.backlog)
         n += drain_backlog();
     return n;
@@ -466,6 +493,17 @@ static void ofi_drain(void)
 static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
     size_t len = FRAME + hlen + dlen;
+    /* Sent from an upcall (the answers of p2p's protocols to what this
+     * round delivered: READING and the read of each matched rendezvous,
+     * FINs of completed reads, ACKs): staged, the round's messages to a
+     * peer leave as one bundle when the round ends (ofi_progress), one
+     * socket write instead of one each; a window of 64 rendezvous
+     * receives sent 3 small writes per message (READING, read request,
+     * FIN). */
+    if (F.in_progress && hlen + dlen <= F.coalesce) {
+        stage_msg(dst, hdr, hlen, data, dlen, NULL);
+        return;
+    }
     if (F.stage[dst])
         flush_peer(dst);
     /* Small messages are injected: no completion, no buffer kept. */
@@ -494,6 +532,21 @@ static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data
     submit(o);
 }
 
+/* RTS and READING of a rendezvous: the peer answers them through
+ * transfers that move only while we poll (manual progress), so waiting in
+ * the bundle until our next progress round delays nothing, and a window
+ * of rendezvous sends (or of receives matching queued RTSs) then costs
+ * one socket write instead of one per message.  Under automatic progress
+ * (or coalescing off) it leaves at once. */
+static void ofi_send_lazy(int dst, const void *hdr, size_t hlen)
+{
+    if (smap_net.manual_progress && hlen <= F.coalesce) {
+        stage_msg(dst, hdr, hlen, NULL, 0, NULL);
+        return;
+    }
+    ofi_send_msg(dst, hdr, hlen, NULL, 0);
+}
+
 /* A message whose payload is sent from the caller's buffer, which stays
  * the caller's until done(cookie): no copy of it.  Providers that want
  * local registrations (FI_MR_LOCAL) or take one iovec get a copy, done
@@ -502,7 +555,13 @@ static void ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *dat
                           void *cookie)
 {
     struct op *o;
-    if (hlen + dlen <= F.coalesce) {
+    /* A message of LONE_MIN bytes or more with nothing staged or in flight
+     * to its peer (a ping-pong's, a window's first) leaves at once from
+     * the caller's buffer: a bundle alone would only add the copy (16 KiB
+     * ping-pong over net 0.5-1 us more); the rest of a window (the first
+     * send not completed yet) is staged behind it. */
+    if (hlen + dlen <= F.coalesce &&
+        (dlen < LONE_MIN || F.stage[dst] || F.sending[dst] > 0)) {
         stage_msg(dst, hdr, hlen, data, dlen, cookie);
         return;
     }
@@ -663,6 +722,21 @@ static size_t coalesce_wanted(const char *prov)
     if ((env && *env) || socket_provider(prov))
         return smap_tun.net_coalesce ? smap_tun.net_coalesce + HDR_MAX : 0;
     return 0;
+}
+
+/* The largest single read or transfer: SMAP_NET_CHUNK when set, else
+ * 512K over the socket providers and the tunable's default (4M) over
+ * others.  Over net between emulated hosts a 1-4 MiB message moved
+ * faster as several 512 KiB reads than as one (bw 2-4 MiB +25-30%,
+ * ping-pong 1-4 MiB 10-25% less: 4 interleaved reps, load 1.1-1.6,
+ * src/net/README.md); 128K lost at 256K-1M.  A NIC reads large blocks at
+ * full speed and keeps the larger chunk. */
+static size_t chunk_wanted(const char *prov)
+{
+    const char *env = getenv("SMAP_NET_CHUNK");
+    if ((env && *env) || !socket_provider(prov))
+        return smap_tun.net_chunk;
+    return (size_t)512 << 10;
 }
 
 /* net names its interface FI_NET_IFACE, tcp FI_TCP_IFACE: a job set up
@@ -900,11 +974,14 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     F.stage = calloc((size_t)smap_job.size, sizeof *F.stage);
     F.dirty = calloc((size_t)smap_job.size, sizeof *F.dirty);
     F.injected = calloc((size_t)smap_job.size, sizeof *F.injected);
-    if (!F.stage || !F.dirty || !F.injected) {
+    F.sending = calloc((size_t)smap_job.size, sizeof *F.sending);
+    if (!F.stage || !F.dirty || !F.injected || !F.sending) {
         snprintf(err, errlen, "out of memory for %d peers' bundles", smap_job.size);
         return -1;
     }
-    size_t chunk = smap_tun.net_chunk ? smap_tun.net_chunk : 1;
+    size_t chunk = chunk_wanted(smap_net.provider);
+    if (!chunk)
+        chunk = 1;
     smap_net.chunk = chunk < max_msg ? chunk : max_msg;
 
     TRY(fi_fabric(info->fabric_attr, &F.fabric, NULL), "fi_fabric");
@@ -970,6 +1047,7 @@ static void ofi_close(void)
     free(F.stage);
     free(F.dirty);
     free(F.injected);
+    free(F.sending);
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
 }
@@ -983,6 +1061,7 @@ const struct smap_net_ops smap_net_ofi = {
     .drain = ofi_drain,
     .trywait = ofi_trywait,
     .send_msg = ofi_send_msg,
+    .send_lazy = ofi_send_lazy,
     .send_msgv = ofi_send_msgv,
     .tsend = ofi_tsend,
     .trecv = ofi_trecv,

@@ -242,7 +242,7 @@ void smap_p2p_remote_isend(struct smap_preq *r)
         h.flags = W_RMA;
         smap_net_expose(data, r->bytes, &h.addr, &h.key, &r->net_mr);
     }
-    smap_net_send_msg(world, &h, sizeof h, NULL, 0);
+    smap_net_send_lazy(world, &h, sizeof h);
 }
 
 /* CTS: the receiver posted tagged receives for `granted` bytes. */
@@ -292,8 +292,10 @@ static void rendezvous(struct smap_preq *r, int world, int flags, uint64_t sid, 
         smap_fatal("point-to-point: out of memory for a %zu-byte receive", got);
     r->net_left = n;
     if (flags & W_RMA) {
-        if (n && smap_net.manual_progress && smap_net.ordered)
-            send_ctl(world, W_READING, sid, 0, 0);
+        if (n && smap_net.manual_progress && smap_net.ordered) {
+            struct wire h = { .kind = W_READING, .world = smap_job.rank, .sid = sid };
+            smap_net_send_lazy(world, &h, sizeof h);
+        }
         for (size_t i = 0; i < n; i++) {
             size_t off = i * smap_net.chunk;
             size_t len = got - off < smap_net.chunk ? got - off : smap_net.chunk;
