@@ -51,6 +51,7 @@ int smap_pmi_detect(int *rank, int *size, char *err, size_t errlen)
         parse_env_int("PMI_RANK", 0, rank, err, errlen))
         return -1;
     pmi_rank = *rank;
+    job_size = *size;
     if (*rank >= *size) {
         snprintf(err, errlen, "PMI_RANK=%d is not below PMI_SIZE=%d", *rank, *size);
         return -1;
@@ -211,7 +212,7 @@ int smap_pmi_barrier(void)
     struct smap_pmi_msg m;
     pthread_mutex_lock(&pmi_lock);
     if (pmi2) {
-        int rc2 = smap_pmi2_fence();
+        int rc2 = smap_pmi2_barrier(pmi_rank, job_size);
         pthread_mutex_unlock(&pmi_lock);
         return rc2;
     }

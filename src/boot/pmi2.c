@@ -7,8 +7,9 @@
  *   fullinit (pmirank, pmijobid)  -> fullinit-response: rank, size, appnum
  *   job-getid                     -> job-getid-response: jobid
  *   kvs-put key value             -> kvs-put-response
- *   kvs-fence                     -> kvs-fence-response (a barrier; puts
- *                                    before it are visible after it)
+ *   kvs-fence                     -> kvs-fence-response (puts before it
+ *                                    are visible after it; not a barrier
+ *                                    in hydra: smap_pmi2_barrier)
  *   kvs-get jobid srcid key       -> kvs-get-response: found, value
  *   info-getjobattr key           -> info-getjobattr-response: found, value
  *   finalize                      -> finalize-response
@@ -260,8 +261,16 @@ int smap_pmi2_put(const char *key, const char *value)
     return send_cmd(body) || expect(&r, "kvs-put-response") ? -1 : 0;
 }
 
+static int get_found(const char *key, char *value, size_t len);
+
 /* PMI_process_mapping is a job attribute in PMI-2, not a key. */
 int smap_pmi2_get(const char *key, char *value, size_t len)
+{
+    return get_found(key, value, len) == 0 ? 0 : -1;
+}
+
+/* 0: the key's value is in value; 1: not found (yet); -1: an error. */
+static int get_found(const char *key, char *value, size_t len)
 {
     char body[MSG_MAX];
     struct reply r;
@@ -276,7 +285,9 @@ int smap_pmi2_get(const char *key, char *value, size_t len)
         return -1;
     const char *found = get(&r, "found");
     char *v = (char *)(uintptr_t)get(&r, "value");   /* in r's own text */
-    if (!found || strcmp(found, "TRUE") != 0 || !v)
+    if (found && strcmp(found, "TRUE") != 0)
+        return 1;
+    if (!found || !v)
         return -1;
     if (!attr)
         unescape(v);
@@ -290,6 +301,57 @@ int smap_pmi2_fence(void)
 {
     struct reply r;
     return send_cmd("cmd=kvs-fence;") || expect(&r, "kvs-fence-response") ? -1 : 0;
+}
+
+/* Polls for a key another rank puts (its fence may come after ours). */
+static int await_key(const char *key)
+{
+    char v[16];
+    unsigned us = 20;
+    for (;;) {
+        int rc = get_found(key, v, sizeof v);
+        if (rc <= 0)
+            return rc;
+        usleep(us);
+        if (us < 5000)
+            us *= 2;
+    }
+}
+
+/* hydra answers a kvs-fence that follows no put of ours at once (measured:
+ * a rank 3 s late in MPI_Finalize held nobody), so a fence is no barrier
+ * there, and a rank that left MPI_Finalize early closed connections its
+ * peers still wrote to.  A barrier is therefore built from keys: everyone
+ * puts its arrival, rank 0 polls for all of them and puts the release,
+ * the others poll for that (2 fences each: a put is visible once its
+ * owner fenced).  Every rank calls the barriers in the same order, so the
+ * round numbers agree. */
+int smap_pmi2_barrier(int rank, int size)
+{
+    static unsigned round;
+    unsigned k = round++;
+    char key[64];
+    snprintf(key, sizeof key, "smap.bar.%u.%d", k, rank);
+    if (smap_pmi2_put(key, "1") || smap_pmi2_fence())
+        return -1;
+    if (rank == 0) {
+        for (int r = 1; r < size; r++) {
+            snprintf(key, sizeof key, "smap.bar.%u.%d", k, r);
+            if (await_key(key))
+                return -1;
+        }
+        snprintf(key, sizeof key, "smap.bar.%u.go", k);
+        if (smap_pmi2_put(key, "1"))
+            return -1;
+    }
+    if (smap_pmi2_fence())
+        return -1;
+    if (rank != 0) {
+        snprintf(key, sizeof key, "smap.bar.%u.go", k);
+        if (await_key(key))
+            return -1;
+    }
+    return 0;
 }
 
 int smap_pmi2_finalize(void)

@@ -15,6 +15,9 @@ int smap_pmi2_put(const char *key, const char *value);
 /* PMI_process_mapping is read as a job attribute (info-getjobattr). */
 int smap_pmi2_get(const char *key, char *value, size_t len);
 int smap_pmi2_fence(void);
+/* A true barrier of the job's size ranks (kvs-fence alone is not one in
+ * hydra). */
+int smap_pmi2_barrier(int rank, int size);
 int smap_pmi2_finalize(void);
 void smap_pmi2_abort(int code);
 

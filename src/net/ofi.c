@@ -186,6 +186,21 @@ static ssize_t post(struct op *o)
 
 static void flush_peer(int peer);
 
+/* What an op is, for the one message a failed one gets. */
+static const char *op_name(enum op_kind k)
+{
+    switch (k) {
+    case OP_RECV_MSG: return "a message receive";
+    case OP_SEND_MSG: case OP_SENDV: case OP_INJECT: return "a message send";
+    case OP_BUNDLE: return "a bundle of messages";
+    case OP_TSEND: return "a tagged send";
+    case OP_TRECV: return "a tagged receive";
+    case OP_READ: return "an RDMA read";
+    case OP_WRITE: return "an RDMA write";
+    }
+    return "an operation";
+}
+
 /* A message send to a peer (counted in F.sending until it completes). */
 static inline int is_msg_send(const struct op *o)
 {
@@ -407,8 +422,11 @@ static int ofi_progress(void)
             struct fi_cq_err_entry ee;
             memset(&ee, 0, sizeof ee);
             fi_cq_readerr(F.cq, &ee, 0);
-            smap_fatal("inter-node transport (libfabric %s): an operation failed: %s (%s)",
-                       smap_net.provider, fi_strerror(ee.err),
+            const struct op *bad = ee.op_context;
+            smap_fatal("inter-node transport (libfabric %s): %s %s rank %d failed: %s (%s)",
+                       smap_net.provider, bad ? op_name(bad->kind) : "an operation",
+                       bad && bad->kind == OP_RECV_MSG ? "from" : "with",
+                       bad ? bad->peer : -1, fi_strerror(ee.err),
                        fi_cq_strerror(F.cq, ee.prov_errno, ee.err_data, NULL, 0));
         }
         if (k < 0)

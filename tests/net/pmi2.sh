@@ -7,7 +7,9 @@
 #      kvs-get, the node layout through info-getjobattr) works;
 #   2. auto: PMI_JOBID set (as srun --mpi=pmi2 does) selects PMI-2;
 #   3. forced under smrun, which serves PMI-1 only: a clear error, the job
-#      fails (never a hang).
+#      fails (never a hang);
+#   4. MPI_Finalize still waits for a late rank (hydra's kvs-fence is no
+#      barrier: src/boot/pmi2.c builds one), 2 emulated nodes (2 ranks + 1).
 # Usage: pmi2.sh  (SMAP_TEST_BIN: the build's tests/net)
 set -uo pipefail
 bin=${SMAP_TEST_BIN:?}
@@ -32,4 +34,8 @@ SMAP_PMI=2 timeout 60 "$smrun" -n 2 "$bin/net_cancel" >"$out" 2>&1
 rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "PMI-2 forced under smrun: exit $rc"
 grep -q "does not speak PMI-2" "$out" || fail "no clear message for a PMI-1-only launcher"
+SMAP_PMI=2 MULTINODE_TIMEOUT=60 \
+    bash "$here/multinode.sh" 2,1 "$bin/finalize_late" >"$out" 2>&1 || fail "finalize_late under PMI-2 failed"
+n=$(grep -c "finalize_late: rank [0-9]* ok" "$out")
+[ "$n" = 3 ] || fail "$n of 3 ranks passed finalize_late"
 echo "pmi2: ok"
