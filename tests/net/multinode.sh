@@ -75,4 +75,4 @@ else
         node=$((node + 1))
     done
 fi
-exec timeout "${MULTINODE_TIMEOUT:-100}" "$hydra" "${args[@]}"
+exec timeout -k 5 "${MULTINODE_TIMEOUT:-100}" "$hydra" "${args[@]}"
