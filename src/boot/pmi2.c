@@ -261,15 +261,8 @@ int smap_pmi2_put(const char *key, const char *value)
     return send_cmd(body) || expect(&r, "kvs-put-response") ? -1 : 0;
 }
 
-static int get_found(const char *key, char *value, size_t len);
-
-/* PMI_process_mapping is a job attribute in PMI-2, not a key. */
-int smap_pmi2_get(const char *key, char *value, size_t len)
-{
-    return get_found(key, value, len) == 0 ? 0 : -1;
-}
-
-/* 0: the key's value is in value; 1: not found (yet); -1: an error. */
+/* 0: the key's value is in value; 1: not found (yet); -1: an error.
+ * PMI_process_mapping is a job attribute in PMI-2, not a key. */
 static int get_found(const char *key, char *value, size_t len)
 {
     char body[MSG_MAX];
@@ -295,6 +288,11 @@ static int get_found(const char *key, char *value, size_t len)
         return -1;
     memcpy(value, v, strlen(v) + 1);
     return 0;
+}
+
+int smap_pmi2_get(const char *key, char *value, size_t len)
+{
+    return get_found(key, value, len) == 0 ? 0 : -1;
 }
 
 int smap_pmi2_fence(void)
