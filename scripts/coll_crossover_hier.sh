@@ -13,6 +13,10 @@
 #   alltoall    SMAP_COLL_HIER_ALLTOALL=0|1 (the gateway scheme against the
 #               flat pairwise schedule; src/coll/hier/alltoall.c)
 #   others      SMAP_COLL_HIER=0|1 (the whole hierarchy off / on)
+#   with XH_RAILS=1 (bcast, allgather): the hierarchy's inter-node phase
+#               through one leader per node against rails (every rank of
+#               a node carries a piece: SMAP_COLL_HIER_{BCAST,ALLGATHER}_RAILS_MIN=1024G|0,
+#               src/coll/hier/rails.c)
 #
 # Environment:
 #   BUILD_DIR    smartmap's build tree (default build)
@@ -62,6 +66,13 @@ done
 side_env()
 {
     case $1 in
+    bcast | allgather)
+        if [ "${XH_RAILS:-0}" = 1 ]; then
+            v=SMAP_COLL_HIER_$(echo "$1" | tr a-z A-Z)_RAILS_MIN
+            [ "$2" = 1 ] && echo "$v=0" || echo "$v=1024G"
+        else
+            echo "SMAP_COLL_HIER=$2"
+        fi ;;
     alltoall) echo "SMAP_COLL_HIER=1 SMAP_COLL_HIER_ALLTOALL=$2" ;;
     *) echo "SMAP_COLL_HIER=$2" ;;
     esac
@@ -70,7 +81,7 @@ side_env()
 {
 echo "# Hierarchical crossovers (scripts/coll_crossover_hier.sh), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# usec per call: best of $REPS interleaved runs (bench/<name> --quick); layout = ranks per emulated node"
-echo "# crossover = smallest size from which hier wins at every larger size"
+echo "# crossover = smallest size from which the second column (hier; rails with XH_RAILS=1) wins at every larger size"
 for lay in $LAYOUTS; do
     for p in $BENCHES; do
         for r in $(seq "$REPS"); do
@@ -83,7 +94,9 @@ for lay in $LAYOUTS; do
         done
         echo
         echo "## $p, layout $lay ($(side_env "$p" 0) against $(side_env "$p" 1))"
-        printf '%10s %10s %10s %8s\n' bytes flat hier hier/flat
+        A=flat B=hier
+        [ "${XH_RAILS:-0}" = 1 ] && [ "$p" != alltoall ] && A=leaders B=rails
+        printf '%10s %10s %10s %8s\n' bytes $A $B $B/$A
         if [ ! -s "$work/$p.0" ] || [ ! -s "$work/$p.1" ]; then
             echo "no result (a run failed)"
             rm -f "$work/$p.0" "$work/$p.1"
@@ -91,13 +104,13 @@ for lay in $LAYOUTS; do
         fi
         join <(sort -n -k1,1 -k2,2g "$work/$p.0" | awk '!s[$1]++' | sort -k1,1) \
              <(sort -n -k1,1 -k2,2g "$work/$p.1" | awk '!s[$1]++' | sort -k1,1) |
-            sort -n | awk '{ printf "%10d %10.1f %10.1f %8.2f\n", $1, $2, $3, $3 / $2;
+            sort -n | awk -v A=$A -v B=$B '{ printf "%10d %10.1f %10.1f %8.2f\n", $1, $2, $3, $3 / $2;
                              sz[NR]=$1; w[NR]=($3 < $2) }
                 END { x = "";
                       for (i = NR; i >= 1 && w[i]; i--) x = sz[i];
-                      if (x == "") print "crossover: none (flat wins at the largest size)";
-                      else print "crossover: hier from " x " bytes";
-                      print "smallest size: " (w[1] ? "hier" : "flat") " wins" }'
+                      if (x == "") print "crossover: none (" A " wins at the largest size)";
+                      else print "crossover: " B " from " x " bytes";
+                      print "smallest size: " (w[1] ? B : A) " wins" }'
         rm -f "$work/$p.0" "$work/$p.1"
     done
 done

@@ -7,6 +7,13 @@
  * one range of ranks), and each leader broadcasts what it received to its
  * node, which reads it straight from the leader's receive buffer.
  *
+ * From SMAP_COLL_HIER_ALLGATHER_RAILS_MIN bytes in all, the exchange
+ * runs on rails (rails.c) instead: node x's data for node b is cut into min(|x|, |b|)
+ * pieces, piece q sent by x's member (q + b) mod |x| to b's member
+ * (q + x) mod |b| (rotated by the node indices, so that uneven nodes
+ * spread the work too), and each node broadcasts every piece from the
+ * member that received it.
+ *
  * Any placement: a node's blocks go as runs of blocks that are adjacent in
  * the receive buffer, computed alike on every leader, so interleaved ranks
  * cost more messages, never a wrong block.  Blocks keep the receive
@@ -14,6 +21,8 @@
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
+
+#include "base/tunables.h"
 
 struct ag {
     struct smap_hier *h;
@@ -100,10 +109,95 @@ static int ag_leaders(const struct ag *a, MPI_Request *req)
     return hier_launch(s, req);
 }
 
+struct clip {
+    MPI_Count lo, hi, at;   /* the part wanted, where this run starts (elements in run order) */
+    run_fn *fn;
+    void *arg;
+};
+
+static int clip_run(void *arg, MPI_Count d, MPI_Count n)
+{
+    struct clip *k = arg;
+    MPI_Count a = k->at, b = a + n;
+    k->at = b;
+    a = a > k->lo ? a : k->lo;
+    b = b < k->hi ? b : k->hi;
+    return a < b ? k->fn(k->arg, d + (a - (k->at - n)), b - a) : MPI_SUCCESS;
+}
+
+/* Calls fn for piece q of p of node x's blocks (their runs, in rank
+ * order, cut by element count). */
+static int ag_piece(const struct ag *a, int x, int q, int p, run_fn *fn, void *arg)
+{
+    MPI_Count total = 0;
+    for (int i = 0; i < a->c->size; i++)
+        if (a->h->node_of[i] == x)
+            total += ag_count(a, i);
+    struct clip k = { hier_piece_lo(total, q, p), hier_piece_lo(total, q + 1, p), 0, fn, arg };
+    return ag_runs(a, x, 0, clip_run, &k);
+}
+
+static int min_int(int u, int v)
+{
+    return u < v ? u : v;
+}
+
+/* The rails' exchange of the nodes' blocks (see the top), started in
+ * *req: a schedule on c that every member runs. */
+static int ag_rails(const struct ag *a, MPI_Request *req)
+{
+    struct smap_hier *h = a->h;
+    int nn = h->nnodes, x = h->node_of[a->c->rank], j = h->node->rank, kx = h->node->size;
+    struct smap_sched *s = smap_sched_new(a->c);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the rails' schedule");
+    for (int d = 1; d < nn; d++) {
+        int b = (x + d) % nn, kb = hier_node_size(h, b), p = min_int(kx, kb);
+        for (int q = 0; q < p; q++)
+            if ((q + b) % kx == j) {
+                struct lead_arg to = { a, s, hier_rank_at(h, b, (q + x) % kb) };
+                ag_piece(a, x, q, p, lead_send, &to);
+            }
+        int m = (x - d + nn) % nn, km = hier_node_size(h, m);
+        p = min_int(kx, km);
+        for (int q = 0; q < p; q++)
+            if ((q + m) % kx == j) {
+                struct lead_arg from = { a, s, hier_rank_at(h, m, (q + x) % km) };
+                ag_piece(a, m, q, p, lead_recv, &from);
+            }
+    }
+    return hier_launch(s, req);
+}
+
+struct from_arg {
+    const struct ag *a;
+    int root;   /* rank in the node */
+};
+
 static int node_bcast_run(void *arg, MPI_Count d, MPI_Count n)
 {
-    const struct ag *a = arg;
-    return hier_node_bcast(a->h, hier_at(a->rbuf, d, a->rt), n, a->rt, 0);
+    const struct from_arg *f = arg;
+    return hier_node_bcast(f->a->h, hier_at(f->a->rbuf, d, f->a->rt), n, f->a->rt, f->root);
+}
+
+/* Every block of the other nodes to the whole node, from the members that
+ * received it (the leader, or each piece's rail). */
+static int ag_share(const struct ag *a, int rails)
+{
+    struct smap_hier *h = a->h;
+    int x = h->node_of[a->c->rank], kx = h->node->size, rc = MPI_SUCCESS;
+    if (!rails) {
+        struct from_arg f = { a, 0 };
+        return ag_runs(a, x, 1, node_bcast_run, &f);
+    }
+    for (int m = 0; m < h->nnodes && rc == MPI_SUCCESS; m++) {
+        int p = min_int(kx, hier_node_size(h, m));
+        for (int q = 0; q < p && m != x && rc == MPI_SUCCESS; q++) {
+            struct from_arg f = { a, (q + m) % kx };
+            rc = ag_piece(a, m, q, p, node_bcast_run, &f);
+        }
+    }
+    return rc;
 }
 
 int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
@@ -127,15 +221,20 @@ int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, vo
         }
     int rc = hier_node_allgatherv(h, sbuf, scount, st, rbuf, nc, nd_displ, rt);
     free(nc);
+    MPI_Count total = 0;
+    for (int i = 0; i < c->size; i++)
+        total += ag_count(&a, i);
+    int rails = (uint64_t)(total * rt->size) >= smap_tun.coll_hier_allgather_rails_min;
     MPI_Request req = MPI_REQUEST_NULL;
-    if (rc == MPI_SUCCESS && hier_is_leader(h))
+    if (rc == MPI_SUCCESS && rails)
+        rc = ag_rails(&a, &req);
+    else if (rc == MPI_SUCCESS && hier_is_leader(h))
         rc = ag_leaders(&a, &req);
     if (req != MPI_REQUEST_NULL) {
         int r2 = hier_wait(&req);
         rc = rc == MPI_SUCCESS ? r2 : rc;
     }
-    /* every block of the other nodes, from the leader's receive buffer */
     if (rc == MPI_SUCCESS && k > 1)
-        rc = ag_runs(&a, nd, 1, node_bcast_run, &a);
+        rc = ag_share(&a, rails);
     return rc;
 }

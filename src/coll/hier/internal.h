@@ -19,7 +19,21 @@ struct smap_hier {
     int *local_of;      /* rank in c -> its rank in its node's sub-communicator */
     int *leader_of;     /* node index -> rank in c of its leader */
     int contiguous;     /* every node holds one range of c's ranks */
+    int *node_start;    /* node index -> its first entry in rank_at (nnodes + 1 entries) */
+    int *rank_at;       /* ranks of c grouped by node, in node order within each */
 };
+
+/* Rank in c of member `local` (its rank in the node) of node x. */
+static inline int hier_rank_at(const struct smap_hier *h, int x, int local)
+{
+    return h->rank_at[h->node_start[x] + local];
+}
+
+/* Members of node x. */
+static inline int hier_node_size(const struct smap_hier *h, int x)
+{
+    return h->node_start[x + 1] - h->node_start[x];
+}
 
 /* c's node map, local (no communication): node_of and local_of by rank
  * in c, leader_of by node (c->size entries each, caller's); nodes
@@ -116,6 +130,15 @@ struct hier_pipe {
     void *arg;
 };
 int hier_pipeline(const struct hier_pipe *p, MPI_Count count, smap_dtype_t *t);
+
+/* Rails (rails.c): the inter-node phase on every rank of a node.  Their
+ * number (the members of the smallest node), and where piece q of p
+ * starts in len elements (piece q: [lo(q), lo(q+1))). */
+int hier_rails_width(const struct smap_hier *h);
+MPI_Count hier_piece_lo(MPI_Count len, int q, int p);
+/* Bcast on rails, in hier_chunk chunks (pipelined). */
+int hier_bcast_rails(struct smap_hier *h, smap_comm_t *c, void *buf, MPI_Count count,
+                     smap_dtype_t *t, int root);
 
 /* The inter-node allreduce among the leaders, in place in buf, started
  * (*req) with the algorithm chosen by size and node count (reduce.c). */

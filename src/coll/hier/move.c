@@ -9,10 +9,13 @@
  * leader.  In chunks (hier_chunk): the root's leader starts chunk k's
  * leaders' broadcast as soon as its node has it; the other leaders start
  * every chunk's at once and broadcast chunk k on their node as soon as it
- * arrived, while the later chunks still cross. */
+ * arrived, while the later chunks still cross.  Large messages go on
+ * rails instead (rails.c): every rank of a node carries a piece. */
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
+
+#include "base/tunables.h"
 
 int smap_hier_barrier(smap_comm_t *c)
 {
@@ -40,6 +43,8 @@ int smap_hier_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_
     struct smap_hier *h = c->hier;
     if (count == 0 || t->size == 0)
         return MPI_SUCCESS;
+    if ((uint64_t)(count * t->size) >= smap_tun.coll_hier_bcast_rails_min)
+        return hier_bcast_rails(h, c, buf, count, t, root);
     int rootn = h->node_of[root], leader = hier_is_leader(h);
     int on_root_node = h->node_of[c->rank] == rootn;
     MPI_Count ce = hier_chunk(t), nchunks = (count + ce - 1) / ce;

@@ -47,6 +47,7 @@ static void free_state(struct smap_hier *h)
     if (h == &not_hier || !h)
         return;
     free(h->node_of), free(h->local_of), free(h->leader_of);
+    free(h->node_start), free(h->rank_at);
     free(h);
 }
 
@@ -87,9 +88,20 @@ static int map_nodes(smap_comm_t *c, struct smap_hier *h)
     h->node_of = malloc(n * sizeof *h->node_of);
     h->local_of = malloc(n * sizeof *h->local_of);
     h->leader_of = malloc(n * sizeof *h->leader_of);
-    if (!h->node_of || !h->local_of || !h->leader_of)
+    h->rank_at = malloc(n * sizeof *h->rank_at);
+    h->node_start = calloc(n + 1, sizeof *h->node_start);
+    if (!h->node_of || !h->local_of || !h->leader_of || !h->rank_at || !h->node_start)
         return -1;
-    return hier_map_nodes(c, h->node_of, h->local_of, h->leader_of, &h->nnodes, &h->contiguous);
+    if (hier_map_nodes(c, h->node_of, h->local_of, h->leader_of, &h->nnodes, &h->contiguous))
+        return -1;
+    /* counting sort by node: the rails (rails.c) look members up by node */
+    for (size_t i = 0; i < n; i++)
+        h->node_start[h->node_of[i] + 1]++;
+    for (int x = 0; x < h->nnodes; x++)
+        h->node_start[x + 1] += h->node_start[x];
+    for (size_t i = 0; i < n; i++)
+        h->rank_at[h->node_start[h->node_of[i]] + h->local_of[i]] = (int)i;
+    return 0;
 }
 
 static struct smap_hier *build(smap_comm_t *c)
