@@ -17,6 +17,9 @@
 #               through one leader per node against rails (every rank of
 #               a node carries a piece: SMAP_COLL_HIER_{BCAST,ALLGATHER}_RAILS_MIN=1024G|0,
 #               src/coll/hier/rails.c)
+#   with XH_RING=1 (allreduce): the leaders' recursive doubling against
+#               their ring (SMAP_COLL_HIER_RING_MIN=1024G|0; three nodes
+#               or more, src/coll/hier/reduce.c)
 #
 # Environment:
 #   BUILD_DIR    smartmap's build tree (default build)
@@ -73,6 +76,12 @@ side_env()
         else
             echo "SMAP_COLL_HIER=$2"
         fi ;;
+    allreduce)
+        if [ "${XH_RING:-0}" = 1 ]; then
+            [ "$2" = 1 ] && echo "SMAP_COLL_HIER_RING_MIN=0" || echo "SMAP_COLL_HIER_RING_MIN=1024G"
+        else
+            echo "SMAP_COLL_HIER=$2"
+        fi ;;
     alltoall) echo "SMAP_COLL_HIER=1 SMAP_COLL_HIER_ALLTOALL=$2" ;;
     *) echo "SMAP_COLL_HIER=$2" ;;
     esac
@@ -81,7 +90,7 @@ side_env()
 {
 echo "# Hierarchical crossovers (scripts/coll_crossover_hier.sh), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# usec per call: best of $REPS interleaved runs (bench/<name> --quick); layout = ranks per emulated node"
-echo "# crossover = smallest size from which the second column (hier; rails with XH_RAILS=1) wins at every larger size"
+echo "# crossover = smallest size from which the second column (hier; rails with XH_RAILS=1, ring with XH_RING=1) wins at every larger size"
 for lay in $LAYOUTS; do
     for p in $BENCHES; do
         for r in $(seq "$REPS"); do
@@ -95,7 +104,10 @@ for lay in $LAYOUTS; do
         echo
         echo "## $p, layout $lay ($(side_env "$p" 0) against $(side_env "$p" 1))"
         A=flat B=hier
-        [ "${XH_RAILS:-0}" = 1 ] && [ "$p" != alltoall ] && A=leaders B=rails
+        case $p,${XH_RAILS:-0},${XH_RING:-0} in
+        bcast,1,* | allgather,1,*) A=leaders B=rails ;;
+        allreduce,*,1) A=doubling B=ring ;;
+        esac
         printf '%10s %10s %10s %8s\n' bytes $A $B $B/$A
         if [ ! -s "$work/$p.0" ] || [ ! -s "$work/$p.1" ]; then
             echo "no result (a run failed)"

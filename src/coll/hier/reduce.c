@@ -14,15 +14,14 @@
  * keeps rank order on any node count (the non-power-of-two rest folded
  * into pairs first), for small vectors and non-commutative ops; a ring
  * (reduce-scatter then allgather, bandwidth-optimal) for large vectors of
- * commutative ops.  The crossover is HIER_RING_MIN. */
+ * commutative ops on three nodes or more (with two, recursive doubling is
+ * one exchange and moves the same bytes).  The crossover is
+ * SMAP_COLL_HIER_RING_MIN. */
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
 
-/* Bytes from which the leaders' allreduce runs as a ring (commutative ops,
- * more than two nodes: with two, recursive doubling is one exchange and
- * moves the same bytes). */
-#define HIER_RING_MIN (64 * 1024)
+#include "base/tunables.h"
 
 /* Real rank of `v` in the power-of-two set after folding the first 2 rem
  * ranks into pairs (the odd one of a pair stays). */
@@ -122,7 +121,7 @@ int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dt
     if (!s)
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
     int ring = l->size > 2 && count >= l->size && hier_commutative(op) &&
-               (MPI_Count)count * t->size >= HIER_RING_MIN;
+               (uint64_t)(count * t->size) >= smap_tun.coll_hier_ring_min;
     MPI_Count tmpn = ring ? (count + l->size - 1) / l->size : count;
     void *tmp = smap_sched_tmp_typed(s, tmpn, t);
     if (tmp) {
