@@ -183,11 +183,23 @@ static void a2a_build(struct smap_sched *s, const struct a2a_call *x)
             }
 }
 
+/* Whether a call goes through the gateways: every call with
+ * SMAP_COLL_HIER_ALLTOALL=1; else the plain forms whose blocks (bytes per
+ * rank pair: alike on every rank, so all decide alike) are at most
+ * SMAP_COLL_HIER_ALLTOALL_MAX, where the messages saved outweigh the
+ * copies and the extra on-node round (src/coll/hier/README.md). */
+static int a2a_gateways(const struct smap_a2a *a, int plain)
+{
+    if (smap_tun.coll_hier_alltoall)
+        return 1;
+    return plain && (uint64_t)(a->rcount * a->rt->size) <= smap_tun.coll_hier_alltoall_max;
+}
+
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
     int plain = !a->scounts.p && !a->rcounts.p && !a->stypes && !a->rtypes;
-    if (!smap_tun.coll_hier_alltoall)
+    if (!a2a_gateways(a, plain))
         return SMAP_HIER_FLAT;
     if (!plain) {   /* see the top of the file */
         MPI_Request rq;
@@ -203,27 +215,20 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
         .rcv = { a->rbuf, a->rcount, a->rt },
         .nd = h->node_of[c->rank],
         .li = h->local_of[c->rank],
+        .m = { h->node_start, h->rank_at },
     };
-    x.m.start = calloc((size_t)h->nnodes + 1, sizeof *x.m.start);
-    x.m.list = malloc((size_t)c->size * sizeof *x.m.list);
     x.src = malloc((size_t)c->size * sizeof *x.src);
     x.hdr = NULL;
     int rc = MPI_SUCCESS;
-    if (x.m.start && x.m.list && x.src) {
-        for (int r = 0; r < c->size; r++)
-            x.m.start[h->node_of[r] + 1]++;
-        for (int node = 0; node < h->nnodes; node++)
-            x.m.start[node + 1] += x.m.start[node];
-        for (int r = 0; r < c->size; r++)
-            x.m.list[x.m.start[h->node_of[r]] + h->local_of[r]] = r;
-        x.k = x.m.start[x.nd + 1] - x.m.start[x.nd];
+    if (x.src) {
+        x.k = h->node->size;
         x.nsrc = 0;
         for (int r = 0; r < c->size; r++)
             if (a2a_source_of(&x, r, x.li))
                 x.src[x.nsrc++] = r;
         x.hdr = malloc(((size_t)x.nsrc * x.k + 1) * sizeof *x.hdr);
     }
-    if (!x.m.start || !x.m.list || !x.src || !x.hdr)
+    if (!x.src || !x.hdr)
         rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's node map");
     void *copy = NULL;
     if (rc == MPI_SUCCESS && a->sbuf == MPI_IN_PLACE) {   /* the input is rbuf */
@@ -250,11 +255,11 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
             rc = hier_run(s, "out of memory building the alltoall's schedule");
         }
     }
-    free(copy), free(x.m.start), free(x.m.list), free(x.src), free(x.hdr);
+    free(copy), free(x.src), free(x.hdr);
     return rc;
 }
 
-/* Ialltoall (and Alltoall_init), with SMAP_COLL_HIER_ALLTOALL=1: the same
+/* Ialltoall (and Alltoall_init), on the blocking form's terms: the same
  * three rounds as one schedule on c, its node map computed locally (a
  * non-blocking start must not wait for other ranks), everything in the
  * schedule's scratch.  The v and w forms: nbc_alltoallv.c (their gateways
@@ -262,7 +267,7 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req)
 {
     int plain = !a->scounts.p && !a->rcounts.p && !a->stypes && !a->rtypes;
-    if (!smap_tun.coll_hier_alltoall)
+    if (!a2a_gateways(a, plain))
         return SMAP_HIER_FLAT;
     if (!plain)
         return hier_ialltoallv(a, c, req);

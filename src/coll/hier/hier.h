@@ -55,9 +55,10 @@ int smap_hier_gatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void
 int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_cvec displs,
                        smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt,
                        int root, smap_comm_t *c);
-/* Alltoall, Alltoallv and Alltoallw, only with SMAP_COLL_HIER_ALLTOALL=1
- * (otherwise SMAP_HIER_FLAT; also for the v and w forms with one rank
- * per node). */
+/* Alltoall, Alltoallv and Alltoallw: every form with
+ * SMAP_COLL_HIER_ALLTOALL=1, else only plain Alltoall with blocks up to
+ * SMAP_COLL_HIER_ALLTOALL_MAX (otherwise SMAP_HIER_FLAT; also for the v
+ * and w forms with one rank per node). */
 int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
 
 /* Non-blocking (and persistent: the request pointer the binding passes)
@@ -67,7 +68,7 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c);
  * node, when nothing moves, for a non-commutative op over interleaved
  * nodes (Iscan, Iexscan: any op), for Igather/Iscatter below their
  * crossovers, for the four rooted forms and Ialltoallv/w with one rank per
- * node, and for every Ialltoall form unless SMAP_COLL_HIER_ALLTOALL=1. */
+ * node, and for the Ialltoall forms that Alltoall would run flat (above). */
 int smap_hier_nb_use(smap_comm_t *c);
 int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
                      MPI_Request *req);
@@ -103,7 +104,7 @@ int smap_hier_igatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, voi
 int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_cvec displs,
                         smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt,
                         int root, smap_comm_t *c, MPI_Request *req);
-/* Ialltoall, Ialltoallv, Ialltoallw, only with SMAP_COLL_HIER_ALLTOALL=1
+/* Ialltoall, Ialltoallv, Ialltoallw, on smap_hier_alltoall's terms
  * (alltoall.c, nbc_alltoallv.c). */
 int smap_hier_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req);
 
