@@ -13,7 +13,8 @@
  * Ibcast: the root hands the data to its node's leader; the leaders
  * broadcast along a binomial tree of nodes rooted at the root's node;
  * each leader sends to its node's members (on-node messages: single-copy
- * through SMARTMAP).  Ibarrier: node gather to the leader (empty
+ * through SMARTMAP).  From SMAP_COLL_HIER_BCAST_RAILS_MIN on rails
+ * (ibcast_rails: every member of a node carries a piece).  Ibarrier: node gather to the leader (empty
  * messages), the leaders' dissemination barrier, release from the
  * leader.  Each inter-node message is one per node pair instead of one per
  * rank pair. */
@@ -100,6 +101,66 @@ void hier_nb_from_hub(struct smap_sched *s, const struct hier_imap *m, int me, i
     smap_sched_barrier(s);
 }
 
+/* Rank of member q (node order) of node x; -1 when x has fewer. */
+static int nb_member(const struct hier_imap *m, int p, int x, int q)
+{
+    for (int i = 0; i < p; i++)
+        if (m->node_of[i] == x && m->local_of[i] == q)
+            return i;
+    return -1;
+}
+
+/* Ibcast on rails (rails.c's scheme as one schedule): piece q of P (P the
+ * smallest node's members) goes from the root to its node's member q,
+ * down a binomial tree of nodes among the members q, and from each member
+ * q to the rest of its node (never back to the root).  A member q first
+ * receives its own piece (alone in a round: from the root it precedes the
+ * root's share, so the two messages match in order), then forwards it and
+ * receives the others. */
+static void ibcast_rails(struct smap_sched *s, const struct hier_imap *m, smap_comm_t *c,
+                         void *buf, MPI_Count count, smap_dtype_t *t, int root)
+{
+    int p = c->size, me = c->rank, nn = m->nn, nd = m->node_of[me], rn = m->node_of[root];
+    int j = m->local_of[me], P = p;
+    for (int x = 0; x < nn; x++) {
+        int kx = hier_nb_node_ranks(m, p, x, NULL);
+        P = kx < P ? kx : P;
+    }
+#define PIECE(q) hier_at(buf, hier_piece_lo(count, (q), P), t), \
+                 hier_piece_lo(count, (q) + 1, P) - hier_piece_lo(count, (q), P), t
+    if (me == root)
+        for (int q = 0; q < P; q++)
+            if (m->members[q] != root)
+                smap_sched_send(s, PIECE(q), m->members[q]);
+    if (j < P && me != root) {   /* my own piece first */
+        int vr = (nd - rn + nn) % nn, mask = 1, from = root;
+        for (; vr && mask < nn; mask <<= 1)
+            if (vr & mask) {
+                from = nb_member(m, p, (vr - mask + rn) % nn, j);
+                break;
+            }
+        smap_sched_recv(s, PIECE(j), from);
+        smap_sched_barrier(s);
+    }
+    if (j < P) {   /* forward it: down the tree, then to the node */
+        int vr = (nd - rn + nn) % nn, mask = 1;
+        while (mask < nn && !(vr & mask))
+            mask <<= 1;
+        for (mask >>= 1; mask > 0; mask >>= 1)
+            if (vr + mask < nn)
+                smap_sched_send(s, PIECE(j), nb_member(m, p, (vr + mask + rn) % nn, j));
+        for (int i = 0; i < m->k; i++)
+            if (i != j && m->members[i] != root)
+                smap_sched_send(s, PIECE(j), m->members[i]);
+    }
+    if (me != root)
+        for (int q = 0; q < P; q++)
+            if (q != j)
+                smap_sched_recv(s, PIECE(q), m->members[q]);
+#undef PIECE
+    smap_sched_barrier(s);
+}
+
 int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
                      MPI_Request *req)
 {
@@ -110,6 +171,10 @@ int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap
     int rc = hier_nb_start(c, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
+    if ((uint64_t)(count * t->size) >= smap_tun.coll_hier_bcast_rails_min) {
+        ibcast_rails(s, &m, c, buf, count, t, root);
+        return hier_launch(s, req);
+    }
     int me = c->rank, nd = m.node_of[me], rn = m.node_of[root], nn = m.nn;
     int lead = m.leader_of[nd], rlead = m.leader_of[rn];
     if (me == root && root != rlead) {
