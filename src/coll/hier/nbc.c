@@ -14,10 +14,10 @@
  * broadcast along a binomial tree of nodes rooted at the root's node;
  * each leader sends to its node's members (on-node messages: single-copy
  * through SMARTMAP).  From SMAP_COLL_HIER_BCAST_RAILS_MIN on rails
- * (ibcast_rails: every member of a node carries a piece).  Ibarrier: node gather to the leader (empty
- * messages), the leaders' dissemination barrier, release from the
- * leader.  Each inter-node message is one per node pair instead of one per
- * rank pair. */
+ * (ibcast_rails: every member of a node carries a piece).  Ibarrier: node
+ * gather to the leader (empty messages), the leaders' dissemination
+ * barrier, release from the leader.  Each inter-node message is one per
+ * node pair instead of one per rank pair. */
 #include "coll/hier/internal.h"
 
 #include "base/tunables.h"

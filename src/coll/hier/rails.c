@@ -6,7 +6,9 @@
  * move 1/k of the bytes each, at once (multi-leader collectives).  The
  * on-node phases are the same control-block algorithms as the leaders':
  * the root's node broadcasts from the root, every other node gathers its
- * rails' pieces in place (an on-node allgatherv). */
+ * rails' pieces in place (an on-node allgatherv).  Here: Bcast and the
+ * pieces' arithmetic; Allgather(v)'s rails are in allgather.c, Ibcast's
+ * in nbc.c (one schedule, no control blocks). */
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
