@@ -131,6 +131,19 @@ struct hier_pipe {
 };
 int hier_pipeline(const struct hier_pipe *p, MPI_Count count, smap_dtype_t *t);
 
+/* The binomial tree of n members rooted at member 0 (the nodes, counted
+ * from the root's, in the trees of Bcast, Ibcast and the rails): member
+ * v's mask is the lowest set bit of v (v > 0: its parent is v - mask), or
+ * the first power of two >= n for the root; its children are v + m for
+ * the powers of two m < mask with v + m < n. */
+static inline int hier_tree_mask(int v, int n)
+{
+    int mask = 1;
+    while (mask < n && !(v & mask))
+        mask <<= 1;
+    return mask;
+}
+
 /* Rails (rails.c): the inter-node phase on every rank of a node.  Their
  * number (the members of the smallest node), and where piece q of p
  * starts in len elements (piece q: [lo(q), lo(q+1))). */

@@ -132,20 +132,12 @@ static void ibcast_rails(struct smap_sched *s, const struct hier_imap *m, smap_c
         for (int q = 0; q < P; q++)
             if (m->members[q] != root)
                 smap_sched_send(s, PIECE(q), m->members[q]);
+    int vr = (nd - rn + nn) % nn, mask = hier_tree_mask(vr, nn);
     if (j < P && me != root) {   /* my own piece first */
-        int vr = (nd - rn + nn) % nn, mask = 1, from = root;
-        for (; vr && mask < nn; mask <<= 1)
-            if (vr & mask) {
-                from = nb_member(m, p, (vr - mask + rn) % nn, j);
-                break;
-            }
-        smap_sched_recv(s, PIECE(j), from);
+        smap_sched_recv(s, PIECE(j), vr ? nb_member(m, p, (vr - mask + rn) % nn, j) : root);
         smap_sched_barrier(s);
     }
     if (j < P) {   /* forward it: down the tree, then to the node */
-        int vr = (nd - rn + nn) % nn, mask = 1;
-        while (mask < nn && !(vr & mask))
-            mask <<= 1;
         for (mask >>= 1; mask > 0; mask >>= 1)
             if (vr + mask < nn)
                 smap_sched_send(s, PIECE(j), nb_member(m, p, (vr + mask + rn) % nn, j));
@@ -187,13 +179,11 @@ int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap
             smap_sched_barrier(s);
         }
         /* binomial over nodes, node indices relative to the root's */
-        int vr = (nd - rn + nn) % nn, mask = 1;
-        for (; mask < nn; mask <<= 1)
-            if (vr & mask) {
-                smap_sched_recv(s, buf, count, t, m.leader_of[(vr - mask + rn) % nn]);
-                smap_sched_barrier(s);
-                break;
-            }
+        int vr = (nd - rn + nn) % nn, mask = hier_tree_mask(vr, nn);
+        if (vr) {
+            smap_sched_recv(s, buf, count, t, m.leader_of[(vr - mask + rn) % nn]);
+            smap_sched_barrier(s);
+        }
         for (mask >>= 1; mask > 0; mask >>= 1)
             if (vr + mask < nn)
                 smap_sched_send(s, buf, count, t, m.leader_of[(vr + mask + rn) % nn]);

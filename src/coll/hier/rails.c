@@ -34,13 +34,11 @@ static void rail_tree(struct smap_sched *s, const struct smap_hier *h, int rootn
                       void *piece, MPI_Count n, smap_dtype_t *t)
 {
     int nn = h->nnodes, x = h->node_of[smap_sched_comm(s)->rank];
-    int rel = (x - rootn + nn) % nn, mask = 1;
-    for (; mask < nn; mask <<= 1)
-        if (rel & mask) {
-            smap_sched_recv(s, piece, n, t, hier_rank_at(h, (x - mask + nn) % nn, q));
-            smap_sched_barrier(s);
-            break;
-        }
+    int rel = (x - rootn + nn) % nn, mask = hier_tree_mask(rel, nn);
+    if (rel) {
+        smap_sched_recv(s, piece, n, t, hier_rank_at(h, (x - mask + nn) % nn, q));
+        smap_sched_barrier(s);
+    }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (rel + mask < nn)
             smap_sched_send(s, piece, n, t, hier_rank_at(h, (x + mask) % nn, q));
