@@ -20,6 +20,9 @@
 #   with XH_RING=1 (allreduce): the leaders' recursive doubling against
 #               their ring (SMAP_COLL_HIER_RING_MIN=1024G|0; three nodes
 #               or more, src/coll/hier/reduce.c)
+#   with XH_RAB=1 (allreduce): the leaders' recursive doubling against
+#               Rabenseifner (SMAP_COLL_HIER_RABENSEIFNER_MIN=1024G|0, the
+#               ring off); XH_RAB=ring: Rabenseifner against the ring
 #
 # Environment:
 #   BUILD_DIR    smartmap's build tree (default build)
@@ -77,7 +80,13 @@ side_env()
             echo "SMAP_COLL_HIER=$2"
         fi ;;
     allreduce)
-        if [ "${XH_RING:-0}" = 1 ]; then
+        if [ "${XH_RAB:-0}" = 1 ]; then
+            [ "$2" = 1 ] && echo "SMAP_COLL_HIER_RING_MIN=1024G SMAP_COLL_HIER_RABENSEIFNER_MIN=0" ||
+                echo "SMAP_COLL_HIER_RING_MIN=1024G SMAP_COLL_HIER_RABENSEIFNER_MIN=1024G"
+        elif [ "${XH_RAB:-0}" = ring ]; then
+            [ "$2" = 1 ] && echo "SMAP_COLL_HIER_RING_MIN=0" ||
+                echo "SMAP_COLL_HIER_RING_MIN=1024G SMAP_COLL_HIER_RABENSEIFNER_MIN=0"
+        elif [ "${XH_RING:-0}" = 1 ]; then
             [ "$2" = 1 ] && echo "SMAP_COLL_HIER_RING_MIN=0" || echo "SMAP_COLL_HIER_RING_MIN=1024G"
         else
             echo "SMAP_COLL_HIER=$2"
@@ -90,7 +99,7 @@ side_env()
 {
 echo "# Hierarchical crossovers (scripts/coll_crossover_hier.sh), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# usec per call: best of $REPS interleaved runs (bench/<name> --quick); layout = ranks per emulated node"
-echo "# crossover = smallest size from which the second column (hier; rails with XH_RAILS=1, ring with XH_RING=1) wins at every larger size"
+echo "# crossover = smallest size from which the second column (hier; rails with XH_RAILS=1, ring with XH_RING=1, rabenseifner with XH_RAB=1, ring with XH_RAB=ring) wins at every larger size"
 for lay in $LAYOUTS; do
     for p in $BENCHES; do
         for r in $(seq "$REPS"); do
@@ -104,9 +113,11 @@ for lay in $LAYOUTS; do
         echo
         echo "## $p, layout $lay ($(side_env "$p" 0) against $(side_env "$p" 1))"
         A=flat B=hier
-        case $p,${XH_RAILS:-0},${XH_RING:-0} in
+        case $p,${XH_RAILS:-0},${XH_RING:-0},${XH_RAB:-0} in
         bcast,1,* | allgather,1,*) A=leaders B=rails ;;
-        allreduce,*,1) A=doubling B=ring ;;
+        allreduce,*,*,1) A=doubling B=rabenseifner ;;
+        allreduce,*,*,ring) A=rabenseifner B=ring ;;
+        allreduce,*,1,*) A=doubling B=ring ;;
         esac
         printf '%10s %10s %10s %8s\n' bytes $A $B $B/$A
         if [ ! -s "$work/$p.0" ] || [ ! -s "$work/$p.1" ]; then

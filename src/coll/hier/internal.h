@@ -158,13 +158,24 @@ int hier_bcast_rails(struct smap_hier *h, smap_comm_t *c, void *buf, MPI_Count c
 int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t,
                         MPI_Datatype type, MPI_Op op, MPI_Request *req);
 
-/* The recursive-doubling allreduce of buf (in place, rank order kept on
- * any n: the first 2*rest fold in pairs first) among n members, this one
- * the r-th, appended to s; member v is rank ranks[v] of s's communicator
+/* Whether an allgather(v) of `total` elements of rt in all takes the
+ * rails (SMAP_COLL_HIER_ALLGATHER_RAILS_MIN), and Iallgather(v) on rails:
+ * allgather.c's three phases as one schedule on c (a non-blocking start:
+ * the node map computed locally, on-node messages instead of the control
+ * blocks). */
+int hier_allgather_rails(MPI_Count total, smap_dtype_t *rt);
+int hier_iallgather_rails(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                          MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                          smap_dtype_t *rt, smap_comm_t *c, MPI_Request *req);
+
+/* The leaders' allreduce of buf (in place; rank order kept except by the
+ * ring, which takes commutative ops only) among n members, this one the
+ * r-th, appended to s: recursive doubling, Rabenseifner or the ring by
+ * size and n (reduce.c); member v is rank ranks[v] of s's communicator
  * (ranks NULL: v itself); tmp: scratch for count elements. */
-void hier_add_recursive_doubling(struct smap_sched *s, int n, int r, const int *ranks,
-                                 void *buf, MPI_Count count, smap_dtype_t *t, MPI_Datatype type,
-                                 MPI_Op op, void *tmp);
+void hier_add_lead_allreduce(struct smap_sched *s, int n, int r, const int *ranks, void *buf,
+                             MPI_Count count, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
+                             void *tmp);
 
 /* ---- the node-aware schedules of the non-blocking forms (nbc*.c) ---- */
 

@@ -94,7 +94,7 @@ int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_
     if (me == lead && acc) {
         void *tmp = smap_sched_tmp_typed(s, count, t);
         if (all) {
-            hier_add_recursive_doubling(s, nn, nd, m.leader_of, acc, count, t, type, op, tmp);
+            hier_add_lead_allreduce(s, nn, nd, m.leader_of, acc, count, t, type, op, tmp);
             smap_sched_copy(s, acc, count, t, rbuf, count, t);
         } else {
             /* binomial onto node 0 in node order: acc = acc op (higher nodes) */

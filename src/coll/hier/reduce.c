@@ -10,13 +10,14 @@
  * phase of chunk k runs as a started schedule while the node folds chunk
  * k+1, and the node broadcast of chunk k waits only for chunk k.
  *
- * The leaders' allreduce (hier_lead_allreduce): recursive doubling, which
- * keeps rank order on any node count (the non-power-of-two rest folded
- * into pairs first), for small vectors and non-commutative ops; a ring
- * (reduce-scatter then allgather, bandwidth-optimal) for large vectors of
- * commutative ops on three nodes or more (with two, recursive doubling is
- * one exchange and moves the same bytes).  The crossover is
- * SMAP_COLL_HIER_RING_MIN. */
+ * The leaders' allreduce (hier_add_lead_allreduce, also Iallreduce's):
+ * recursive doubling, which keeps rank order on any node count (the
+ * non-power-of-two rest folded into pairs first), for small vectors and
+ * two or three nodes; Rabenseifner (reduce-scatter by recursive halving,
+ * allgather by recursive doubling: the ring's bytes in 2 log2(p) steps,
+ * rank order kept) for large vectors on four nodes or more; a ring for
+ * large vectors of commutative ops on three nodes.  The crossovers are
+ * SMAP_COLL_HIER_RABENSEIFNER_MIN and SMAP_COLL_HIER_RING_MIN. */
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
@@ -30,51 +31,128 @@ static int rd_real(int v, int rem)
     return v < rem ? 2 * v + 1 : v + rem;
 }
 
-void hier_add_recursive_doubling(struct smap_sched *s, int n, int r, const int *ranks,
-                                 void *buf, MPI_Count count, smap_dtype_t *t, MPI_Datatype type,
-                                 MPI_Op op, void *tmp)
-{
 #define RANK(v) (ranks ? ranks[v] : (v))
+
+/* The power-of-two set's size p and the fold of the first 2 rem = 2(n-p)
+ * members into pairs: the even one of a pair sends its vector to the odd
+ * one, which folds it below its own (rank order) and stands for both as
+ * member r/2 of the set.  The returned index in the set; -1 for the even
+ * ones, who wait for the result (fold_back). */
+static int fold_in(struct smap_sched *s, int n, int r, const int *ranks, void *buf,
+                   MPI_Count count, smap_dtype_t *t, MPI_Datatype type, MPI_Op op, void *tmp,
+                   int *pp)
+{
     int p = 1;
     while (p * 2 <= n)
         p *= 2;
-    int rem = n - p, v;
-    if (r < 2 * rem) {
-        if (r & 1) {
-            smap_sched_recv(s, tmp, count, t, RANK(r - 1));
-            smap_sched_barrier(s);
-            smap_sched_reduce(s, tmp, buf, count, t, type, op);   /* buf = lower op buf */
-            v = r / 2;
-        } else {
-            smap_sched_send(s, buf, count, t, RANK(r + 1));
-            smap_sched_barrier(s);
-            v = -1;
-        }
-    } else {
-        v = r - rem;
+    *pp = p;
+    int rem = n - p;
+    if (r >= 2 * rem)
+        return r - rem;
+    if (r & 1) {
+        smap_sched_recv(s, tmp, count, t, RANK(r - 1));
+        smap_sched_barrier(s);
+        smap_sched_reduce(s, tmp, buf, count, t, type, op);   /* buf = lower op buf */
+        return r / 2;
     }
+    smap_sched_send(s, buf, count, t, RANK(r + 1));
+    smap_sched_barrier(s);
+    return -1;
+}
+
+static void fold_back(struct smap_sched *s, int n, int p, int r, const int *ranks, void *buf,
+                      MPI_Count count, smap_dtype_t *t)
+{
+    if (r >= 2 * (n - p))
+        return;
+    if (r & 1)
+        smap_sched_send(s, buf, count, t, RANK(r - 1));
+    else
+        smap_sched_recv(s, buf, count, t, RANK(r + 1));
+    smap_sched_barrier(s);
+}
+
+/* in place: mine = lower op upper, where the peer's part (in tmp) is the
+ * lower one when `peer_lower`; the copy back only when the op cannot be
+ * swapped. */
+static void fold_pair(struct smap_sched *s, void *mine, void *tmp, MPI_Count count,
+                      smap_dtype_t *t, MPI_Datatype type, MPI_Op op, int peer_lower)
+{
+    if (peer_lower || hier_commutative(op)) {
+        smap_sched_reduce(s, tmp, mine, count, t, type, op);   /* mine = peer op mine */
+    } else {
+        smap_sched_reduce(s, mine, tmp, count, t, type, op);   /* tmp = mine op peer */
+        smap_sched_copy(s, tmp, count, t, mine, count, t);
+    }
+}
+
+static void add_recursive_doubling(struct smap_sched *s, int n, int r, const int *ranks,
+                                   void *buf, MPI_Count count, smap_dtype_t *t,
+                                   MPI_Datatype type, MPI_Op op, void *tmp)
+{
+    int p, v = fold_in(s, n, r, ranks, buf, count, t, type, op, tmp, &p), rem = n - p;
     if (v >= 0)
         for (int mask = 1; mask < p; mask <<= 1) {
             int peer = rd_real(v ^ mask, rem);
             smap_sched_send(s, buf, count, t, RANK(peer));
             smap_sched_recv(s, tmp, count, t, RANK(peer));
             smap_sched_barrier(s);
-            if (peer < r) {
-                smap_sched_reduce(s, tmp, buf, count, t, type, op);   /* buf = peer op buf */
-            } else {
-                smap_sched_reduce(s, buf, tmp, count, t, type, op);   /* tmp = buf op peer */
-                smap_sched_copy(s, tmp, count, t, buf, count, t);
-            }
+            fold_pair(s, buf, tmp, count, t, type, op, peer < r);
         }
-    if (r < 2 * rem) {
-        if (r & 1)
-            smap_sched_send(s, buf, count, t, RANK(r - 1));
-        else
-            smap_sched_recv(s, buf, count, t, RANK(r + 1));
-        smap_sched_barrier(s);
-    }
+    fold_back(s, n, p, r, ranks, buf, count, t);
 }
-#undef RANK
+
+/* Rabenseifner: a reduce-scatter by recursive halving, then an allgather
+ * by recursive doubling, over the power-of-two set (the rest folded in
+ * pairs first, as above).  The vector is cut into p segments (element
+ * counts, hier_piece_lo).  Halving runs the distances 1, 2, .., p/2, so
+ * before the step at distance m a member's partial covers the aligned
+ * block of m members around it (a contiguous run of the set) and its
+ * peer's the adjacent block: "lower op upper" keeps rank order for any op,
+ * so non-commutative ops may take it (the ring may not).  At each step a
+ * member keeps the lower half of its segment range when its bit is 0, sends the
+ * other half and folds what it receives into the kept one; it ends with
+ * one segment (its index bit-reversed), complete.  The allgather retraces
+ * the steps from distance p/2 down.  Each member sends 2(p-1)/p of the
+ * vector in 2 log2(p) steps: recursive doubling's log2(p) steps carry
+ * log2(p) whole vectors, the ring's 2(n-1) steps the same bytes as this. */
+static void add_rabenseifner(struct smap_sched *s, int n, int r, const int *ranks, void *buf,
+                             MPI_Count count, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
+                             void *tmp)
+{
+    int p, v = fold_in(s, n, r, ranks, buf, count, t, type, op, tmp, &p), rem = n - p;
+    if (v >= 0) {
+        int lo = 0, hi = p;   /* this member's segments: [lo, hi) */
+        for (int mask = 1; mask < p; mask <<= 1) {
+            int half = (hi - lo) / 2, upper = (v & mask) != 0;
+            int klo = upper ? lo + half : lo, slo = upper ? lo : lo + half;
+            MPI_Count ko = hier_piece_lo(count, klo, p), kn = hier_piece_lo(count, klo + half, p) - ko;
+            MPI_Count so = hier_piece_lo(count, slo, p), sn = hier_piece_lo(count, slo + half, p) - so;
+            int peer = rd_real(v ^ mask, rem);
+            smap_sched_send(s, hier_at(buf, so, t), sn, t, RANK(peer));
+            smap_sched_recv(s, tmp, kn, t, RANK(peer));
+            smap_sched_barrier(s);
+            fold_pair(s, hier_at(buf, ko, t), tmp, kn, t, type, op, upper);
+            lo = klo;
+            hi = klo + half;
+        }
+        for (int mask = p / 2; mask >= 1; mask >>= 1) {
+            int w = hi - lo, upper = (v & mask) != 0;
+            int plo = upper ? lo - w : hi;   /* the peer's segments: adjacent */
+            MPI_Count mo = hier_piece_lo(count, lo, p), mn = hier_piece_lo(count, hi, p) - mo;
+            MPI_Count po = hier_piece_lo(count, plo, p), pn = hier_piece_lo(count, plo + w, p) - po;
+            int peer = rd_real(v ^ mask, rem);
+            smap_sched_send(s, hier_at(buf, mo, t), mn, t, RANK(peer));
+            smap_sched_recv(s, hier_at(buf, po, t), pn, t, RANK(peer));
+            smap_sched_barrier(s);
+            if (upper)
+                lo = plo;
+            else
+                hi = plo + w;
+        }
+    }
+    fold_back(s, n, p, r, ranks, buf, count, t);
+}
 
 /* Segment i of n over count elements: [*off, *off + *len). */
 static void ring_seg(MPI_Count count, int n, int i, MPI_Count *off, MPI_Count *len)
@@ -84,11 +162,10 @@ static void ring_seg(MPI_Count count, int n, int i, MPI_Count *off, MPI_Count *l
     *len = q + (i < extra);
 }
 
-static void add_ring(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_t *t,
-                     MPI_Datatype type, MPI_Op op, void *tmp)
+static void add_ring(struct smap_sched *s, int n, int r, const int *ranks, void *buf,
+                     MPI_Count count, smap_dtype_t *t, MPI_Datatype type, MPI_Op op, void *tmp)
 {
-    smap_comm_t *c = smap_sched_comm(s);
-    int n = c->size, r = c->rank, right = (r + 1) % n, left = (r + n - 1) % n;
+    int right = RANK((r + 1) % n), left = RANK((r + n - 1) % n);
     MPI_Count off, len, roff, rlen;
     /* reduce-scatter: after step j, rank r holds segment r-j-1 folded over
      * ranks r-j-1 .. r; after n-1 steps segment r+1 is complete here */
@@ -109,6 +186,21 @@ static void add_ring(struct smap_sched *s, void *buf, MPI_Count count, smap_dtyp
         smap_sched_barrier(s);
     }
 }
+#undef RANK
+
+void hier_add_lead_allreduce(struct smap_sched *s, int n, int r, const int *ranks, void *buf,
+                             MPI_Count count, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
+                             void *tmp)
+{
+    uint64_t bytes = (uint64_t)(count * t->size);
+    int split = count >= n;   /* every segment holds an element */
+    if (split && n >= 4 && bytes >= smap_tun.coll_hier_rabenseifner_min)
+        add_rabenseifner(s, n, r, ranks, buf, count, t, type, op, tmp);
+    else if (split && n > 2 && hier_commutative(op) && bytes >= smap_tun.coll_hier_ring_min)
+        add_ring(s, n, r, ranks, buf, count, t, type, op, tmp);
+    else
+        add_recursive_doubling(s, n, r, ranks, buf, count, t, type, op, tmp);
+}
 
 int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t,
                         MPI_Datatype type, MPI_Op op, MPI_Request *req)
@@ -120,16 +212,9 @@ int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dt
     struct smap_sched *s = smap_sched_new(l);
     if (!s)
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
-    int ring = l->size > 2 && count >= l->size && hier_commutative(op) &&
-               (uint64_t)(count * t->size) >= smap_tun.coll_hier_ring_min;
-    MPI_Count tmpn = ring ? (count + l->size - 1) / l->size : count;
-    void *tmp = smap_sched_tmp_typed(s, tmpn, t);
-    if (tmp) {
-        if (ring)
-            add_ring(s, buf, count, t, type, op, tmp);
-        else
-            hier_add_recursive_doubling(s, l->size, l->rank, NULL, buf, count, t, type, op, tmp);
-    }
+    void *tmp = smap_sched_tmp_typed(s, count, t);
+    if (tmp)
+        hier_add_lead_allreduce(s, l->size, l->rank, NULL, buf, count, t, type, op, tmp);
     return hier_launch(s, req);
 }
 
