@@ -14,6 +14,13 @@
  * spread the work too), and each node broadcasts every piece from the
  * member that received it.
  *
+ * Large: the exchange and the share are pipelined (pipeline.c) over
+ * chunks of SMAP_COLL_HIER_CHUNK bytes of each node's blocks: chunk k
+ * crosses the nodes while chunk k-1 is broadcast on the node.
+ *
+ * Iallgather(v) on rails (hier_iallgather_rails) runs the same three
+ * phases as one schedule on c, with on-node messages for the node phases.
+ *
  * Any placement: a node's blocks go as runs of blocks that are adjacent in
  * the receive buffer, computed alike on every leader, so interleaved ranks
  * cost more messages, never a wrong block.  Blocks keep the receive
@@ -24,14 +31,28 @@
 
 #include "base/tunables.h"
 
+/* One allgather(v): the receive side and c's node map (the blocking
+ * form's smap_hier, or the non-blocking form's, built in its schedule). */
 struct ag {
-    struct smap_hier *h;
     smap_comm_t *c;
     void *rbuf;
     MPI_Count rcount;
     struct smap_cvec rcounts, displs;
     smap_dtype_t *rt;
+    int nn;
+    const int *node_of, *node_start, *rank_at;   /* as in struct smap_hier */
+    struct smap_hier *h;   /* the blocking form's (its node phases); NULL otherwise */
 };
+
+static int ag_node_size(const struct ag *a, int x)
+{
+    return a->node_start[x + 1] - a->node_start[x];
+}
+
+static int ag_rank_at(const struct ag *a, int x, int q)
+{
+    return a->rank_at[a->node_start[x] + q];
+}
 
 static MPI_Count ag_count(const struct ag *a, int i)
 {
@@ -52,7 +73,7 @@ static int ag_runs(const struct ag *a, int node, int other, run_fn *fn, void *ar
     MPI_Count rd = 0, rn = 0;
     int rc = MPI_SUCCESS;
     for (int i = 0; i < a->c->size && rc == MPI_SUCCESS; i++) {
-        if ((a->h->node_of[i] == node) == other)
+        if ((a->node_of[i] == node) == other)
             continue;
         MPI_Count n = ag_count(a, i), d = ag_displ(a, i);
         if (n == 0)
@@ -88,27 +109,6 @@ static int lead_recv(void *arg, MPI_Count d, MPI_Count n)
     return smap_sched_recv(l->s, hier_at(l->a->rbuf, d, l->a->rt), n, l->a->rt, l->peer);
 }
 
-/* The leaders' exchange of their nodes' blocks, started in *req. */
-static int ag_leaders(const struct ag *a, MPI_Request *req)
-{
-    *req = MPI_REQUEST_NULL;
-    smap_comm_t *l = a->h->lead;
-    if (l->size == 1)
-        return MPI_SUCCESS;
-    struct smap_sched *s = smap_sched_new(l);
-    if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
-    /* leader rank j of the leaders' communicator leads node j (both are
-     * numbered by the lowest rank of the node) */
-    for (int d = 1; d < l->size; d++) {
-        struct lead_arg to = { a, s, (l->rank + d) % l->size };
-        struct lead_arg from = { a, s, (l->rank - d + l->size) % l->size };
-        ag_runs(a, l->rank, 0, lead_send, &to);
-        ag_runs(a, from.peer, 0, lead_recv, &from);
-    }
-    return hier_launch(s, req);
-}
-
 struct clip {
     MPI_Count lo, hi, at;   /* the part wanted, where this run starts (elements in run order) */
     run_fn *fn;
@@ -125,16 +125,34 @@ static int clip_run(void *arg, MPI_Count d, MPI_Count n)
     return a < b ? k->fn(k->arg, d + (a - (k->at - n)), b - a) : MPI_SUCCESS;
 }
 
-/* Calls fn for piece q of p of node x's blocks (their runs, in rank
- * order, cut by element count). */
-static int ag_piece(const struct ag *a, int x, int q, int p, run_fn *fn, void *arg)
+static MPI_Count ag_node_total(const struct ag *a, int x)
 {
     MPI_Count total = 0;
     for (int i = 0; i < a->c->size; i++)
-        if (a->h->node_of[i] == x)
+        if (a->node_of[i] == x)
             total += ag_count(a, i);
-    struct clip k = { hier_piece_lo(total, q, p), hier_piece_lo(total, q + 1, p), 0, fn, arg };
-    return ag_runs(a, x, 0, clip_run, &k);
+    return total;
+}
+
+/* Calls fn for the part of piece q of p of node x's blocks (their runs,
+ * in rank order, cut by element count) that lies in the chunk [lo, hi)
+ * of those elements. */
+static int ag_part(const struct ag *a, int x, int q, int p, MPI_Count lo, MPI_Count hi,
+                   run_fn *fn, void *arg)
+{
+    MPI_Count total = ag_node_total(a, x), plo = hier_piece_lo(total, q, p);
+    MPI_Count phi = hier_piece_lo(total, q + 1, p);
+    struct clip k = { plo > lo ? plo : lo, phi < hi ? phi : hi, 0, fn, arg };
+    return k.lo < k.hi ? ag_runs(a, x, 0, clip_run, &k) : MPI_SUCCESS;
+}
+
+/* (the chunk that holds every element: no pipeline) */
+#define AG_ALL ((MPI_Count)INT64_MAX)
+
+/* Piece q of p of node x's blocks, whole. */
+static int ag_piece(const struct ag *a, int x, int q, int p, run_fn *fn, void *arg)
+{
+    return ag_part(a, x, q, p, 0, AG_ALL, fn, arg);
 }
 
 static int min_int(int u, int v)
@@ -142,30 +160,58 @@ static int min_int(int u, int v)
     return u < v ? u : v;
 }
 
-/* The rails' exchange of the nodes' blocks (see the top), started in
- * *req: a schedule on c that every member runs. */
-static int ag_rails(const struct ag *a, MPI_Request *req)
+/* The leaders' exchange of the chunk [lo, hi) of their nodes' blocks,
+ * started in *req. */
+static int ag_leaders(const struct ag *a, MPI_Count lo, MPI_Count hi, MPI_Request *req)
 {
-    struct smap_hier *h = a->h;
-    int nn = h->nnodes, x = h->node_of[a->c->rank], j = h->node->rank, kx = h->node->size;
-    struct smap_sched *s = smap_sched_new(a->c);
+    *req = MPI_REQUEST_NULL;
+    smap_comm_t *l = a->h->lead;
+    if (l->size == 1)
+        return MPI_SUCCESS;
+    struct smap_sched *s = smap_sched_new(l);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the rails' schedule");
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+    /* leader rank j of the leaders' communicator leads node j (both are
+     * numbered by the lowest rank of the node) */
+    for (int d = 1; d < l->size; d++) {
+        struct lead_arg to = { a, s, (l->rank + d) % l->size };
+        struct lead_arg from = { a, s, (l->rank - d + l->size) % l->size };
+        ag_part(a, l->rank, 0, 1, lo, hi, lead_send, &to);
+        ag_part(a, from.peer, 0, 1, lo, hi, lead_recv, &from);
+    }
+    return hier_launch(s, req);
+}
+
+/* The rails' exchange of the chunk [lo, hi) of the nodes' blocks (see
+ * the top), appended to s (a schedule on c) for member j of node x's kx. */
+static void ag_rails_add(const struct ag *a, struct smap_sched *s, int x, int j, int kx,
+                         MPI_Count lo, MPI_Count hi)
+{
+    int nn = a->nn;
     for (int d = 1; d < nn; d++) {
-        int b = (x + d) % nn, kb = hier_node_size(h, b), p = min_int(kx, kb);
+        int b = (x + d) % nn, kb = ag_node_size(a, b), p = min_int(kx, kb);
         for (int q = 0; q < p; q++)
             if ((q + b) % kx == j) {
-                struct lead_arg to = { a, s, hier_rank_at(h, b, (q + x) % kb) };
-                ag_piece(a, x, q, p, lead_send, &to);
+                struct lead_arg to = { a, s, ag_rank_at(a, b, (q + x) % kb) };
+                ag_part(a, x, q, p, lo, hi, lead_send, &to);
             }
-        int m = (x - d + nn) % nn, km = hier_node_size(h, m);
+        int m = (x - d + nn) % nn, km = ag_node_size(a, m);
         p = min_int(kx, km);
         for (int q = 0; q < p; q++)
             if ((q + m) % kx == j) {
-                struct lead_arg from = { a, s, hier_rank_at(h, m, (q + x) % km) };
-                ag_piece(a, m, q, p, lead_recv, &from);
+                struct lead_arg from = { a, s, ag_rank_at(a, m, (q + x) % km) };
+                ag_part(a, m, q, p, lo, hi, lead_recv, &from);
             }
     }
+}
+
+static int ag_rails(const struct ag *a, MPI_Count lo, MPI_Count hi, MPI_Request *req)
+{
+    struct smap_hier *h = a->h;
+    struct smap_sched *s = smap_sched_new(a->c);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the rails' schedule");
+    ag_rails_add(a, s, h->node_of[a->c->rank], h->node->rank, h->node->size, lo, hi);
     return hier_launch(s, req);
 }
 
@@ -180,24 +226,51 @@ static int node_bcast_run(void *arg, MPI_Count d, MPI_Count n)
     return hier_node_bcast(f->a->h, hier_at(f->a->rbuf, d, f->a->rt), n, f->a->rt, f->root);
 }
 
-/* Every block of the other nodes to the whole node, from the members that
- * received it (the leader, or each piece's rail). */
-static int ag_share(const struct ag *a, int rails)
+/* The chunk [lo, hi) of every other node's blocks to the whole node,
+ * from the members that received it (the leader, or each piece's rail).
+ * `whole`: the only chunk, shared through the leader in runs merged
+ * across nodes (one broadcast per run, few when nodes hold ranges). */
+static int ag_share(const struct ag *a, int rails, MPI_Count lo, MPI_Count hi, int whole)
 {
     struct smap_hier *h = a->h;
     int x = h->node_of[a->c->rank], kx = h->node->size, rc = MPI_SUCCESS;
-    if (!rails) {
+    if (!rails && whole) {
         struct from_arg f = { a, 0 };
         return ag_runs(a, x, 1, node_bcast_run, &f);
     }
     for (int m = 0; m < h->nnodes && rc == MPI_SUCCESS; m++) {
-        int p = min_int(kx, hier_node_size(h, m));
+        int p = rails ? min_int(kx, ag_node_size(a, m)) : 1;
         for (int q = 0; q < p && m != x && rc == MPI_SUCCESS; q++) {
-            struct from_arg f = { a, (q + m) % kx };
-            rc = ag_piece(a, m, q, p, node_bcast_run, &f);
+            struct from_arg f = { a, rails ? (q + m) % kx : 0 };
+            rc = ag_part(a, m, q, p, lo, hi, node_bcast_run, &f);
         }
     }
     return rc;
+}
+
+/* The pipeline (pipeline.c) over chunks of the nodes' blocks: chunk k
+ * [start, start+len) of every node's elements crosses the nodes while
+ * chunk k-1 is shared on the node. */
+struct ag_pipe {
+    const struct ag *a;
+    int rails, whole;
+};
+
+static int ag_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
+{
+    const struct ag_pipe *g = arg;
+    *req = MPI_REQUEST_NULL;
+    if (g->rails)
+        return ag_rails(g->a, start, start + len, req);
+    return hier_is_leader(g->a->h) ? ag_leaders(g->a, start, start + len, req) : MPI_SUCCESS;
+}
+
+static int ag_back(void *arg, MPI_Count start, MPI_Count len)
+{
+    const struct ag_pipe *g = arg;
+    if (g->a->h->node->size == 1)
+        return MPI_SUCCESS;
+    return ag_share(g->a, g->rails, start, start + len, g->whole);
 }
 
 int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
@@ -205,7 +278,8 @@ int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, vo
                         smap_dtype_t *rt, smap_comm_t *c)
 {
     struct smap_hier *h = c->hier;
-    struct ag a = { h, c, rbuf, rcount, rcounts, displs, rt };
+    struct ag a = { c, rbuf, rcount, rcounts, displs, rt, h->nnodes, h->node_of, h->node_start,
+                    h->rank_at, h };
     if (rt->size == 0 || (!rcounts.p && rcount == 0))
         return MPI_SUCCESS;
     int me = c->rank, nd = h->node_of[me], k = h->node->size;
@@ -221,20 +295,109 @@ int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, vo
         }
     int rc = hier_node_allgatherv(h, sbuf, scount, st, rbuf, nc, nd_displ, rt);
     free(nc);
-    MPI_Count total = 0;
-    for (int i = 0; i < c->size; i++)
-        total += ag_count(&a, i);
-    int rails = (uint64_t)(total * rt->size) >= smap_tun.coll_hier_allgather_rails_min;
-    MPI_Request req = MPI_REQUEST_NULL;
-    if (rc == MPI_SUCCESS && rails)
-        rc = ag_rails(&a, &req);
-    else if (rc == MPI_SUCCESS && hier_is_leader(h))
-        rc = ag_leaders(&a, &req);
-    if (req != MPI_REQUEST_NULL) {
-        int r2 = hier_wait(&req);
-        rc = rc == MPI_SUCCESS ? r2 : rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* the chunks run over the largest node's elements: alike everywhere */
+    MPI_Count total = 0, most = 0;
+    for (int x = 0; x < h->nnodes; x++) {
+        MPI_Count t = ag_node_total(&a, x);
+        total += t;
+        most = t > most ? t : most;
     }
-    if (rc == MPI_SUCCESS && k > 1)
-        rc = ag_share(&a, rails);
-    return rc;
+    struct ag_pipe g = { &a, hier_allgather_rails(total, rt), most <= hier_chunk(rt) };
+    struct hier_pipe pp = { ag_front, ag_back, &g };
+    return hier_pipeline(&pp, most, rt);
+}
+
+int hier_allgather_rails(MPI_Count total, smap_dtype_t *rt)
+{
+    return (uint64_t)(total * rt->size) >= smap_tun.coll_hier_allgather_rails_min;
+}
+
+/* ---- Iallgather(v) on rails: the same three phases as one schedule ---- */
+
+/* c's ranks grouped by node (node order within each) from the local
+ * node map, into a's node_start / rank_at (schedule scratch). */
+static int ag_group(struct ag *a, struct smap_sched *s, const struct hier_imap *m)
+{
+    int p = a->c->size, nn = m->nn;
+    int *start = smap_sched_tmp(s, ((size_t)nn + 1 + (size_t)p) * sizeof *start);
+    if (!start)
+        return -1;
+    int *at = start + nn + 1;
+    for (int x = 0; x <= nn; x++)
+        start[x] = 0;
+    for (int i = 0; i < p; i++)
+        start[m->node_of[i] + 1]++;
+    for (int x = 0; x < nn; x++)
+        start[x + 1] += start[x];
+    for (int i = 0; i < p; i++)   /* (rank order is node order within a node) */
+        at[start[m->node_of[i]] + m->local_of[i]] = i;
+    a->nn = nn, a->node_of = m->node_of, a->node_start = start, a->rank_at = at;
+    return 0;
+}
+
+/* The on-node allgather: every member sends its block to every other
+ * member of its node, which receives it in place (single-copy on the
+ * node). */
+static void iag_node(const struct ag *a, struct smap_sched *s, const struct hier_imap *m,
+                     const void *sbuf, MPI_Count scount, smap_dtype_t *st)
+{
+    int me = a->c->rank;
+    void *mine = hier_at(a->rbuf, ag_displ(a, me), a->rt);
+    MPI_Count mc = ag_count(a, me);
+    if (sbuf != MPI_IN_PLACE) {
+        smap_sched_copy(s, sbuf, scount, st, mine, mc, a->rt);
+    } else {
+        sbuf = mine, scount = mc, st = a->rt;
+    }
+    for (int j = 0; j < m->k; j++) {
+        int r = m->members[j];
+        if (r == me)
+            continue;
+        if (mc > 0)
+            smap_sched_send(s, sbuf, scount, st, r);
+        if (ag_count(a, r) > 0)
+            smap_sched_recv(s, hier_at(a->rbuf, ag_displ(a, r), a->rt), ag_count(a, r), a->rt, r);
+    }
+    smap_sched_barrier(s);
+}
+
+/* The share phase: each member that received a piece of another node's
+ * blocks sends it to the rest of its node. */
+static void iag_share(const struct ag *a, struct smap_sched *s, int x, int j, int kx)
+{
+    for (int m = 0; m < a->nn; m++) {
+        int p = min_int(kx, ag_node_size(a, m));
+        for (int q = 0; q < p && m != x; q++) {
+            int holder = (q + m) % kx;
+            for (int i = 0; i < kx; i++) {
+                if (i == holder || (j != holder && i != j))
+                    continue;
+                struct lead_arg l = { a, s, ag_rank_at(a, x, j == holder ? i : holder) };
+                ag_piece(a, m, q, p, j == holder ? lead_send : lead_recv, &l);
+            }
+        }
+    }
+    smap_sched_barrier(s);
+}
+
+int hier_iallgather_rails(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                          MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
+                          smap_dtype_t *rt, smap_comm_t *c, MPI_Request *req)
+{
+    struct smap_sched *s;
+    struct hier_imap m;
+    int rc = hier_nb_start(c, &s, &m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct ag a = { c, rbuf, rcount, rcounts, displs, rt, 0, NULL, NULL, NULL, NULL };
+    if (ag_group(&a, s, &m) != 0)
+        return hier_launch(s, req);   /* fails: out of memory */
+    int x = m.node_of[c->rank], j = m.local_of[c->rank];
+    iag_node(&a, s, &m, sbuf, scount, st);
+    ag_rails_add(&a, s, x, j, m.k, 0, AG_ALL);
+    smap_sched_barrier(s);
+    iag_share(&a, s, x, j, m.k);
+    return hier_launch(s, req);
 }

@@ -3,7 +3,8 @@
  *
  * Iallgather(v): node gather of the blocks to the leader, which exchanges
  * its node's blocks (packed, node order) with every other leader in one
- * round and releases the whole result to each member.  Igather: the
+ * round and releases the whole result to each member; from
+ * SMAP_COLL_HIER_ALLGATHER_RAILS_MIN on rails (allgather.c).  Igather: the
  * root's node gathers straight into the root's buffer (the root is the
  * hub); every other node gathers its blocks packed (bytes, node order) on
  * its leader, which sends them to the root in one message.  Iscatter: the
@@ -180,6 +181,11 @@ int smap_hier_iallgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, v
                          MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                          smap_dtype_t *rt, smap_comm_t *c, MPI_Request *req)
 {
+    MPI_Count total = 0;
+    for (int r = 0; r < c->size; r++)
+        total += rcounts.p ? smap_cvec_at(rcounts, r) : rcount;
+    if (total > 0 && hier_allgather_rails(total, rt))
+        return hier_iallgather_rails(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c, req);
     if (rcounts.p)
         return iallgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, c, req);
     if (rcount == 0)
