@@ -10,8 +10,10 @@
 # scheduling round trips of milliseconds (ratios only, noisy).
 #
 # The switches (all ranks set them alike):
-#   alltoall    SMAP_COLL_HIER_ALLTOALL=0|1 (the gateway scheme against the
-#               flat pairwise schedule; src/coll/hier/alltoall.c)
+#   alltoall    SMAP_COLL_HIER_ALLTOALL=0 with SMAP_COLL_HIER_ALLTOALL_MAX=0
+#               | SMAP_COLL_HIER_ALLTOALL=1 (the flat pairwise schedule
+#               against the gateway scheme at every size;
+#               src/coll/hier/alltoall.c)
 #   others      SMAP_COLL_HIER=0|1 (the whole hierarchy off / on)
 #   with XH_RAILS=1 (bcast, allgather): the hierarchy's inter-node phase
 #               through one leader per node against rails (every rank of
@@ -91,7 +93,9 @@ side_env()
         else
             echo "SMAP_COLL_HIER=$2"
         fi ;;
-    alltoall) echo "SMAP_COLL_HIER=1 SMAP_COLL_HIER_ALLTOALL=$2" ;;
+    alltoall)   # flat: no gateways even for small blocks (SMAP_COLL_HIER_ALLTOALL_MAX)
+        [ "$2" = 1 ] && echo "SMAP_COLL_HIER=1 SMAP_COLL_HIER_ALLTOALL=1" ||
+            echo "SMAP_COLL_HIER=1 SMAP_COLL_HIER_ALLTOALL=0 SMAP_COLL_HIER_ALLTOALL_MAX=0" ;;
     *) echo "SMAP_COLL_HIER=$2" ;;
     esac
 }

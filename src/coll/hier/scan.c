@@ -6,6 +6,9 @@
  * first broadcasts its prefix E from the leader, and each rank puts it in
  * front of its node result: E op (its node's prefix).
  *
+ * Large vectors go through the chunk pipeline (pipeline.c): the leaders'
+ * scan of chunk k is in flight while the node scans chunk k+1.
+ *
  * That is rank order only when every node holds one range of ranks (the
  * ranks below r are whole nodes, then r's node peers below it); otherwise
  * even a commutative op would fold the wrong set, so interleaved nodes take
@@ -35,6 +38,59 @@ static int apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Da
     return rc == MPI_SUCCESS ? rc : hier_fail(rc, "applying the op to the node prefix failed");
 }
 
+/* One hierarchical scan's state, for the pipeline's callbacks (chunk
+ * [start, start+len) of every buffer). */
+struct sc {
+    struct smap_hier *h;
+    const void *sbuf, *in;   /* sbuf as given (maybe MPI_IN_PLACE); the input */
+    void *rbuf;
+    void *tot;               /* the node's total: on its last rank, then its leader */
+    void *pre;               /* the leaders' exclusive prefix E (nodes after the first) */
+    void *lead_out;          /* where a leader's exscan writes: pre, or scratch on node 0 */
+    smap_dtype_t *t;
+    MPI_Datatype type;
+    MPI_Op op;
+    int exclusive, last, leader, first_node;
+};
+
+/* Chunk k: the node scan, the node total to the leader, the leaders'
+ * exclusive scan of the totals started (*req). */
+static int scan_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
+{
+    struct sc *a = arg;
+    smap_dtype_t *t = a->t;
+    void *r = hier_at(a->rbuf, start, t), *tot = a->tot ? hier_at(a->tot, start, t) : NULL;
+    *req = MPI_REQUEST_NULL;
+    /* the last rank of an exclusive scan keeps its input (an in-place node
+     * scan overwrites it): total = (its exclusive prefix) op input */
+    if (a->last && a->exclusive)
+        smap_dtype_copy(tot, len, t, hier_at(a->in, start, t), len, t);
+    const void *sb = a->sbuf == MPI_IN_PLACE ? MPI_IN_PLACE : hier_at(a->sbuf, start, t);
+    int rc = node_scan(a->h, sb, r, len, t, a->type, a->op, a->exclusive);
+    if (rc == MPI_SUCCESS && a->last && a->exclusive && a->h->node->rank > 0)
+        rc = apply(a->op, r, tot, len, a->type);
+    if (rc == MPI_SUCCESS)
+        rc = hier_node_move(a->h, tot, len, t, a->h->node->size - 1, 0);
+    if (rc == MPI_SUCCESS && a->leader)
+        rc = hier_fail_nbc(smap_nbc_scan(tot, hier_at(a->lead_out, start, t), len, t, a->type,
+                                         a->op, 1, a->h->lead, req));
+    return rc;
+}
+
+/* Chunk k after its leaders' scan: E to the node, E op (node result). */
+static int scan_back(void *arg, MPI_Count start, MPI_Count len)
+{
+    struct sc *a = arg;
+    if (a->first_node)
+        return MPI_SUCCESS;
+    void *pre = hier_at(a->pre, start, a->t);
+    int rc = hier_node_bcast(a->h, pre, len, a->t, 0);
+    /* (an exclusive scan's leader: its prefix already is its result) */
+    if (rc == MPI_SUCCESS && (!a->exclusive || !a->leader))
+        rc = apply(a->op, pre, hier_at(a->rbuf, start, a->t), len, a->type);
+    return rc;
+}
+
 int smap_hier_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                    MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c)
 {
@@ -44,50 +100,28 @@ int smap_hier_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *
     if (count == 0)
         return MPI_SUCCESS;
     smap_comm_t *n = h->node;
-    int lr = n->rank, last = n->rank == n->size - 1, leader = lr == 0;
-    int first_node = h->node_of[c->rank] == 0;
-    const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    /* tot: the node's total (on its last rank, then on its leader);
-     * pre: the leaders' exclusive prefix E, on nodes after the first */
-    void *tbase = NULL, *pbase = NULL, *tot = NULL, *pre = NULL;
-    if (last && !exclusive)
-        tot = rbuf;   /* the inclusive node scan ends in the total */
-    else if (last || leader)
-        tot = hier_tmp(count, t, &tbase);
-    if (!first_node)
-        pre = exclusive && leader ? rbuf : hier_tmp(count, t, &pbase);
-    if ((last || leader) && !tot) {
-        free(tbase), free(pbase);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node total");
-    }
-    if (!first_node && !pre) {
-        free(tbase), free(pbase);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node prefix");
-    }
-    /* the last rank of an exclusive scan keeps its input (an in-place node
-     * scan overwrites it): total = (its exclusive prefix) op input */
-    if (last && exclusive)
-        smap_dtype_copy(tot, count, t, in, count, t);
-    int rc = node_scan(h, sbuf, rbuf, count, t, type, op, exclusive);
-    if (rc == MPI_SUCCESS && last && exclusive && lr > 0)
-        rc = apply(op, rbuf, tot, count, type);
+    struct sc a = { .h = h, .sbuf = sbuf, .in = sbuf == MPI_IN_PLACE ? rbuf : sbuf,
+                    .rbuf = rbuf, .t = t, .type = type, .op = op, .exclusive = exclusive,
+                    .last = n->rank == n->size - 1, .leader = n->rank == 0,
+                    .first_node = h->node_of[c->rank] == 0 };
+    void *tbase = NULL, *pbase = NULL, *dbase = NULL;
+    if (a.last && !exclusive)
+        a.tot = rbuf;   /* the inclusive node scan ends in the total */
+    else if (a.last || a.leader)
+        a.tot = hier_tmp(count, t, &tbase);
+    if (!a.first_node)
+        a.pre = exclusive && a.leader ? rbuf : hier_tmp(count, t, &pbase);
+    /* node 0's leader takes part but its result stays unset (MPI: rank
+     * 0's exclusive scan is undefined): scratch there */
+    if (a.leader)
+        a.lead_out = a.first_node ? hier_tmp(count, t, &dbase) : a.pre;
+    int rc = MPI_SUCCESS;
+    if (((a.last || a.leader) && !a.tot) || (!a.first_node && !a.pre) ||
+        (a.leader && !a.lead_out))
+        rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the node total or prefix");
+    struct hier_pipe p = { scan_front, scan_back, &a };
     if (rc == MPI_SUCCESS)
-        rc = hier_node_move(h, tot, count, t, n->size - 1, 0);
-    if (rc == MPI_SUCCESS && leader) {
-        /* node 0's leader takes part but its result stays unset (MPI:
-         * rank 0's exclusive scan is undefined): scratch there */
-        void *dummy = NULL, *out = pre;
-        if (!out)
-            out = hier_tmp(count, t, &dummy);
-        rc = out ? hier_fail_nbc(smap_nbc_scan(tot, out, count, t, type, op, 1, h->lead, NULL))
-                 : hier_fail(MPI_ERR_NO_MEM, "out of memory for the node prefix");
-        free(dummy);
-    }
-    if (rc == MPI_SUCCESS && !first_node)
-        rc = hier_node_bcast(h, pre, count, t, 0);
-    /* (an exclusive scan's leader: its prefix already is its result) */
-    if (rc == MPI_SUCCESS && !first_node && (!exclusive || !leader))
-        rc = apply(op, pre, rbuf, count, type);
-    free(tbase), free(pbase);
+        rc = hier_pipeline(&p, count, t);
+    free(tbase), free(pbase), free(dbase);
     return rc;
 }
