@@ -5,6 +5,12 @@
  * folding the n partials of its own node's block in node order; every
  * node scatters its block from its leader.
  *
+ * A node block larger than SMAP_COLL_HIER_CHUNK (nodes holding ranges of
+ * ranks) goes through the chunk pipeline (pipeline.c): chunk k of every
+ * node block is folded on the node (one node reduction per node block)
+ * while the leaders exchange and fold chunk k-1, whose part of this
+ * node's block is then scattered.
+ *
  * The leaders' exchange is one round of direct messages (each leader sends
  * n-1 node blocks and receives n-1: the bytes of a ring reduce-scatter in
  * one step, fine for a few nodes) and keeps node order, so when every node
@@ -112,6 +118,103 @@ static int lead_exchange(struct smap_hier *h, const struct rs *r, void *acc, voi
     return hier_run(s, "out of memory building the leaders' schedule");
 }
 
+/* ---- the pipeline (contiguous nodes, a node block above one chunk) ---- */
+
+/* Chunk [start, start+len) of every node's block: node j's part is
+ * [off + start, off + start + n) of the vector. */
+static MPI_Count part_len(const struct rs *r, int j, MPI_Count start, MPI_Count len)
+{
+    MPI_Count end = start + len < r->klen[j] ? start + len : r->klen[j];
+    return end > start ? end - start : 0;
+}
+
+struct rsp {
+    struct smap_hier *h;
+    const struct rs *r;
+    const void *in;
+    void *rbuf, *acc, *got, *res;   /* acc, got, res: the leader's */
+    smap_dtype_t *t;
+    MPI_Datatype type;
+    MPI_Op op;
+    int me;   /* rank in c */
+};
+
+/* Chunk k: the node folds every node block's part onto the leader, which
+ * starts the leaders' exchange and fold of the parts (*req). */
+static int rs_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
+{
+    struct rsp *a = arg;
+    struct smap_hier *h = a->h;
+    const struct rs *r = a->r;
+    smap_dtype_t *t = a->t;
+    int leader = hier_is_leader(h), rc = MPI_SUCCESS;
+    *req = MPI_REQUEST_NULL;
+    for (int j = 0; j < h->nnodes && rc == MPI_SUCCESS; j++) {
+        MPI_Count n = part_len(r, j, start, len), at = r->off[h->leader_of[j]] + start;
+        if (n > 0)
+            rc = hier_node_reduce(h, hier_at(a->in, at, t), leader ? hier_at(a->acc, at, t) : a->rbuf,
+                                  n, t, a->type, a->op, 0);
+    }
+    if (rc != MPI_SUCCESS || !leader || h->lead->size == 1)
+        return rc;
+    smap_comm_t *l = h->lead;
+    int nn = l->size, m = l->rank;
+    MPI_Count kk = r->klen[m], mine = part_len(r, m, start, len);
+    struct smap_sched *s = smap_sched_new(l);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+    for (int j = 0; j < nn; j++) {
+        MPI_Count n = part_len(r, j, start, len);
+        if (j == m)
+            continue;
+        if (n > 0)
+            smap_sched_send(s, hier_at(a->acc, r->off[h->leader_of[j]] + start, t), n, t, j);
+        if (mine > 0)
+            smap_sched_recv(s, hier_at(a->got, j * kk + start, t), mine, t, j);
+    }
+    smap_sched_barrier(s);
+    /* lead_exchange's fold on the part: the result lands in a->res */
+    void *cur = hier_at(a->acc, r->off[h->leader_of[m]] + start, t);
+    for (int j = m + 1; j < nn && mine > 0; j++) {
+        void *pj = hier_at(a->got, j * kk + start, t);
+        smap_sched_reduce(s, cur, pj, mine, t, a->type, a->op);
+        cur = pj;
+    }
+    for (int j = m - 1; j >= 0 && mine > 0; j--)
+        smap_sched_reduce(s, hier_at(a->got, j * kk + start, t), cur, mine, t, a->type, a->op);
+    return hier_launch(s, req);
+}
+
+/* Chunk k after the leaders': the node scatters its block's part, each
+ * member receiving the piece of its own block that lies in it. */
+static int rs_back(void *arg, MPI_Count start, MPI_Count len)
+{
+    struct rsp *a = arg;
+    const struct rs *r = a->r;
+    MPI_Count own = part_len(r, a->h->node_of[a->me], start, len), end = start + own;
+    if (own == 0)
+        return MPI_SUCCESS;
+    MPI_Count *cn = malloc(2 * (size_t)r->k * sizeof *cn), mylen = 0, bo = 0;
+    if (!cn)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
+    void *mypart = a->rbuf;
+    for (int j = 0; j < r->k; j++) {
+        MPI_Count c = r->cnt[r->mine[j]], lo = bo > start ? bo : start;
+        MPI_Count hi = bo + c < end ? bo + c : end;
+        cn[j] = hi > lo ? hi - lo : 0;
+        cn[r->k + j] = hi > lo ? lo - start : 0;
+        if (r->mine[j] == a->me && hi > lo) {
+            mylen = hi - lo;
+            mypart = hier_at(a->rbuf, lo - bo, a->t);
+        }
+        bo += c;
+    }
+    const void *from = hier_is_leader(a->h) ? hier_at(a->res, start, a->t) : NULL;
+    int rc = hier_node_scatterv(a->h, from, cn, cn + r->k, a->t, mypart, mylen, a->t, 0);
+    free(cn);
+    return rc;
+}
+
 int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
                              MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
                              smap_comm_t *c)
@@ -140,6 +243,21 @@ int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcou
             free(abase), free(gbase), free(sbase), rs_free(&r);
             return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leader's partial result");
         }
+    }
+    MPI_Count most = 0;
+    for (int m = 0; m < h->nnodes; m++)
+        most = r.klen[m] > most ? r.klen[m] : most;
+    if (h->contiguous && most > hier_chunk(t)) {
+        /* the fold chain of lead_exchange ends in the last node's slot */
+        int nn = h->nnodes;
+        if (leader)
+            res = nd == nn - 1 ? hier_at(acc, r.off[h->leader_of[nd]], t)
+                               : hier_at(got, (nn - 1) * r.klen[nd], t);
+        struct rsp a = { h, &r, in, rbuf, acc, got, res, t, type, op, c->rank };
+        struct hier_pipe pp = { rs_front, rs_back, &a };
+        rc = hier_pipeline(&pp, most, t);
+        free(abase), free(gbase), free(sbase), rs_free(&r);
+        return rc;
     }
     rc = hier_node_reduce(h, in, acc, r.total, t, type, op, 0);
     if (rc == MPI_SUCCESS && leader)
