@@ -13,12 +13,18 @@
  *
  * The message between a leader and the root is a schedule on c that every
  * member starts (empty on most), so that c's schedule numbers stay equal
- * on all members. */
+ * on all members.
+ *
+ * When a node holds more blocks than fit in SMAP_COLL_HIER_CHUNK, the
+ * call runs in the chunk pipeline over groups of members (rooted_pipeline:
+ * group k crosses between its leader and the root while the node gathers
+ * group k+1 / scatters group k-1). */
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
 
 #include "base/tunables.h"
+#include "dtype/engine.h"
 
 /* Ranks of node nd by rank in the node, their count in *k. */
 static int *node_ranks(const struct smap_hier *h, int nc, int nd, int *k)
@@ -190,6 +196,162 @@ static int root_leaders(struct smap_hier *h, smap_comm_t *c, int root, void *ubu
     return hier_root_leaders(h, c, root, plain_root_side, plain_leader_side, &p);
 }
 
+/* ---- large calls: the pipeline over groups of members ---------------- */
+
+/* Chunk k is members [start, start+len) of every node (node order): their
+ * blocks cross between the leaders and the root while the node gathers
+ * (scatters) the next (previous) group.  A chunk holds as many blocks as
+ * fit in SMAP_COLL_HIER_CHUNK, at least one. */
+struct rpipe {
+    struct smap_hier *h;
+    smap_comm_t *c;
+    struct rooted *r;
+    int root, gather, on_root_node;
+    const void *sbuf;
+    MPI_Count scount;
+    smap_dtype_t *st;
+    void *rbuf;
+    MPI_Count rcount;
+    smap_dtype_t *rt;
+    MPI_Count blk;
+    char *far;           /* the root's: every other node's blocks packed, node by node */
+    MPI_Count *far_at;   /* by node: where its blocks start in far */
+    MPI_Count *cn;       /* this chunk's node counts (k entries) */
+};
+
+static MPI_Count in_chunk(MPI_Count km, MPI_Count start, MPI_Count len)
+{
+    MPI_Count end = start + len < km ? start + len : km;
+    return end > start ? end - start : 0;
+}
+
+/* This node's phase for chunk [start, start+len): only its members move. */
+static int rp_node(struct rpipe *a, MPI_Count start, MPI_Count len)
+{
+    struct rooted *r = a->r;
+    struct smap_hier *h = a->h;
+    if (in_chunk(r->k, start, len) == 0)
+        return MPI_SUCCESS;
+    for (int j = 0; j < r->k; j++)
+        a->cn[j] = j >= start && j < start + len ? r->cnt[j] : 0;
+    int me = h->local_of[a->c->rank], mine = me >= start && me < start + len;
+    int nroot = a->on_root_node ? h->local_of[a->root] : 0;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    if (a->gather)
+        return a->on_root_node
+                   ? hier_node_gatherv(h, a->sbuf, mine ? a->scount : 0, a->st, a->rbuf, a->cn,
+                                       r->dsp, a->rt, nroot)
+                   : hier_node_gatherv(h, a->sbuf, mine ? a->scount : 0, a->st, r->pack, a->cn,
+                                       r->dsp, byte, 0);
+    return a->on_root_node
+               ? hier_node_scatterv(h, a->sbuf, a->cn, r->dsp, a->st, a->rbuf,
+                                    mine ? a->rcount : 0, a->rt, nroot)
+               : hier_node_scatterv(h, r->pack, a->cn, r->dsp, byte, a->rbuf,
+                                    mine ? a->rcount : 0, a->rt, 0);
+}
+
+/* The chunk's messages between the root and the other nodes' leaders, a
+ * schedule on c that every member starts (empty on most), in *req. */
+static int rp_net(struct rpipe *a, MPI_Count start, MPI_Count len, MPI_Request *req)
+{
+    struct smap_hier *h = a->h;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int me = a->c->rank, rn = h->node_of[a->root];
+    struct smap_sched *s = smap_sched_new(a->c);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the root's schedule");
+    if (me == a->root) {
+        for (int m = 0; m < h->nnodes; m++) {
+            MPI_Count n = in_chunk(hier_node_size(h, m), start, len);
+            if (m == rn || n == 0)
+                continue;
+            char *at = a->far + a->far_at[m] + start * a->blk;
+            for (MPI_Count j = start; j < start + n && !a->gather; j++)
+                smap_sched_copy(s, hier_at(a->sbuf, hier_rank_at(h, m, (int)j) * a->scount, a->st),
+                                a->scount, a->st, at + (j - start) * a->blk, a->blk, byte);
+            if (a->gather)
+                smap_sched_recv(s, at, n * a->blk, byte, h->leader_of[m]);
+            else
+                smap_sched_send(s, at, n * a->blk, byte, h->leader_of[m]);
+        }
+    } else if (hier_is_leader(h) && !a->on_root_node) {
+        MPI_Count n = in_chunk(a->r->k, start, len);
+        char *at = a->r->pack + start * a->blk;
+        if (n > 0 && a->gather)
+            smap_sched_send(s, at, n * a->blk, byte, a->root);
+        else if (n > 0)
+            smap_sched_recv(s, at, n * a->blk, byte, a->root);
+    }
+    return hier_launch(s, req);
+}
+
+/* The root unpacks the chunk's blocks of the other nodes into place. */
+static void rp_unpack(struct rpipe *a, MPI_Count start, MPI_Count len)
+{
+    struct smap_hier *h = a->h;
+    int rn = h->node_of[a->root];
+    for (int m = 0; m < h->nnodes; m++) {
+        MPI_Count n = in_chunk(hier_node_size(h, m), start, len);
+        for (MPI_Count j = start; j < start + n && m != rn; j++)
+            smap_dtype_copy(hier_at(a->rbuf, hier_rank_at(h, m, (int)j) * a->rcount, a->rt),
+                            a->rcount, a->rt, a->far + a->far_at[m] + j * a->blk, a->blk,
+                            smap_dtype_get(MPI_BYTE));
+    }
+}
+
+/* Gather: the node's group, then its message; the root unpacks a chunk
+ * once it arrived.  Scatter: the message, then the node's group. */
+static int rp_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
+{
+    struct rpipe *a = arg;
+    int rc = a->gather ? rp_node(a, start, len) : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? rp_net(a, start, len, req) : rc;
+}
+
+static int rp_back(void *arg, MPI_Count start, MPI_Count len)
+{
+    struct rpipe *a = arg;
+    if (!a->gather)
+        return rp_node(a, start, len);
+    if (a->c->rank == a->root)
+        rp_unpack(a, start, len);
+    return MPI_SUCCESS;
+}
+
+/* Runs a large rooted call through the pipeline when its largest node
+ * holds more than one chunk of blocks; SMAP_HIER_FLAT otherwise (the
+ * caller then runs the whole call). */
+static int rooted_pipeline(struct rpipe *a)
+{
+    struct smap_hier *h = a->h;
+    MPI_Count g = (MPI_Count)smap_tun.coll_hier_chunk / a->blk, most = 0;
+    g = g > 0 ? g : 1;
+    for (int m = 0; m < h->nnodes; m++)
+        most = hier_node_size(h, m) > most ? hier_node_size(h, m) : most;
+    if (most <= g)
+        return SMAP_HIER_FLAT;
+    MPI_Count *cn = malloc((size_t)a->r->k * sizeof *cn), *far_at = NULL, total = 0;
+    char *far = NULL;
+    if (cn && a->c->rank == a->root) {
+        far_at = malloc((size_t)h->nnodes * sizeof *far_at);
+        for (int m = 0; far_at && m < h->nnodes; m++) {
+            far_at[m] = total;
+            total += m == h->node_of[a->root] ? 0 : hier_node_size(h, m) * a->blk;
+        }
+        far = malloc((size_t)total + 1);
+    }
+    int rc;
+    if (!cn || (a->c->rank == a->root && (!far_at || !far))) {
+        rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the other nodes' blocks");
+    } else {
+        a->cn = cn, a->far = far, a->far_at = far_at;
+        struct hier_pipe p = { rp_front, rp_back, a };
+        rc = hier_pipeline_n(&p, most, g);
+    }
+    free(cn), free(far_at), free(far);
+    return rc;
+}
+
 int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                      MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                      smap_dtype_t *rt, int root, smap_comm_t *c)
@@ -207,6 +369,15 @@ int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
     int rc = rooted_init(&r, h, c, blk, on_root_node, rcount);
     if (rc != MPI_SUCCESS)
         return rc;
+    struct rpipe pa = { .h = h, .c = c, .r = &r, .root = root, .gather = 1,
+                        .on_root_node = on_root_node, .sbuf = sbuf, .scount = scount, .st = st,
+                        .rbuf = rbuf, .rcount = rcount, .rt = rt, .blk = blk };
+    rc = rooted_pipeline(&pa);
+    if (rc != SMAP_HIER_FLAT) {
+        rooted_free(&r);
+        return rc;
+    }
+    rc = MPI_SUCCESS;
     if (on_root_node)   /* straight into the root's buffer */
         rc = hier_node_gatherv(h, sbuf, scount, st, rbuf, r.cnt, r.dsp, rt, h->local_of[root]);
     else
@@ -235,6 +406,14 @@ int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     int rc = rooted_init(&r, h, c, blk, on_root_node, scount);
     if (rc != MPI_SUCCESS)
         return rc;
+    struct rpipe pa = { .h = h, .c = c, .r = &r, .root = root, .gather = 0,
+                        .on_root_node = on_root_node, .sbuf = sbuf, .scount = scount, .st = st,
+                        .rbuf = rbuf, .rcount = rcount, .rt = rt, .blk = blk };
+    rc = rooted_pipeline(&pa);
+    if (rc != SMAP_HIER_FLAT) {
+        rooted_free(&r);
+        return rc;
+    }
     rc = root_leaders(h, c, root, (void *)sbuf, scount, st, &r, blk, 0);
     if (rc == MPI_SUCCESS) {
         if (on_root_node)

@@ -130,6 +130,9 @@ struct hier_pipe {
     void *arg;
 };
 int hier_pipeline(const struct hier_pipe *p, MPI_Count count, smap_dtype_t *t);
+/* The same over count units in chunks of ce units (Gather and Scatter:
+ * members of a node). */
+int hier_pipeline_n(const struct hier_pipe *p, MPI_Count count, MPI_Count ce);
 
 /* The binomial tree of n members rooted at member 0 (the nodes, counted
  * from the root's, in the trees of Bcast, Ibcast and the rails): member

@@ -8,7 +8,12 @@
 
 int hier_pipeline(const struct hier_pipe *p, MPI_Count count, smap_dtype_t *t)
 {
-    MPI_Count ce = hier_chunk(t), nchunks = (count + ce - 1) / ce;
+    return hier_pipeline_n(p, count, hier_chunk(t));
+}
+
+int hier_pipeline_n(const struct hier_pipe *p, MPI_Count count, MPI_Count ce)
+{
+    MPI_Count nchunks = (count + ce - 1) / ce;
     MPI_Request prev = MPI_REQUEST_NULL;
     MPI_Count pstart = 0, plen = 0;
     int rc = MPI_SUCCESS;
