@@ -1,8 +1,17 @@
 /* MPI_Gather and MPI_Gatherv over SMARTMAP: every rank publishes its block
  * (or stages it in its control block) and the root copies them all into
  * its receive buffer (xfer.c).  MPI_IN_PLACE at the root: its own block is
- * already where it belongs. */
+ * already where it belongs.
+ *
+ * Large plain gathers push instead (gather_push): the root publishes where
+ * each block goes in its receive buffer, and every rank writes its own
+ * block there through its view of the root, all at once, where a pull
+ * leaves the root copying every block alone.  Every block the selection
+ * table moves directly (a size every rank knows: Gatherv's sizes are the
+ * root's alone, it pulls), unless SMAP_COLL_GATHER_PUSH=0. */
 #include "coll/smap/xfer.h"
+
+#include "base/tunables.h"
 
 struct ga {
     const void *sbuf;
@@ -50,6 +59,57 @@ static void ga_self(const struct xfer *x)
     smap_dtype_copy((void *)b.buf, b.count, b.t, a->sbuf, a->scount, a->st);
 }
 
+/* The push: step one, the root's receive buffer (flag 1 when peers may
+ * write it: contiguous blocks in its exposed memory, each block's dense
+ * address in its descriptor); every other rank waits for that step only.
+ * Then each rank writes its block (the root copies its own), and a closing
+ * step lets the root return once every block is in.  When the root's
+ * buffer is out of reach the pull runs after step one (*pushed 0). */
+static int gather_push(const struct ga *a, struct csm_comm *s, int *pushed)
+{
+    int root = a->root, me = s->me, rc;
+    uint64_t t0 = csm_next(s);
+    *pushed = 0;
+    if (me == root) {
+        if ((rc = csm_prepare(s)))
+            return rc;
+        struct csm_desc *d = csm_desc(s, me, t0);
+        int ok = smap_dtype_is_contiguous(a->rt);
+        for (int i = 0; i < s->n && ok; i++) {
+            struct xblk b;
+            ga_block(a, i, &b);
+            MPI_Count bytes = xblk_bytes(&b);
+            char *at = csm_dense(b.buf, b.t);
+            ok = csm_exposed(at, (size_t)bytes);
+            d->blk[i] = (struct csm_blk){ (uint64_t)(uintptr_t)at, (uint64_t)bytes };
+        }
+        d->flags = (uint64_t)ok;
+    }
+    if ((rc = csm_sync_some(s, me == root ? CSM_NONE : root)))
+        return rc;
+    const struct csm_desc *d = csm_desc(s, root, t0);
+    if (!(d->flags & 1))
+        return MPI_SUCCESS;
+    *pushed = 1;
+    if (me == root) {
+        ga_self(&(struct xfer){ .s = s, .arg = a });
+    } else {
+        struct xblk mine = { a->sbuf, a->scount, a->st };
+        struct csm_blk to = d->blk[me];
+        MPI_Count bytes = xblk_bytes(&mine) < (MPI_Count)to.bytes ? xblk_bytes(&mine)
+                                                                   : (MPI_Count)to.bytes;
+        void *view = bytes > 0 ? csm_view(s, root, to.addr, (size_t)bytes) : NULL;
+        if (bytes > 0 && SMAP_UNLIKELY(!view))
+            rc = csm_fail(MPI_ERR_INTERN, "the root's receive buffer vanished from its exposed memory");
+        else if (bytes > 0 && smap_dtype_is_contiguous(mine.t))
+            memcpy(view, csm_dense(mine.buf, mine.t), (size_t)bytes);
+        else if (bytes > 0)
+            smap_dtype_pack(mine.buf, mine.count, mine.t, view, 0, bytes);
+    }
+    int e = csm_sync_some(s, me == root ? CSM_ALL : CSM_NONE);
+    return rc ? rc : e;
+}
+
 int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                      MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                      smap_dtype_t *rt, int root, smap_comm_t *c)
@@ -67,5 +127,13 @@ int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
     if (rc)
         return rc;
     x.s = s;
+    MPI_Count blk = c->rank == root ? rcount * rt->size : scount * st->size;
+    if (!rcounts.p && smap_tun.coll_gather_push &&
+        smap_coll_select(SMAP_COLL_GATHER, (size_t)blk, s->n) == SMAP_ALGO_DIRECT) {
+        int pushed;
+        rc = gather_push(&a, s, &pushed);
+        if (rc || pushed)
+            return rc;
+    }
     return csm_xfer(&x);
 }
