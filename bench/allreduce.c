@@ -3,5 +3,5 @@
 
 int main(int argc, char **argv)
 {
-    return reduce_bench_main(argc, argv, 1);
+    return reduce_bench_main(argc, argv, RED_ALLREDUCE);
 }

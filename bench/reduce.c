@@ -3,5 +3,5 @@
 
 int main(int argc, char **argv)
 {
-    return reduce_bench_main(argc, argv, 0);
+    return reduce_bench_main(argc, argv, RED_REDUCE);
 }

@@ -69,9 +69,9 @@ REPS=${BENCH_REPS:-$def_reps}
 BUILD=${BENCH_BUILD:-1}
 case $BUILD in 0|1|only) ;; *) echo "bench: BENCH_BUILD must be 1, 0 or only (got '$BUILD')" >&2; exit 2 ;; esac
 # Inter-node: latency, bandwidth, message rate and the collectives.
-NET_FILTER='^(latency|bw|bibw|msgrate|barrier|bcast|reduce|allreduce|allgather|alltoall)$'
+NET_FILTER='^(latency|bw|bibw|msgrate|barrier|bcast|reduce|allreduce|allgather|alltoall|gather|scatter|reduce_scatter|scan)$'
 # More than 2 hosts: the collectives (point-to-point stays 2 x 1, as at 2).
-NET_COLL_FILTER='^(barrier|bcast|reduce|allreduce|allgather|alltoall)$'
+NET_COLL_FILTER='^(barrier|bcast|reduce|allreduce|allgather|alltoall|gather|scatter|reduce_scatter|scan)$'
 [ "$NET" = 1 ] && [ "$NHOSTS" -gt 2 ] && NET_FILTER=$NET_COLL_FILTER
 if [ "$NET" = 1 ]; then FILTER=${BENCH_FILTER:-$NET_FILTER}; else FILTER=${BENCH_FILTER:-.}; fi
 NP=${BENCH_NP:-2}
@@ -150,6 +150,14 @@ variants=(
     "allgather-vary allgather --vary"
     "alltoall alltoall"
     "alltoall-vary alltoall --vary"
+    "gather gather"
+    "gather-vary gather --vary"
+    "scatter scatter"
+    "scatter-vary scatter --vary"
+    "reduce_scatter reduce_scatter"
+    "reduce_scatter-vary reduce_scatter --vary"
+    "scan scan"
+    "scan-vary scan --vary"
     "put-lat-alloc rma --op put --win allocate"
     "put-lat-create rma --op put --win create"
     "get-lat-alloc rma --op get --win allocate"
@@ -167,7 +175,8 @@ variants=(
     "cas-lat-alloc rma --op cas --win allocate"
     "cas-lat-create rma --op cas --win create"
 )
-programs=(latency bw bibw msgrate barrier bcast reduce allreduce allgather alltoall rma)
+programs=(latency bw bibw msgrate barrier bcast reduce allreduce allgather alltoall gather scatter reduce_scatter
+          scan rma)
 
 selected=()
 for v in "${variants[@]}"; do

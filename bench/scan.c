@@ -1,0 +1,7 @@
+/* scan.c — MPI_Scan latency (osu_scan); see reduce_bench.h. */
+#include "reduce_bench.h"
+
+int main(int argc, char **argv)
+{
+    return reduce_bench_main(argc, argv, RED_SCAN);
+}
