@@ -369,10 +369,8 @@ int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
     int rc = rooted_init(&r, h, c, blk, on_root_node, rcount);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct rpipe pa = { .h = h, .c = c, .r = &r, .root = root, .gather = 1,
-                        .on_root_node = on_root_node, .sbuf = sbuf, .scount = scount, .st = st,
-                        .rbuf = rbuf, .rcount = rcount, .rt = rt, .blk = blk };
-    rc = rooted_pipeline(&pa);
+    rc = rooted_pipeline(&(struct rpipe){ h, c, &r, root, 1, on_root_node, sbuf, scount, st,
+                                          rbuf, rcount, rt, blk, NULL, NULL, NULL });
     if (rc != SMAP_HIER_FLAT) {
         rooted_free(&r);
         return rc;
@@ -406,10 +404,8 @@ int smap_hier_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     int rc = rooted_init(&r, h, c, blk, on_root_node, scount);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct rpipe pa = { .h = h, .c = c, .r = &r, .root = root, .gather = 0,
-                        .on_root_node = on_root_node, .sbuf = sbuf, .scount = scount, .st = st,
-                        .rbuf = rbuf, .rcount = rcount, .rt = rt, .blk = blk };
-    rc = rooted_pipeline(&pa);
+    rc = rooted_pipeline(&(struct rpipe){ h, c, &r, root, 0, on_root_node, sbuf, scount, st,
+                                          rbuf, rcount, rt, blk, NULL, NULL, NULL });
     if (rc != SMAP_HIER_FLAT) {
         rooted_free(&r);
         return rc;

@@ -151,9 +151,9 @@ static int rs_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
     *req = MPI_REQUEST_NULL;
     for (int j = 0; j < h->nnodes && rc == MPI_SUCCESS; j++) {
         MPI_Count n = part_len(r, j, start, len), at = r->off[h->leader_of[j]] + start;
+        void *to = leader ? hier_at(a->acc, at, t) : a->rbuf;   /* (ignored off the leader) */
         if (n > 0)
-            rc = hier_node_reduce(h, hier_at(a->in, at, t), leader ? hier_at(a->acc, at, t) : a->rbuf,
-                                  n, t, a->type, a->op, 0);
+            rc = hier_node_reduce(h, hier_at(a->in, at, t), to, n, t, a->type, a->op, 0);
     }
     if (rc != MPI_SUCCESS || !leader || h->lead->size == 1)
         return rc;

@@ -126,8 +126,10 @@ static void add_rabenseifner(struct smap_sched *s, int n, int r, const int *rank
         for (int mask = 1; mask < p; mask <<= 1) {
             int half = (hi - lo) / 2, upper = (v & mask) != 0;
             int klo = upper ? lo + half : lo, slo = upper ? lo : lo + half;
-            MPI_Count ko = hier_piece_lo(count, klo, p), kn = hier_piece_lo(count, klo + half, p) - ko;
-            MPI_Count so = hier_piece_lo(count, slo, p), sn = hier_piece_lo(count, slo + half, p) - so;
+            MPI_Count ko = hier_piece_lo(count, klo, p);
+            MPI_Count kn = hier_piece_lo(count, klo + half, p) - ko;
+            MPI_Count so = hier_piece_lo(count, slo, p);
+            MPI_Count sn = hier_piece_lo(count, slo + half, p) - so;
             int peer = rd_real(v ^ mask, rem);
             smap_sched_send(s, hier_at(buf, so, t), sn, t, RANK(peer));
             smap_sched_recv(s, tmp, kn, t, RANK(peer));

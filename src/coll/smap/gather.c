@@ -100,7 +100,8 @@ static int gather_push(const struct ga *a, struct csm_comm *s, int *pushed)
                                                                    : (MPI_Count)to.bytes;
         void *view = bytes > 0 ? csm_view(s, root, to.addr, (size_t)bytes) : NULL;
         if (bytes > 0 && SMAP_UNLIKELY(!view))
-            rc = csm_fail(MPI_ERR_INTERN, "the root's receive buffer vanished from its exposed memory");
+            rc = csm_fail(MPI_ERR_INTERN,
+                          "the root's receive buffer vanished from its exposed memory");
         else if (bytes > 0 && smap_dtype_is_contiguous(mine.t))
             memcpy(view, csm_dense(mine.buf, mine.t), (size_t)bytes);
         else if (bytes > 0)
