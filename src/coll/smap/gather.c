@@ -102,10 +102,8 @@ static int gather_push(const struct ga *a, struct csm_comm *s, int *pushed)
         if (bytes > 0 && SMAP_UNLIKELY(!view))
             rc = csm_fail(MPI_ERR_INTERN,
                           "the root's receive buffer vanished from its exposed memory");
-        else if (bytes > 0 && smap_dtype_is_contiguous(mine.t))
-            memcpy(view, csm_dense(mine.buf, mine.t), (size_t)bytes);
-        else if (bytes > 0)
-            smap_dtype_pack(mine.buf, mine.count, mine.t, view, 0, bytes);
+        else
+            xblk_put(&mine, view, bytes);
     }
     int e = csm_sync_some(s, me == root ? CSM_ALL : CSM_NONE);
     return rc ? rc : e;

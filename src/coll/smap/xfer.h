@@ -43,6 +43,18 @@ static inline MPI_Count xblk_bytes(const struct xblk *b)
     return b->count * b->t->size;
 }
 
+/* Writes the first `bytes` stream bytes of block b to `to` (a peer's
+ * dense receive buffer through its view, in the pushes). */
+static inline void xblk_put(const struct xblk *b, void *to, MPI_Count bytes)
+{
+    if (bytes <= 0)
+        return;
+    if (smap_dtype_is_contiguous(b->t))
+        memcpy(to, csm_dense(b->buf, b->t), (size_t)bytes);
+    else
+        smap_dtype_pack(b->buf, b->count, b->t, to, 0, bytes);
+}
+
 /* ---- wide lines (csm.h): a block of a few lines, each line's data
  * followed by the step that wrote it ---- */
 
