@@ -194,6 +194,18 @@ struct hier_imap {
  * SMAP_HIER_FLAT when c is on one node (*s NULL then). */
 int hier_nb_start(smap_comm_t *c, struct smap_sched **s, struct hier_imap *m);
 
+/* Builds a collective of `count` elements of t and launches s (*req):
+ * whole on s, or, when it spans more than one hier_chunk(t) chunk, one
+ * lane per chunk (smap_sched_lanes: chunk k follows chunk k-1 through
+ * every phase, so the on-node phase of one chunk overlaps the inter-node
+ * phase of the one before, as pipeline.c does for the blocking forms).
+ * build(lane, m, start, len, arg) adds chunk [start, start+len) to lane;
+ * it must not keep m past its return. */
+typedef void hier_lane_fn(struct smap_sched *s, const struct hier_imap *m, MPI_Count start,
+                          MPI_Count len, void *arg);
+int hier_nb_chunked(struct smap_sched *s, const struct hier_imap *m, MPI_Count count,
+                    smap_dtype_t *t, hier_lane_fn *build, void *arg, MPI_Request *req);
+
 /* Ranks of node x (kx of them, in node order) into out (caller's, kx). */
 int hier_nb_node_ranks(const struct hier_imap *m, int p, int x, int *out);
 

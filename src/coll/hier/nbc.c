@@ -101,6 +101,35 @@ void hier_nb_from_hub(struct smap_sched *s, const struct hier_imap *m, int me, i
     smap_sched_barrier(s);
 }
 
+/* At most this many lanes: larger messages take larger chunks (every
+ * lane is a schedule and a sequence number). */
+#define HIER_MAX_LANES 64
+
+int hier_nb_chunked(struct smap_sched *s, const struct hier_imap *m, MPI_Count count,
+                    smap_dtype_t *t, hier_lane_fn *build, void *arg, MPI_Request *req)
+{
+    MPI_Count ce = hier_chunk(t), n = (count + ce - 1) / ce;
+    if (n > HIER_MAX_LANES) {
+        ce = (count + HIER_MAX_LANES - 1) / HIER_MAX_LANES;
+        n = (count + ce - 1) / ce;
+    }
+    if (n <= 1) {
+        build(s, m, 0, count, arg);
+        return hier_launch(s, req);
+    }
+    struct smap_sched **lanes = smap_sched_tmp(s, (size_t)n * sizeof *lanes);
+    if (!lanes)
+        return hier_launch(s, req);   /* fails: out of memory */
+    for (MPI_Count k = 0; k < n; k++) {
+        MPI_Count start = k * ce, len = count - start < ce ? count - start : ce;
+        lanes[k] = smap_sched_new(smap_sched_comm(s));
+        if (lanes[k])
+            build(lanes[k], m, start, len, arg);
+    }
+    (void)smap_sched_lanes(s, lanes, (int)n);
+    return hier_launch(s, req);
+}
+
 /* Rank of member q (node order) of node x; -1 when x has fewer. */
 static int nb_member(const struct hier_imap *m, int p, int x, int q)
 {
@@ -153,22 +182,28 @@ static void ibcast_rails(struct smap_sched *s, const struct hier_imap *m, smap_c
     smap_sched_barrier(s);
 }
 
-int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
-                     MPI_Request *req)
+/* Ibcast of one chunk [start, start+len) (a lane, or the whole message). */
+struct ibcast {
+    smap_comm_t *c;
+    void *buf;
+    smap_dtype_t *t;
+    int root, rails;
+};
+
+static void ibcast_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count start,
+                         MPI_Count count, void *arg)
 {
-    if (count == 0)   /* nothing to move: the flat (empty) schedule */
-        return SMAP_HIER_FLAT;
-    struct smap_sched *s;
-    struct hier_imap m;
-    int rc = hier_nb_start(c, &s, &m);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if ((uint64_t)(count * t->size) >= smap_tun.coll_hier_bcast_rails_min) {
-        ibcast_rails(s, &m, c, buf, count, t, root);
-        return hier_launch(s, req);
+    const struct ibcast *a = arg;
+    smap_comm_t *c = a->c;
+    smap_dtype_t *t = a->t;
+    void *buf = hier_at(a->buf, start, t);
+    int root = a->root;
+    if (a->rails) {
+        ibcast_rails(s, m, c, buf, count, t, root);
+        return;
     }
-    int me = c->rank, nd = m.node_of[me], rn = m.node_of[root], nn = m.nn;
-    int lead = m.leader_of[nd], rlead = m.leader_of[rn];
+    int me = c->rank, nd = m->node_of[me], rn = m->node_of[root], nn = m->nn;
+    int lead = m->leader_of[nd], rlead = m->leader_of[rn];
     if (me == root && root != rlead) {
         smap_sched_send(s, buf, count, t, rlead);
         smap_sched_barrier(s);
@@ -181,21 +216,38 @@ int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap
         /* binomial over nodes, node indices relative to the root's */
         int vr = (nd - rn + nn) % nn, mask = hier_tree_mask(vr, nn);
         if (vr) {
-            smap_sched_recv(s, buf, count, t, m.leader_of[(vr - mask + rn) % nn]);
+            smap_sched_recv(s, buf, count, t, m->leader_of[(vr - mask + rn) % nn]);
             smap_sched_barrier(s);
         }
         for (mask >>= 1; mask > 0; mask >>= 1)
             if (vr + mask < nn)
-                smap_sched_send(s, buf, count, t, m.leader_of[(vr + mask + rn) % nn]);
-        for (int j = 1; j < m.k; j++)
-            if (m.members[j] != root)
-                smap_sched_send(s, buf, count, t, m.members[j]);
+                smap_sched_send(s, buf, count, t, m->leader_of[(vr + mask + rn) % nn]);
+        for (int j = 1; j < m->k; j++)
+            if (m->members[j] != root)
+                smap_sched_send(s, buf, count, t, m->members[j]);
         smap_sched_barrier(s);
     } else if (me != root) {
         smap_sched_recv(s, buf, count, t, lead);
         smap_sched_barrier(s);
     }
-    return hier_launch(s, req);
+}
+
+int smap_hier_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
+                     MPI_Request *req)
+{
+    if (count == 0)   /* nothing to move: the flat (empty) schedule */
+        return SMAP_HIER_FLAT;
+    struct smap_sched *s;
+    struct hier_imap m;
+    int rc = hier_nb_start(c, &s, &m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct ibcast *a = smap_sched_tmp(s, sizeof *a);
+    if (!a)
+        return hier_launch(s, req);   /* fails: out of memory */
+    *a = (struct ibcast){ c, buf, t, root,
+                          (uint64_t)(count * t->size) >= smap_tun.coll_hier_bcast_rails_min };
+    return hier_nb_chunked(s, &m, count, t, ibcast_build, a, req);
 }
 
 /* (Ibarrier's blocks: empty) */

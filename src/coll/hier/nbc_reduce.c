@@ -77,35 +77,43 @@ static struct hier_blk whole(int j, void *arg)
     return *(struct hier_blk *)arg;
 }
 
-int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
-                      MPI_Datatype type, MPI_Op op, int root, int all, smap_comm_t *c,
-                      MPI_Request *req)
+/* Ireduce / Iallreduce of one chunk (a lane, or the whole vector): `in`
+ * (MPI_IN_PLACE resolved) and rbuf at element 0 of the vector. */
+struct ired {
+    const void *in;
+    void *rbuf;
+    smap_dtype_t *t;
+    MPI_Datatype type;
+    MPI_Op op;
+    int root, all, me;
+};
+
+static void ireduce_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count start,
+                          MPI_Count count, void *arg)
 {
-    if (count == 0)
-        return SMAP_HIER_FLAT;
-    struct smap_sched *s;
-    struct hier_imap m;
-    int rc = reduce_start(c, op, &s, &m);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int me = c->rank, nd = m.node_of[me], nn = m.nn, lead = m.members[0];
-    const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    void *acc = node_fold(s, &m, in, count, t, type, op, me);
+    const struct ired *a = arg;
+    smap_dtype_t *t = a->t;
+    MPI_Datatype type = a->type;
+    MPI_Op op = a->op;
+    int me = a->me, root = a->root, nd = m->node_of[me], nn = m->nn, lead = m->members[0];
+    const void *in = hier_at(a->in, start, t);
+    void *rbuf = hier_at(a->rbuf, start, t);
+    void *acc = node_fold(s, m, in, count, t, type, op, me);
     if (me == lead && acc) {
         void *tmp = smap_sched_tmp_typed(s, count, t);
-        if (all) {
-            hier_add_lead_allreduce(s, nn, nd, m.leader_of, acc, count, t, type, op, tmp);
+        if (a->all) {
+            hier_add_lead_allreduce(s, nn, nd, m->leader_of, acc, count, t, type, op, tmp);
             smap_sched_copy(s, acc, count, t, rbuf, count, t);
         } else {
             /* binomial onto node 0 in node order: acc = acc op (higher nodes) */
             for (int mask = 1; mask < nn; mask <<= 1) {
                 if (nd & mask) {
-                    smap_sched_send(s, acc, count, t, m.leader_of[nd - mask]);
+                    smap_sched_send(s, acc, count, t, m->leader_of[nd - mask]);
                     smap_sched_barrier(s);
                     break;
                 }
                 if (nd + mask < nn) {
-                    smap_sched_recv(s, tmp, count, t, m.leader_of[nd + mask]);
+                    smap_sched_recv(s, tmp, count, t, m->leader_of[nd + mask]);
                     smap_sched_barrier(s);
                     smap_sched_reduce(s, acc, tmp, count, t, type, op);
                     smap_sched_copy(s, tmp, count, t, acc, count, t);
@@ -120,13 +128,30 @@ int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_
         }
         smap_sched_barrier(s);
     }
-    if (all) {
+    if (a->all) {
         struct hier_blk res = { acc, count, t };
-        hier_nb_from_hub(s, &m, me, lead, (struct hier_blk){ rbuf, count, t }, whole, &res);
+        hier_nb_from_hub(s, m, me, lead, (struct hier_blk){ rbuf, count, t }, whole, &res);
     } else if (me == root && !(nd == 0 && me == lead)) {
-        smap_sched_recv(s, rbuf, count, t, m.leader_of[0]);
+        smap_sched_recv(s, rbuf, count, t, m->leader_of[0]);
     }
-    return hier_launch(s, req);
+}
+
+int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                      MPI_Datatype type, MPI_Op op, int root, int all, smap_comm_t *c,
+                      MPI_Request *req)
+{
+    if (count == 0)
+        return SMAP_HIER_FLAT;
+    struct smap_sched *s;
+    struct hier_imap m;
+    int rc = reduce_start(c, op, &s, &m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct ired *a = smap_sched_tmp(s, sizeof *a);
+    if (!a)
+        return hier_launch(s, req);   /* fails: out of memory */
+    *a = (struct ired){ sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, t, type, op, root, all, c->rank };
+    return hier_nb_chunked(s, &m, count, t, ireduce_build, a, req);
 }
 
 /* ---- reduce-scatter --------------------------------------------------- */
@@ -247,27 +272,30 @@ static struct hier_blk slot_before(int j, void *arg)
  * node order; the leaders' exclusive scan of the node totals (recursive
  * doubling over the nodes, rank order kept); E op prefix on every node but
  * the first; the leader releases each member's result. */
-int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
-                    MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c,
-                    MPI_Request *req)
+/* Iscan / Iexscan of one chunk (a lane, or the whole vector). */
+struct iscan {
+    const void *in;
+    void *rbuf;
+    smap_dtype_t *t;
+    MPI_Datatype type;
+    MPI_Op op;
+    int exclusive, me;
+};
+
+static void iscan_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count start,
+                        MPI_Count count, void *arg)
 {
-    /* (the blocking forms' crossover, SMAP_COLL_HIER_SCAN_MIN) */
-    if (count == 0 || (uint64_t)(count * t->size) < smap_tun.coll_hier_scan_min)
-        return SMAP_HIER_FLAT;
-    struct smap_sched *s;
-    struct hier_imap m;
-    int rc = hier_nb_start(c, &s, &m);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!m.contiguous) {
-        smap_sched_free(s);
-        return SMAP_HIER_FLAT;
-    }
-    int me = c->rank, nd = m.node_of[me], nn = m.nn, lead = m.members[0], k = m.k;
-    const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    const struct iscan *a = arg;
+    smap_dtype_t *t = a->t;
+    MPI_Datatype type = a->type;
+    MPI_Op op = a->op;
+    int exclusive = a->exclusive;
+    int me = a->me, nd = m->node_of[me], nn = m->nn, lead = m->members[0], k = m->k;
+    const void *in = hier_at(a->in, start, t);
+    void *rbuf = hier_at(a->rbuf, start, t);
     struct slots sl;
-    if (gather_inputs(s, &m, me, in, count, t, &sl) != 0)
-        return hier_launch(s, req);
+    if (gather_inputs(s, m, me, in, count, t, &sl) != 0)
+        return;
     if (me == lead) {
         /* slot j = in0 op .. op in j */
         for (int j = 1; j < k; j++)
@@ -276,7 +304,7 @@ int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t 
         void *part = smap_sched_tmp_typed(s, count, t), *got = smap_sched_tmp_typed(s, count, t);
         void *e = nd > 0 ? smap_sched_tmp_typed(s, count, t) : NULL;
         if (!part || !got || (nd > 0 && !e))
-            return hier_launch(s, req);
+            return;
         smap_sched_copy(s, slot_at(k - 1, &sl).buf, count, t, part, count, t);
         /* part: the total of the aligned group of nodes this one knows;
          * e: the total of the nodes below */
@@ -285,8 +313,8 @@ int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t 
             int dst = nd ^ mask;
             if (dst >= nn)
                 continue;
-            smap_sched_send(s, part, count, t, m.leader_of[dst]);
-            smap_sched_recv(s, got, count, t, m.leader_of[dst]);
+            smap_sched_send(s, part, count, t, m->leader_of[dst]);
+            smap_sched_recv(s, got, count, t, m->leader_of[dst]);
             smap_sched_barrier(s);
             if (dst < nd) {
                 if (have_e)
@@ -310,7 +338,29 @@ int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t 
             smap_sched_copy(s, e, count, t, rbuf, count, t);
         smap_sched_barrier(s);
     }
-    hier_nb_from_hub(s, &m, me, lead, (struct hier_blk){ rbuf, count, t },
+    hier_nb_from_hub(s, m, me, lead, (struct hier_blk){ rbuf, count, t },
                      exclusive ? slot_before : slot_at, &sl);
-    return hier_launch(s, req);
+}
+
+int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+                    MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c,
+                    MPI_Request *req)
+{
+    /* (the blocking forms' crossover, SMAP_COLL_HIER_SCAN_MIN) */
+    if (count == 0 || (uint64_t)(count * t->size) < smap_tun.coll_hier_scan_min)
+        return SMAP_HIER_FLAT;
+    struct smap_sched *s;
+    struct hier_imap m;
+    int rc = hier_nb_start(c, &s, &m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!m.contiguous) {
+        smap_sched_free(s);
+        return SMAP_HIER_FLAT;
+    }
+    struct iscan *a = smap_sched_tmp(s, sizeof *a);
+    if (!a)
+        return hier_launch(s, req);   /* fails: out of memory */
+    *a = (struct iscan){ sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, t, type, op, exclusive, c->rank };
+    return hier_nb_chunked(s, &m, count, t, iscan_build, a, req);
 }

@@ -64,6 +64,12 @@ struct smap_sched {
     int round, round_started, done, err;
     int pos, posted_round;          /* next local step of the round; messages posted */
     int tag, rtag, ctx;             /* rtag: messages to/from the remote group */
+    /* lanes (smap_sched_lanes): a schedule with lanes has no operations of
+     * its own; each lane runs its round r once `gate` (the lane before)
+     * has completed round r */
+    struct smap_sched **lanes;
+    int nlanes;
+    struct smap_sched *gate;
 };
 
 /* pool.c: schedules, operations and scratch come from caches refilled by

@@ -35,6 +35,9 @@ static void reset(struct smap_sched *s)
     s->round = s->round_started = s->done = s->pos = s->posted_round = 0;
     s->err = MPI_SUCCESS;
     s->tag = s->ctx = 0;
+    s->lanes = NULL;
+    s->nlanes = 0;
+    s->gate = NULL;
 }
 
 static void destroy(struct smap_sched *s)

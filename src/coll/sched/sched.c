@@ -188,6 +188,20 @@ int smap_sched_barrier(struct smap_sched *s)
     return MPI_SUCCESS;
 }
 
+int smap_sched_lanes(struct smap_sched *s, struct smap_sched **lanes, int n)
+{
+    s->lanes = lanes;
+    s->nlanes = n;
+    for (int k = 0; k < n; k++) {
+        if (!lanes[k] || smap_sched_barrier(lanes[k]) != MPI_SUCCESS) {
+            s->err = MPI_ERR_NO_MEM;
+            continue;
+        }
+        lanes[k]->gate = k ? lanes[k - 1] : NULL;
+    }
+    return s->err;
+}
+
 void *smap_sched_tmp(struct smap_sched *s, size_t bytes)
 {
     if (s->err)
@@ -273,15 +287,43 @@ static int round_done(struct smap_sched *s)
     return 1;
 }
 
+static void advance(struct smap_sched *s);
+
+/* A schedule with lanes: each lane in order (a lane's gate moves first),
+ * done when all are, or at the first lane that failed (the rest is given
+ * up, as a failed schedule's rounds are). */
+static void advance_lanes(struct smap_sched *s)
+{
+    int done = 1;
+    for (int k = 0; k < s->nlanes; k++) {
+        struct smap_sched *l = s->lanes[k];
+        advance(l);
+        done &= l->done;
+        if (l->done && l->err) {
+            s->err = l->err;
+            done = 1;
+            break;
+        }
+    }
+    s->done = done;
+}
+
 /* Moves s on as far as it goes without waiting. */
 static void advance(struct smap_sched *s)
 {
+    if (s->nlanes) {
+        advance_lanes(s);
+        return;
+    }
     while (!s->done) {
         if (!s->round_started) {
             if (s->round == s->nrounds || s->err) {
                 s->done = 1;
                 break;
             }
+            /* a lane follows the lane before it round by round */
+            if (s->gate && !s->gate->done && s->gate->round <= s->round)
+                return;
             s->round_started = 1;
             s->pos = s->round_start[s->round];
             s->posted_round = 0;
@@ -343,6 +385,13 @@ static void progress_all(void)
  * use negative tags, and user tags never reach this context. */
 static void take_tags(struct smap_sched *s)
 {
+    if (s->nlanes) {   /* one per lane, in lane order */
+        for (int k = 0; k < s->nlanes; k++) {
+            take_tags(s->lanes[k]);
+            s->lanes[k]->ctx = s->lanes[k]->c->ctx + SMAP_SCHED_CTX_OFFSET;
+        }
+        return;
+    }
     uint32_t seq = s->c->nbc_seq++;
     if (!s->c->remote_group) {
         s->tag = (int)(seq & 0x7fffffffu);
@@ -414,8 +463,15 @@ int smap_sched_start(struct smap_sched *s, MPI_Request *req)
  * keep their buffers, counts and types (and its scratch), only the state
  * of the run is reset.  The sequence number (tag) is taken anew, so starts
  * interleave with other collectives as MPI orders them. */
-int smap_sched_restart(struct smap_sched *s)
+/* Resets the state of a run (the lanes' too); MPI_ERR_REQUEST when a
+ * failed run left messages in flight. */
+static int reset_run(struct smap_sched *s)
 {
+    for (int k = 0; k < s->nlanes; k++) {
+        int rc = reset_run(s->lanes[k]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     if (s->err) {
         /* a failed run may have left messages in flight that still point
          * into the operations: they cannot be posted again */
@@ -432,6 +488,14 @@ int smap_sched_restart(struct smap_sched *s)
     s->pos = 0;
     s->posted_round = 0;
     s->next = NULL;
+    return MPI_SUCCESS;
+}
+
+int smap_sched_restart(struct smap_sched *s)
+{
+    int rc = reset_run(s);
+    if (rc != MPI_SUCCESS)
+        return rc;
     s->req->p.err = MPI_SUCCESS;
     smap_preq_reset(&s->req->p);
     activate(s);
@@ -488,6 +552,8 @@ void smap_sched_free(struct smap_sched *s)
 {
     if (!s)
         return;
+    for (int k = 0; k < s->nlanes; k++)
+        smap_sched_free(s->lanes[k]);
     if (drop_ops(s))
         return;   /* leaked on purpose: p2p still points into it */
     sched_pool_put(s);

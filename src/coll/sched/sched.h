@@ -102,6 +102,17 @@ struct MPI_ABI_Comm *smap_sched_comm(const struct smap_sched *s);
  * freed, not started.  Build calls after a failure do nothing. */
 int smap_sched_failed(const struct smap_sched *s);
 
+/* Pipelining: s (built with no operations of its own) runs the n
+ * schedules lanes[] (built on the same communicator, not started; s owns
+ * them from here on) side by side, lane k starting its round r only once
+ * lane k-1 has completed its round r: chunk k of a collective follows
+ * chunk k-1 through every phase while different phases overlap.  Each
+ * lane takes a sequence number (tag) of its own at the start, so lanes
+ * never match each other's messages.  Every member must build the same
+ * number of lanes.  0, or MPI_ERR_NO_MEM (a lane is NULL or failed to
+ * build: s must then be freed, which frees the lanes). */
+int smap_sched_lanes(struct smap_sched *s, struct smap_sched **lanes, int n);
+
 /* For the request layer (src/mpi/request.c, src/binding/request.c): the
  * schedule behind a request, released with it. */
 void smap_sched_release(struct smap_sched *s);
