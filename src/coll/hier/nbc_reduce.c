@@ -77,21 +77,22 @@ static struct hier_blk whole(int j, void *arg)
     return *(struct hier_blk *)arg;
 }
 
-/* Ireduce / Iallreduce of one chunk (a lane, or the whole vector): `in`
- * (MPI_IN_PLACE resolved) and rbuf at element 0 of the vector. */
-struct ired {
+/* The arguments of Ireduce / Iallreduce / Iscan / Iexscan for their
+ * per-chunk builders (a lane, or the whole vector): `in` (MPI_IN_PLACE
+ * resolved) and rbuf at element 0 of the vector. */
+struct ivec {
     const void *in;
     void *rbuf;
     smap_dtype_t *t;
     MPI_Datatype type;
     MPI_Op op;
-    int root, all, me;
+    int root, all, exclusive, me;
 };
 
 static void ireduce_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count start,
                           MPI_Count count, void *arg)
 {
-    const struct ired *a = arg;
+    const struct ivec *a = arg;
     smap_dtype_t *t = a->t;
     MPI_Datatype type = a->type;
     MPI_Op op = a->op;
@@ -147,10 +148,10 @@ int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_
     int rc = reduce_start(c, op, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct ired *a = smap_sched_tmp(s, sizeof *a);
+    struct ivec *a = smap_sched_tmp(s, sizeof *a);
     if (!a)
         return hier_launch(s, req);   /* fails: out of memory */
-    *a = (struct ired){ sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, t, type, op, root, all, c->rank };
+    *a = (struct ivec){ sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, t, type, op, root, all, 0, c->rank };
     return hier_nb_chunked(s, &m, count, t, ireduce_build, a, req);
 }
 
@@ -272,25 +273,13 @@ static struct hier_blk slot_before(int j, void *arg)
  * node order; the leaders' exclusive scan of the node totals (recursive
  * doubling over the nodes, rank order kept); E op prefix on every node but
  * the first; the leader releases each member's result. */
-/* Iscan / Iexscan of one chunk (a lane, or the whole vector). */
-struct iscan {
-    const void *in;
-    void *rbuf;
-    smap_dtype_t *t;
-    MPI_Datatype type;
-    MPI_Op op;
-    int exclusive, me;
-};
-
 static void iscan_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count start,
                         MPI_Count count, void *arg)
 {
-    const struct iscan *a = arg;
+    const struct ivec *a = arg;
     smap_dtype_t *t = a->t;
-    MPI_Datatype type = a->type;
-    MPI_Op op = a->op;
-    int exclusive = a->exclusive;
-    int me = a->me, nd = m->node_of[me], nn = m->nn, lead = m->members[0], k = m->k;
+    int exclusive = a->exclusive, me = a->me, nd = m->node_of[me], nn = m->nn;
+    int lead = m->members[0], k = m->k;
     const void *in = hier_at(a->in, start, t);
     void *rbuf = hier_at(a->rbuf, start, t);
     struct slots sl;
@@ -300,7 +289,7 @@ static void iscan_build(struct smap_sched *s, const struct hier_imap *m, MPI_Cou
         /* slot j = in0 op .. op in j */
         for (int j = 1; j < k; j++)
             smap_sched_reduce(s, slot_at(j - 1, &sl).buf, (void *)slot_at(j, &sl).buf, count, t,
-                              type, op);
+                              a->type, a->op);
         void *part = smap_sched_tmp_typed(s, count, t), *got = smap_sched_tmp_typed(s, count, t);
         void *e = nd > 0 ? smap_sched_tmp_typed(s, count, t) : NULL;
         if (!part || !got || (nd > 0 && !e))
@@ -318,20 +307,20 @@ static void iscan_build(struct smap_sched *s, const struct hier_imap *m, MPI_Cou
             smap_sched_barrier(s);
             if (dst < nd) {
                 if (have_e)
-                    smap_sched_reduce(s, got, e, count, t, type, op);
+                    smap_sched_reduce(s, got, e, count, t, a->type, a->op);
                 else
                     smap_sched_copy(s, got, count, t, e, count, t);
                 have_e = 1;
-                smap_sched_reduce(s, got, part, count, t, type, op);
+                smap_sched_reduce(s, got, part, count, t, a->type, a->op);
             } else {
-                smap_sched_reduce(s, part, got, count, t, type, op);
+                smap_sched_reduce(s, part, got, count, t, a->type, a->op);
                 smap_sched_copy(s, got, count, t, part, count, t);
             }
         }
         /* results: slot j = E op prefix j (the ones a member gets) */
         for (int j = 0; j < (exclusive ? k - 1 : k); j++)
             if (nd > 0)
-                smap_sched_reduce(s, e, (void *)slot_at(j, &sl).buf, count, t, type, op);
+                smap_sched_reduce(s, e, (void *)slot_at(j, &sl).buf, count, t, a->type, a->op);
         if (!exclusive)
             smap_sched_copy(s, sl.base, count, t, rbuf, count, t);
         else if (nd > 0)   /* (rank 0's exclusive result is undefined: untouched) */
@@ -358,9 +347,10 @@ int smap_hier_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t 
         smap_sched_free(s);
         return SMAP_HIER_FLAT;
     }
-    struct iscan *a = smap_sched_tmp(s, sizeof *a);
+    struct ivec *a = smap_sched_tmp(s, sizeof *a);
     if (!a)
         return hier_launch(s, req);   /* fails: out of memory */
-    *a = (struct iscan){ sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, t, type, op, exclusive, c->rank };
+    *a = (struct ivec){ sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, t, type, op, 0, 0, exclusive,
+                        c->rank };
     return hier_nb_chunked(s, &m, count, t, iscan_build, a, req);
 }
