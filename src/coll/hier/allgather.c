@@ -19,7 +19,9 @@
  * crosses the nodes while chunk k-1 is broadcast on the node.
  *
  * Iallgather(v) on rails (hier_iallgather_rails) runs the same three
- * phases as one schedule on c, with on-node messages for the node phases.
+ * phases as one schedule on c, with on-node messages for the node phases;
+ * large ones in lanes (one schedule per chunk, chunk k's exchange beside
+ * chunk k-1's share), the non-blocking form of the pipeline.
  *
  * Any placement: a node's blocks go as runs of blocks that are adjacent in
  * the receive buffer, computed alike on every leader, so interleaved ranks
@@ -144,15 +146,6 @@ static int ag_part(const struct ag *a, int x, int q, int p, MPI_Count lo, MPI_Co
     MPI_Count phi = hier_piece_lo(total, q + 1, p);
     struct clip k = { plo > lo ? plo : lo, phi < hi ? phi : hi, 0, fn, arg };
     return k.lo < k.hi ? ag_runs(a, x, 0, clip_run, &k) : MPI_SUCCESS;
-}
-
-/* (the chunk that holds every element: no pipeline) */
-#define AG_ALL ((MPI_Count)INT64_MAX)
-
-/* Piece q of p of node x's blocks, whole. */
-static int ag_piece(const struct ag *a, int x, int q, int p, run_fn *fn, void *arg)
-{
-    return ag_part(a, x, q, p, 0, AG_ALL, fn, arg);
 }
 
 static int min_int(int u, int v)
@@ -363,9 +356,11 @@ static void iag_node(const struct ag *a, struct smap_sched *s, const struct hier
     smap_sched_barrier(s);
 }
 
-/* The share phase: each member that received a piece of another node's
- * blocks sends it to the rest of its node. */
-static void iag_share(const struct ag *a, struct smap_sched *s, int x, int j, int kx)
+/* The share phase of the chunk [lo, hi) of every node's elements: each
+ * member that received a piece of another node's blocks sends its part
+ * in the chunk to the rest of its node. */
+static void iag_share(const struct ag *a, struct smap_sched *s, int x, int j, int kx,
+                      MPI_Count lo, MPI_Count hi)
 {
     for (int m = 0; m < a->nn; m++) {
         int p = min_int(kx, ag_node_size(a, m));
@@ -375,11 +370,38 @@ static void iag_share(const struct ag *a, struct smap_sched *s, int x, int j, in
                 if (i == holder || (j != holder && i != j))
                     continue;
                 struct lead_arg l = { a, s, ag_rank_at(a, x, j == holder ? i : holder) };
-                ag_piece(a, m, q, p, j == holder ? lead_send : lead_recv, &l);
+                ag_part(a, m, q, p, lo, hi, j == holder ? lead_send : lead_recv, &l);
             }
         }
     }
     smap_sched_barrier(s);
+}
+
+/* One chunk [lo, lo+len) of every node's elements (a lane, or the whole
+ * call): the rails' exchange, then the share.  The on-node allgather runs
+ * whole, in the first chunk; the other lanes wait for it in an empty
+ * round (lane k's round r follows lane k-1's), so chunk k crosses the
+ * nodes while chunk k-1 is shared. */
+struct iag {
+    const struct ag *a;
+    const void *sbuf;
+    MPI_Count scount;
+    smap_dtype_t *st;
+};
+
+static void iag_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count lo,
+                      MPI_Count len, void *arg)
+{
+    const struct iag *g = arg;
+    const struct ag *a = g->a;
+    int x = m->node_of[a->c->rank], j = m->local_of[a->c->rank];
+    if (lo == 0)
+        iag_node(a, s, m, g->sbuf, g->scount, g->st);
+    else
+        smap_sched_barrier(s);
+    ag_rails_add(a, s, x, j, m->k, lo, lo + len);
+    smap_sched_barrier(s);
+    iag_share(a, s, x, j, m->k, lo, lo + len);
 }
 
 int hier_iallgather_rails(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
@@ -394,10 +416,12 @@ int hier_iallgather_rails(const void *sbuf, MPI_Count scount, smap_dtype_t *st, 
     struct ag a = { c, rbuf, rcount, rcounts, displs, rt, 0, NULL, NULL, NULL, NULL };
     if (ag_group(&a, s, &m) != 0)
         return hier_launch(s, req);   /* fails: out of memory */
-    int x = m.node_of[c->rank], j = m.local_of[c->rank];
-    iag_node(&a, s, &m, sbuf, scount, st);
-    ag_rails_add(&a, s, x, j, m.k, 0, AG_ALL);
-    smap_sched_barrier(s);
-    iag_share(&a, s, x, j, m.k);
-    return hier_launch(s, req);
+    /* the chunks run over the largest node's elements: alike everywhere */
+    MPI_Count most = 0;
+    for (int x = 0; x < a.nn; x++) {
+        MPI_Count t = ag_node_total(&a, x);
+        most = t > most ? t : most;
+    }
+    struct iag g = { &a, sbuf, scount, st };
+    return hier_nb_chunked(s, &m, most, rt, iag_build, &g, req);
 }

@@ -205,6 +205,10 @@ typedef void hier_lane_fn(struct smap_sched *s, const struct hier_imap *m, MPI_C
                           MPI_Count len, void *arg);
 int hier_nb_chunked(struct smap_sched *s, const struct hier_imap *m, MPI_Count count,
                     smap_dtype_t *t, hier_lane_fn *build, void *arg, MPI_Request *req);
+/* The same over count units in chunks of ce units (Igather and Iscatter:
+ * members of a node). */
+int hier_nb_chunked_n(struct smap_sched *s, const struct hier_imap *m, MPI_Count count,
+                      MPI_Count ce, hier_lane_fn *build, void *arg, MPI_Request *req);
 
 /* Ranks of node x (kx of them, in node order) into out (caller's, kx). */
 int hier_nb_node_ranks(const struct hier_imap *m, int p, int x, int *out);
@@ -228,6 +232,12 @@ void hier_nb_to_hub(struct smap_sched *s, const struct hier_imap *m, int me, int
                     struct hier_blk mine, hier_slot_fn *slot, void *arg);
 void hier_nb_from_hub(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
                       struct hier_blk mine, hier_slot_fn *slot, void *arg);
+/* The same for the members j in [lo, hi) only (a chunk of a rooted
+ * collective's lanes: the others take no part). */
+void hier_nb_to_hub_range(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
+                          struct hier_blk mine, hier_slot_fn *slot, void *arg, int lo, int hi);
+void hier_nb_from_hub_range(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
+                            struct hier_blk mine, hier_slot_fn *slot, void *arg, int lo, int hi);
 
 /* Ialltoallv and Ialltoallw (nbc_alltoallv.c; the blocking forms wait
  * for it): the gateway scheme of alltoall.c, the gateways' sizes learnt

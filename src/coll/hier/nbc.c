@@ -71,13 +71,14 @@ int hier_nb_start(smap_comm_t *c, struct smap_sched **s, struct hier_imap *m)
     return MPI_SUCCESS;
 }
 
-void hier_nb_to_hub(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
-                    struct hier_blk mine, hier_slot_fn *slot, void *arg)
+void hier_nb_to_hub_range(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
+                          struct hier_blk mine, hier_slot_fn *slot, void *arg, int lo, int hi)
 {
     if (me != hub) {
-        smap_sched_send(s, mine.buf, mine.count, mine.t, hub);
+        if (m->local_of[me] >= lo && m->local_of[me] < hi)
+            smap_sched_send(s, mine.buf, mine.count, mine.t, hub);
     } else {
-        for (int j = 0; j < m->k; j++)
+        for (int j = lo; j < hi && j < m->k; j++)
             if (m->members[j] != hub) {
                 struct hier_blk b = slot(j, arg);
                 smap_sched_recv(s, (void *)b.buf, b.count, b.t, m->members[j]);
@@ -86,19 +87,32 @@ void hier_nb_to_hub(struct smap_sched *s, const struct hier_imap *m, int me, int
     smap_sched_barrier(s);
 }
 
-void hier_nb_from_hub(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
-                      struct hier_blk mine, hier_slot_fn *slot, void *arg)
+void hier_nb_from_hub_range(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
+                            struct hier_blk mine, hier_slot_fn *slot, void *arg, int lo, int hi)
 {
     if (me != hub) {
-        smap_sched_recv(s, (void *)mine.buf, mine.count, mine.t, hub);
+        if (m->local_of[me] >= lo && m->local_of[me] < hi)
+            smap_sched_recv(s, (void *)mine.buf, mine.count, mine.t, hub);
     } else {
-        for (int j = 0; j < m->k; j++)
+        for (int j = lo; j < hi && j < m->k; j++)
             if (m->members[j] != hub) {
                 struct hier_blk b = slot(j, arg);
                 smap_sched_send(s, b.buf, b.count, b.t, m->members[j]);
             }
     }
     smap_sched_barrier(s);
+}
+
+void hier_nb_to_hub(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
+                    struct hier_blk mine, hier_slot_fn *slot, void *arg)
+{
+    hier_nb_to_hub_range(s, m, me, hub, mine, slot, arg, 0, m->k);
+}
+
+void hier_nb_from_hub(struct smap_sched *s, const struct hier_imap *m, int me, int hub,
+                      struct hier_blk mine, hier_slot_fn *slot, void *arg)
+{
+    hier_nb_from_hub_range(s, m, me, hub, mine, slot, arg, 0, m->k);
 }
 
 /* At most this many lanes: larger messages take larger chunks (every
@@ -108,7 +122,13 @@ void hier_nb_from_hub(struct smap_sched *s, const struct hier_imap *m, int me, i
 int hier_nb_chunked(struct smap_sched *s, const struct hier_imap *m, MPI_Count count,
                     smap_dtype_t *t, hier_lane_fn *build, void *arg, MPI_Request *req)
 {
-    MPI_Count ce = hier_chunk(t), n = (count + ce - 1) / ce;
+    return hier_nb_chunked_n(s, m, count, hier_chunk(t), build, arg, req);
+}
+
+int hier_nb_chunked_n(struct smap_sched *s, const struct hier_imap *m, MPI_Count count,
+                      MPI_Count ce, hier_lane_fn *build, void *arg, MPI_Request *req)
+{
+    MPI_Count n = (count + ce - 1) / ce;
     if (n > HIER_MAX_LANES) {
         ce = (count + HIER_MAX_LANES - 1) / HIER_MAX_LANES;
         n = (count + ce - 1) / ce;

@@ -8,7 +8,9 @@
  * root's node gathers straight into the root's buffer (the root is the
  * hub); every other node gathers its blocks packed (bytes, node order) on
  * its leader, which sends them to the root in one message.  Iscatter: the
- * mirror.  Igatherv and Iscatterv: nbc_gatherv.c (the leaders learn
+ * mirror.  Large Igather and Iscatter run in lanes of members (as the
+ * blocking forms' pipeline: chunk k crosses between a leader and the root
+ * while the node gathers chunk k+1 or scatters chunk k-1).  Igatherv and Iscatterv: nbc_gatherv.c (the leaders learn
  * their members' block sizes while the schedule runs). */
 #include "coll/hier/internal.h"
 
@@ -196,20 +198,21 @@ int smap_hier_iallgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, v
 /* ---- gather, scatter -------------------------------------------------- */
 
 /* A node's blocks at its hub: in the root's buffer (the root's node: the
- * root's layout) or packed bytes in node order (the other nodes). */
+ * root's layout) or packed bytes in node order from member `first` on
+ * (the other nodes: the chunk's). */
 struct rooted {
     const void *buf;
     MPI_Count count;   /* per block, of t */
     smap_dtype_t *t;
     const int *members;
-    int packed;
+    int packed, first;
 };
 
 static struct hier_blk rooted_at(int j, void *arg)
 {
     struct rooted *x = arg;
     if (x->packed)
-        return (struct hier_blk){ (const char *)x->buf + j * x->count, x->count,
+        return (struct hier_blk){ (const char *)x->buf + (j - x->first) * x->count, x->count,
                                   smap_dtype_get(MPI_BYTE) };
     return (struct hier_blk){ hier_at(x->buf, x->members[j] * x->count, x->t), x->count, x->t };
 }
@@ -230,113 +233,184 @@ static int rooted_start(smap_comm_t *c, MPI_Count blk, uint64_t min, struct smap
     return rc;
 }
 
+/* One chunk of Igather or Iscatter: the members [lo, lo+len) (node order)
+ * of every node; a lane, or the whole call.  Lanes: chunk k crosses
+ * between its leader and the root while the node gathers chunk k+1
+ * (scatters chunk k-1). */
+struct irooted {
+    smap_comm_t *c;
+    const void *sbuf;
+    MPI_Count scount;
+    smap_dtype_t *st;
+    void *rbuf;
+    MPI_Count rcount;
+    smap_dtype_t *rt;
+    int root;
+    MPI_Count blk;
+};
+
+/* Members of node y in the chunk [lo, lo+len). */
+static int in_chunk(const struct hier_imap *m, int p, int y, MPI_Count lo, MPI_Count len)
+{
+    MPI_Count ky = hier_nb_node_ranks(m, p, y, NULL), end = lo + len < ky ? lo + len : ky;
+    return end > lo ? (int)(end - lo) : 0;
+}
+
+static void igather_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count lo,
+                          MPI_Count len, void *arg)
+{
+    const struct irooted *a = arg;
+    smap_comm_t *c = a->c;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE), *rt = a->rt;
+    int me = c->rank, p = c->size, root = a->root, nd = m->node_of[me], rn = m->node_of[root];
+    int lead = m->members[0], hi = (int)(lo + len);
+    MPI_Count blk = a->blk, rcount = a->rcount;
+    struct hier_blk own = { a->sbuf, a->scount, a->st };
+    if (nd == rn) {   /* straight into the root's buffer */
+        char **in = NULL;
+        int *ranks = NULL;
+        if (me == root) {
+            in = smap_sched_tmp(s, (size_t)m->nn * sizeof *in);
+            ranks = smap_sched_tmp(s, (size_t)p * sizeof *ranks);
+            if (!in || !ranks)
+                return;
+            for (int y = 0; y < m->nn; y++) {
+                int n = in_chunk(m, p, y, lo, len);
+                if (y == rn || n == 0)
+                    continue;
+                in[y] = smap_sched_tmp(s, (size_t)(n * blk));
+                if (!in[y])
+                    return;
+                smap_sched_recv(s, in[y], n * blk, byte, m->leader_of[y]);
+            }
+            int j = m->local_of[root];
+            if (a->sbuf != MPI_IN_PLACE && j >= lo && j < hi)
+                smap_sched_copy(s, a->sbuf, a->scount, a->st, hier_at(a->rbuf, root * rcount, rt),
+                                rcount, rt);
+        }
+        struct rooted x = { a->rbuf, rcount, rt, m->members, 0, 0 };
+        hier_nb_to_hub_range(s, m, me, root, own, rooted_at, &x, (int)lo, hi);
+        for (int y = 0; y < m->nn && me == root; y++) {   /* unpacked once all arrived */
+            int n = in_chunk(m, p, y, lo, len);
+            if (y == rn || n == 0)
+                continue;
+            hier_nb_node_ranks(m, p, y, ranks);
+            for (int j = 0; j < n; j++)
+                smap_sched_copy(s, in[y] + j * blk, blk, byte,
+                                hier_at(a->rbuf, ranks[lo + j] * rcount, rt), rcount, rt);
+        }
+        return;
+    }
+    int n = in_chunk(m, p, nd, lo, len);
+    if (n == 0)
+        return;
+    char *pack = me == lead ? smap_sched_tmp(s, (size_t)(n * blk)) : NULL;
+    if (me == lead) {
+        if (!pack)
+            return;
+        if (lo == 0)
+            smap_sched_copy(s, a->sbuf, a->scount, a->st, pack, blk, byte);
+    }
+    struct rooted x = { pack, blk, byte, m->members, 1, (int)lo };
+    hier_nb_to_hub_range(s, m, me, lead, own, rooted_at, &x, (int)lo, hi);
+    if (me == lead)
+        smap_sched_send(s, pack, n * blk, byte, root);
+}
+
+/* Igather and Iscatter run in lanes of whole blocks, as many members'
+ * blocks per lane as fit in SMAP_COLL_HIER_CHUNK (at least one), over the
+ * largest node's members: every rank builds the same lanes. */
+static int irooted_run(struct smap_sched *s, const struct hier_imap *m, struct irooted *a,
+                       hier_lane_fn *build, MPI_Request *req)
+{
+    int most = 0;
+    for (int y = 0; y < m->nn; y++) {
+        int ky = hier_nb_node_ranks(m, a->c->size, y, NULL);
+        most = ky > most ? ky : most;
+    }
+    MPI_Count g = (MPI_Count)smap_tun.coll_hier_chunk / a->blk;
+    return hier_nb_chunked_n(s, m, most, g > 0 ? g : 1, build, a, req);
+}
+
 int smap_hier_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                       MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
                       MPI_Request *req)
 {
-    int me = c->rank, p = c->size;
+    int me = c->rank;
     MPI_Count blk = me == root ? rcount * rt->size : scount * st->size;
     struct smap_sched *s;
     struct hier_imap m;
     int rc = rooted_start(c, blk, smap_tun.coll_hier_gather_min, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
-    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
-    int nd = m.node_of[me], rn = m.node_of[root], lead = m.members[0];
-    struct hier_blk own = { sbuf, scount, st };
-    if (nd == rn) {   /* straight into the root's buffer */
-        char **in = NULL;
+    struct irooted a = { c, sbuf, scount, st, rbuf, rcount, rt, root, blk };
+    return irooted_run(s, &m, &a, igather_build, req);
+}
+
+static void iscatter_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count lo,
+                           MPI_Count len, void *arg)
+{
+    const struct irooted *a = arg;
+    smap_comm_t *c = a->c;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE), *st = a->st;
+    int me = c->rank, p = c->size, root = a->root, nd = m->node_of[me], rn = m->node_of[root];
+    int lead = m->members[0], hi = (int)(lo + len);
+    MPI_Count blk = a->blk, scount = a->scount;
+    struct hier_blk own = { a->rbuf, a->rcount, a->rt };
+    if (nd == rn) {   /* straight from the root's buffer */
         if (me == root) {
-            in = smap_sched_tmp(s, (size_t)m.nn * sizeof *in);
-            if (!in)
-                return hier_launch(s, req);
-            for (int y = 0; y < m.nn; y++) {
-                if (y == rn)
+            int *ranks = smap_sched_tmp(s, (size_t)p * sizeof *ranks);
+            if (!ranks)
+                return;
+            for (int y = 0; y < m->nn; y++) {   /* the chunk of each other node, packed */
+                int n = in_chunk(m, p, y, lo, len);
+                if (y == rn || n == 0)
                     continue;
-                int ky = hier_nb_node_ranks(&m, p, y, NULL);
-                in[y] = smap_sched_tmp(s, (size_t)(ky * blk));
-                if (!in[y])
-                    return hier_launch(s, req);
-                smap_sched_recv(s, in[y], ky * blk, byte, m.leader_of[y]);
+                hier_nb_node_ranks(m, p, y, ranks);
+                char *pack = smap_sched_tmp(s, (size_t)(n * blk));
+                if (!pack)
+                    return;
+                for (int j = 0; j < n; j++)
+                    smap_sched_copy(s, hier_at(a->sbuf, ranks[lo + j] * scount, st), scount, st,
+                                    pack + j * blk, blk, byte);
+                smap_sched_send(s, pack, n * blk, byte, m->leader_of[y]);
             }
-            if (sbuf != MPI_IN_PLACE)
-                smap_sched_copy(s, sbuf, scount, st, hier_at(rbuf, root * rcount, rt), rcount,
-                                rt);
+            int j = m->local_of[root];
+            if (a->rbuf != MPI_IN_PLACE && j >= lo && j < hi)
+                smap_sched_copy(s, hier_at(a->sbuf, root * scount, st), scount, st, a->rbuf,
+                                a->rcount, a->rt);
         }
-        struct rooted x = { rbuf, rcount, rt, m.members, 0 };
-        hier_nb_to_hub(s, &m, me, root, own, rooted_at, &x);
-        if (me == root)
-            for (int r = 0; r < p; r++) {   /* (each node's blocks in rank order) */
-                int y = m.node_of[r];
-                if (y != rn) {
-                    smap_sched_copy(s, in[y], blk, byte, hier_at(rbuf, r * rcount, rt), rcount,
-                                    rt);
-                    in[y] += blk;
-                }
-            }
-        return hier_launch(s, req);
+        struct rooted x = { a->sbuf, scount, st, m->members, 0, 0 };
+        hier_nb_from_hub_range(s, m, me, root, own, rooted_at, &x, (int)lo, hi);
+        return;
     }
-    char *pack = me == lead ? smap_sched_tmp(s, (size_t)(m.k * blk)) : NULL;
+    int n = in_chunk(m, p, nd, lo, len);
+    if (n == 0)
+        return;
+    char *pack = me == lead ? smap_sched_tmp(s, (size_t)(n * blk)) : NULL;
     if (me == lead) {
         if (!pack)
-            return hier_launch(s, req);
-        smap_sched_copy(s, sbuf, scount, st, pack, blk, byte);
+            return;
+        smap_sched_recv(s, pack, n * blk, byte, root);
+        smap_sched_barrier(s);
+        if (lo == 0)
+            smap_sched_copy(s, pack, blk, byte, a->rbuf, a->rcount, a->rt);
     }
-    struct rooted x = { pack, blk, byte, m.members, 1 };
-    hier_nb_to_hub(s, &m, me, lead, own, rooted_at, &x);
-    if (me == lead)
-        smap_sched_send(s, pack, m.k * blk, byte, root);
-    return hier_launch(s, req);
+    struct rooted x = { pack, blk, byte, m->members, 1, (int)lo };
+    hier_nb_from_hub_range(s, m, me, lead, own, rooted_at, &x, (int)lo, hi);
 }
 
 int smap_hier_iscatter(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                        MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
                        MPI_Request *req)
 {
-    int me = c->rank, p = c->size;
+    int me = c->rank;
     MPI_Count blk = me == root ? scount * st->size : rcount * rt->size;
     struct smap_sched *s;
     struct hier_imap m;
     int rc = rooted_start(c, blk, smap_tun.coll_hier_scatter_min, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
-    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
-    int nd = m.node_of[me], rn = m.node_of[root], lead = m.members[0];
-    struct hier_blk own = { rbuf, rcount, rt };
-    if (nd == rn) {   /* straight from the root's buffer */
-        if (me == root) {
-            int *ranks = smap_sched_tmp(s, (size_t)p * sizeof *ranks);
-            if (!ranks)
-                return hier_launch(s, req);
-            for (int y = 0; y < m.nn; y++) {   /* each other node's blocks, packed */
-                if (y == rn)
-                    continue;
-                int ky = hier_nb_node_ranks(&m, p, y, ranks);
-                char *pack = smap_sched_tmp(s, (size_t)(ky * blk));
-                if (!pack)
-                    return hier_launch(s, req);
-                for (int j = 0; j < ky; j++)
-                    smap_sched_copy(s, hier_at(sbuf, ranks[j] * scount, st), scount, st,
-                                    pack + j * blk, blk, byte);
-                smap_sched_send(s, pack, ky * blk, byte, m.leader_of[y]);
-            }
-            if (rbuf != MPI_IN_PLACE)
-                smap_sched_copy(s, hier_at(sbuf, root * scount, st), scount, st, rbuf, rcount,
-                                rt);
-        }
-        struct rooted x = { sbuf, scount, st, m.members, 0 };
-        hier_nb_from_hub(s, &m, me, root, own, rooted_at, &x);
-        return hier_launch(s, req);
-    }
-    char *pack = me == lead ? smap_sched_tmp(s, (size_t)(m.k * blk)) : NULL;
-    if (me == lead) {
-        if (!pack)
-            return hier_launch(s, req);
-        smap_sched_recv(s, pack, m.k * blk, byte, root);
-        smap_sched_barrier(s);
-        smap_sched_copy(s, pack, blk, byte, rbuf, rcount, rt);
-    }
-    struct rooted x = { pack, blk, byte, m.members, 1 };
-    hier_nb_from_hub(s, &m, me, lead, own, rooted_at, &x);
-    return hier_launch(s, req);
+    struct irooted a = { c, sbuf, scount, st, rbuf, rcount, rt, root, blk };
+    return irooted_run(s, &m, &a, iscatter_build, req);
 }

@@ -157,54 +157,184 @@ int smap_hier_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_
 
 /* ---- reduce-scatter --------------------------------------------------- */
 
-/* A node's result blocks (its ranks' blocks in node order, packed) at the
- * leader, for the release. */
-struct rs_node {
-    void *res;
-    const int *ranks;    /* the node's members */
-    const MPI_Count *cnt, *off;   /* by rank in c: block length, offset in the node's pack */
+/* Ireduce_scatter(_block) of one chunk [lo, hi) of the vector (a lane, or
+ * the whole vector): node fold of the chunk onto the leader; the leaders
+ * exchange the partials node block by node block (the parts of each
+ * node's ranks' blocks in the chunk, one message per node pair that has
+ * any), each folding the nn partials of its node's part in node order;
+ * the leader releases each member's part of its block.  cnt and voff
+ * (offset in the vector) by rank. */
+struct irs {
+    const void *in;
+    void *rbuf;
     smap_dtype_t *t;
+    MPI_Datatype type;
+    MPI_Op op;
+    int me, p;
+    const MPI_Count *cnt, *voff;
 };
 
-static struct hier_blk rs_block(int j, void *arg)
+/* The part of rank r's block in [lo, hi): its length, *from its first
+ * element (in the vector). */
+static MPI_Count rs_part(const struct irs *a, int r, MPI_Count lo, MPI_Count hi, MPI_Count *from)
 {
-    struct rs_node *x = arg;
-    int r = x->ranks[j];
-    return (struct hier_blk){ hier_at(x->res, x->off[r], x->t), x->cnt[r], x->t };
+    MPI_Count b = a->voff[r], e = b + a->cnt[r];
+    b = b > lo ? b : lo;
+    e = e < hi ? e : hi;
+    *from = b;
+    return e > b ? e - b : 0;
 }
 
-/* Node x's blocks of the vector v (offsets voff by rank) packed in node
- * order: a pointer into v when the node holds one range of ranks (its
- * blocks are adjacent), else a scratch filled by copies. */
-static void *rs_pack(struct smap_sched *s, const struct hier_imap *m, int p, int x, void *v,
-                     const MPI_Count *cnt, const MPI_Count *voff, MPI_Count len, smap_dtype_t *t)
+/* Node x's elements in [lo, hi). */
+static MPI_Count rs_node_len(const struct irs *a, const struct hier_imap *m, int x, MPI_Count lo,
+                             MPI_Count hi)
 {
-    int first = 0;
-    while (m->node_of[first] != x)
-        first++;
-    if (m->contiguous)
-        return hier_at(v, voff[first], t);
-    void *pack = smap_sched_tmp_typed(s, len, t);
-    if (!pack)
+    MPI_Count n = 0, from;
+    for (int r = 0; r < a->p; r++)
+        if (m->node_of[r] == x)
+            n += rs_part(a, r, lo, hi, &from);
+    return n;
+}
+
+/* Node x's parts of the chunk acc (element 0: vector element lo) packed
+ * in node order: a pointer into acc when the node holds one range of
+ * ranks (its parts are adjacent), else a scratch filled by copies. */
+static void *rs_pack(struct smap_sched *s, const struct hier_imap *m, const struct irs *a, int x,
+                     void *acc, MPI_Count lo, MPI_Count hi, MPI_Count len)
+{
+    smap_dtype_t *t = a->t;
+    void *pack = NULL;
+    if (!m->contiguous && !(pack = smap_sched_tmp_typed(s, len, t)))
         return NULL;
-    MPI_Count at = 0;
-    for (int r = first; r < p; r++)
-        if (m->node_of[r] == x) {
-            smap_sched_copy(s, hier_at(v, voff[r], t), cnt[r], t, hier_at(pack, at, t), cnt[r], t);
-            at += cnt[r];
-        }
+    MPI_Count at = 0, from;
+    for (int r = 0; r < a->p; r++) {
+        MPI_Count n = m->node_of[r] == x ? rs_part(a, r, lo, hi, &from) : 0;
+        if (n == 0)
+            continue;
+        if (!pack)
+            return hier_at(acc, from - lo, t);
+        smap_sched_copy(s, hier_at(acc, from - lo, t), n, t, hier_at(pack, at, t), n, t);
+        at += n;
+    }
     return pack;
 }
 
-/* Node fold of the whole vector onto the leader; the leaders exchange the
- * partials node block by node block (one message per node pair), each
- * folding the nn partials of its node's block in node order; the leader
- * releases each member's block. */
+/* The leader's release of the members' parts from res (node x's parts,
+ * packed in node order); a member receives its own. */
+static void rs_release(struct smap_sched *s, const struct hier_imap *m, const struct irs *a,
+                       void *res, MPI_Count lo, MPI_Count hi)
+{
+    smap_dtype_t *t = a->t;
+    int me = a->me, lead = m->members[0];
+    MPI_Count at = 0, from;
+    for (int j = 0; j < m->k; j++) {
+        int r = m->members[j];
+        MPI_Count n = rs_part(a, r, lo, hi, &from);
+        void *mine = hier_at(a->rbuf, from - a->voff[r], t);
+        if (n > 0 && me != lead && r == me)
+            smap_sched_recv(s, mine, n, t, lead);
+        else if (n > 0 && me == lead && r == me)
+            smap_sched_copy(s, hier_at(res, at, t), n, t, mine, n, t);
+        else if (n > 0 && me == lead)
+            smap_sched_send(s, hier_at(res, at, t), n, t, r);
+        at += n;
+    }
+    smap_sched_barrier(s);
+}
+
+static void irs_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count lo,
+                      MPI_Count len, void *arg)
+{
+    const struct irs *a = arg;
+    smap_dtype_t *t = a->t;
+    int me = a->me, nd = m->node_of[me], nn = m->nn, lead = m->members[0];
+    MPI_Count hi = lo + len, mylen = rs_node_len(a, m, nd, lo, hi);
+    void *acc = node_fold(s, m, hier_at(a->in, lo, t), len, t, a->type, a->op, me);
+    void *res = NULL;
+    if (me == lead) {
+        void **part = smap_sched_tmp(s, (size_t)nn * sizeof *part);
+        if (!acc || !part)
+            return;   /* (the schedule reports it) */
+        for (int x = 0; x < nn; x++) {
+            MPI_Count xlen = rs_node_len(a, m, x, lo, hi);
+            void *theirs = xlen > 0 ? rs_pack(s, m, a, x, acc, lo, hi, xlen) : NULL;
+            if (xlen > 0 && !theirs)
+                return;
+            if (x == nd) {
+                part[x] = theirs;
+                continue;
+            }
+            if (xlen > 0)
+                smap_sched_send(s, theirs, xlen, t, m->leader_of[x]);
+            if (mylen > 0) {
+                if (!(part[x] = smap_sched_tmp_typed(s, mylen, t)))
+                    return;
+                smap_sched_recv(s, part[x], mylen, t, m->leader_of[x]);
+            }
+        }
+        smap_sched_barrier(s);
+        /* part[nn-1] = part[0] op .. op part[nn-1] (node order) */
+        for (int x = nn - 2; x >= 0 && mylen > 0; x--)
+            smap_sched_reduce(s, part[x], part[nn - 1], mylen, t, a->type, a->op);
+        res = part[nn - 1];
+    }
+    rs_release(s, m, a, res, lo, hi);
+}
+
+/* Nodes holding ranges of ranks: chunk [lo, lo+len) of every node's block
+ * (as the blocking pipeline), so that every lane's exchange runs between
+ * all node pairs at once.  Node x's part is one range of the vector,
+ * folded on the node by its own node gather. */
+static void irs_build_ranges(struct smap_sched *s, const struct hier_imap *m, MPI_Count lo,
+                             MPI_Count len, void *arg)
+{
+    const struct irs *a = arg;
+    smap_dtype_t *t = a->t;
+    int me = a->me, nd = m->node_of[me], nn = m->nn, lead = m->members[0];
+    void **part = smap_sched_tmp(s, (size_t)nn * sizeof *part);
+    MPI_Count *from = smap_sched_tmp(s, 2 * (size_t)nn * sizeof *from), *n = from + nn;
+    if (!part || !from)
+        return;   /* (the schedule reports it) */
+    for (int x = 0; x < nn; x++) {   /* node x's part: [from, from + n) of the vector */
+        MPI_Count vs = 0, xlen = 0;
+        for (int r = a->p - 1; r >= 0; r--)
+            if (m->node_of[r] == x)
+                vs = a->voff[r], xlen += a->cnt[r];
+        MPI_Count e = lo + len < xlen ? lo + len : xlen;
+        from[x] = vs + lo;
+        n[x] = e > lo ? e - lo : 0;
+        part[x] = n[x] > 0 ? node_fold(s, m, hier_at(a->in, from[x], t), n[x], t, a->type, a->op,
+                                       me)
+                           : NULL;
+        if (me == lead && n[x] > 0 && !part[x])
+            return;
+    }
+    if (me == lead) {
+        void *own = part[nd];
+        for (int x = 0; x < nn; x++) {
+            if (x == nd)
+                continue;
+            if (n[x] > 0)
+                smap_sched_send(s, part[x], n[x], t, m->leader_of[x]);
+            part[x] = n[nd] > 0 ? smap_sched_tmp_typed(s, n[nd], t) : NULL;
+            if (n[nd] > 0 && !part[x])
+                return;
+            if (n[nd] > 0)
+                smap_sched_recv(s, part[x], n[nd], t, m->leader_of[x]);
+        }
+        part[nd] = own;
+        smap_sched_barrier(s);
+        for (int x = nn - 2; x >= 0 && n[nd] > 0; x--)
+            smap_sched_reduce(s, part[x], part[nn - 1], n[nd], t, a->type, a->op);
+    }
+    rs_release(s, m, a, part[nn - 1], from[nd], from[nd] + n[nd]);
+}
+
 int smap_hier_ireduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
                               MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
                               smap_comm_t *c, MPI_Request *req)
 {
-    int p = c->size, me = c->rank;
+    int p = c->size;
     MPI_Count total = 0;
     for (int r = 0; r < p; r++)
         total += rcounts.p ? smap_cvec_at(rcounts, r) : block;
@@ -215,50 +345,25 @@ int smap_hier_ireduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rco
     int rc = reduce_start(c, op, &s, &m);
     if (rc != MPI_SUCCESS)
         return rc;
-    int nd = m.node_of[me], nn = m.nn, lead = m.members[0];
-    /* cnt, voff (offset in the vector), noff (offset in its node's pack)
-     * by rank; len: each node's block length */
-    MPI_Count *cnt = smap_sched_tmp(s, (3 * (size_t)p + (size_t)nn) * sizeof *cnt);
+    MPI_Count *cnt = smap_sched_tmp(s, (2 * (size_t)p + (size_t)m.nn) * sizeof *cnt);
     if (!cnt)
         return hier_launch(s, req);   /* fails: out of memory */
-    MPI_Count *voff = cnt + p, *noff = voff + p, *len = noff + p;
-    for (int x = 0; x < nn; x++)
-        len[x] = 0;
-    MPI_Count at = 0;
+    MPI_Count *voff = cnt + p, at = 0;
     for (int r = 0; r < p; r++) {
         cnt[r] = rcounts.p ? smap_cvec_at(rcounts, r) : block;
         voff[r] = at, at += cnt[r];
-        noff[r] = len[m.node_of[r]], len[m.node_of[r]] += cnt[r];
     }
-    const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    void *acc = node_fold(s, &m, in, total, t, type, op, me);
-    struct rs_node res = { NULL, m.members, cnt, noff, t };
-    if (me == lead) {
-        void **part = smap_sched_tmp(s, (size_t)nn * sizeof *part);
-        if (!acc || !part)
-            return hier_launch(s, req);
-        for (int x = 0; x < nn; x++) {
-            void *mine = rs_pack(s, &m, p, x, acc, cnt, voff, len[x], t);
-            if (x == nd) {
-                part[x] = mine;
-                continue;
-            }
-            part[x] = smap_sched_tmp_typed(s, len[nd], t);
-            if (!mine || !part[x])
-                return hier_launch(s, req);
-            smap_sched_send(s, mine, len[x], t, m.leader_of[x]);
-            smap_sched_recv(s, part[x], len[nd], t, m.leader_of[x]);
-        }
-        smap_sched_barrier(s);
-        /* part[nn-1] = part[0] op .. op part[nn-1] (node order) */
-        for (int x = nn - 2; x >= 0; x--)
-            smap_sched_reduce(s, part[x], part[nn - 1], len[nd], t, type, op);
-        res.res = part[nn - 1];
-        smap_sched_copy(s, hier_at(res.res, noff[me], t), cnt[me], t, rbuf, cnt[me], t);
-        smap_sched_barrier(s);
-    }
-    hier_nb_from_hub(s, &m, me, lead, (struct hier_blk){ rbuf, cnt[me], t }, rs_block, &res);
-    return hier_launch(s, req);
+    struct irs a = { sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, t, type, op, c->rank, p, cnt, voff };
+    if (!m.contiguous)   /* chunks of the vector: a node block is no range of it */
+        return hier_nb_chunked(s, &m, total, t, irs_build, &a, req);
+    MPI_Count most = 0, *klen = cnt + 2 * (size_t)p;   /* by node */
+    for (int x = 0; x < m.nn; x++)
+        klen[x] = 0;
+    for (int r = 0; r < p; r++)
+        klen[m.node_of[r]] += cnt[r];
+    for (int x = 0; x < m.nn; x++)
+        most = klen[x] > most ? klen[x] : most;
+    return hier_nb_chunked(s, &m, most, t, irs_build_ranges, &a, req);
 }
 
 /* ---- scan, exscan ------------------------------------------------------ */

@@ -9,7 +9,10 @@
  * ranks) goes through the chunk pipeline (pipeline.c): chunk k of every
  * node block is folded on the node (one node reduction per node block)
  * while the leaders exchange and fold chunk k-1, whose part of this
- * node's block is then scattered.
+ * node's block is then scattered.  Over interleaved nodes the chunks are
+ * ranges of the vector (one node reduction each): a chunk's part of a
+ * node block is still one range of it, since a node's ranks are in
+ * vector order.
  *
  * The leaders' exchange is one round of direct messages (each leader sends
  * n-1 node blocks and receives n-1: the bytes of a ring reduce-scatter in
@@ -132,7 +135,7 @@ struct rsp {
     struct smap_hier *h;
     const struct rs *r;
     const void *in;
-    void *rbuf, *acc, *got, *res;   /* acc, got, res: the leader's */
+    void *rbuf, *acc, *got, *res, *send;   /* acc, got, res, send: the leader's */
     smap_dtype_t *t;
     MPI_Datatype type;
     MPI_Op op;
@@ -215,6 +218,125 @@ static int rs_back(void *arg, MPI_Count start, MPI_Count len)
     return rc;
 }
 
+/* ---- the pipeline over interleaved nodes (a node block is no range) ----
+ *
+ * Chunk k is the vector's range [start, start+len): one node reduction
+ * folds it onto the leader; each node's ranks' parts of it are one range
+ * of that node's packed block (its ranks in rank order, so in vector
+ * order), which the leaders pack, exchange and fold like the contiguous
+ * pipeline's parts; then each node scatters its part. */
+
+/* Rank rk's part of the vector range [lo, hi): its length, *b its first
+ * element in the vector. */
+static MPI_Count il_clip(const struct rs *r, int rk, MPI_Count lo, MPI_Count hi, MPI_Count *b)
+{
+    MPI_Count e = r->off[rk] + r->cnt[rk] < hi ? r->off[rk] + r->cnt[rk] : hi;
+    *b = r->off[rk] > lo ? r->off[rk] : lo;
+    return e > *b ? e - *b : 0;
+}
+
+/* Node j's part of [lo, hi): its length, *at where it starts in node j's
+ * packed block.  With `s`, its elements of acc (the leader's folded
+ * vector) are copied to `to` in rank order. */
+static MPI_Count il_part(struct smap_sched *s, const struct smap_hier *h, const struct rs *r,
+                         int j, MPI_Count lo, MPI_Count hi, MPI_Count *at, const void *acc,
+                         void *to, smap_dtype_t *t)
+{
+    MPI_Count n = 0, before = 0, b;
+    *at = 0;
+    for (int i = 0; i < hier_node_size(h, j); i++) {
+        int rk = hier_rank_at(h, j, i);
+        MPI_Count c = il_clip(r, rk, lo, hi, &b);
+        if (c > 0 && n == 0)
+            *at = before + (b - r->off[rk]);
+        if (c > 0 && s)
+            smap_sched_copy(s, hier_at(acc, b, t), c, t, hier_at(to, n, t), c, t);
+        n += c;
+        before += r->cnt[rk];
+    }
+    return n;
+}
+
+static int il_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
+{
+    struct rsp *a = arg;
+    struct smap_hier *h = a->h;
+    const struct rs *r = a->r;
+    smap_dtype_t *t = a->t;
+    int leader = hier_is_leader(h);
+    MPI_Count end = start + len, at, mat;
+    *req = MPI_REQUEST_NULL;
+    int rc = hier_node_reduce(h, hier_at(a->in, start, t),
+                              leader ? hier_at(a->acc, start, t) : a->rbuf, len, t, a->type,
+                              a->op, 0);
+    if (rc != MPI_SUCCESS || !leader)
+        return rc;
+    smap_comm_t *l = h->lead;
+    int nn = l->size, m = l->rank;
+    MPI_Count kk = r->klen[m], mine = il_part(NULL, h, r, m, start, end, &mat, NULL, NULL, t);
+    struct smap_sched *s = smap_sched_new(l);
+    if (!s)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+    /* the own part into its slot of got, the others' packed one after
+     * another in this chunk's range of the send buffer */
+    void *to = hier_at(a->send, start, t);
+    for (int j = 0; j < nn; j++) {
+        void *dst = j == m ? hier_at(a->got, m * kk + mat, t) : to;
+        MPI_Count n = il_part(s, h, r, j, start, end, &at, a->acc, dst, t);
+        if (j == m || n == 0)
+            continue;
+        smap_sched_send(s, to, n, t, j);
+        to = hier_at(to, n, t);
+    }
+    for (int j = 0; j < nn && mine > 0; j++)
+        if (j != m)
+            smap_sched_recv(s, hier_at(a->got, j * kk + mat, t), mine, t, j);
+    smap_sched_barrier(s);
+    /* lead_exchange's fold: the result lands in the last node's slot */
+    void *cur = hier_at(a->got, m * kk + mat, t);
+    for (int j = m + 1; j < nn && mine > 0; j++) {
+        void *pj = hier_at(a->got, j * kk + mat, t);
+        smap_sched_reduce(s, cur, pj, mine, t, a->type, a->op);
+        cur = pj;
+    }
+    for (int j = m - 1; j >= 0 && mine > 0; j--)
+        smap_sched_reduce(s, hier_at(a->got, j * kk + mat, t), cur, mine, t, a->type, a->op);
+    return hier_launch(s, req);
+}
+
+/* Chunk k after the leaders': the node scatters its part, each member
+ * receiving the piece of its own block that lies in the chunk. */
+static int il_back(void *arg, MPI_Count start, MPI_Count len)
+{
+    struct rsp *a = arg;
+    struct smap_hier *h = a->h;
+    const struct rs *r = a->r;
+    MPI_Count end = start + len, mat, b;
+    int nd = h->node_of[a->me];
+    if (il_part(NULL, h, r, nd, start, end, &mat, NULL, NULL, a->t) == 0)
+        return MPI_SUCCESS;
+    MPI_Count *cn = malloc(2 * (size_t)r->k * sizeof *cn), mylen = 0, bo = 0;
+    if (!cn)
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
+    void *mypart = a->rbuf;
+    for (int j = 0; j < r->k; j++) {
+        int rk = r->mine[j];
+        cn[j] = il_clip(r, rk, start, end, &b);
+        cn[r->k + j] = cn[j] > 0 ? bo + (b - r->off[rk]) - mat : 0;
+        if (rk == a->me && cn[j] > 0) {
+            mylen = cn[j];
+            mypart = hier_at(a->rbuf, b - r->off[rk], a->t);
+        }
+        bo += r->cnt[rk];
+    }
+    int nn = h->nnodes;
+    const void *from = hier_is_leader(h) ? hier_at(a->got, (nn - 1) * r->klen[nd] + mat, a->t)
+                                         : NULL;
+    int rc = hier_node_scatterv(h, from, cn, cn + r->k, a->t, mypart, mylen, a->t, 0);
+    free(cn);
+    return rc;
+}
+
 int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
                              MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
                              smap_comm_t *c)
@@ -253,9 +375,16 @@ int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcou
         if (leader)
             res = nd == nn - 1 ? hier_at(acc, r.off[h->leader_of[nd]], t)
                                : hier_at(got, (nn - 1) * r.klen[nd], t);
-        struct rsp a = { h, &r, in, rbuf, acc, got, res, t, type, op, c->rank };
+        struct rsp a = { h, &r, in, rbuf, acc, got, res, NULL, t, type, op, c->rank };
         struct hier_pipe pp = { rs_front, rs_back, &a };
         rc = hier_pipeline(&pp, most, t);
+        free(abase), free(gbase), free(sbase), rs_free(&r);
+        return rc;
+    }
+    if (!h->contiguous && r.total > hier_chunk(t)) {
+        struct rsp a = { h, &r, in, rbuf, acc, got, NULL, pack, t, type, op, c->rank };
+        struct hier_pipe pp = { il_front, il_back, &a };
+        rc = hier_pipeline(&pp, r.total, t);
         free(abase), free(gbase), free(sbase), rs_free(&r);
         return rc;
     }
