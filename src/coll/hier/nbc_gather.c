@@ -332,21 +332,6 @@ static int irooted_run(struct smap_sched *s, const struct hier_imap *m, struct i
     return hier_nb_chunked_n(s, m, most, g > 0 ? g : 1, build, a, req);
 }
 
-int smap_hier_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
-                      MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
-                      MPI_Request *req)
-{
-    int me = c->rank;
-    MPI_Count blk = me == root ? rcount * rt->size : scount * st->size;
-    struct smap_sched *s;
-    struct hier_imap m;
-    int rc = rooted_start(c, blk, smap_tun.coll_hier_gather_min, &s, &m);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct irooted a = { c, sbuf, scount, st, rbuf, rcount, rt, root, blk };
-    return irooted_run(s, &m, &a, igather_build, req);
-}
-
 static void iscatter_build(struct smap_sched *s, const struct hier_imap *m, MPI_Count lo,
                            MPI_Count len, void *arg)
 {
@@ -400,17 +385,35 @@ static void iscatter_build(struct smap_sched *s, const struct hier_imap *m, MPI_
     hier_nb_from_hub_range(s, m, me, lead, own, rooted_at, &x, (int)lo, hi);
 }
 
+/* Igather (gather) or Iscatter: the block each rank knows, the crossover
+ * of its form, then the lanes. */
+static int irooted(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                   MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c, int gather,
+                   MPI_Request *req)
+{
+    int me = c->rank;
+    MPI_Count blk = (me == root) == gather ? rcount * rt->size : scount * st->size;
+    struct smap_sched *s;
+    struct hier_imap m;
+    int rc = rooted_start(c, blk,
+                          gather ? smap_tun.coll_hier_gather_min : smap_tun.coll_hier_scatter_min,
+                          &s, &m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct irooted a = { c, sbuf, scount, st, rbuf, rcount, rt, root, blk };
+    return irooted_run(s, &m, &a, gather ? igather_build : iscatter_build, req);
+}
+
+int smap_hier_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+                      MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
+                      MPI_Request *req)
+{
+    return irooted(sbuf, scount, st, rbuf, rcount, rt, root, c, 1, req);
+}
+
 int smap_hier_iscatter(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                        MPI_Count rcount, smap_dtype_t *rt, int root, smap_comm_t *c,
                        MPI_Request *req)
 {
-    int me = c->rank;
-    MPI_Count blk = me == root ? scount * st->size : rcount * rt->size;
-    struct smap_sched *s;
-    struct hier_imap m;
-    int rc = rooted_start(c, blk, smap_tun.coll_hier_scatter_min, &s, &m);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct irooted a = { c, sbuf, scount, st, rbuf, rcount, rt, root, blk };
-    return irooted_run(s, &m, &a, iscatter_build, req);
+    return irooted(sbuf, scount, st, rbuf, rcount, rt, root, c, 0, req);
 }

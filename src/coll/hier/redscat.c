@@ -131,6 +131,23 @@ static MPI_Count part_len(const struct rs *r, int j, MPI_Count start, MPI_Count 
     return end > start ? end - start : 0;
 }
 
+/* The leaders' fold of a part of `mine` elements: slot j of got holds
+ * node j's partial at j*kk + at, own the leader's (node m's) own;
+ * (P_0 op .. op P_{m-1}) op (own op P_{m+1} op .. op P_{nn-1}), inout =
+ * in op inout, so the result lands in the last node's slot. */
+static void fold_part(struct smap_sched *s, void *got, void *own, int m, int nn, MPI_Count kk,
+                      MPI_Count at, MPI_Count mine, smap_dtype_t *t, MPI_Datatype type, MPI_Op op)
+{
+    void *cur = own;
+    for (int j = m + 1; j < nn && mine > 0; j++) {
+        void *pj = hier_at(got, j * kk + at, t);
+        smap_sched_reduce(s, cur, pj, mine, t, type, op);
+        cur = pj;
+    }
+    for (int j = m - 1; j >= 0 && mine > 0; j--)
+        smap_sched_reduce(s, hier_at(got, j * kk + at, t), cur, mine, t, type, op);
+}
+
 struct rsp {
     struct smap_hier *h;
     const struct rs *r;
@@ -177,14 +194,8 @@ static int rs_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
     }
     smap_sched_barrier(s);
     /* lead_exchange's fold on the part: the result lands in a->res */
-    void *cur = hier_at(a->acc, r->off[h->leader_of[m]] + start, t);
-    for (int j = m + 1; j < nn && mine > 0; j++) {
-        void *pj = hier_at(a->got, j * kk + start, t);
-        smap_sched_reduce(s, cur, pj, mine, t, a->type, a->op);
-        cur = pj;
-    }
-    for (int j = m - 1; j >= 0 && mine > 0; j--)
-        smap_sched_reduce(s, hier_at(a->got, j * kk + start, t), cur, mine, t, a->type, a->op);
+    fold_part(s, a->got, hier_at(a->acc, r->off[h->leader_of[m]] + start, t), m, nn, kk, start,
+              mine, t, a->type, a->op);
     return hier_launch(s, req);
 }
 
@@ -292,15 +303,8 @@ static int il_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
         if (j != m)
             smap_sched_recv(s, hier_at(a->got, j * kk + mat, t), mine, t, j);
     smap_sched_barrier(s);
-    /* lead_exchange's fold: the result lands in the last node's slot */
-    void *cur = hier_at(a->got, m * kk + mat, t);
-    for (int j = m + 1; j < nn && mine > 0; j++) {
-        void *pj = hier_at(a->got, j * kk + mat, t);
-        smap_sched_reduce(s, cur, pj, mine, t, a->type, a->op);
-        cur = pj;
-    }
-    for (int j = m - 1; j >= 0 && mine > 0; j--)
-        smap_sched_reduce(s, hier_at(a->got, j * kk + mat, t), cur, mine, t, a->type, a->op);
+    fold_part(s, a->got, hier_at(a->got, m * kk + mat, t), m, nn, kk, mat, mine, t, a->type,
+              a->op);
     return hier_launch(s, req);
 }
 
