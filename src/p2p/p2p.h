@@ -26,9 +26,15 @@
 #include "base/lock.h"
 #include "dtype/dtype.h"
 
-/* DETACHABLE: a blocking standard send (see smap_p2p_send_detach). */
+/* DETACHABLE: a blocking standard send (see smap_p2p_send_detach).
+ * TO_HUB / FROM_HUB: standard sends between a node peer and a hub that
+ * moves many large blocks at once (a hierarchical Gatherv's leader, a
+ * Scatterv's): the node peer copies the whole message, never the hub, so
+ * the copies run on the peers' cores side by side instead of half of
+ * each on the hub's (src/coll/hier/gatherv.c). */
 enum smap_p2p_mode {
-    SMAP_P2P_STANDARD = 0, SMAP_P2P_SYNC = 1, SMAP_P2P_READY = 2, SMAP_P2P_DETACHABLE = 3
+    SMAP_P2P_STANDARD = 0, SMAP_P2P_SYNC = 1, SMAP_P2P_READY = 2, SMAP_P2P_DETACHABLE = 3,
+    SMAP_P2P_TO_HUB = 4, SMAP_P2P_FROM_HUB = 5
 };
 enum smap_preq_kind { SMAP_PREQ_SEND = 1, SMAP_PREQ_RECV = 2 };
 

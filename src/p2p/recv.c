@@ -49,16 +49,17 @@ static int exposed_here(const void *p, size_t len)
 
 /* A large message between two buffers both cores reach directly: the
  * receiver copies the first half now and the sender, asked through its
- * completion word, copies the second half at the same time.  The receive
- * completes when the sender reports its half (check_splits). */
-static int try_split(struct smap_preq *r, int lr, const void *src, uint32_t word)
+ * completion word, copies the second half at the same time (all of it,
+ * push: the sender's SMAP_SHM_F_PUSH).  The receive completes when the
+ * sender reports its part (check_splits). */
+static int try_split(struct smap_preq *r, int lr, const void *src, uint32_t word, int push)
 {
     if (lr == smap_p2p.me || smap_caps.copy_level != SMAP_COPY_DIRECT)
         return 0;
     const void *v = smap_remote_inline(lr, src, r->got);
     if (!v || !exposed_here(r->block, r->got))
         return 0;
-    size_t half = (r->got / 2) & ~(size_t)63;
+    size_t half = push ? 0 : (r->got / 2) & ~(size_t)63;
     struct smap_shm_word *w = &smap_p2p.peers[lr].words[word];
     w->dst = (uint64_t)(uintptr_t)r->block;
     w->split = half;
@@ -107,7 +108,7 @@ static void rendezvous(struct smap_preq *r, int lr, uint64_t addr, int flags, ui
     }
     if (!(flags & SMAP_SHM_F_NONCONTIG)) {
         if (r->block && r->got >= smap_p2p.split_min && smap_p2p.split_min &&
-            try_split(r, lr, src, word))
+            !(flags & SMAP_SHM_F_PULL) && try_split(r, lr, src, word, flags & SMAP_SHM_F_PUSH))
             return;
         if (r->block) {
             int level = smap_copy_from(lr, r->block, src, r->got);

@@ -57,6 +57,9 @@ static int inject(struct smap_preq *r)
     } else {
         c->kind = SMAP_SHM_RTS;
         c->flags = r->block ? (r->movable ? SMAP_SHM_F_MOVABLE : 0) : SMAP_SHM_F_NONCONTIG;
+        c->flags |= r->mode == SMAP_P2P_TO_HUB     ? SMAP_SHM_F_PUSH
+                    : r->mode == SMAP_P2P_FROM_HUB ? SMAP_SHM_F_PULL
+                                                   : 0;
         r->movable <<= 1;
         c->word = r->word;
         uint64_t a = (uint64_t)(uintptr_t)r->block;

@@ -37,6 +37,12 @@ enum {
     SMAP_SHM_F_SYNC = 1,       /* EAGER: raise the completion word on match */
     SMAP_SHM_F_NONCONTIG = 2,  /* RTS: sender's data is not one block: stream it */
     SMAP_SHM_F_MOVABLE = 4,    /* RTS: the sender may move the data (SMAP_SHM_MOVED) */
+    /* RTS, who copies a large message (SMAP_P2P_TO_HUB / _FROM_HUB): the
+     * receiver is a hub with many such messages, so the idle sender copies
+     * all of it (a split at 0); the sender is the hub: the receiver copies
+     * all of it (no split) */
+    SMAP_SHM_F_PUSH = 8,
+    SMAP_SHM_F_PULL = 16,
 };
 /* Completion word values (written by the receiver, read by the sender). */
 enum {
