@@ -1,30 +1,75 @@
 /* Hierarchical Gatherv and Scatterv.  Their counts are known at the root
- * only, so the leader of a node other than the root's learns its members'
- * block sizes from the messages themselves: Gatherv's members send their
- * blocks to the leader point-to-point on the node sub-communicator (the
- * senders run ahead, as in the flat schedule), the leader probes each one
- * for its size and packs them in node order; Scatterv's root sends each
- * other node's leader the block sizes (one MPI_Count per rank) ahead of
- * the blocks, in the same schedule.  Then it is the plain forms' scheme
- * (gather.c): the root's node gathers into (scatters from) the root's
- * buffer directly with the root's counts and displacements; every other
- * node's leader exchanges its node's packed blocks with the root in one
- * message (the root computes each node's byte total from its own counts)
- * and the root unpacks (packs) each rank's block at its displacement.
- * Nothing is written in the root's buffer outside the blocks. */
+ * only, so a node other than the root's moves its blocks point-to-point
+ * between its members and its leader on the node sub-communicator, and
+ * the leader learns the sizes from the messages themselves: Gatherv's
+ * members send their blocks to the leader (the senders run ahead, as in
+ * the flat schedule), which probes each one for its size; Scatterv's root
+ * sends each other node's leader the block sizes (one MPI_Count per rank)
+ * ahead of the blocks, in the same schedule, and the leader sends each
+ * member its block.  Those are hub sends (SMAP_P2P_TO_HUB, _FROM_HUB):
+ * each member copies its own block, so the node's copies run side by
+ * side.  Between the leader and the root a node's blocks travel in groups
+ * of consecutive members of at most SMAP_COLL_HIER_CHUNK bytes (at least
+ * one member), one message each: the root and the leader both know the
+ * sizes and cut the same groups, and a group crosses while the leader
+ * receives the next one from its members (Gatherv) or sends the previous
+ * one to them (Scatterv): the pipeline of the plain forms (gather.c)
+ * without a schedule per chunk, which every member of c would have to
+ * start.  A lone member's block leaves from (lands in) the root's buffer
+ * at its displacement; a larger group is packed (unpacked) there.  The
+ * root's node gathers into (scatters from) the root's buffer directly with
+ * the root's counts and displacements.  Nothing is written in the root's
+ * buffer outside the blocks. */
 #include "coll/hier/internal.h"
 
 #include <stdlib.h>
 
+#include "base/tunables.h"
+#include "base/wait.h"
 #include "dtype/engine.h"
+#include "mpi/group.h"
+#include "p2p/p2p.h"
+#include "smap/smap.h"
+
+/* Point-to-point between a node's members and its leader on the node
+ * sub-communicator: these tags carry nothing else there. */
+#define HIER_GATHERV_TAG 1
+#define HIER_SCATTERV_TAG 2
+
+/* A send on the node sub-communicator to its rank `to`, in a hub mode
+ * (SMAP_P2P_TO_HUB, _FROM_HUB: the member copies a large block, never the
+ * leader, so that the members' copies run side by side). */
+static int node_isend(struct smap_hier *h, struct smap_preq *p, const void *buf, MPI_Count count,
+                      smap_dtype_t *t, int to, int tag, int mode)
+{
+    smap_comm_t *n = h->node;
+    int lr = smap_p2p_local_rank(smap_group_world_rank(n->group, to));
+    int rc = smap_p2p_isend(p, buf, count, t, to, lr, n->rank, tag, n->ctx, mode);
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "a send on the node failed");
+}
+
+static int node_wait(struct smap_preq *p)
+{
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    while (!smap_preq_done(p)) {
+        smap_p2p_progress();
+        if (!smap_preq_done(p))
+            smap_wait_step(&w);
+    }
+    return p->err == MPI_SUCCESS ? MPI_SUCCESS : hier_fail(p->err, "a send on the node failed");
+}
 
 /* This node's blocks: k members; at the leader of a node off the root's
- * one, cnt/dsp their byte sizes and offsets in pack (total bytes); at the
+ * one, cnt/dsp their byte sizes and offsets in pack (total bytes), moved
+ * what has crossed between the members and pack (Gatherv: members whose
+ * blocks are in; Scatterv: groups arrived, -1 before the sizes); at the
  * root, its node's counts and displacements by rank in the node. */
 struct vnode {
     int k;
     MPI_Count *cnt, *dsp, total;
     char *pack;
+    _Atomic int moved;
 };
 
 static void vnode_free(struct vnode *v)
@@ -38,6 +83,7 @@ static int vnode_init(struct vnode *v, struct smap_hier *h)
     v->cnt = malloc(2 * (size_t)v->k * sizeof *v->cnt);
     v->pack = NULL;
     v->total = 0;
+    atomic_init(&v->moved, -1);
     if (!v->cnt)
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
     v->dsp = v->cnt + v->k;
@@ -50,62 +96,35 @@ static void root_node_layout(struct vnode *v, struct smap_hier *h, smap_comm_t *
                              struct smap_cvec counts, struct smap_cvec displs)
 {
     int nd = h->node_of[c->rank];
-    for (int i = 0; i < c->size; i++)
-        if (h->node_of[i] == nd) {
-            v->cnt[h->local_of[i]] = smap_cvec_at(counts, i);
-            v->dsp[h->local_of[i]] = smap_cvec_at(displs, i);
-        }
+    for (int j = 0; j < v->k; j++) {
+        int i = hier_rank_at(h, nd, j);
+        v->cnt[j] = smap_cvec_at(counts, i);
+        v->dsp[j] = smap_cvec_at(displs, i);
+    }
 }
 
-/* Off the root's node (Gatherv): the members' blocks point-to-point to
- * the leader (this tag on the node sub-communicator carries nothing
- * else), which probes them in node order for their sizes and packs them. */
-#define HIER_GATHERV_TAG 1
-
-static int node_collect(struct vnode *v, struct smap_hier *h, const void *sbuf, MPI_Count scount,
-                        smap_dtype_t *st)
+/* The end of the group of members that starts at member j, from their
+ * sizes in bytes. */
+static int group_end(const MPI_Count *bytes, int k, int j)
 {
-    if (!hier_is_leader(h)) {
-        int rc = PMPI_Send_c(sbuf, scount, smap_dtype_handle(st), 0, HIER_GATHERV_TAG, h->node_h);
-        return rc == MPI_SUCCESS ? rc : hier_fail(rc, "sending a block to the node's leader failed");
-    }
-    MPI_Message *msg = malloc((size_t)v->k * sizeof *msg);
-    if (!msg)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's messages");
-    v->cnt[0] = scount * st->size;
-    v->dsp[0] = 0;
-    v->total = v->cnt[0];
-    int rc = MPI_SUCCESS;
-    for (int j = 1; j < v->k && rc == MPI_SUCCESS; j++) {
-        MPI_Status stat;
-        rc = PMPI_Mprobe(j, HIER_GATHERV_TAG, h->node_h, &msg[j], &stat);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Get_count_c(&stat, MPI_BYTE, &v->cnt[j]);
-        v->dsp[j] = v->total;
-        v->total += v->cnt[j];
-    }
-    if (rc != MPI_SUCCESS) {
-        free(msg);
-        return hier_fail(rc, "probing a node member's block failed");
-    }
-    v->pack = malloc((size_t)v->total + 1);
-    if (!v->pack) {   /* the matched messages must still be taken off the queue */
-        for (int j = 1; j < v->k; j++)
-            PMPI_Mrecv_c(NULL, 0, MPI_BYTE, &msg[j], MPI_STATUS_IGNORE);
-        free(msg);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
-    }
-    smap_dtype_copy(v->pack, v->cnt[0], smap_dtype_get(MPI_BYTE), sbuf, scount, st);
-    for (int j = 1; j < v->k && rc == MPI_SUCCESS; j++)
-        rc = PMPI_Mrecv_c(v->pack + v->dsp[j], v->cnt[j], MPI_BYTE, &msg[j], MPI_STATUS_IGNORE);
-    free(msg);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "receiving a node member's block failed");
+    MPI_Count room = (MPI_Count)smap_tun.coll_hier_chunk, sum = bytes[j++];
+    while (j < k && sum + bytes[j] <= room)
+        sum += bytes[j++];
+    return j;
 }
 
-/* The root's side: one message per other node, its ranks' blocks packed
- * in rank order, unpacked into (packed from) ubuf at the root's
- * displacements; Scatterv sends each leader its ranks' block sizes
- * first. */
+static MPI_Count group_bytes(const MPI_Count *bytes, int j, int e)
+{
+    MPI_Count sum = 0;
+    while (j < e)
+        sum += bytes[j++];
+    return sum;
+}
+
+/* The root's side: for every other node, its ranks' sizes in node order
+ * (sent ahead by Scatterv) and one message per group of them: a lone
+ * member's block straight from (into) ubuf at its displacement, a
+ * larger group's packed into (unpacked from) scratch. */
 struct vcall {
     struct smap_hier *h;
     smap_comm_t *c;
@@ -116,61 +135,200 @@ struct vcall {
     struct vnode *v;
 };
 
+/* Rank i's block in the root's buffer. */
+static void *root_block(struct vcall *x, int i)
+{
+    return hier_at(x->ubuf, smap_cvec_at(x->displs, i), x->ut);
+}
+
+/* One group [j, e) of node m (b: its members' sizes); *packed[j..e) gets
+ * where each member's bytes sit in scratch (Gatherv: unpacked later),
+ * NULL for a lone member. */
+static void root_group(struct smap_sched *s, struct vcall *x, int m, const MPI_Count *b, int j,
+                       int e, char **packed)
+{
+    struct smap_hier *h = x->h;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int leader = h->leader_of[m];
+    if (e == j + 1) {
+        int i = hier_rank_at(h, m, j);
+        packed[j] = NULL;
+        if (x->gather)
+            smap_sched_recv(s, root_block(x, i), smap_cvec_at(x->counts, i), x->ut, leader);
+        else
+            smap_sched_send(s, root_block(x, i), smap_cvec_at(x->counts, i), x->ut, leader);
+        return;
+    }
+    char *t = smap_sched_tmp(s, (size_t)group_bytes(b, j, e) + 1), *at = t;
+    if (!t)
+        return;
+    for (int q = j; q < e; at += b[q], q++) {
+        int i = hier_rank_at(h, m, q);
+        packed[q] = at;
+        if (!x->gather)
+            smap_sched_copy(s, root_block(x, i), smap_cvec_at(x->counts, i), x->ut, at, b[q],
+                            byte);
+    }
+    if (x->gather)
+        smap_sched_recv(s, t, group_bytes(b, j, e), byte, leader);
+    else
+        smap_sched_send(s, t, group_bytes(b, j, e), byte, leader);
+}
+
 static void root_side(struct smap_sched *s, void *arg)
 {
     struct vcall *x = arg;
     struct smap_hier *h = x->h;
     smap_comm_t *c = x->c;
-    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE), *ut = x->ut;
-    int nd = h->node_of[c->rank], gather = x->gather;
-    char **at = smap_sched_tmp(s, (size_t)h->nnodes * sizeof *at);
-    MPI_Count *bytes = smap_sched_tmp(s, (size_t)h->nnodes * sizeof *bytes);
+    int nd = h->node_of[c->rank];
     MPI_Count *sizes = smap_sched_tmp(s, (size_t)c->size * sizeof *sizes);
-    if (!at || !bytes || !sizes)
+    char **packed = smap_sched_tmp(s, (size_t)c->size * sizeof *packed);
+    if (!sizes || !packed)
         return;
-    for (int m = 0; m < h->nnodes; m++)
-        bytes[m] = 0;
-    for (int i = 0; i < c->size; i++)
-        bytes[h->node_of[i]] += smap_cvec_at(x->counts, i) * ut->size;
-    for (int m = 0, off = 0; m < h->nnodes; m++) {
+    for (int m = 0, off = 0; m < h->nnodes; off += hier_node_size(h, m), m++) {
+        int km = hier_node_size(h, m);
+        MPI_Count *b = sizes + off;
+        for (int j = 0; j < km; j++)
+            b[j] = smap_cvec_at(x->counts, hier_rank_at(h, m, j)) * x->ut->size;
         if (m == nd)
             continue;
-        char *t = at[m] = smap_sched_tmp(s, (size_t)bytes[m] + 1);
-        if (!t)
-            return;
-        int km = 0;
-        for (int i = 0; i < c->size && !gather; i++)
-            if (h->node_of[i] == m) {
-                MPI_Count ni = smap_cvec_at(x->counts, i);
-                smap_sched_copy(s, hier_at(x->ubuf, smap_cvec_at(x->displs, i), ut), ni, ut, t,
-                                ni * ut->size, byte);
-                t += ni * ut->size;
-                sizes[off + km++] = ni * ut->size;
-            }
-        if (gather) {
-            smap_sched_recv(s, at[m], bytes[m], byte, h->leader_of[m]);
-        } else {
-            smap_sched_send(s, sizes + off, km, smap_dtype_get(MPI_COUNT), h->leader_of[m]);
-            smap_sched_send(s, at[m], bytes[m], byte, h->leader_of[m]);
+        if (!x->gather)
+            smap_sched_send(s, b, km, smap_dtype_get(MPI_COUNT), h->leader_of[m]);
+        for (int j = 0, e; j < km; j = e) {
+            e = group_end(b, km, j);
+            root_group(s, x, m, b, j, e, packed + off);
         }
-        off += km;
     }
-    if (!gather)
+    if (!x->gather)
         return;
     smap_sched_barrier(s);   /* unpacked once all arrived */
-    for (int i = 0; i < c->size; i++) {
-        int m = h->node_of[i];
-        MPI_Count ni = smap_cvec_at(x->counts, i);
-        if (m != nd) {
-            smap_sched_copy(s, at[m], ni * ut->size, byte,
-                            hier_at(x->ubuf, smap_cvec_at(x->displs, i), ut), ni, ut);
-            at[m] += ni * ut->size;
+    for (int m = 0, off = 0; m < h->nnodes; off += hier_node_size(h, m), m++)
+        for (int j = 0; j < hier_node_size(h, m) && m != nd; j++) {
+            int i = hier_rank_at(h, m, j);
+            if (packed[off + j])
+                smap_sched_copy(s, packed[off + j], sizes[off + j], smap_dtype_get(MPI_BYTE),
+                                root_block(x, i), smap_cvec_at(x->counts, i), x->ut);
         }
+}
+
+/* ---- Gatherv off the root's node ----------------------------------- */
+
+/* A group's message waits until the leader holds its members' blocks. */
+struct gate {
+    struct vnode *v;
+    int need;
+};
+
+static int gate_open(struct smap_sched *s, void *arg)
+{
+    (void)s;
+    struct gate *g = arg;
+    return atomic_load_explicit(&g->v->moved, memory_order_acquire) >= g->need ? MPI_SUCCESS
+                                                                               : SMAP_SCHED_AGAIN;
+}
+
+/* The leader's schedule: group by group, its message to the root once
+ * the group is in. */
+static void leader_gather_side(struct smap_sched *s, struct vcall *x)
+{
+    struct vnode *v = x->v;
+    for (int j = 0, e; j < v->k; j = e) {
+        e = group_end(v->cnt, v->k, j);
+        struct gate *g = smap_sched_tmp(s, sizeof *g);
+        if (!g)
+            return;
+        *g = (struct gate){ v, e };
+        smap_sched_callback(s, gate_open, g);
+        smap_sched_send(s, v->pack + v->dsp[j], group_bytes(v->cnt, j, e),
+                        smap_dtype_get(MPI_BYTE), x->root);
+        smap_sched_barrier(s);
     }
 }
 
-/* Scatterv's leader, once the sizes arrived: the offsets, the packed
- * buffer and its receive (a step appended to the running schedule). */
+/* The members' sizes (probed, node order) and the packed buffer. */
+static int probe_members(struct vnode *v, struct smap_hier *h, MPI_Message *msg, MPI_Count own)
+{
+    v->cnt[0] = own;
+    v->dsp[0] = 0;
+    v->total = own;
+    for (int j = 1; j < v->k; j++) {
+        MPI_Status stat;
+        int rc = PMPI_Mprobe(j, HIER_GATHERV_TAG, h->node_h, &msg[j], &stat);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Get_count_c(&stat, MPI_BYTE, &v->cnt[j]);
+        if (rc != MPI_SUCCESS) {   /* the matched messages must still be taken off the queue */
+            for (int i = 1; i < j; i++)
+                PMPI_Mrecv_c(NULL, 0, MPI_BYTE, &msg[i], MPI_STATUS_IGNORE);
+            return hier_fail(rc, "probing a node member's block failed");
+        }
+        v->dsp[j] = v->total;
+        v->total += v->cnt[j];
+    }
+    v->pack = malloc((size_t)v->total + 1);
+    if (!v->pack) {
+        for (int j = 1; j < v->k; j++)
+            PMPI_Mrecv_c(NULL, 0, MPI_BYTE, &msg[j], MPI_STATUS_IGNORE);
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
+    }
+    return MPI_SUCCESS;
+}
+
+/* The leader of a node off the root's: its schedule on c starts first,
+ * then it receives its members' blocks in node order, opening each
+ * group's message as the group completes. */
+static int leader_gather(struct vcall *x, const void *sbuf, MPI_Count scount, smap_dtype_t *st)
+{
+    struct vnode *v = x->v;
+    MPI_Message *msg = malloc((size_t)v->k * sizeof *msg);
+    MPI_Request *rq = malloc((size_t)v->k * sizeof *rq);
+    int rc = msg && rq ? probe_members(v, x->h, msg, scount * st->size)
+                       : hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's messages");
+    if (rc != MPI_SUCCESS) {
+        free(msg), free(rq);
+        return rc;
+    }
+    MPI_Request req = MPI_REQUEST_NULL;
+    struct smap_sched *s = smap_sched_new(x->c);
+    if (s)
+        leader_gather_side(s, x);
+    rc = s ? hier_launch(s, &req) : hier_fail(MPI_ERR_NO_MEM, "out of memory for the schedule");
+    /* every member's copy under way at once (they copy: SMAP_P2P_TO_HUB),
+     * then the groups open in order as their members finish */
+    for (int j = 1; j < v->k; j++) {
+        rq[j] = MPI_REQUEST_NULL;
+        int r = PMPI_Imrecv_c(v->pack + v->dsp[j], v->cnt[j], MPI_BYTE, &msg[j], &rq[j]);
+        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = hier_fail(r, "receiving a node member's block failed");
+    }
+    smap_dtype_copy(v->pack, v->cnt[0], smap_dtype_get(MPI_BYTE), sbuf, scount, st);
+    atomic_store_explicit(&v->moved, 1, memory_order_release);
+    for (int j = 1; j < v->k; j++) {   /* all of them, even after a failure */
+        int r = PMPI_Wait(&rq[j], MPI_STATUS_IGNORE);
+        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = hier_fail(r, "receiving a node member's block failed");
+        atomic_store_explicit(&v->moved, j + 1, memory_order_release);
+    }
+    free(msg), free(rq);
+    if (req != MPI_REQUEST_NULL) {
+        int r = hier_wait(&req);
+        rc = rc == MPI_SUCCESS ? r : rc;
+    }
+    return rc;
+}
+
+/* ---- Scatterv off the root's node ---------------------------------- */
+
+static int group_arrived(struct smap_sched *s, void *arg)
+{
+    (void)s;
+    struct vnode *v = arg;
+    atomic_fetch_add_explicit(&v->moved, 1, memory_order_release);
+    return MPI_SUCCESS;
+}
+
+/* Once the sizes arrived: the offsets, the packed buffer and its
+ * receives, group by group, each counted when in (rounds appended to the
+ * running schedule). */
 static int leader_sized(struct smap_sched *s, void *arg)
 {
     struct vcall *x = arg;
@@ -183,24 +341,80 @@ static int leader_sized(struct smap_sched *s, void *arg)
     v->pack = malloc((size_t)v->total + 1);
     if (!v->pack)
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
-    smap_sched_recv(s, v->pack, v->total, smap_dtype_get(MPI_BYTE), x->root);
-    smap_sched_barrier(s);   /* a round of its own, after this one */
-    return smap_sched_failed(s) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    for (int j = 0, e; j < v->k; j = e) {
+        e = group_end(v->cnt, v->k, j);
+        smap_sched_recv(s, v->pack + v->dsp[j], group_bytes(v->cnt, j, e),
+                        smap_dtype_get(MPI_BYTE), x->root);
+        smap_sched_barrier(s);
+        smap_sched_callback(s, group_arrived, v);
+    }
+    smap_sched_barrier(s);
+    if (smap_sched_failed(s))
+        return MPI_ERR_NO_MEM;
+    atomic_store_explicit(&v->moved, 0, memory_order_release);
+    return MPI_SUCCESS;
 }
 
-static void leader_side(struct smap_sched *s, void *arg)
+/* Sends the members of group [j, e) their blocks (*sent of them posted
+ * in sreq, by member), then copies the leader's own into rbuf when the
+ * group holds it (after the sends: the members copy theirs meanwhile,
+ * SMAP_P2P_FROM_HUB). */
+static int scatter_group(struct vcall *x, int j, int e, void *rbuf, MPI_Count rcount,
+                         smap_dtype_t *rt, struct smap_preq *sreq, int *sent)
 {
-    struct vcall *x = arg;
     struct vnode *v = x->v;
-    if (x->gather) {
-        smap_sched_send(s, v->pack, v->total, smap_dtype_get(MPI_BYTE), x->root);
-        return;
+    for (int i = j > 0 ? j : 1; i < e; i++) {
+        int rc = node_isend(x->h, &sreq[i], v->pack + v->dsp[i], v->cnt[i],
+                            smap_dtype_get(MPI_BYTE), i, HIER_SCATTERV_TAG, SMAP_P2P_FROM_HUB);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        *sent = i + 1;
+    }
+    if (j == 0 && smap_dtype_copy(rbuf, rcount, rt, v->pack, v->cnt[0],
+                                  smap_dtype_get(MPI_BYTE)) < v->cnt[0])
+        return hier_fail(MPI_ERR_TRUNCATE, "the leader's block is larger than its receive buffer");
+    return MPI_SUCCESS;
+}
+
+/* The leader of a node off the root's: its schedule on c receives the
+ * sizes, then the groups; each group goes on to its members as it
+ * arrives. */
+static int leader_scatter(struct vcall *x, void *rbuf, MPI_Count rcount, smap_dtype_t *rt)
+{
+    struct vnode *v = x->v;
+    struct smap_preq *sreq = malloc((size_t)v->k * sizeof *sreq);
+    struct smap_sched *s = sreq ? smap_sched_new(x->c) : NULL;
+    MPI_Request req = MPI_REQUEST_NULL;
+    int sent = 1;   /* members 1 .. sent-1 have their send posted */
+    if (!s) {
+        free(sreq);
+        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's requests");
     }
     smap_sched_recv(s, v->cnt, v->k, smap_dtype_get(MPI_COUNT), x->root);
     smap_sched_barrier(s);
     smap_sched_callback(s, leader_sized, x);
     smap_sched_barrier(s);   /* what it appends comes after it */
+    int rc = hier_launch(s, &req);
+    for (int j = 0, e, g = 1; j < v->k && rc == MPI_SUCCESS; j = e, g++) {
+        hier_wait_until(req, &v->moved, g);
+        if (atomic_load_explicit(&v->moved, memory_order_acquire) < g)
+            break;   /* the schedule failed: hier_wait says how */
+        e = group_end(v->cnt, v->k, j);
+        rc = scatter_group(x, j, e, rbuf, rcount, rt, sreq, &sent);
+    }
+    if (req != MPI_REQUEST_NULL) {
+        int r = hier_wait(&req);
+        rc = rc == MPI_SUCCESS ? r : rc;
+    }
+    for (int j = 1; j < sent; j++) {
+        int r = node_wait(&sreq[j]);
+        rc = rc == MPI_SUCCESS ? r : rc;
+    }
+    free(sreq);
+    return rc;
 }
+
+/* ---- entry points ---------------------------------------------------- */
 
 int smap_hier_gatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                       struct smap_cvec rcounts, struct smap_cvec displs, smap_dtype_t *rt,
@@ -214,16 +428,24 @@ int smap_hier_gatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void
     int rc = vnode_init(&v, h);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (on_root_node) {   /* straight into the root's buffer */
-        if (me == root)
-            root_node_layout(&v, h, c, rcounts, displs);
-        rc = hier_node_gatherv(h, sbuf, scount, st, rbuf, v.cnt, v.dsp, rt, h->local_of[root]);
-    } else {
-        rc = node_collect(&v, h, sbuf, scount, st);
-    }
     struct vcall x = { h, c, root, 1, rbuf, rcounts, displs, rt, &v };
-    if (rc == MPI_SUCCESS)
-        rc = hier_root_leaders(h, c, root, root_side, leader_side, &x);
+    if (!on_root_node && hier_is_leader(h)) {
+        rc = leader_gather(&x, sbuf, scount, st);
+    } else {
+        if (on_root_node) {   /* straight into the root's buffer */
+            if (me == root)
+                root_node_layout(&v, h, c, rcounts, displs);
+            rc = hier_node_gatherv(h, sbuf, scount, st, rbuf, v.cnt, v.dsp, rt,
+                                   h->local_of[root]);
+        } else {
+            struct smap_preq p;
+            rc = node_isend(h, &p, sbuf, scount, st, 0, HIER_GATHERV_TAG, SMAP_P2P_TO_HUB);
+            if (rc == MPI_SUCCESS)
+                rc = node_wait(&p);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = hier_root_leaders(h, c, root, root_side, NULL, &x);
+    }
     vnode_free(&v);
     return rc;
 }
@@ -241,16 +463,20 @@ int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_c
     if (rc != MPI_SUCCESS)
         return rc;
     struct vcall x = { h, c, root, 0, (void *)sbuf, scounts, displs, st, &v };
-    rc = hier_root_leaders(h, c, root, root_side, leader_side, &x);
-    if (rc == MPI_SUCCESS) {
-        if (on_root_node) {
+    if (!on_root_node && hier_is_leader(h)) {
+        rc = leader_scatter(&x, rbuf, rcount, rt);
+    } else {
+        rc = hier_root_leaders(h, c, root, root_side, NULL, &x);
+        if (rc == MPI_SUCCESS && on_root_node) {
             if (me == root)
                 root_node_layout(&v, h, c, scounts, displs);
             rc = hier_node_scatterv(h, sbuf, v.cnt, v.dsp, st, rbuf, rcount, rt,
                                     h->local_of[root]);
-        } else {
-            rc = hier_node_scatterv(h, v.pack, v.cnt, v.dsp, smap_dtype_get(MPI_BYTE), rbuf,
-                                    rcount, rt, 0);
+        } else if (rc == MPI_SUCCESS) {
+            rc = PMPI_Recv_c(rbuf, rcount, smap_dtype_handle(rt), 0, HIER_SCATTERV_TAG, h->node_h,
+                             MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                rc = hier_fail(rc, "receiving a block from the node's leader failed");
         }
     }
     vnode_free(&v);

@@ -2,6 +2,7 @@
 #ifndef SMAP_COLL_HIER_INTERNAL_H
 #define SMAP_COLL_HIER_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "coll/hier/hier.h"
@@ -104,6 +105,10 @@ int hier_run(struct smap_sched *s, const char *oom);
 
 /* Waits for a request of the inter-node phase, driving progress. */
 int hier_wait(MPI_Request *req);
+/* Drives progress until *flag (moved by a callback of the schedule behind
+ * req) reaches want, or req is complete (the schedule ended, perhaps
+ * failed: hier_wait then says how).  req stays valid. */
+void hier_wait_until(MPI_Request req, const _Atomic int *flag, int want);
 
 /* Scratch for count elements of t in t's layout (the pointer is where
  * element 0 goes); *base is what to free.  NULL when out of memory. */

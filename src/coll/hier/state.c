@@ -238,6 +238,18 @@ int hier_wait(MPI_Request *req)
     return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the inter-node phase failed");
 }
 
+void hier_wait_until(MPI_Request req, const _Atomic int *flag, int want)
+{
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    while (atomic_load_explicit(flag, memory_order_acquire) < want && !smap_req_ready(req)) {
+        smap_p2p_progress();
+        if (atomic_load_explicit(flag, memory_order_acquire) >= want || smap_req_ready(req))
+            return;
+        smap_wait_step(&w);
+    }
+}
+
 void *hier_tmp(MPI_Count count, smap_dtype_t *t, void **base)
 {
     MPI_Count span = count > 0 ? t->true_extent + (count - 1) * t->extent : 0;
