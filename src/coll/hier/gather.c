@@ -121,9 +121,16 @@ static void root_side(struct smap_sched *s, struct smap_hier *h, smap_comm_t *c,
     for (int m = 0; m < h->nnodes; m++) {
         if (m == nd)
             continue;
-        int km = 0;
-        for (int i = 0; i < c->size; i++)
-            km += h->node_of[i] == m;
+        int km = hier_node_size(h, m);
+        tmp[m] = NULL;
+        if (km == 1) {   /* a lone block: straight from (into) ubuf */
+            void *at = hier_at(ubuf, hier_rank_at(h, m, 0) * ucount, ut);
+            if (gather)
+                smap_sched_recv(s, at, ucount, ut, h->leader_of[m]);
+            else
+                smap_sched_send(s, at, ucount, ut, h->leader_of[m]);
+            continue;
+        }
         char *t = tmp[m] = smap_sched_tmp(s, (size_t)(km * blk));
         if (!t)
             return;
@@ -141,7 +148,7 @@ static void root_side(struct smap_sched *s, struct smap_hier *h, smap_comm_t *c,
     smap_sched_barrier(s);   /* unpacked once all arrived */
     for (int i = 0; i < c->size; i++) {
         int m = h->node_of[i];
-        if (m != nd)
+        if (m != nd && tmp[m])
             smap_sched_copy(s, tmp[m], blk, byte, hier_at(ubuf, i * ucount, ut), ucount, ut),
                 tmp[m] += blk;
     }
@@ -250,6 +257,17 @@ static int rp_node(struct rpipe *a, MPI_Count start, MPI_Count len)
                                     mine ? a->rcount : 0, a->rt, 0);
 }
 
+/* The root's message of a chunk that holds one block of node m (member
+ * j): no copy through far. */
+static void rp_lone(struct rpipe *a, struct smap_sched *s, int m, int j)
+{
+    int i = hier_rank_at(a->h, m, j), leader = a->h->leader_of[m];
+    if (a->gather)
+        smap_sched_recv(s, hier_at(a->rbuf, i * a->rcount, a->rt), a->rcount, a->rt, leader);
+    else
+        smap_sched_send(s, hier_at(a->sbuf, i * a->scount, a->st), a->scount, a->st, leader);
+}
+
 /* The chunk's messages between the root and the other nodes' leaders, a
  * schedule on c that every member starts (empty on most), in *req. */
 static int rp_net(struct rpipe *a, MPI_Count start, MPI_Count len, MPI_Request *req)
@@ -265,6 +283,10 @@ static int rp_net(struct rpipe *a, MPI_Count start, MPI_Count len, MPI_Request *
             MPI_Count n = in_chunk(hier_node_size(h, m), start, len);
             if (m == rn || n == 0)
                 continue;
+            if (n == 1) {   /* a lone block: straight from (into) the user's buffer */
+                rp_lone(a, s, m, (int)start);
+                continue;
+            }
             char *at = a->far + a->far_at[m] + start * a->blk;
             for (MPI_Count j = start; j < start + n && !a->gather; j++)
                 smap_sched_copy(s, hier_at(a->sbuf, hier_rank_at(h, m, (int)j) * a->scount, a->st),
@@ -285,14 +307,15 @@ static int rp_net(struct rpipe *a, MPI_Count start, MPI_Count len, MPI_Request *
     return hier_launch(s, req);
 }
 
-/* The root unpacks the chunk's blocks of the other nodes into place. */
+/* The root unpacks the chunk's blocks of the other nodes into place (a
+ * lone block arrived in place). */
 static void rp_unpack(struct rpipe *a, MPI_Count start, MPI_Count len)
 {
     struct smap_hier *h = a->h;
     int rn = h->node_of[a->root];
     for (int m = 0; m < h->nnodes; m++) {
         MPI_Count n = in_chunk(hier_node_size(h, m), start, len);
-        for (MPI_Count j = start; j < start + n && m != rn; j++)
+        for (MPI_Count j = start; j < start + n && m != rn && n > 1; j++)
             smap_dtype_copy(hier_at(a->rbuf, hier_rank_at(h, m, (int)j) * a->rcount, a->rt),
                             a->rcount, a->rt, a->far + a->far_at[m] + j * a->blk, a->blk,
                             smap_dtype_get(MPI_BYTE));
@@ -335,8 +358,8 @@ static int rooted_pipeline(struct rpipe *a)
     if (cn && a->c->rank == a->root) {
         far_at = malloc((size_t)h->nnodes * sizeof *far_at);
         for (int m = 0; far_at && m < h->nnodes; m++) {
-            far_at[m] = total;
-            total += m == h->node_of[a->root] ? 0 : hier_node_size(h, m) * a->blk;
+            far_at[m] = total;   /* (one block per chunk: each goes straight, far unused) */
+            total += m == h->node_of[a->root] || g == 1 ? 0 : hier_node_size(h, m) * a->blk;
         }
         far = malloc((size_t)total + 1);
     }
