@@ -103,24 +103,6 @@ static void root_node_layout(struct vnode *v, struct smap_hier *h, smap_comm_t *
     }
 }
 
-/* The end of the group of members that starts at member j, from their
- * sizes in bytes. */
-static int group_end(const MPI_Count *bytes, int k, int j)
-{
-    MPI_Count room = (MPI_Count)smap_tun.coll_hier_chunk, sum = bytes[j++];
-    while (j < k && sum + bytes[j] <= room)
-        sum += bytes[j++];
-    return j;
-}
-
-static MPI_Count group_bytes(const MPI_Count *bytes, int j, int e)
-{
-    MPI_Count sum = 0;
-    while (j < e)
-        sum += bytes[j++];
-    return sum;
-}
-
 /* The root's side: for every other node, its ranks' sizes in node order
  * (sent ahead by Scatterv) and one message per group of them: a lone
  * member's block straight from (into) ubuf at its displacement, a
@@ -159,7 +141,7 @@ static void root_group(struct smap_sched *s, struct vcall *x, int m, const MPI_C
             smap_sched_send(s, root_block(x, i), smap_cvec_at(x->counts, i), x->ut, leader);
         return;
     }
-    char *t = smap_sched_tmp(s, (size_t)group_bytes(b, j, e) + 1), *at = t;
+    char *t = smap_sched_tmp(s, (size_t)hier_group_bytes(b, j, e) + 1), *at = t;
     if (!t)
         return;
     for (int q = j; q < e; at += b[q], q++) {
@@ -170,9 +152,9 @@ static void root_group(struct smap_sched *s, struct vcall *x, int m, const MPI_C
                             byte);
     }
     if (x->gather)
-        smap_sched_recv(s, t, group_bytes(b, j, e), byte, leader);
+        smap_sched_recv(s, t, hier_group_bytes(b, j, e), byte, leader);
     else
-        smap_sched_send(s, t, group_bytes(b, j, e), byte, leader);
+        smap_sched_send(s, t, hier_group_bytes(b, j, e), byte, leader);
 }
 
 static void root_side(struct smap_sched *s, void *arg)
@@ -195,7 +177,7 @@ static void root_side(struct smap_sched *s, void *arg)
         if (!x->gather)
             smap_sched_send(s, b, km, smap_dtype_get(MPI_COUNT), h->leader_of[m]);
         for (int j = 0, e; j < km; j = e) {
-            e = group_end(b, km, j);
+            e = hier_group_end(b, km, j);
             root_group(s, x, m, b, j, e, packed + off);
         }
     }
@@ -233,13 +215,13 @@ static void leader_gather_side(struct smap_sched *s, struct vcall *x)
 {
     struct vnode *v = x->v;
     for (int j = 0, e; j < v->k; j = e) {
-        e = group_end(v->cnt, v->k, j);
+        e = hier_group_end(v->cnt, v->k, j);
         struct gate *g = smap_sched_tmp(s, sizeof *g);
         if (!g)
             return;
         *g = (struct gate){ v, e };
         smap_sched_callback(s, gate_open, g);
-        smap_sched_send(s, v->pack + v->dsp[j], group_bytes(v->cnt, j, e),
+        smap_sched_send(s, v->pack + v->dsp[j], hier_group_bytes(v->cnt, j, e),
                         smap_dtype_get(MPI_BYTE), x->root);
         smap_sched_barrier(s);
     }
@@ -342,8 +324,8 @@ static int leader_sized(struct smap_sched *s, void *arg)
     if (!v->pack)
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
     for (int j = 0, e; j < v->k; j = e) {
-        e = group_end(v->cnt, v->k, j);
-        smap_sched_recv(s, v->pack + v->dsp[j], group_bytes(v->cnt, j, e),
+        e = hier_group_end(v->cnt, v->k, j);
+        smap_sched_recv(s, v->pack + v->dsp[j], hier_group_bytes(v->cnt, j, e),
                         smap_dtype_get(MPI_BYTE), x->root);
         smap_sched_barrier(s);
         smap_sched_callback(s, group_arrived, v);
@@ -399,7 +381,7 @@ static int leader_scatter(struct vcall *x, void *rbuf, MPI_Count rcount, smap_dt
         hier_wait_until(req, &v->moved, g);
         if (atomic_load_explicit(&v->moved, memory_order_acquire) < g)
             break;   /* the schedule failed: hier_wait says how */
-        e = group_end(v->cnt, v->k, j);
+        e = hier_group_end(v->cnt, v->k, j);
         rc = scatter_group(x, j, e, rbuf, rcount, rt, sreq, &sent);
     }
     if (req != MPI_REQUEST_NULL) {

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "base/tunables.h"
 #include "coll/hier/hier.h"
 #include "coll/nbc/nbc.h"
 
@@ -96,6 +97,28 @@ typedef void hier_side_fn(struct smap_sched *s, void *arg);
 int hier_root_leaders(struct smap_hier *h, smap_comm_t *c, int root, hier_side_fn *at_root,
                       hier_side_fn *at_leader, void *arg);
 
+/* Gatherv's and Scatterv's groups (gatherv.c, nbc_gatherv.c): a node's
+ * blocks cross between its leader and the root in groups of consecutive
+ * members (node order) of at most SMAP_COLL_HIER_CHUNK bytes, at least one
+ * member, one message each; the root and the leader both know the sizes
+ * and cut the same groups.  The end of the group that starts at member j,
+ * from the members' sizes in bytes; and a group's bytes. */
+static inline int hier_group_end(const MPI_Count *bytes, int k, int j)
+{
+    MPI_Count room = (MPI_Count)smap_tun.coll_hier_chunk, sum = bytes[j++];
+    while (j < k && sum + bytes[j] <= room)
+        sum += bytes[j++];
+    return j;
+}
+
+static inline MPI_Count hier_group_bytes(const MPI_Count *bytes, int j, int e)
+{
+    MPI_Count sum = 0;
+    while (j < e)
+        sum += bytes[j++];
+    return sum;
+}
+
 /* Starts a built schedule of the inter-node phase (frees it when a build
  * step ran out of memory). */
 int hier_launch(struct smap_sched *s, MPI_Request *req);
@@ -122,6 +145,7 @@ static inline void *hier_at(const void *buf, MPI_Count index, smap_dtype_t *t)
 
 /* Elements per pipeline chunk (SMAP_COLL_HIER_CHUNK, at least one). */
 MPI_Count hier_chunk(smap_dtype_t *t);
+
 
 /* A pipelined collective over count elements of t in hier_chunk(t)
  * chunks (pipeline.c): front(arg, start, len, req) runs chunk [start,

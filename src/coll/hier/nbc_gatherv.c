@@ -10,8 +10,12 @@
  * so no inter-node round is added.  The leader's second round is a
  * callback that lays the blocks out in node order from those sizes (and
  * grows the packed buffer, scratch of the schedule: a persistent request
- * reruns with the same sizes and reuses it), then messages placed and
- * sized at run time (smap_sched_recv_late / _send_late) move them.  The
+ * reruns with the same sizes and reuses it), then appends, at the first
+ * run only, the rounds of its groups (gatherv.c's groups of members, cut
+ * alike by the root): Igatherv receives group g from its members while
+ * group g-1 goes to the root, Iscatterv receives group g from the root
+ * while the members of group g-1 take theirs.  The members copy their
+ * own blocks (hub sends, src/p2p).  The
  * other choice, the root sending each leader its node's counts, would put
  * an inter-node message in front of the data (Iscatterv) or a whole
  * inter-node round (Igatherv); the blocking Gatherv probes the members'
@@ -19,8 +23,9 @@
  *
  * Igatherv: the root's node sends straight to the root, which receives
  * each block at its displacement; every other node's leader packs its
- * node's blocks (bytes, node order) and sends them to the root in one
- * message; the root unpacks each rank's block at its displacement.
+ * node's blocks (bytes, node order) and sends them to the root group by
+ * group; the root receives a lone member's block at its displacement and
+ * unpacks the larger groups.
  * Iscatterv: the mirror.  Gaps between blocks are never written.  They
  * cannot switch by size (only the root knows the sizes, and every rank
  * must choose the same schedule): hierarchical only when the plain form's
@@ -31,24 +36,30 @@
 #include <string.h>
 
 #include "base/tunables.h"
+#include "p2p/p2p.h"
 
 /* A leader's node off the root's: its members' block sizes (bytes, node
  * order; the leader's own first) and their offsets in the packed buffer,
- * laid out by vnode_size when the sizes have arrived. */
+ * laid out by vnode_size when the sizes have arrived; then the rounds that
+ * move its groups, appended once (`built`: a persistent request reruns
+ * them with the same sizes). */
 struct vnode {
-    int k;
+    int k, root, gather, built;
+    const int *members;
     MPI_Count *cnt, *off, total, cap;
     char *pack;
-    /* the leader's own block as bytes (cnt[0]), moved between it and the
-     * user's buffer by copy steps built in advance: the schedule keeps the
-     * user's datatype alive for those, not for its callbacks */
+    /* Igatherv: the leader's own block as bytes (cnt[0]), copied from the
+     * user's buffer by a step built in advance */
     char *own;
-    int gather;
+    /* Iscatterv: where the leader's own block goes; a step built in
+     * advance holds ut, so that the copy appended at run time may use it */
+    void *ubuf;
+    MPI_Count ucount;
+    smap_dtype_t *ut;
 };
 
-static int vnode_size(struct smap_sched *s, void *arg)
+static int vnode_size(struct smap_sched *s, struct vnode *v)
 {
-    struct vnode *v = arg;
     v->total = 0;
     for (int j = 0; j < v->k; j++)
         v->off[j] = v->total, v->total += v->cnt[j];
@@ -63,27 +74,74 @@ static int vnode_size(struct smap_sched *s, void *arg)
     return MPI_SUCCESS;
 }
 
-/* Iscatterv: the leader's own block out of the packed buffer (a copy
- * step after this one unpacks it). */
-static int vnode_own_out(struct smap_sched *s, void *arg)
+/* Igatherv's leader: group g's members received while group g-1 goes to
+ * the root (their blocks are on their way since the first round). */
+static void igv_rounds(struct smap_sched *s, struct vnode *v)
 {
-    (void)s;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int pj = 0, pe = 0;   /* the group before */
+    for (int j = 0, e; j <= v->k; j = e) {
+        e = j < v->k ? hier_group_end(v->cnt, v->k, j) : j + 1;
+        for (int q = j > 0 ? j : 1; q < e && q < v->k; q++)
+            smap_sched_recv(s, v->pack + v->off[q], v->cnt[q], byte, v->members[q]);
+        if (pe > pj)
+            smap_sched_send(s, v->pack + v->off[pj], hier_group_bytes(v->cnt, pj, pe), byte,
+                            v->root);
+        smap_sched_barrier(s);
+        pj = j, pe = e < v->k ? e : v->k;
+    }
+}
+
+/* Iscatterv's leader: group g received from the root while the members
+ * of group g-1 receive their blocks (each copies its own: hub sends); the
+ * leader's own block, in group 0, is unpacked last. */
+static void isv_rounds(struct smap_sched *s, struct vnode *v)
+{
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int pj = 0, pe = 0;
+    for (int j = 0, e; j <= v->k; j = e) {
+        e = j < v->k ? hier_group_end(v->cnt, v->k, j) : j + 1;
+        if (j < v->k)
+            smap_sched_recv(s, v->pack + v->off[j], hier_group_bytes(v->cnt, j, e), byte, v->root);
+        for (int q = pj > 0 ? pj : 1; q < pe; q++)
+            smap_sched_send_mode(s, v->pack + v->off[q], v->cnt[q], byte, v->members[q],
+                                 SMAP_P2P_FROM_HUB);
+        smap_sched_barrier(s);
+        pj = j, pe = e < v->k ? e : v->k;
+    }
+    smap_sched_copy(s, v->pack, v->cnt[0], byte, v->ubuf, v->ucount, v->ut);
+    smap_sched_barrier(s);
+}
+
+/* The leader's second round, once its members' sizes are in: the layout,
+ * then (first run) the rounds of its groups. */
+static int vnode_groups(struct smap_sched *s, void *arg)
+{
     struct vnode *v = arg;
-    memcpy(v->own, v->pack, (size_t)v->cnt[0]);
-    return MPI_SUCCESS;
+    int rc = vnode_size(s, v);
+    if (rc != MPI_SUCCESS || v->built)
+        return rc;
+    v->built = 1;
+    if (v->gather)
+        igv_rounds(s, v);
+    else
+        isv_rounds(s, v);
+    return smap_sched_failed(s) ? hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's groups")
+                                : MPI_SUCCESS;
 }
 
 /* The leader's state in s's scratch, its own block `bytes`; NULL when out
  * of memory. */
 static struct vnode *vnode_new(struct smap_sched *s, const struct hier_imap *m, MPI_Count bytes,
-                               int gather)
+                               int gather, int root)
 {
     struct vnode *v = smap_sched_tmp(s, sizeof *v);
     MPI_Count *a = smap_sched_tmp(s, 2 * (size_t)m->k * sizeof *a);
     char *own = smap_sched_tmp(s, (size_t)bytes + 1), *pack = smap_sched_tmp(s, 1);
     if (!v || !a || !own || !pack)
         return NULL;
-    *v = (struct vnode){ m->k, a, a + m->k, 0, 0, pack, own, gather };
+    *v = (struct vnode){ .k = m->k, .root = root, .gather = gather, .members = m->members,
+                         .cnt = a, .off = a + m->k, .pack = pack, .own = own };
     v->cnt[0] = bytes;
     return v;
 }
@@ -109,18 +167,61 @@ static int sizes_to_leader(struct smap_sched *s, const struct hier_imap *m, int 
     return 0;
 }
 
-/* Bytes of each node's blocks at the root, from the root's counts. */
-static MPI_Count *node_bytes(struct smap_sched *s, const struct hier_imap *m, int p,
-                             struct smap_cvec counts, smap_dtype_t *t)
+/* The root's messages with the other nodes' leaders, group by group (the
+ * leaders cut the same groups from the same sizes): a lone member's block
+ * straight from (into) the user's buffer at its displacement, a larger
+ * group's packed.  Igatherv: at[r] is where rank r's bytes land (NULL:
+ * in place already), unpacked once everything arrived. */
+struct rootg {
+    const void *buf;
+    struct smap_cvec counts, displs;
+    smap_dtype_t *t;
+    int gather;
+    char **at;
+};
+
+static void root_groups(struct smap_sched *s, const struct hier_imap *m, int p, int rn,
+                        struct rootg *x)
 {
-    MPI_Count *bytes = smap_sched_tmp(s, (size_t)m->nn * sizeof *bytes);
-    if (!bytes)
-        return NULL;
-    for (int y = 0; y < m->nn; y++)
-        bytes[y] = 0;
-    for (int r = 0; r < p; r++)
-        bytes[m->node_of[r]] += smap_cvec_at(counts, r) * t->size;
-    return bytes;
+    smap_dtype_t *byte = smap_dtype_get(MPI_BYTE);
+    int *ranks = smap_sched_tmp(s, (size_t)p * sizeof *ranks);
+    MPI_Count *b = smap_sched_tmp(s, (size_t)p * sizeof *b);
+    if (!ranks || !b)
+        return;
+    for (int y = 0; y < m->nn; y++) {
+        if (y == rn)
+            continue;
+        int ky = hier_nb_node_ranks(m, p, y, ranks);
+        for (int j = 0; j < ky; j++)
+            b[j] = smap_cvec_at(x->counts, ranks[j]) * x->t->size;
+        for (int j = 0, e; j < ky; j = e) {
+            e = hier_group_end(b, ky, j);
+            if (e == j + 1) {
+                void *u = hier_at(x->buf, smap_cvec_at(x->displs, ranks[j]), x->t);
+                MPI_Count n = smap_cvec_at(x->counts, ranks[j]);
+                if (x->gather)
+                    smap_sched_recv(s, u, n, x->t, m->leader_of[y]), x->at[ranks[j]] = NULL;
+                else
+                    smap_sched_send(s, u, n, x->t, m->leader_of[y]);
+                continue;
+            }
+            char *t = smap_sched_tmp(s, (size_t)hier_group_bytes(b, j, e) + 1), *at = t;
+            if (!t)
+                return;
+            for (int q = j; q < e; at += b[q], q++) {
+                int r = ranks[q];
+                if (x->gather)
+                    x->at[r] = at;
+                else if (b[q] > 0)
+                    smap_sched_copy(s, hier_at(x->buf, smap_cvec_at(x->displs, r), x->t),
+                                    smap_cvec_at(x->counts, r), x->t, at, b[q], byte);
+            }
+            if (x->gather)
+                smap_sched_recv(s, t, hier_group_bytes(b, j, e), byte, m->leader_of[y]);
+            else
+                smap_sched_send(s, t, hier_group_bytes(b, j, e), byte, m->leader_of[y]);
+        }
+    }
 }
 
 /* A block of the root's node at the root: at its displacement. */
@@ -171,21 +272,11 @@ int smap_hier_igatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, voi
     int me = c->rank, p = c->size, nd = m.node_of[me], rn = m.node_of[root], lead = m.members[0];
     struct hier_blk own = { sbuf, scount, st };
     if (nd == rn) {   /* straight into the root's buffer */
-        MPI_Count *bytes = NULL;
-        char **in = NULL;
+        struct rootg g = { rbuf, rcounts, displs, rt, 1, NULL };
         if (me == root) {
-            bytes = node_bytes(s, &m, p, rcounts, rt);
-            in = smap_sched_tmp(s, (size_t)m.nn * sizeof *in);
-            if (!bytes || !in)
+            if (!(g.at = smap_sched_tmp(s, (size_t)p * sizeof *g.at)))
                 return hier_launch(s, req);   /* fails: out of memory */
-            for (int y = 0; y < m.nn; y++) {
-                if (y == rn)
-                    continue;
-                in[y] = smap_sched_tmp(s, (size_t)bytes[y] + 1);
-                if (!in[y])
-                    return hier_launch(s, req);
-                smap_sched_recv(s, in[y], bytes[y], byte, m.leader_of[y]);
-            }
+            root_groups(s, &m, p, rn, &g);
             if (sbuf != MPI_IN_PLACE)
                 smap_sched_copy(s, sbuf, scount, st,
                                 hier_at(rbuf, smap_cvec_at(displs, root), rt),
@@ -193,35 +284,28 @@ int smap_hier_igatherv(const void *sbuf, MPI_Count scount, smap_dtype_t *st, voi
         }
         struct rootv x = { rbuf, rcounts, displs, rt, m.members };
         hier_nb_to_hub(s, &m, me, root, own, rootv_at, &x);
-        if (me == root)
-            for (int r = 0; r < p; r++) {   /* (each node's blocks in rank order) */
-                int y = m.node_of[r];
-                MPI_Count n = smap_cvec_at(rcounts, r);
-                if (y != rn && n > 0) {
-                    smap_sched_copy(s, in[y], n * rt->size, byte,
-                                    hier_at(rbuf, smap_cvec_at(displs, r), rt), n, rt);
-                    in[y] += n * rt->size;
-                }
-            }
+        for (int r = 0; r < p && me == root; r++) {
+            MPI_Count n = smap_cvec_at(rcounts, r);
+            if (m.node_of[r] != rn && g.at[r] && n > 0)
+                smap_sched_copy(s, g.at[r], n * rt->size, byte,
+                                hier_at(rbuf, smap_cvec_at(displs, r), rt), n, rt);
+        }
         return hier_launch(s, req);
     }
     struct vnode *v = NULL;
     if (me == lead) {
-        if (!(v = vnode_new(s, &m, scount * st->size, 1)))
+        if (!(v = vnode_new(s, &m, scount * st->size, 1, root)))
             return hier_launch(s, req);
         smap_sched_copy(s, sbuf, scount, st, v->own, v->cnt[0], byte);
     }
     if (sizes_to_leader(s, &m, me, scount * st->size, v) != 0)
         return hier_launch(s, req);
-    if (me != lead) {   /* the block right behind its size */
-        smap_sched_send(s, sbuf, scount, st, lead);
+    if (me != lead) {   /* the block right behind its size, copied by us */
+        smap_sched_send_mode(s, sbuf, scount, st, lead, SMAP_P2P_TO_HUB);
         return hier_launch(s, req);
     }
-    smap_sched_callback(s, vnode_size, v);
-    for (int j = 1; j < m.k; j++)
-        smap_sched_recv_late(s, &v->pack, &v->off[j], &v->cnt[j], byte, m.members[j]);
+    smap_sched_callback(s, vnode_groups, v);
     smap_sched_barrier(s);
-    smap_sched_send_late(s, &v->pack, NULL, &v->total, byte, root);
     return hier_launch(s, req);
 }
 
@@ -239,26 +323,8 @@ int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_
     struct hier_blk own = { rbuf, rcount, rt };
     if (nd == rn) {   /* straight from the root's buffer */
         if (me == root) {
-            MPI_Count *bytes = node_bytes(s, &m, p, scounts, st);
-            int *ranks = smap_sched_tmp(s, (size_t)p * sizeof *ranks);
-            if (!bytes || !ranks)
-                return hier_launch(s, req);   /* fails: out of memory */
-            for (int y = 0; y < m.nn; y++) {   /* each other node's blocks, packed */
-                if (y == rn)
-                    continue;
-                int ky = hier_nb_node_ranks(&m, p, y, ranks);
-                char *pack = smap_sched_tmp(s, (size_t)bytes[y] + 1), *at = pack;
-                if (!pack)
-                    return hier_launch(s, req);
-                for (int j = 0; j < ky; j++) {
-                    MPI_Count n = smap_cvec_at(scounts, ranks[j]);
-                    if (n > 0)
-                        smap_sched_copy(s, hier_at(sbuf, smap_cvec_at(displs, ranks[j]), st), n,
-                                        st, at, n * st->size, byte);
-                    at += n * st->size;
-                }
-                smap_sched_send(s, pack, bytes[y], byte, m.leader_of[y]);
-            }
+            struct rootg g = { sbuf, scounts, displs, st, 0, NULL };
+            root_groups(s, &m, p, rn, &g);
             if (rbuf != MPI_IN_PLACE)
                 smap_sched_copy(s, hier_at(sbuf, smap_cvec_at(displs, root), st),
                                 smap_cvec_at(scounts, root), st, rbuf, rcount, rt);
@@ -268,7 +334,7 @@ int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_
         return hier_launch(s, req);
     }
     struct vnode *v = NULL;
-    if (me == lead && !(v = vnode_new(s, &m, rcount * rt->size, 0)))
+    if (me == lead && !(v = vnode_new(s, &m, rcount * rt->size, 0, root)))
         return hier_launch(s, req);
     if (sizes_to_leader(s, &m, me, rcount * rt->size, v) != 0)
         return hier_launch(s, req);
@@ -276,12 +342,12 @@ int smap_hier_iscatterv(const void *sbuf, struct smap_cvec scounts, struct smap_
         smap_sched_recv(s, rbuf, rcount, rt, lead);
         return hier_launch(s, req);
     }
-    smap_sched_callback(s, vnode_size, v);
-    smap_sched_recv_late(s, &v->pack, NULL, &v->total, byte, root);
+    v->ubuf = rbuf, v->ucount = rcount, v->ut = rt;
+    smap_sched_callback(s, vnode_groups, v);
+    /* no bytes: holds rt for the copy of the leader's own block that the
+     * callback appends (a persistent request may outlive the user's
+     * handle) */
+    smap_sched_copy(s, v->own, 0, byte, rbuf, 0, rt);
     smap_sched_barrier(s);
-    smap_sched_callback(s, vnode_own_out, v);
-    smap_sched_copy(s, v->own, v->cnt[0], byte, rbuf, rcount, rt);
-    for (int j = 1; j < m.k; j++)
-        smap_sched_send_late(s, &v->pack, &v->off[j], &v->cnt[j], byte, m.members[j]);
     return hier_launch(s, req);
 }

@@ -18,6 +18,7 @@ struct sched_op {
     struct smap_preq preq;   /* OP_SEND, OP_RECV */
     int kind, peer, posted;
     int remote;              /* OP_SEND, OP_RECV: peer is in c's remote group */
+    int mode;                /* OP_SEND: smap_p2p_mode (0: standard) */
     const void *in;          /* send/recv buffer (recv: written), copy/reduce source */
     /* a message placed and sized at run time (smap_sched_send_late):
      * buffer *late_buf + *late_off bytes, *late_n elements; NULL: in, n1 */

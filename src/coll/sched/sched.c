@@ -86,6 +86,15 @@ int smap_sched_send(struct smap_sched *s, const void *buf, MPI_Count count, smap
     return add_msg(s, OP_SEND, buf, count, dt, dest, 0);
 }
 
+int smap_sched_send_mode(struct smap_sched *s, const void *buf, MPI_Count count, smap_dtype_t *dt,
+                         int dest, int mode)
+{
+    int rc = add_msg(s, OP_SEND, buf, count, dt, dest, 0);
+    if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
+        s->ops[s->nops - 1]->mode = mode;
+    return rc;
+}
+
 int smap_sched_recv(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_t *dt, int src)
 {
     return add_msg(s, OP_RECV, buf, count, dt, src, 0);
@@ -258,7 +267,7 @@ static int start_round(struct smap_sched *s)
             const struct MPI_ABI_Group *g = op->remote ? s->c->remote_group : s->c->group;
             int lr = smap_p2p_local_rank(smap_group_world_rank(g, op->peer));
             rc = smap_p2p_isend(&op->preq, op->in, op->n1, op->t1, op->peer, lr, s->c->rank,
-                                tag, s->ctx, SMAP_P2P_STANDARD);
+                                tag, s->ctx, op->mode);
         } else if (op->kind == OP_RECV) {
             rc = smap_p2p_irecv(&op->preq, (void *)(uintptr_t)op->in, op->n1, op->t1, op->peer,
                                 tag, s->ctx);

@@ -40,6 +40,10 @@ struct smap_sched *smap_sched_new(struct MPI_ABI_Comm *c);   /* NULL: out of mem
 int smap_sched_send(struct smap_sched *s, const void *buf, MPI_Count count, smap_dtype_t *dt,
                     int dest);
 int smap_sched_recv(struct smap_sched *s, void *buf, MPI_Count count, smap_dtype_t *dt, int src);
+/* A send in a mode of src/p2p (enum smap_p2p_mode: the hub modes, by
+ * which a node member copies a large block between itself and a hub). */
+int smap_sched_send_mode(struct smap_sched *s, const void *buf, MPI_Count count, smap_dtype_t *dt,
+                         int dest, int mode);
 /* On an intercommunicator: dest / src is a rank of the remote group.  These
  * messages use a tag of their own (2 seq + 1; the local ones 2 seq), so
  * they never match the local group's messages of any schedule. */
