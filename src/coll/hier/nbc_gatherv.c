@@ -137,7 +137,8 @@ static struct vnode *vnode_new(struct smap_sched *s, const struct hier_imap *m, 
 {
     struct vnode *v = smap_sched_tmp(s, sizeof *v);
     MPI_Count *a = smap_sched_tmp(s, 2 * (size_t)m->k * sizeof *a);
-    char *own = smap_sched_tmp(s, (size_t)bytes + 1), *pack = smap_sched_tmp(s, 1);
+    /* (Iscatterv unpacks its own block straight from pack: no staging) */
+    char *own = smap_sched_tmp(s, gather ? (size_t)bytes + 1 : 1), *pack = smap_sched_tmp(s, 1);
     if (!v || !a || !own || !pack)
         return NULL;
     *v = (struct vnode){ .k = m->k, .root = root, .gather = gather, .members = m->members,
