@@ -38,6 +38,9 @@
 /* Messages may always carry this much payload, whatever eager_max is
  * (room for control traffic: one-sided requests). */
 #define SMAP_NET_ROOM_MIN ((size_t)2048)
+/* send_msgv: the caller waits for this message alone (a blocking send),
+ * so a small one may leave at once instead of with the next bundle. */
+#define SMAP_NET_NOW 1
 
 struct smap_net_upcalls {
     /* A message from job rank `src` (header and payload as sent, `len`
@@ -74,9 +77,11 @@ struct smap_net_ops {
      * every other message to dst is kept. */
     void (*send_lazy)(int dst, const void *hdr, size_t hlen);
     /* A message like send_msg, but only the header is copied: `data`
-     * stays the caller's until done(cookie). */
-    void (*send_msgv)(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
-                      void *cookie);
+     * stays the caller's until done(cookie).  flags: SMAP_NET_NOW.
+     * Returns 1 when the message was sent (data copied) at once: no
+     * done(cookie) then. */
+    int (*send_msgv)(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
+                     void *cookie, int flags);
     void (*tsend)(int dst, const void *buf, size_t len, uint64_t tag, void *cookie);
     void (*trecv)(int src, void *buf, size_t len, uint64_t tag, void *cookie);
     void (*read)(int src, void *buf, size_t len, uint64_t raddr, uint64_t key, void *cookie);
@@ -139,10 +144,10 @@ static inline void smap_net_send_lazy(int dst, const void *hdr, size_t hlen)
     smap_net.ops->send_lazy(dst, hdr, hlen);
 }
 
-static inline void smap_net_send_msgv(int dst, const void *hdr, size_t hlen, const void *data,
-                                      size_t dlen, void *cookie)
+static inline int smap_net_send_msgv(int dst, const void *hdr, size_t hlen, const void *data,
+                                     size_t dlen, void *cookie, int flags)
 {
-    smap_net.ops->send_msgv(dst, hdr, hlen, data, dlen, cookie);
+    return smap_net.ops->send_msgv(dst, hdr, hlen, data, dlen, cookie, flags);
 }
 
 static inline void smap_net_tsend(int dst, const void *buf, size_t len, uint64_t tag,

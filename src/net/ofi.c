@@ -509,6 +509,29 @@ static void ofi_drain(void)
     }
 }
 
+/* Small messages are injected: no completion, no buffer kept.  Returns 1
+ * when sent; 0 when too large, or behind queued operations, or the
+ * provider is out of room (the caller then posts it as an operation). */
+static int try_inject(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
+{
+    size_t len = FRAME + hlen + dlen;
+    unsigned char tmp[256];
+    if (len > F.inject_max || len > sizeof tmp || F.backlog)
+        return 0;
+    frame_put(tmp, hlen + dlen);
+    memcpy(tmp + FRAME, hdr, hlen);
+    if (dlen)
+        memcpy(tmp + FRAME + hlen, data, dlen);
+    ssize_t rc = fi_inject(F.ep, tmp, len, F.addr[dst]);
+    if (rc == 0) {
+        F.injected[dst] = 1;
+        return 1;
+    }
+    if (rc != -FI_EAGAIN)
+        fail("fi_inject", rc);
+    return 0;
+}
+
 static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
     size_t len = FRAME + hlen + dlen;
@@ -525,23 +548,8 @@ static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data
     }
     if (F.stage[dst])
         flush_peer(dst);
-    /* Small messages are injected: no completion, no buffer kept. */
-    if (len <= F.inject_max && !F.backlog) {
-        unsigned char tmp[256];
-        if (len <= sizeof tmp) {
-            frame_put(tmp, hlen + dlen);
-            memcpy(tmp + FRAME, hdr, hlen);
-            if (dlen)
-                memcpy(tmp + FRAME + hlen, data, dlen);
-            ssize_t rc = fi_inject(F.ep, tmp, len, F.addr[dst]);
-            if (rc == 0) {
-                F.injected[dst] = 1;
-                return;
-            }
-            if (rc != -FI_EAGAIN)
-                fail("fi_inject", rc);
-        }
-    }
+    if (try_inject(dst, hdr, hlen, data, dlen))
+        return;
     struct op *o = op_new(OP_SEND_MSG, dst, len);
     frame_put(o->data, hlen + dlen);
     memcpy(o->data + FRAME, hdr, hlen);
@@ -570,10 +578,18 @@ static void ofi_send_lazy(int dst, const void *hdr, size_t hlen)
  * the caller's until done(cookie): no copy of it.  Providers that want
  * local registrations (FI_MR_LOCAL) or take one iovec get a copy, done
  * likewise at its completion. */
-static void ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
-                          void *cookie)
+static int ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
+                         void *cookie, int flags)
 {
     struct op *o;
+    /* A blocking send's small message to an idle peer is injected: it
+     * would leave alone anyway (its wait flushes the bundle at once), and
+     * so it does without the bundle's copy, the progress round and the
+     * completion (a ping-pong's reply, 0-72 B over net).  A window of
+     * nonblocking sends is bundled as below: one write for all. */
+    if ((flags & SMAP_NET_NOW) && !F.in_progress && !F.stage[dst] && !F.sending[dst] &&
+        try_inject(dst, hdr, hlen, data, dlen))
+        return 1;
     /* A message of LONE_MIN bytes or more with nothing staged or in flight
      * to its peer (a ping-pong's, a window's first) leaves at once from
      * the caller's buffer: a bundle alone would only add the copy (16 KiB
@@ -582,7 +598,7 @@ static void ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *dat
     if (hlen + dlen <= F.coalesce &&
         (dlen < LONE_MIN || F.stage[dst] || F.sending[dst] > 0)) {
         stage_msg(dst, hdr, hlen, data, dlen, cookie);
-        return;
+        return 0;
     }
     if ((F.mr_mode & FI_MR_LOCAL) || F.iov_limit < 2) {
         o = op_new(OP_SEND_MSG, dst, FRAME + hlen + dlen);
@@ -601,6 +617,7 @@ static void ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *dat
     }
     o->cookie = cookie;
     submit(o);
+    return 0;
 }
 
 static void ofi_tsend(int dst, const void *buf, size_t len, uint64_t tag, void *cookie)

@@ -201,12 +201,18 @@ void smap_p2p_remote_isend(struct smap_preq *r)
         h.flags = r->mode == SMAP_P2P_SYNC ? W_SYNC : 0;
         const void *data = r->block;
         if (data && !h.flags && (r->bytes >= ZCOPY_MIN || r->bytes <= smap_net.coalesce)) {
-            /* done (transfer_done -> send_done) when the transport has
-             * sent it (from our buffer, or a copy in a bundle of messages
-             * to that peer: net.h); owed like a rendezvous until then */
+            /* done at once (injected), or (transfer_done -> send_done)
+             * when the transport has sent it (from our buffer, or a copy
+             * in a bundle of messages to that peer: net.h), owed like a
+             * rendezvous until then: the upcall comes from a later
+             * progress round, never from this call */
+            if (smap_net_send_msgv(world, &h, sizeof h, data, r->bytes, r,
+                                   r->movable ? SMAP_NET_NOW : 0)) {
+                smap_preq_complete(r);
+                return;
+            }
             r->net_left = 1;
             R.sends++;
-            smap_net_send_msgv(world, &h, sizeof h, data, r->bytes, r);
             return;
         }
         unsigned char small[512];
