@@ -96,12 +96,21 @@ static void *next(const char *name)
     return f;
 }
 
-static inline void sending(long long t)
+/* A send starts: the turn since the last receive ends here. */
+static inline long long sending(void)
 {
+    long long t = now_ns();
     if (last_rx) {
         add(&s_turn, t - last_rx);
         last_rx = 0;
     }
+    return t;
+}
+
+static inline ssize_t sent(ssize_t r, long long t0)
+{
+    add(&s_send, now_ns() - t0);
+    return r;
 }
 
 static inline ssize_t received(ssize_t r, long long t0)
@@ -124,11 +133,8 @@ ssize_t send(int fd, const void *buf, size_t len, int flags)
     static ssize_t (*f)(int, const void *, size_t, int);
     if (!f)
         f = next("send");
-    long long t0 = now_ns();
-    sending(t0);
-    ssize_t r = f(fd, buf, len, flags);
-    add(&s_send, now_ns() - t0);
-    return r;
+    long long t0 = sending();
+    return sent(f(fd, buf, len, flags), t0);
 }
 
 ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *a,
@@ -137,11 +143,8 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sock
     static ssize_t (*f)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
     if (!f)
         f = next("sendto");
-    long long t0 = now_ns();
-    sending(t0);
-    ssize_t r = f(fd, buf, len, flags, a, alen);
-    add(&s_send, now_ns() - t0);
-    return r;
+    long long t0 = sending();
+    return sent(f(fd, buf, len, flags, a, alen), t0);
 }
 
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
@@ -149,11 +152,8 @@ ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
     static ssize_t (*f)(int, const struct msghdr *, int);
     if (!f)
         f = next("sendmsg");
-    long long t0 = now_ns();
-    sending(t0);
-    ssize_t r = f(fd, m, flags);
-    add(&s_send, now_ns() - t0);
-    return r;
+    long long t0 = sending();
+    return sent(f(fd, m, flags), t0);
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int cnt)
@@ -161,11 +161,8 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt)
     static ssize_t (*f)(int, const struct iovec *, int);
     if (!f)
         f = next("writev");
-    long long t0 = now_ns();
-    sending(t0);
-    ssize_t r = f(fd, iov, cnt);
-    add(&s_send, now_ns() - t0);
-    return r;
+    long long t0 = sending();
+    return sent(f(fd, iov, cnt), t0);
 }
 
 ssize_t recv(int fd, void *buf, size_t len, int flags)
