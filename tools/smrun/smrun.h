@@ -52,6 +52,8 @@ struct smrun_options {
     int ppn;                 /* 0: the hosts' slots */
     const char *launcher;    /* remote shell; NULL: ssh */
     const char *head_addr;   /* NULL: SMRUN_HEAD_ADDR or chosen */
+    const char *wdir;        /* -wdir: the ranks' working directory; NULL: smrun's */
+    int quiet;               /* -q: no warnings */
 };
 
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
