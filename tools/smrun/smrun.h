@@ -106,6 +106,7 @@ void smrun_kvs_free(struct smrun_kvs *kvs);
 
 struct smrun_host {
     char *name;              /* as placed: the launcher is given this name */
+    int local;               /* this machine: the agent starts without the launcher */
     int slots;
     int nranks;              /* ranks placed here */
     int *ranks;              /* their global ranks, ascending */
