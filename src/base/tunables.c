@@ -88,6 +88,106 @@ int smap_tunable_parse(enum smap_tunable_type t, const char *text, void *out)
     return -1;
 }
 
+/* The bounds and word lists of tunables.def. */
+struct tunable_range {
+    const char *name;
+    uint64_t min, max, multiple;
+};
+static const struct tunable_range ranges[] = {
+#define SMAP_TUNABLE(NAME, field, TYPE, def, doc)
+#define SMAP_TUNABLE_RANGE(NAME, lo, hi, mult) { #NAME, (lo), (hi), (mult) },
+#define SMAP_TUNABLE_CHOICES(NAME, words)
+#include "base/tunables.def"
+#undef SMAP_TUNABLE
+#undef SMAP_TUNABLE_RANGE
+#undef SMAP_TUNABLE_CHOICES
+};
+struct tunable_choices {
+    const char *name, *words;
+};
+static const struct tunable_choices choices[] = {
+#define SMAP_TUNABLE(NAME, field, TYPE, def, doc)
+#define SMAP_TUNABLE_RANGE(NAME, lo, hi, mult)
+#define SMAP_TUNABLE_CHOICES(NAME, words) { #NAME, words },
+#include "base/tunables.def"
+#undef SMAP_TUNABLE
+#undef SMAP_TUNABLE_RANGE
+#undef SMAP_TUNABLE_CHOICES
+};
+
+/* "1G" for 2^30, "1000" for 1000: the spelling SIZE values take. */
+static void size_text(uint64_t v, char *buf, size_t len)
+{
+    static const char units[] = "KMGTPE";
+    int u = -1;
+    while (v && v % 1024 == 0 && u < 5) {
+        v /= 1024;
+        u++;
+    }
+    if (u >= 0)
+        snprintf(buf, len, "%" PRIu64 "%c", v, units[u]);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+}
+
+static int in_range(const struct smap_tunable_desc *d, const struct tunable_range *r,
+                    const void *value)
+{
+    if (d->type == SMAP_TUNABLE_INT) {
+        int64_t v = *(const int64_t *)value;
+        return v >= 0 && (uint64_t)v >= r->min && (uint64_t)v <= r->max &&
+               (!r->multiple || (uint64_t)v % r->multiple == 0);
+    }
+    uint64_t v = *(const uint64_t *)value;
+    return v >= r->min && v <= r->max && (!r->multiple || v % r->multiple == 0);
+}
+
+static int is_choice(const char *words, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *w = words; *w;) {
+        const char *bar = strchr(w, '|');
+        size_t len = bar ? (size_t)(bar - w) : strlen(w);
+        if (len == n && strncmp(w, v, n) == 0)
+            return 1;
+        w += len + (bar ? 1 : 0);
+    }
+    return 0;
+}
+
+int smap_tunable_check(const struct smap_tunable_desc *d, const void *value, char *err,
+                       size_t errlen)
+{
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        const struct tunable_range *r = &ranges[i];
+        if (strcmp(r->name, d->name) != 0 || in_range(d, r, value))
+            continue;
+        char lo[32], hi[32], mult[48] = "";
+        if (d->type == SMAP_TUNABLE_SIZE) {
+            size_text(r->min, lo, sizeof lo);
+            size_text(r->max, hi, sizeof hi);
+        } else {
+            snprintf(lo, sizeof lo, "%" PRIu64, r->min);
+            snprintf(hi, sizeof hi, "%" PRIu64, r->max);
+        }
+        if (r->multiple) {
+            char m[32];
+            size_text(r->multiple, m, sizeof m);
+            snprintf(mult, sizeof mult, "a multiple of %s ", m);
+        }
+        snprintf(err, errlen, "is out of range: expected %sfrom %s to %s", mult, lo, hi);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++) {
+        const struct tunable_choices *c = &choices[i];
+        if (strcmp(c->name, d->name) == 0 && !is_choice(c->words, *(const char *const *)value)) {
+            snprintf(err, errlen, "is not one of %s", c->words);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Parses the default, then the environment (if set) into one field. */
 static int load_one(const struct smap_tunable_desc *d, void *field, char *err, size_t errlen)
 {
@@ -101,6 +201,12 @@ static int load_one(const struct smap_tunable_desc *d, void *field, char *err, s
     if (env && smap_tunable_parse(d->type, env, field) != 0) {
         snprintf(err, errlen, "%s='%s' is not a valid %s (%s)", var, env,
                  smap_tunable_type_name(d->type), d->doc);
+        return -1;
+    }
+    char why[160];
+    if (env && smap_tunable_check(d, field, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s='%s' %s (%s)", var, env, why, d->doc);
+        smap_tunable_parse(d->type, d->def, field);
         return -1;
     }
     return 0;

@@ -41,6 +41,11 @@ int smap_tunables_ensure(char *err, size_t errlen);
 
 const char *smap_tunable_type_name(enum smap_tunable_type t);
 
+/* Checks a parsed value of row d against its bounds or words in
+ * tunables.def.  0, or -1 with the reason ("is out of range: ...") in err. */
+int smap_tunable_check(const struct smap_tunable_desc *d, const void *value, char *err,
+                       size_t errlen);
+
 /* Parses text as the given type into *out (int64_t, uint64_t, bool or
  * const char *).  Returns 0 or -1. */
 int smap_tunable_parse(enum smap_tunable_type t, const char *text, void *out);

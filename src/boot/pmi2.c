@@ -127,6 +127,9 @@ static int expect(struct reply *r, const char *cmd)
     len[6] = '\0';
     char *end;
     long n = strtol(len, &end, 10);
+    /* Slurm's PMI-2 server pads the field with spaces ("114   "). */
+    while (*end == ' ')
+        end++;
     if (end == len || *end || n < 0 || n > MSG_MAX) {
         smap_log(SMAP_LOG_ERROR, "PMI-2: malformed length '%s' from the launcher", len);
         return -1;

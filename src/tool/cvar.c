@@ -309,7 +309,9 @@ int smap_cvar_write(MPI_T_cvar_handle handle, const void *buf)
         return MPI_T_ERR_CVAR_SET_NOT_NOW;
     enum smap_tunable_type t = smap_tunable_table[i].type;
     union value v;
-    if (convert(t, buf, &v) != 0 || (p->check && p->check(&v) != 0))
+    char why[160];
+    if (convert(t, buf, &v) != 0 || (p->check && p->check(&v) != 0) ||
+        smap_tunable_check(&smap_tunable_table[i], &v, why, sizeof why) != 0)
         return MPI_T_ERR_INVALID;
     void *f = field_of(i);
     switch (t) {

@@ -36,4 +36,38 @@ expect_out "smrun (smartmap) "
 run_job --np=2 -- sh -c 'echo "args:$*"' sh -n 5 -l
 expect_rc 0
 [ "$(grep -c '^args:-n 5 -l$' "$WORK/out")" = 2 ] || fail "program arguments were not passed as is"
+# The spellings of Open MPI's mpirun and hydra's mpiexec (each used to be
+# "unknown option").
+run_job --oversubscribe --allow-run-as-root -genvall -n 2 "$RANKPROG" print:ran
+expect_rc 0
+[ "$(grep -c '^ran$' "$WORK/out")" = 2 ] || fail "--oversubscribe --allow-run-as-root: not 2 ranks"
+mkdir -p "$WORK/wd dir"
+for spelling in -wdir --wdir -wd; do
+    run_job $spelling "$WORK/wd dir" -n 2 sh -c pwd
+    expect_rc 0
+    [ "$(grep -cxF "$WORK/wd dir" "$WORK/out")" = 2 ] || fail "$spelling: ranks did not start in it"
+done
+run_job --wdir="$WORK/wd dir" sh -c pwd
+expect_rc 0; expect_out "$WORK/wd dir"
+cp "$RANKPROG" "$WORK/wd dir/prog"
+run_job -wdir "$WORK/wd dir" ./prog print:relative
+expect_rc 0; expect_out "relative"
+run_job -wdir "$WORK/no such dir" "$RANKPROG"
+expect_rc 1; expect_err "-wdir $WORK/no such dir: No such file or directory"
+A_VAR=one B_VAR=two run_job -genvlist A_VAR,B_VAR "$RANKPROG" env:A_VAR env:B_VAR
+expect_rc 0; expect_out "A_VAR=one"; expect_out "B_VAR=two"
+B_VAR=two run_job -envlist B_VAR,UNSET_VAR "$RANKPROG" env:B_VAR
+expect_rc 0; expect_out "B_VAR=two"; expect_err "UNSET_VAR is not set"
+run_job -genvlist 'A,1B' "$RANKPROG"
+expect_rc 2; expect_err "not a comma-separated list of variable names"
+run_job --mca btl self,vader -n 1 "$RANKPROG" print:mca
+expect_rc 0; expect_out "mca"; expect_err "--mca btl self,vader is an Open MPI parameter; smartmap ignores it"
+run_job -q --mca btl self -x UNSET_VAR "$RANKPROG" print:quiet
+expect_rc 0; expect_out "quiet"
+[ ! -s "$WORK/err" ] || fail "-q: smrun still warned: $(cat "$WORK/err")"
+run_job --help
+for word in "-wdir DIR" "-genvlist" "-genvall" "-q, --quiet" "--mca KEY VALUE" "--oversubscribe" \
+            "--allow-run-as-root" "-N N"; do
+    expect_out "$word"
+done
 echo PASS

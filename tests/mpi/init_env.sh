@@ -20,4 +20,18 @@ out=$(SMAP_THREAD_LEVEL=lots timeout 30 "$bin/thread_level" single single 2>&1) 
 grep -q "SMAP_THREAD_LEVEL='lots'" <<<"$out" || fail "no message naming SMAP_THREAD_LEVEL: $out"
 out=$(SMAP_VERBOSE=loud timeout 30 "$SMAP_STAGE/bin/smrun" -n 2 "$bin/thread_level" single single 2>&1) && fail "bad SMAP_VERBOSE accepted"
 grep -q "SMAP_VERBOSE='loud'" <<<"$out" || fail "no message naming SMAP_VERBOSE: $out"
+
+# Well-formed but out of range (each used to be accepted silently; the
+# heap then quietly kept its default slot for SMAP_HEAP_SLOT=3M).
+for bad in SMAP_HEAP_SLOT=3M SMAP_HEAP_SLOT=1500M SMAP_EAGER_LIMIT=100000 SMAP_VERBOSE=99 \
+           SMAP_BARRIER_FLAT_MAX=-5 SMAP_COLL_HIER_CHUNK=0 SMAP_COLL_ALGO=fastest; do
+    out=$(env "$bad" timeout 30 "$SMAP_STAGE/bin/smrun" -n 2 "$bin/thread_level" single single 2>&1) &&
+        fail "$bad accepted"
+    grep -q "${bad%%=*}='${bad#*=}' is \(out of range\|not one of\)" <<<"$out" ||
+        fail "no message naming $bad: $out"
+done
+out=$(SMAP_HEAP_SLOT=3M timeout 30 "$bin/thread_level" single single 2>&1) && fail "singleton: SMAP_HEAP_SLOT=3M accepted"
+grep -q "expected a multiple of 1G from 1G to 16T" <<<"$out" || fail "no range in the message: $out"
+SMAP_HEAP_SLOT=2G SMAP_EAGER_LIMIT=8160 SMAP_VERBOSE=0 SMAP_COLL_ALGO=inline \
+    timeout 30 "$SMAP_STAGE/bin/smrun" -n 2 "$bin/thread_level" single single || fail "values in range refused"
 echo PASS

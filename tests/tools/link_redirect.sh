@@ -24,5 +24,19 @@ for prefix in "$STAGE" "$TMP/prefix"; do
     expect_smartmap_program "$TMP/hello2" "$prefix"
     out=$(cd "$TMP" && run_job 60 "$prefix/bin/mpiexec" -n 2 ./hello) || fail "mpiexec -n 2 ./hello failed: $out"
     expect_hello_lines "$out" 2
+    # Old Makefiles' LIBS=-lmpi (and MPICH's, Open MPI's other names): the
+    # linker used to take Open MPI's libmpi.so and the program crashed.
+    "$prefix/bin/mpicc" "$SMAP_SRC/examples/hello.c" -o "$TMP/hello3" -lmpi ||
+        fail "mpicc hello.c -lmpi failed ($prefix)"
+    expect_smartmap_program "$TMP/hello3" "$prefix"
+    out=$(cd "$TMP" && run_job 60 "$prefix/bin/mpiexec" -n 2 ./hello3) || fail "hello3 (-lmpi) failed: $out"
+    expect_hello_lines "$out" 2
+    "$prefix/bin/mpicc" "$TMP/hello.o" -o "$TMP/hello4" -L"$sysdir" -l mpi -lmpich -lmpi_abi -lm ||
+        fail "mpicc hello.o -l mpi -lmpich -lmpi_abi -lm failed"
+    expect_smartmap_program "$TMP/hello4" "$prefix"
+    cmd=$("$prefix/bin/mpicc" -show x.o -lmpi -lm -lmpifort)
+    expect_lacks "$cmd" "-lmpi " "mpicc -show x.o -lmpi -lm -lmpifort"
+    expect_lacks "$cmd" "-lmpifort" "mpicc -show x.o -lmpi -lm -lmpifort"
+    expect_contains "$cmd" "-lm " "mpicc -show keeps the other libraries"
 done
 echo "PASS tools_link_redirect"

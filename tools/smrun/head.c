@@ -1,7 +1,7 @@
 /* The head of a job across hosts.  It listens on TCP, starts one agent per
  * host that has ranks with "LAUNCHER HOST SMRUN --agent ADDR PORT NODE
- * COOKIE" (a host named "localhost" is started directly, without the
- * launcher), sends each agent its share of the job, then serves the
+ * COOKIE" (this machine, by a name or address of its own, is started
+ * directly, without the launcher: hosts.c), sends each agent its share of the job, then serves the
  * job-wide key-value space and barrier: puts are collected, and when every
  * host is in the barrier every host gets the puts of the others, then the
  * release.  The agents' stdout/stderr arrive through the launchers' pipes
@@ -77,7 +77,7 @@ struct head {
 static int all_local(const struct head *h)
 {
     for (int i = 0; i < h->nagents; i++)
-        if (strcmp(h->agents[i].host->name, "localhost") != 0)
+        if (!h->agents[i].host->local)
             return 0;
     return 1;
 }
@@ -236,7 +236,7 @@ static _Noreturn void exec_agent(struct head *h, struct agent_conn *a, int in, i
         _exit(SMRUN_EXIT_FAILURE);
     char *argv[80];
     int n = 0;
-    if (strcmp(a->host->name, "localhost") != 0) {
+    if (!a->host->local) {
         n = split_words(h->opt.launcher ? h->opt.launcher : "ssh", argv, 64);
         argv[n++] = a->host->name;
     }

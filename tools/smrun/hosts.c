@@ -8,10 +8,16 @@
  * has as many ranks as slots. */
 #include "smrun.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #define SMRUN_MAX_SLOTS 65536
 
@@ -44,6 +50,59 @@ static int valid_host(const char *h)
     return 1;
 }
 
+static int same_addr(const struct sockaddr *a, const struct sockaddr *b)
+{
+    if (!a || !b || a->sa_family != b->sa_family)
+        return 0;
+    if (a->sa_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    if (a->sa_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                      &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
+    return 0;
+}
+
+/* An address literal of this machine: loopback or one of its interfaces'. */
+static int local_address(const char *name)
+{
+    struct addrinfo hints = { .ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM }, *res;
+    if (getaddrinfo(name, NULL, &hints, &res) != 0)
+        return 0;
+    int local = 0;
+    if (res->ai_family == AF_INET)
+        local = (ntohl(((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr) >> 24) == 127;
+    else if (res->ai_family == AF_INET6)
+        local = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)res->ai_addr)->sin6_addr);
+    struct ifaddrs *ifs;
+    if (!local && getifaddrs(&ifs) == 0) {
+        for (struct ifaddrs *i = ifs; i && !local; i = i->ifa_next)
+            local = same_addr(i->ifa_addr, res->ai_addr);
+        freeifaddrs(ifs);
+    }
+    freeaddrinfo(res);
+    return local;
+}
+
+/* This machine by one of its names ("localhost", its host name, short or
+ * long) or addresses: started without the remote shell, as hydra and
+ * Open MPI do (ssh to oneself usually fails: no key for it).  Names are
+ * not looked up: a resolver without a network would stall the launch. */
+static int is_local_host(const char *name)
+{
+    char self[256];
+    if (strcmp(name, "localhost") == 0 || strcmp(name, "localhost.localdomain") == 0)
+        return 1;
+    if (gethostname(self, sizeof self) == 0) {
+        self[sizeof self - 1] = '\0';
+        size_t n = strcspn(self, ".");
+        if (strcmp(name, self) == 0 ||
+            (strlen(name) == n && strncmp(name, self, n) == 0))
+            return 1;
+    }
+    return local_address(name);
+}
+
 static int add_host(struct smrun_placement *p, const char *name, int slots, const char *where)
 {
     if (!valid_host(name)) {
@@ -64,6 +123,7 @@ static int add_host(struct smrun_placement *p, const char *name, int slots, cons
     memset(h, 0, sizeof *h);
     h->name = strdup(name);
     h->slots = slots;
+    h->local = is_local_host(name);
     if (!h->name)
         return SMRUN_EXIT_FAILURE;
     p->nhosts++;

@@ -128,6 +128,8 @@ static void reap(struct smrun_job *job)
         smrun_stream_drain(job, &r->err);
         if (r->rank == 0)
             smrun_stdin_close(job);
+        if (!job->stopping)
+            smrun_check_uninitialized(job, r);
         if (job->agent)
             smrun_agent_exit(job, r);
         judge_exit(job, r);

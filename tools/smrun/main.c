@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,27 @@ int smrun_run_ranks(const struct smrun_options *opt, const char *program,
     return rc;
 }
 
+/* -wdir: smrun itself moves there, so the ranks (and, across hosts, the
+ * agents, which take smrun's directory) start in it, and a program named
+ * by a relative path is found there, as with hydra.  A relative hostfile
+ * was named from where smrun started. */
+static int change_dir(struct smrun_options *o)
+{
+    static char hostfile[PATH_MAX];
+    if (o->hostfile && o->hostfile[0] != '/') {
+        if (!realpath(o->hostfile, hostfile)) {
+            smrun_msg("--hostfile %s: %s", o->hostfile, strerror(errno));
+            return SMRUN_EXIT_FAILURE;
+        }
+        o->hostfile = hostfile;
+    }
+    if (chdir(o->wdir) != 0) {
+        smrun_msg("-wdir %s: %s", o->wdir, strerror(errno));
+        return SMRUN_EXIT_FAILURE;
+    }
+    return -1;   /* go on */
+}
+
 int main(int argc, char **argv)
 {
     smap_log_set_name("smrun");
@@ -137,6 +159,8 @@ int main(int argc, char **argv)
         return smrun_agent_main(argc, argv);
     struct smrun_options opt;
     int rc = smrun_options_parse(argc, argv, &opt);
+    if (rc < 0 && opt.wdir)
+        rc = change_dir(&opt);
     if (rc < 0) {
         if (opt.verbose)
             smap_log_set_level(SMAP_LOG_DEBUG);

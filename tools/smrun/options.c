@@ -63,6 +63,24 @@ static const char usage_text[] =
 "        ranks never mix; a last line without newline is printed at exit.\n"
 "    --timeout SECONDS\n"
 "        Stop the job after SECONDS (0: never) and exit with 124.\n"
+"    -wdir DIR, --wdir DIR, -wd DIR\n"
+"        Start the ranks in DIR (default: smrun's working directory).  smrun\n"
+"        itself moves there, so a program named by a relative path is\n"
+"        looked up in DIR, as with hydra; across hosts every host uses DIR.\n"
+"    -genvlist A,B,..., -envlist A,B,...\n"
+"        Export each named variable with smrun's current value (-x for\n"
+"        each).\n"
+"    -genvall, -envall\n"
+"        Pass smrun's whole environment on: what smrun always does.\n"
+"    -q, --quiet\n"
+"        No warnings from smrun (errors are still reported).\n"
+"    --mca KEY VALUE, -gmca KEY VALUE\n"
+"        Open MPI's parameters: accepted with a warning and ignored.\n"
+"        smartmap's tunables are SMAP_* environment variables (smartmap_info\n"
+"        lists them; pass them with -x or -genv).\n"
+"    --oversubscribe, --allow-run-as-root\n"
+"        Accepted for Open MPI's command lines; smartmap needs neither (more\n"
+"        ranks than CPUs run unbound and wait politely; root may run jobs).\n"
 "\n"
 "  Across hosts (any of --host/--hostfile makes a job across hosts):\n"
 "    --host LIST, -host, -hosts, -H LIST\n"
@@ -71,15 +89,16 @@ static const char usage_text[] =
 "    --hostfile FILE, -f, -machinefile FILE\n"
 "        One host per line: \"name\", \"name:N\" or \"name slots=N\" (other\n"
 "        key=value words are ignored); '#' starts a comment.\n"
-"    -ppn N, -npernode N\n"
+"    -ppn N, -npernode N, -N N\n"
 "        N ranks on every host, whatever its slots.\n"
 "        Ranks fill the hosts in order, each up to its slots before the next\n"
 "        (rank blocks), and wrap around to the first host while ranks remain.\n"
 "        Without -n the job has as many ranks as slots.\n"
 "    --launcher CMD, -launcher-exec CMD\n"
 "        The remote shell (default ssh), called as CMD HOST COMMAND... like\n"
-"        ssh; CMD may hold options (\"ssh -p 2222\").  A host named exactly\n"
-"        \"localhost\" is started directly, without CMD.\n"
+"        ssh; CMD may hold options (\"ssh -p 2222\").  This machine, named\n"
+"        localhost, by its host name (short or long) or by one of its\n"
+"        addresses, is started directly, without CMD.\n"
 "    --head-addr ADDR, -localhost ADDR\n"
 "        Address on which this smrun listens for its agents: IPv4 (or a\n"
 "        name), optionally ADDR:PORT, or IPv6 as ::1, [::1] or [::1]:PORT\n"
@@ -236,7 +255,8 @@ static int opt_export(struct smrun_options *o, const char *arg)
     const char *value = getenv(arg);
     if (!value) {
         /* Nothing to export; the rank would not have it either way. */
-        smrun_msg("warning: -x %s: %s is not set in smrun's environment", arg, arg);
+        if (!o->quiet)
+            smrun_msg("warning: -x %s: %s is not set in smrun's environment", arg, arg);
         return SMRUN_CONTINUE;
     }
     return add_env(o, arg, nlen, value) ? SMRUN_EXIT_FAILURE : SMRUN_CONTINUE;
@@ -260,6 +280,30 @@ static int opt_bind(struct smrun_options *o, const char *arg)
     return SMRUN_CONTINUE;
 }
 
+/* -genvlist A,B,C: -x for each name, with smrun's value. */
+static int opt_envlist(struct smrun_options *o, const char *opt, const char *list)
+{
+    const char *p = list;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char name[256];
+        if (len == 0 || len >= sizeof name || !valid_env_name(p, len))
+            return usage_error("%s: '%s' is not a comma-separated list of variable names", opt, list);
+        memcpy(name, p, len);
+        name[len] = '\0';
+        const char *value = getenv(name);
+        if (!value) {
+            if (!o->quiet)
+                smrun_msg("warning: %s %s: %s is not set in smrun's environment", opt, list, name);
+        } else if (add_env(o, name, len, value)) {
+            return SMRUN_EXIT_FAILURE;
+        }
+        p += len + (comma ? 1 : 0);
+    }
+    return SMRUN_CONTINUE;
+}
+
 static int opt_host(struct smrun_options *o, char *arg)
 {
     char **specs = realloc(o->host_specs, (size_t)(o->nhost_specs + 1) * sizeof *specs);
@@ -273,6 +317,7 @@ static int opt_host(struct smrun_options *o, char *arg)
 enum opt_id {
     O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_HEAD_ADDR,
+    O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED,
 };
 
 struct opt_def {
@@ -298,6 +343,15 @@ static const struct opt_def opt_table[] = {
     { "ppn", O_PPN, 1 },        { "npernode", O_PPN, 1 },
     { "launcher", O_LAUNCHER, 1 }, { "launcher-exec", O_LAUNCHER, 1 },
     { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
+    { "N", O_PPN, 1 },
+    { "wdir", O_WDIR, 1 },      { "wd", O_WDIR, 1 },
+    { "genvlist", O_ENVLIST, 1 }, { "envlist", O_ENVLIST, 1 },
+    { "q", O_QUIET, 0 },        { "quiet", O_QUIET, 0 },
+    { "mca", O_MCA, 2 },        { "gmca", O_MCA, 2 },
+    /* What smartmap does anyway: accepted so that scripts written for
+     * Open MPI or hydra run unchanged. */
+    { "oversubscribe", O_ACCEPTED, 0 }, { "allow-run-as-root", O_ACCEPTED, 0 },
+    { "genvall", O_ACCEPTED, 0 }, { "envall", O_ACCEPTED, 0 },
 };
 
 /* Finds the option for "-name", "--name" or "--name=value". */
@@ -341,6 +395,19 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
     case O_BIND:    return opt_bind(o, args[0]);
     case O_REPORT:  o->report_bindings = 1; return SMRUN_CONTINUE;
     case O_TAG:     o->tag_output = 1; return SMRUN_CONTINUE;
+    case O_WDIR:
+        if (!*args[0])
+            return usage_error("%s: empty directory%s", opt, "");
+        o->wdir = args[0];
+        return SMRUN_CONTINUE;
+    case O_ENVLIST: return opt_envlist(o, opt, args[0]);
+    case O_QUIET:   o->quiet = 1; return SMRUN_CONTINUE;
+    case O_MCA:
+        if (!o->quiet)
+            smrun_msg("warning: %s %s %s is an Open MPI parameter; smartmap ignores it "
+                      "(its tunables are SMAP_* variables: smartmap_info)", opt, args[0], args[1]);
+        return SMRUN_CONTINUE;
+    case O_ACCEPTED: return SMRUN_CONTINUE;
     case O_VERBOSE: o->verbose = 1; return SMRUN_CONTINUE;
     case O_TIMEOUT:
         if (parse_seconds(args[0], &o->timeout_s))

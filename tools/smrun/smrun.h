@@ -52,6 +52,8 @@ struct smrun_options {
     int ppn;                 /* 0: the hosts' slots */
     const char *launcher;    /* remote shell; NULL: ssh */
     const char *head_addr;   /* NULL: SMRUN_HEAD_ADDR or chosen */
+    const char *wdir;        /* -wdir: the ranks' working directory; NULL: smrun's */
+    int quiet;               /* -q: no warnings */
 };
 
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
@@ -104,6 +106,7 @@ void smrun_kvs_free(struct smrun_kvs *kvs);
 
 struct smrun_host {
     char *name;              /* as placed: the launcher is given this name */
+    int local;               /* this machine: the agent starts without the launcher */
     int slots;
     int nranks;              /* ranks placed here */
     int *ranks;              /* their global ranks, ascending */
@@ -227,6 +230,7 @@ struct smrun_job {
     int devnull;             /* stdin of ranks other than 0 */
     int wake_fd;             /* read end of the signal self-pipe */
 
+    int foreign_warned;      /* the another-MPI warning was given (foreign.c) */
     int stopping;            /* a failure, timeout or signal is stopping the job */
     int exit_code;           /* decided by the first failure */
     double start;
@@ -256,6 +260,15 @@ int smrun_allowed_cpus(int **cpus);
  * are stopped by the loop). */
 int smrun_spawn_all(struct smrun_job *job);
 void smrun_env_free(char **env);
+
+/* ---- foreign.c -------------------------------------------------------- */
+
+/* Copies into lib the first library of another MPI (Open MPI, MPICH) the
+ * ELF program depends on.  0 when it has one, -1 otherwise. */
+int smrun_foreign_mpi(const char *program, char *lib, size_t len);
+/* Warns once per job when rank r exited without initializing through our
+ * PMI service and the program is linked with another MPI. */
+void smrun_check_uninitialized(struct smrun_job *job, const struct smrun_rank *r);
 
 /* ---- pmi_server.c ---------------------------------------------------- */
 
