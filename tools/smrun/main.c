@@ -59,9 +59,12 @@ static int job_init(struct smrun_job *job, const struct smrun_options *opt, cons
     job->ranks = calloc((size_t)job->n, sizeof *job->ranks);
     if (!job->ranks)
         return -1;
-    for (int i = 0; i < job->n; i++) {
+    for (int i = 0, app = 0, first = 0; i < job->n; i++) {
         struct smrun_rank *r = &job->ranks[i];
         r->rank = share ? share->ranks[i] : i;
+        while (!share && app + 1 < opt->napps && i >= first + opt->apps[app].nranks)
+            first += opt->apps[app++].nranks;
+        r->app = share ? 0 : app;
         r->cpu = -1;
         r->pmi.fd = r->child_pmi_fd = r->child_out_fd = r->child_err_fd = -1;
         smrun_stream_init(&r->out, -1, STDOUT_FILENO, i);
@@ -151,6 +154,30 @@ static int change_dir(struct smrun_options *o)
     return -1;   /* go on */
 }
 
+/* Each MPMD part's program, found before any rank starts (a typo in the
+ * last part must not leave the first parts running).  A relative path is
+ * taken from the part's -wdir, where the rank will start. */
+static int resolve_parts(struct smrun_options *o)
+{
+    for (int a = 0; a < o->napps; a++) {
+        struct smrun_app *app = &o->apps[a];
+        char name[PATH_MAX], path[PATH_MAX];
+        const char *prog = app->argv[0];
+        if (app->wdir && strchr(prog, '/') && prog[0] != '/')
+            snprintf(name, sizeof name, "%s/%s", app->wdir, prog);
+        else
+            snprintf(name, sizeof name, "%s", prog);
+        int rc = smrun_resolve_program(name, path, sizeof path);
+        if (rc != 0)
+            return rc;
+        char abs[PATH_MAX];
+        app->path = strdup(realpath(path, abs) ? abs : path);
+        if (!app->path)
+            return SMRUN_EXIT_FAILURE;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     smap_log_set_name("smrun");
@@ -169,6 +196,8 @@ int main(int argc, char **argv)
             rc = smrun_head_run(&opt);   /* the program is looked up on each host */
         } else {
             rc = smrun_resolve_program(opt.argv[0], program, sizeof program);
+            if (rc == 0 && opt.napps > 1)
+                rc = resolve_parts(&opt);
             if (rc == 0)
                 rc = smrun_run_ranks(&opt, program, NULL);
         }

@@ -25,6 +25,8 @@ static const char usage_text[] =
 "SYNOPSIS\n"
 "    smrun [options] [--] program [arguments...]\n"
 "    smrun --host h1:2,h2:2 [--launcher CMD] [options] [--] program [args...]\n"
+"    smrun [options] -n N1 prog1 [args...] : [-n N2] [-env VAR VALUE] [-x VAR]\n"
+"          [-wdir DIR] prog2 [args...] : ...   (MPMD)\n"
 "\n"
 "DESCRIPTION\n"
 "    smrun starts N copies (ranks) of program on this node, serves them the\n"
@@ -81,6 +83,15 @@ static const char usage_text[] =
 "    --oversubscribe, --allow-run-as-root\n"
 "        Accepted for Open MPI's command lines; smartmap needs neither (more\n"
 "        ranks than CPUs run unbound and wait politely; root may run jobs).\n"
+"\n"
+"  MPMD (several programs in one MPI_COMM_WORLD, as hydra and Open MPI):\n"
+"    A lone ':' after a program's arguments starts another part: its own\n"
+"    -n N (default 1), -env VAR VALUE (-genv too), -x VAR[=VALUE] and -wdir\n"
+"    DIR, then its program and arguments.  Ranks are numbered part after\n"
+"    part; MPI_APPNUM is the part's index (0 for the first); the options\n"
+"    before the first program are the first part's and apply to every part.\n"
+"    Every part's program is found before any rank starts.  On one host\n"
+"    only for now (with --host/--hostfile: a usage error).\n"
 "\n"
 "  Across hosts (any of --host/--hostfile makes a job across hosts):\n"
 "    --host LIST, -host, -hosts, -H LIST\n"
@@ -226,12 +237,12 @@ static int valid_env_name(const char *s, size_t len)
     return 1;
 }
 
-static int add_env(struct smrun_options *o, const char *name, size_t nlen, const char *value)
+static int push_env(char ***envp, int *nenv, const char *name, size_t nlen, const char *value)
 {
-    char **env = realloc(o->env, (size_t)(o->nenv + 1) * sizeof *env);
+    char **env = realloc(*envp, (size_t)(*nenv + 1) * sizeof *env);
     if (!env)
         return -1;
-    o->env = env;
+    *envp = env;
     size_t vlen = strlen(value);
     char *entry = malloc(nlen + vlen + 2);
     if (!entry)
@@ -239,8 +250,13 @@ static int add_env(struct smrun_options *o, const char *name, size_t nlen, const
     memcpy(entry, name, nlen);
     entry[nlen] = '=';
     memcpy(entry + nlen + 1, value, vlen + 1);
-    o->env[o->nenv++] = entry;
+    env[(*nenv)++] = entry;
     return 0;
+}
+
+static int add_env(struct smrun_options *o, const char *name, size_t nlen, const char *value)
+{
+    return push_env(&o->env, &o->nenv, name, nlen, value);
 }
 
 /* -x VAR or -x VAR=value */
@@ -441,6 +457,103 @@ static int defaults_from_env(struct smrun_options *o)
     return SMRUN_CONTINUE;
 }
 
+/* ---- MPMD: "-n 1 ./a x : -n 2 -env V 1 ./b y" ------------------------- */
+
+static int is_colon(const char *a)
+{
+    return a && strcmp(a, ":") == 0;
+}
+
+/* A part's own options (hydra's local options, Open MPI's per-app ones);
+ * k: the first word after ':'.  Returns the index of its program or an
+ * exit code (> argc never happens: codes are small, checked by caller). */
+static int parse_part_options(int argc, char **argv, int k, struct smrun_app *a, int *next)
+{
+    while (k < argc && argv[k][0] == '-' && argv[k][1] && !is_colon(argv[k])) {
+        const char *arg = argv[k];
+        if (strcmp(arg, "--") == 0) {
+            k++;
+            break;
+        }
+        const char *name = arg + (arg[1] == '-' ? 2 : 1);
+        int nargs = !strcmp(name, "env") || !strcmp(name, "genv") ? 2 :
+                    !strcmp(name, "n") || !strcmp(name, "np") || !strcmp(name, "x") ||
+                    !strcmp(name, "wdir") || !strcmp(name, "wd") ? 1 : -1;
+        if (nargs < 0)
+            return usage_error("option '%s' is not one of an MPMD part's (-n, -env, -x, -wdir); "
+                               "put it before the first program%s", arg, "");
+        if (k + nargs >= argc)
+            return usage_error("option '%s' needs %s", arg, nargs == 2 ? "two arguments" : "an argument");
+        const char *v = argv[k + 1];
+        if (!strcmp(name, "n") || !strcmp(name, "np")) {
+            if (parse_nranks(v, &a->nranks))
+                return usage_error("%s: '%s' is not a valid number of ranks (expected a positive integer)",
+                                   arg, v);
+        } else if (!strcmp(name, "wdir") || !strcmp(name, "wd")) {
+            a->wdir = v;
+        } else if (nargs == 2 || strchr(v, '=')) {
+            const char *eq = nargs == 2 ? NULL : strchr(v, '=');
+            size_t nlen = eq ? (size_t)(eq - v) : strlen(v);
+            if (!valid_env_name(v, nlen))
+                return usage_error("%s: '%s' is not a valid variable name", arg, v);
+            if (push_env(&a->env, &a->nenv, v, nlen, eq ? eq + 1 : argv[k + 2]))
+                return SMRUN_EXIT_FAILURE;
+        } else if (getenv(v) && push_env(&a->env, &a->nenv, v, strlen(v), getenv(v))) {
+            return SMRUN_EXIT_FAILURE;
+        }
+        k += 1 + nargs;
+    }
+    if (k >= argc || is_colon(argv[k]))
+        return usage_error("an MPMD part after ':' has no program%s%s", "", "");
+    *next = k;
+    return SMRUN_CONTINUE;
+}
+
+/* Cuts smrun's argv at each lone ':' into parts (part 0: the global -n and
+ * the first program). */
+static int parse_mpmd(int argc, char **argv, int first, struct smrun_options *o)
+{
+    o->napps = 1;
+    int k = first;
+    while (k < argc && !is_colon(argv[k]))
+        k++;
+    if (k >= argc)
+        return SMRUN_CONTINUE;
+    if (smrun_hosts_requested(o))
+        return usage_error("MPMD (':') across hosts is not supported yet: run one program per job "
+                           "there, or start the parts on this host%s%s", "", "");
+    struct smrun_app *apps = calloc(1, sizeof *apps);
+    if (!apps)
+        return SMRUN_EXIT_FAILURE;
+    apps[0].argv = o->argv;
+    apps[0].nranks = o->nranks;
+    o->apps = apps;
+    long total = o->nranks;
+    while (k < argc && is_colon(argv[k])) {
+        argv[k] = NULL;   /* ends the previous part's argv */
+        apps = realloc(o->apps, (size_t)(o->napps + 1) * sizeof *apps);
+        if (!apps)
+            return SMRUN_EXIT_FAILURE;
+        o->apps = apps;
+        struct smrun_app *a = &apps[o->napps++];
+        memset(a, 0, sizeof *a);
+        a->nranks = 1;
+        int prog = 0;
+        int rc = parse_part_options(argc, argv, k + 1, a, &prog);
+        if (rc != SMRUN_CONTINUE)
+            return rc;
+        a->argv = &argv[prog];
+        total += a->nranks;
+        if (total > SMRUN_MAX_RANKS)
+            return usage_error("the MPMD parts add up to more than %s ranks%s", "65536", "");
+        for (k = prog; k < argc && !is_colon(argv[k]); k++)
+            ;
+    }
+    o->nranks = (int)total;
+    o->nranks_given = 1;
+    return SMRUN_CONTINUE;
+}
+
 int smrun_options_parse(int argc, char **argv, struct smrun_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -481,11 +594,21 @@ int smrun_options_parse(int argc, char **argv, struct smrun_options *o)
     if (i >= argc)
         return usage_error("no program to run%s%s", "", "");
     o->argv = &argv[i];
-    return SMRUN_CONTINUE;
+    return parse_mpmd(argc, argv, i, o);
 }
 
 void smrun_options_free(struct smrun_options *o)
 {
+    for (int a = 1; a < o->napps && o->apps; a++) {
+        for (int i = 0; i < o->apps[a].nenv; i++)
+            free(o->apps[a].env[i]);
+        free(o->apps[a].env);
+    }
+    for (int a = 0; a < o->napps && o->apps; a++)
+        free(o->apps[a].path);
+    free(o->apps);
+    o->apps = NULL;
+    o->napps = 0;
     for (int i = 0; i < o->nenv; i++)
         free(o->env[i]);
     free(o->env);

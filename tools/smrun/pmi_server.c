@@ -92,7 +92,7 @@ static int do_appnum(struct smrun_job *job, struct smrun_rank *r, const struct s
                      const char **why)
 {
     (void)job, (void)m;
-    return reply(r, why, "cmd=appnum appnum=0 rc=0");
+    return reply(r, why, "cmd=appnum appnum=%d rc=0", r->app);
 }
 
 static int do_kvsname(struct smrun_job *job, struct smrun_rank *r, const struct smap_pmi_msg *m,

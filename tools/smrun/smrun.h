@@ -34,6 +34,18 @@
 
 enum smrun_bind { SMRUN_BIND_DEFAULT, SMRUN_BIND_CORE, SMRUN_BIND_NONE };
 
+/* One part of an MPMD command line ("-n 1 ./a : -n 2 ./b"): its ranks
+ * follow the previous parts' in MPI_COMM_WORLD and get MPI_APPNUM = its
+ * index.  Part 0 is the global -n/-env/-wdir and the first program. */
+struct smrun_app {
+    char **argv;             /* NULL-terminated, within smrun's own argv */
+    int nranks;
+    char **env;              /* "VAR=value" of this part's -env/-x, over the global ones */
+    int nenv;
+    const char *wdir;        /* NULL: the job's */
+    char *path;              /* the program as found (main.c), malloc'd */
+};
+
 struct smrun_options {
     int nranks;
     enum smrun_bind bind;
@@ -53,6 +65,8 @@ struct smrun_options {
     const char *launcher;    /* remote shell; NULL: ssh */
     const char *head_addr;   /* NULL: SMRUN_HEAD_ADDR or chosen */
     const char *wdir;        /* -wdir: the ranks' working directory; NULL: smrun's */
+    struct smrun_app *apps;  /* MPMD parts after the first (index 1..napps-1); NULL: none */
+    int napps;               /* 1 without ':' */
     int quiet;               /* -q: no warnings */
 };
 
@@ -183,6 +197,7 @@ struct smrun_rank {
     int alive;               /* forked and not yet reaped */
     int status;              /* wait status once reaped */
     int cpu;                 /* CPU it is bound to, -1 if unbound */
+    int app;                 /* its MPMD part (MPI_APPNUM), 0 without ':' */
     int child_pmi_fd;        /* the rank's ends, open only around fork */
     int child_out_fd, child_err_fd;
     struct smrun_pmi_conn pmi;

@@ -232,21 +232,30 @@ static _Noreturn void exec_rank(struct smrun_job *job, struct smrun_rank *r)
     /* Every other descriptor smrun made is close-on-exec; this one stays. */
     if (fcntl(r->child_pmi_fd, F_SETFD, 0) != 0)
         child_fail("PMI_FD");
+    const struct smrun_app *app = job->opt->napps > 1 ? &job->opt->apps[r->app] : NULL;
+    if (app && app->wdir && chdir(app->wdir) != 0)
+        child_fail(app->wdir);
     size_t n = 0;
     while (job->env[n])
         n++;
-    char **env = calloc(n + 4, sizeof *env);
+    int nlocal = app ? app->nenv : 0;
+    char **env = calloc(n + (size_t)nlocal + 4, sizeof *env);
     if (!env)
         child_fail("environment");
-    memcpy(env, job->env, n * sizeof *env);
+    /* The part's own variables first: getenv takes the first match. */
+    if (nlocal)
+        memcpy(env, app->env, (size_t)nlocal * sizeof *env);
+    memcpy(env + nlocal, job->env, n * sizeof *env);
+    n += (size_t)nlocal;
     env[n] = format_var("PMI_FD", "%d", r->child_pmi_fd);
     env[n + 1] = format_var("PMI_RANK", "%d", r->rank);
     /* The rank's index among this smrun's ranks is its node-local index,
      * which picks the rank's heap slot before MPI_Init runs. */
     env[n + 2] = format_var("SMAP_LOCAL_RANK", "%d", (int)(r - job->ranks));
-    execve(job->program, job->opt->argv, env);
+    char **argv = app ? app->argv : job->opt->argv;
+    execve(app ? app->path : job->program, argv, env);
     int err = errno;
-    dprintf(STDERR_FILENO, "smrun: %s: %s\n", job->opt->argv[0], strerror(err));
+    dprintf(STDERR_FILENO, "smrun: %s: %s\n", argv[0], strerror(err));
     _exit(err == ENOENT ? SMRUN_EXIT_NOTFOUND : SMRUN_EXIT_NOEXEC);
 }
 
