@@ -107,7 +107,7 @@ static int run(const struct opdesc *d, MPI_Win win, int rq, MPI_Request *req)
     }
     if (is_acc(d->kind)) {
         const char *why = "";
-        int rc = smap_op_check(d->op, d->ttype, &why);
+        int rc = smap_op_check_acc(d->op, d->ttype, &why);
         if (rc)
             return RMA_RAISE(F, win, rc, "%s", why);
         smap_dtype_t *tb = smap_op_base_type(a.ttype);

@@ -650,9 +650,11 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
                            .align = b->align > 0 ? (size_t)b->align : 1 };
     smap_op_loop_fn *band;
     const char *why;
-    pl.integer = opx == SMAP_OPX_SUM && smap_op_loop(SMAP_OPX_BAND, b, &band, &why) == MPI_SUCCESS;
+    smap_dtype_t *lb = smap_op_acc_type(b);   /* whose loops combine b */
+    pl.integer =
+        opx == SMAP_OPX_SUM && smap_op_loop(SMAP_OPX_BAND, lb, &band, &why) == MPI_SUCCESS;
     if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
-        int rc = smap_op_loop(opx, b, &pl.fn, &why);
+        int rc = smap_op_loop(opx, lb, &pl.fn, &why);
         if (SMAP_UNLIKELY(rc))
             return smap_rma_fail(rc, why);
     }
@@ -718,7 +720,7 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
                 if (res)
                     memcpy(res, cur, bytes);
                 if (opx != SMAP_OPX_NO_OP) {
-                    smap_op_apply(a->op, in, cur, n, smap_dtype_handle(b));
+                    smap_op_apply(a->op, in, cur, n, smap_dtype_handle(lb));
                     smap_dtype_pack(cur, n, b, s, 0, (MPI_Count)sbytes);
                     rc = cma_scatter(&o, a->tcount, a->ttype, s);
                 }
@@ -766,11 +768,12 @@ int smap_rma_fast_acc(struct MPI_ABI_Win *w, int target, MPI_Aint disp, int opx,
                            .align = b->align > 0 ? (size_t)b->align : 1 };
     if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
         const char *why;
-        if (SMAP_UNLIKELY(smap_op_loop(opx, b, &pl.fn, &why) != MPI_SUCCESS))
+        smap_dtype_t *lb = smap_op_acc_type(b);
+        if (SMAP_UNLIKELY(smap_op_loop(opx, lb, &pl.fn, &why) != MPI_SUCCESS))
             return -1;
         if (opx == SMAP_OPX_SUM) {
             smap_op_loop_fn *band;
-            pl.integer = smap_op_loop(SMAP_OPX_BAND, b, &band, &why) == MPI_SUCCESS;
+            pl.integer = smap_op_loop(SMAP_OPX_BAND, lb, &band, &why) == MPI_SUCCESS;
         }
     }
     struct smap_rma_cb *cb = t->cb;
