@@ -211,7 +211,7 @@ void smap_rma_net_unregister(struct MPI_ABI_Win *w)
     }
     if (w->dyn_mr) {
         smap_p2p_lock();
-        for (int i = 0; i < SMAP_RMA_DYN_MAX; i++)
+        for (int i = 0; i < SMAP_RMA_DYN_MR; i++)
             if (w->dyn_mr[i].mr)
                 smap_net_rma_unregister(w->dyn_mr[i].mr);
         smap_p2p_unlock();
@@ -375,22 +375,17 @@ static int run_request(struct MPI_ABI_Win *w, const struct nmsg *m, const unsign
  * registered (else the origin uses messages for it). */
 static void serve_key(int world, struct MPI_ABI_Win *w, const struct nmsg *m)
 {
-    struct smap_rma_cb *cb = w->cb;
-    const struct smap_rma_dyn *d = NULL;
-    for (uint32_t i = 0; i < cb->ndyn && !d; i++)
-        if (m->addr >= cb->dyn[i].base && m->addr - cb->dyn[i].base <= cb->dyn[i].size &&
-            m->len <= cb->dyn[i].size - (m->addr - cb->dyn[i].base))
-            d = &cb->dyn[i];
-    if (!d) {
+    struct smap_rma_dyn dr, *d = &dr;
+    if (!smap_rma_dyn_own(w, (uintptr_t)m->addr, (size_t)m->len, &dr)) {
         reply(world, m, MPI_ERR_RMA_RANGE, 0, NULL, 0);
         return;
     }
     if (!w->dyn_mr)
-        w->dyn_mr = calloc(SMAP_RMA_DYN_MAX, sizeof *w->dyn_mr);
+        w->dyn_mr = calloc(SMAP_RMA_DYN_MR, sizeof *w->dyn_mr);
     if (!w->key_given)
         w->key_given = calloc((size_t)w->n, 1);
     struct smap_rma_dyn_mr *r = NULL, *fr = NULL;
-    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MAX && !r; i++) {
+    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MR && !r; i++) {
         if (w->dyn_mr[i].mr && w->dyn_mr[i].base == d->base)
             r = &w->dyn_mr[i];
         else if (!w->dyn_mr[i].mr && !fr)
@@ -417,7 +412,7 @@ static void serve_key(int world, struct MPI_ABI_Win *w, const struct nmsg *m)
 void smap_rma_net_detach(struct MPI_ABI_Win *w, uintptr_t base)
 {
     struct smap_rma_dyn_mr *r = NULL;
-    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MAX && !r; i++)
+    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MR && !r; i++)
         if (w->dyn_mr[i].mr && w->dyn_mr[i].base == base)
             r = &w->dyn_mr[i];
     if (!r)
