@@ -225,7 +225,9 @@ int smap_rma_each_block(uintptr_t addr, MPI_Count count, smap_dtype_t *t, smap_r
                         void *ctx);
 
 /* Resolves (target, addr, len) for a dynamic window: the path to use and,
- * for DIRECT, the local address.  MPI_ERR_RMA_RANGE when not attached. */
+ * for DIRECT, the local address.  The range may span adjacent attached
+ * regions (as MPICH allows); MPI_ERR_RMA_RANGE when some of it is not
+ * attached. */
 int smap_rma_dyn_resolve(struct MPI_ABI_Win *w, int target, uintptr_t addr, size_t len,
                          int *path, char **local, int *atomics);
 

@@ -377,6 +377,7 @@ static void serve_key(int world, struct MPI_ABI_Win *w, const struct nmsg *m)
 {
     struct smap_rma_dyn dr, *d = &dr;
     if (!smap_rma_dyn_own(w, (uintptr_t)m->addr, (size_t)m->len, &dr)) {
+        /* no region, or a range across adjacent ones: messages serve it */
         reply(world, m, MPI_ERR_RMA_RANGE, 0, NULL, 0);
         return;
     }

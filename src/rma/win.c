@@ -589,7 +589,8 @@ struct dyn_span {
 };
 
 /* [addr, addr+len) in tab[0, n) (a consistent copy or not: the caller
- * checks the generation): the region holding it. */
+ * checks the generation): the region holding addr, then the regions that
+ * follow it without a gap until the range ends. */
 static struct dyn_span dyn_cover(const struct smap_rma_dyn *tab, uint32_t n, uint64_t addr,
                                  uint64_t len)
 {
@@ -600,6 +601,11 @@ static struct dyn_span dyn_cover(const struct smap_rma_dyn *tab, uint32_t n, uin
     uint64_t end = addr + len, covered = tab[i - 1].base + tab[i - 1].size;
     s.direct = (int)tab[i - 1].direct;
     s.cma = (int)tab[i - 1].cma;
+    for (; covered < end && i < n && tab[i].base == covered; i++) {
+        covered += tab[i].size;
+        s.direct &= (int)tab[i].direct;
+        s.cma &= (int)tab[i].cma;
+    }
     s.found = end >= addr && covered >= end;
     return s;
 }
@@ -626,7 +632,7 @@ int smap_rma_dyn_resolve(struct MPI_ABI_Win *w, int target, uintptr_t addr, size
             continue;
         if (!s.found)
             return smap_rma_fail(MPI_ERR_RMA_RANGE,
-                                 "the target range is not inside a region attached there");
+                                 "the target range is not inside regions attached there");
         *atomics = s.direct;
         if (target == w->me || s.direct) {
             *local = smap_remote_inline(t->lr, (const void *)addr, len);
