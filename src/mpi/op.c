@@ -164,6 +164,14 @@ int smap_op_check_acc(MPI_Op op, MPI_Datatype type, const char **why)
     smap_dtype_t *b = o && t && o->predefined ? base_of(t) : NULL;
     if (b && acc_arith(o->opx) && b == smap_dtype_get(MPI_BYTE))
         return MPI_SUCCESS;
+    /* derived types of value-index pairs: src/rma walks them pair by pair
+     * (MPICH and Open MPI accept MPI_MAXLOC on a vector of pairs there) */
+    if (b && b != t && smap_op_is_pair(b) && o->opx != SMAP_OPX_REPLACE &&
+        o->opx != SMAP_OPX_NO_OP) {
+        const char *dummy;
+        smap_op_loop_fn *fn;
+        return smap_op_loop(o->opx, b, &fn, why ? why : &dummy);
+    }
     return smap_op_check(op, type, why);
 }
 

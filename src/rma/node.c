@@ -400,6 +400,11 @@ struct acc_ctx {
     int n;                     /* ranks of the window: their flags */
     int atomics, locked, flagged;
     size_t budget;             /* bulk: bytes before the lock is let go */
+    /* served target, b with a hole (am_pair) */
+    struct MPI_ABI_Win *w;
+    int target;
+    MPI_Op op;
+    smap_dtype_t *b;
 };
 
 /* Enters the element atomics: busy flag up while no DRAIN holder works. */
@@ -445,21 +450,24 @@ static int each_run(char *base, MPI_Count count, smap_dtype_t *t, smap_dtype_t *
     const struct smap_dtype_flat *f = smap_dtype_flat(t);
     if (!f)
         return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
+    /* Element i starts where the packed stream reaches i * size: a derived
+     * type holds whole copies of b, so b's own layout (a pair's hole,
+     * MPI_SHORT_INT's, included) holds from there, even when b's bytes
+     * are cut into several blocks. */
     int dense = b->extent == b->size;
-    MPI_Count i = 0;
+    MPI_Count i = 0, size = b->size, pos = 0;
     for (MPI_Count e = 0; e < count; e++)
         for (MPI_Count r = 0; r < f->nblk; r++) {
             const struct smap_dtype_block *bl = &f->blk[r];
-            MPI_Count m = bl->len / b->size;
-            for (MPI_Count k = 0; k < bl->n; k++) {
+            for (MPI_Count k = 0; k < bl->n; k++, pos += bl->len) {
                 char *p = base + e * t->extent + bl->off + k * bl->stride;
                 int rc = MPI_SUCCESS;
                 if (dense) {
-                    rc = fn(c, p, i, m);
-                    i += m;
+                    rc = fn(c, p, i, bl->len / size);
+                    i += bl->len / size;
                 } else {
-                    for (MPI_Count x = 0; x < m && !rc; x++)
-                        rc = fn(c, p + x * b->size, i++, 1);
+                    for (MPI_Count x = (size - pos % size) % size; x < bl->len && !rc; x += size)
+                        rc = fn(c, p + x, i++, 1);
                 }
                 if (rc)
                     return rc;
@@ -604,6 +612,31 @@ static int acc_am(struct MPI_ABI_Win *w, int target, const struct where *o,
     return rc;
 }
 
+/* Whether b has padding inside (MPI_SHORT_INT: short, 2 bytes, int): the
+ * packed stream has no hole where the op's loop reads the index, and the
+ * target layout's dense blocks cut each element in two. */
+static inline int has_hole(const smap_dtype_t *b)
+{
+    return b->true_extent != b->size;
+}
+
+/* Such elements to a target served through its mailbox: one request per
+ * element at its address, in b's own layout (in and res are). */
+static int am_pair(struct acc_ctx *c, char *p, MPI_Count i, MPI_Count k)
+{
+    size_t len = (size_t)c->b->true_extent;
+    for (MPI_Count j = 0; j < k; j++, i++) {
+        int rc = smap_rma_am_call(c->w, c->target, c->res ? SMAP_AM_GACC : SMAP_AM_ACC,
+                                  (uintptr_t)p + (uintptr_t)j * c->ext, len, c->op,
+                                  smap_dtype_handle(c->b), c->in ? c->in + i * c->ext : NULL,
+                                  c->in ? len : 0, c->res ? c->res + i * c->ext : NULL,
+                                  c->res ? len : 0);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 /* REPLACE / NO_OP on a type mixing basic types: whole-operation put/get
  * under the accumulate lock (no element is torn by another accumulate). */
 static int acc_mixed(MPI_Win h, int target, const struct smap_rma_op_args *a, int opx)
@@ -662,7 +695,8 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
     if (rc)
         return rc;
-    if (o.path == SMAP_RMA_AM)
+    int holes = o.path == SMAP_RMA_AM && has_hole(b) && !w->t[target].remote;
+    if (o.path == SMAP_RMA_AM && !holes)
         return acc_am(w, target, &o, a, b);
     MPI_Count n = a->ttype->size ? a->tcount * (a->ttype->size / b->size) : 0;
     size_t bytes = (size_t)(n * b->extent);
@@ -696,7 +730,11 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
         }
     }
     struct smap_rma_cb *cb = w->t[target].cb;
-    if (o.path == SMAP_RMA_DIRECT) {
+    if (holes) {
+        struct acc_ctx c = { .in = in, .res = res, .ext = (size_t)b->extent, .w = w,
+                             .target = target, .op = a->op, .b = b };
+        rc = each_run((char *)o.taddr, a->tcount, a->ttype, b, am_pair, &c);
+    } else if (o.path == SMAP_RMA_DIRECT) {
         struct acc_ctx c = { .pl = &pl, .in = in, .res = res, .ext = (size_t)b->extent,
                              .size = (size_t)b->size, .cb = cb,
                              .busy = smap_rma_busy_flag(cb, w->n, w->me), .n = w->n,
