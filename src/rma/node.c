@@ -260,6 +260,7 @@ struct acc_plan {
     int integer;             /* BAND is defined on the type: fetch_and & co apply */
     smap_op_loop_fn *fn;     /* the op's kernel (not REPLACE / NO_OP) */
     size_t esize;
+    size_t span;             /* bytes an element covers: MPI_SHORT_INT's 8, hole included */
     size_t ext, align;       /* the basic type's extent and alignment */
 };
 
@@ -358,9 +359,9 @@ static void apply_loop(const struct acc_plan *pl, const char *in, char *inout, M
 static void locked_elem(const struct acc_plan *pl, void *p, const void *in, void *res)
 {
     if (res)
-        memcpy(res, p, pl->esize);
+        memcpy(res, p, pl->span);
     if (pl->opx == SMAP_OPX_REPLACE)
-        memcpy(p, in, pl->esize);
+        memcpy(p, in, pl->span);
     else if (pl->opx != SMAP_OPX_NO_OP)
         apply_loop(pl, in, p, 1);
 }
@@ -394,7 +395,7 @@ struct acc_ctx {
     const struct acc_plan *pl;
     const char *in;            /* the origin's elements in b's layout, NULL for NO_OP */
     char *res;                 /* the old values, same layout, or NULL */
-    size_t ext, size;          /* b's extent and size */
+    size_t ext, size;          /* b's extent, the bytes an element covers (span) */
     struct smap_rma_cb *cb;
     _Atomic uint64_t *busy;    /* our busy flag at the target */
     int n;                     /* ranks of the window: their flags */
@@ -679,7 +680,8 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     smap_dtype_t *b = smap_op_base_type(a->ttype);
     if (!b)
         return acc_mixed(h, target, a, opx);
-    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size, .ext = (size_t)b->extent,
+    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size,
+                           .span = (size_t)b->true_extent, .ext = (size_t)b->extent,
                            .align = b->align > 0 ? (size_t)b->align : 1 };
     smap_op_loop_fn *band;
     const char *why;
@@ -736,7 +738,7 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
         rc = each_run((char *)o.taddr, a->tcount, a->ttype, b, am_pair, &c);
     } else if (o.path == SMAP_RMA_DIRECT) {
         struct acc_ctx c = { .pl = &pl, .in = in, .res = res, .ext = (size_t)b->extent,
-                             .size = (size_t)b->size, .cb = cb,
+                             .size = pl.span, .cb = cb,
                              .busy = smap_rma_busy_flag(cb, w->n, w->me), .n = w->n,
                              .atomics = o.atomics };
         int bulk = !o.atomics || n >= ACC_BULK_MIN;
@@ -802,7 +804,8 @@ int smap_rma_fast_acc(struct MPI_ABI_Win *w, int target, MPI_Aint disp, int opx,
     uint64_t bytes = (uint64_t)n * (uint64_t)b->size;
     if (SMAP_UNLIKELY(off + bytes > (uint64_t)t->size))
         return -1;
-    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size, .ext = (size_t)b->extent,
+    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size, .span = (size_t)b->size,
+                           .ext = (size_t)b->extent,
                            .align = b->align > 0 ? (size_t)b->align : 1 };
     if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
         const char *why;
@@ -837,7 +840,7 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
     int rc = locate(w, target, a->taddr, 1, t, &o);
     if (rc)
         return rc;
-    struct acc_plan pl = { .esize = s };
+    struct acc_plan pl = { .esize = s, .span = s };
     char old[64];
     if (o.path == SMAP_RMA_DIRECT && o.atomics && t->extent == t->size && atomic_ok(&pl, o.local)) {
         struct smap_rma_cb *cb = w->t[target].cb;
