@@ -6,6 +6,7 @@
  * element atomics; 16, the bulk loop; a vector of bytes), MPI_Raccumulate,
  * MPI_Fetch_and_op and MPI_Get_accumulate, and rank 0 checks the sums.
  * Run at every copy level (direct, CMA, served by the target). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "smap_test.h"
@@ -16,9 +17,11 @@ int main(int argc, char **argv)
     int me, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    unsigned char *mem;
+    /* program memory: direct, CMA or served as SMAP_COPY says */
+    unsigned char *mem = malloc(64);
+    CHECK(mem, "out of memory");
     MPI_Win win;
-    CHECK_RC(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    CHECK_RC(MPI_Win_create(mem, 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     memset(mem, 0, 64);
     mem[1] = 1;     /* PROD */
@@ -92,6 +95,7 @@ int main(int argc, char **argv)
     }
     MPI_Type_free(&vec);
     CHECK_RC(MPI_Win_free(&win));
+    free(mem);
     MPI_Finalize();
     return 0;
 }

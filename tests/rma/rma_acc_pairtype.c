@@ -7,6 +7,7 @@
  * pairs, then a Get_accumulate with MPI_NO_OP through the vector reads
  * the maxima back.  Rank r offers value (r + j) % np, index r, at pair j:
  * the winner is unique and known. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "smap_test.h"
@@ -32,10 +33,11 @@ static int minloc_rank(int j)
             VT v;                                                                              \
             int i;                                                                             \
         } pair_t;                                                                              \
-        pair_t *mem;                                                                           \
+        pair_t *mem = malloc(3 * N * sizeof(pair_t)); /* direct, CMA or served */             \
+        CHECK(mem, "out of memory");                                                           \
         MPI_Win win;                                                                           \
-        CHECK_RC(MPI_Win_allocate(3 * N * sizeof(pair_t), sizeof(pair_t), MPI_INFO_NULL,     \
-                                  MPI_COMM_WORLD, &mem, &win));                                \
+        CHECK_RC(MPI_Win_create(mem, 3 * N * sizeof(pair_t), sizeof(pair_t), MPI_INFO_NULL,  \
+                                MPI_COMM_WORLD, &win));                                        \
         MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);                                        \
         for (int j = 0; j < 2 * N; j++) {                                                      \
             mem[j].v = (VT)(j % 2 ? 55 : -1000);                                               \
@@ -91,6 +93,7 @@ static int minloc_rank(int j)
         MPI_Type_free(&vec);                                                                   \
         MPI_Type_free(&con);                                                                   \
         CHECK_RC(MPI_Win_free(&win));                                                          \
+        free(mem);                                                                             \
     }
 
 PAIR_TEST(test_float_int, float, MPI_FLOAT_INT)

@@ -4,6 +4,7 @@
  * move exactly those elements.  A NULL buffer with a type that starts
  * at offset 0 is still MPI_ERR_ARG (it would touch address 0).
  * Rank r targets rank (r+1) % np. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "smap_test.h"
@@ -17,10 +18,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     int to = (me + 1) % np, from = (me + np - 1) % np;
-    int *mem;
+    int *mem = malloc(3 * N * sizeof(int));   /* direct, CMA or served */
+    CHECK(mem, "out of memory");
     MPI_Win win;
-    CHECK_RC(MPI_Win_allocate(3 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                              &mem, &win));
+    CHECK_RC(MPI_Win_create(mem, 3 * N * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                            MPI_COMM_WORLD, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     for (int i = 0; i < 3 * N; i++)
         mem[i] = -1;
@@ -71,6 +73,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&abs_t);
     MPI_Type_free(&res_t);
     CHECK_RC(MPI_Win_free(&win));
+    free(mem);
     MPI_Finalize();
     return 0;
 }
