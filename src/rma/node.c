@@ -621,8 +621,8 @@ static inline int has_hole(const smap_dtype_t *b)
     return b->true_extent != b->size;
 }
 
-/* Such elements to a target served through its mailbox: one request per
- * element at its address, in b's own layout (in and res are). */
+/* Such elements to a served target (its mailbox, or another node): one
+ * request per element at its address, in b's own layout (in and res are). */
 static int am_pair(struct acc_ctx *c, char *p, MPI_Count i, MPI_Count k)
 {
     size_t len = (size_t)c->b->true_extent;
@@ -697,7 +697,7 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
     if (rc)
         return rc;
-    int holes = o.path == SMAP_RMA_AM && has_hole(b) && !w->t[target].remote;
+    int holes = o.path == SMAP_RMA_AM && has_hole(b);
     if (o.path == SMAP_RMA_AM && !holes)
         return acc_am(w, target, &o, a, b);
     MPI_Count n = a->ttype->size ? a->tcount * (a->ttype->size / b->size) : 0;

@@ -289,6 +289,15 @@ static int try_lock(struct MPI_ABI_Win *w, uint32_t flags)
     return 0;
 }
 
+/* The bytes one element of basic type et covers in an accumulate's
+ * segment: its size, or its true extent when it has a hole inside
+ * (MPI_SHORT_INT: node.c sends such elements one by one, in their own
+ * layout). */
+static size_t elem_span(const smap_dtype_t *et)
+{
+    return et->true_extent > et->size ? (size_t)et->true_extent : (size_t)et->size;
+}
+
 /* Runs one piece (one segment of a request) on our memory with ourselves
  * as the target. */
 static int run_op(struct MPI_ABI_Win *w, uint32_t kind, const struct nmsg *m, uint64_t addr,
@@ -312,9 +321,9 @@ static int run_op(struct MPI_ABI_Win *w, uint32_t kind, const struct nmsg *m, ui
         return smap_rma_node_ops.get((MPI_Win)w, w->me, &a);
     case SMAP_AM_ACC:
     case SMAP_AM_GACC: {
-        if (!b || !b->size || len % (size_t)b->size)
+        if (!b || !b->size || len % elem_span(b))
             return MPI_ERR_TYPE;
-        MPI_Count n = (MPI_Count)(len / (size_t)b->size);
+        MPI_Count n = (MPI_Count)(len / elem_span(b));
         a.op = (MPI_Op)(uintptr_t)m->op;
         a.oaddr = data;
         a.ocount = a.tcount = n;
@@ -591,6 +600,8 @@ static int batch_block(void *ctx, uintptr_t addr, size_t len, size_t off)
 {
     struct batch *b = ctx;
     (void)off;   /* blocks come in stream order: off == b->m.off + b->m.len */
+    if (len % b->es)   /* no message could carry the piece of an element */
+        return smap_rma_fail(MPI_ERR_TYPE, "a block of the target layout cuts an element");
     while (len) {
         size_t k = b->room - (size_t)b->m.len;
         if (k > len)
@@ -619,7 +630,7 @@ int smap_rma_net_xfer(struct MPI_ABI_Win *w, int target, int kind, MPI_Op op, sm
         .w = w, .target = target,
         .m = { .kind = (uint32_t)kind, .op = (uint64_t)(uintptr_t)op,
                .type = et ? (uint64_t)(uintptr_t)smap_dtype_handle(et) : 0 },
-        .es = et ? (size_t)et->size : 1,
+        .es = et ? elem_span(et) : 1,
         .room = smap_p2p_rma_room() - sizeof(struct nmsg) - 16 * SMAP_RMA_NET_MAXSEG,
         .in = in,
     };
