@@ -50,6 +50,14 @@ static int is_acc(int kind)
     return kind == SMAP_RMA_ACC || kind == SMAP_RMA_GACC;
 }
 
+/* Whether buffer p may hold count > 0 elements of t: NULL is MPI_BOTTOM,
+ * fine for a type of absolute addresses (from MPI_Get_address), an error
+ * when the data would start at address 0. */
+static int buffer_ok(const void *p, const smap_dtype_t *t)
+{
+    return p || t->true_lb != 0;
+}
+
 static int run(const struct opdesc *d, MPI_Win win, int rq, MPI_Request *req)
 {
     const char *F = d->F;
@@ -92,22 +100,26 @@ static int run(const struct opdesc *d, MPI_Win win, int rq, MPI_Request *req)
     if (d->kind != SMAP_RMA_GET && !no_op) {
         CHECK_COUNT(F, win, d->ocount);
         CHECK_TYPE(F, win, d->otype, a.otype);
-        if (d->ocount > 0 && a.otype->size > 0)
-            RMA_CHECK_PTR(F, win, d->oaddr);
+        if (d->ocount > 0 && a.otype->size > 0 && !buffer_ok(d->oaddr, a.otype))
+            return RMA_RAISE(F, win, MPI_ERR_ARG, "origin_addr is NULL");
         a.oaddr = d->oaddr;
         a.ocount = d->ocount;
     }
     if (d->kind == SMAP_RMA_GET || d->kind == SMAP_RMA_GACC || d->kind == SMAP_RMA_CAS) {
         CHECK_COUNT(F, win, d->rcount);
         CHECK_TYPE(F, win, d->rtype, a.rtype);
-        if (d->rcount > 0 && a.rtype->size > 0)
-            RMA_CHECK_PTR(F, win, d->raddr);
+        /* the backends tell get_accumulate from accumulate by the result
+         * buffer: MPI_BOTTOM only for a get's */
+        if (d->rcount > 0 && a.rtype->size > 0 &&
+            (d->kind == SMAP_RMA_GET ? !buffer_ok(d->raddr, a.rtype) : !d->raddr))
+            return RMA_RAISE(F, win, MPI_ERR_ARG, "%s is NULL",
+                             d->kind == SMAP_RMA_GET ? "origin_addr" : "result_addr");
         a.raddr = d->raddr;
         a.rcount = d->rcount;
     }
     if (is_acc(d->kind)) {
         const char *why = "";
-        int rc = smap_op_check(d->op, d->ttype, &why);
+        int rc = smap_op_check_acc(d->op, d->ttype, &why);
         if (rc)
             return RMA_RAISE(F, win, rc, "%s", why);
         smap_dtype_t *tb = smap_op_base_type(a.ttype);

@@ -274,12 +274,22 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char F[] = "MPI_Win_get_name";
-    struct MPI_ABI_Win *w;
-    RMA_CHECK_WIN(F, win, w);
-    RMA_CHECK_PTR(F, win, win_name);
-    RMA_CHECK_PTR(F, win, resultlen);
-    size_t n = strlen(w->name);
-    memcpy(win_name, w->name, n + 1);
+    /* MPI 4.1: the null handle has a name too */
+    const char *name = "MPI_WIN_NULL";
+    if (win == MPI_WIN_NULL) {
+        SMAP_CHECK_RUNNING(F);
+        if (!win_name || !resultlen)
+            return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, F, "%s is NULL",
+                                  win_name ? "resultlen" : "win_name");
+    } else {
+        struct MPI_ABI_Win *w;
+        RMA_CHECK_WIN(F, win, w);
+        RMA_CHECK_PTR(F, win, win_name);
+        RMA_CHECK_PTR(F, win, resultlen);
+        name = w->name;
+    }
+    size_t n = strlen(name);
+    memcpy(win_name, name, n + 1);
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }

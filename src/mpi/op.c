@@ -142,6 +142,39 @@ int smap_op_check(MPI_Op op, MPI_Datatype type, const char **why)
     return resolve(o->opx, t, &base, &fn, why);
 }
 
+/* One-sided accumulates only: MPI_BYTE also takes the arithmetic ops, as
+ * the unsigned 8-bit integers it holds.  MPICH and Open MPI accept them
+ * there (mpi4py probes one-sided support with MPI_SUM on MPI_BYTE), so
+ * smartmap does too (D14); reductions keep the standard's table. */
+static int acc_arith(int opx)
+{
+    return opx == SMAP_OPX_SUM || opx == SMAP_OPX_PROD || opx == SMAP_OPX_MIN ||
+           opx == SMAP_OPX_MAX;
+}
+
+smap_dtype_t *smap_op_acc_type(smap_dtype_t *b)
+{
+    return b == smap_dtype_get(MPI_BYTE) ? smap_dtype_get(MPI_UINT8_T) : b;
+}
+
+int smap_op_check_acc(MPI_Op op, MPI_Datatype type, const char **why)
+{
+    struct MPI_ABI_Op *o = smap_op_get(op);
+    smap_dtype_t *t = smap_dtype_get(type);
+    smap_dtype_t *b = o && t && o->predefined ? base_of(t) : NULL;
+    if (b && acc_arith(o->opx) && b == smap_dtype_get(MPI_BYTE))
+        return MPI_SUCCESS;
+    /* derived types of value-index pairs: src/rma walks them pair by pair
+     * (MPICH and Open MPI accept MPI_MAXLOC on a vector of pairs there) */
+    if (b && b != t && smap_op_is_pair(b) && o->opx != SMAP_OPX_REPLACE &&
+        o->opx != SMAP_OPX_NO_OP) {
+        const char *dummy;
+        smap_op_loop_fn *fn;
+        return smap_op_loop(o->opx, b, &fn, why ? why : &dummy);
+    }
+    return smap_op_check(op, type, why);
+}
+
 /* ---- applying ---- */
 
 /* n elements of `base` at a and b: straight through the loop when both

@@ -65,4 +65,12 @@ struct MPI_ABI_Datatype *smap_op_base_type(struct MPI_ABI_Datatype *t);
 
 int smap_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type);
 
+/* smap_op_check for one-sided accumulates, which also take MPI_SUM,
+ * MPI_PROD, MPI_MIN and MPI_MAX on MPI_BYTE, and MINLOC/MAXLOC on derived
+ * types of value-index pairs (as MPICH and Open MPI do): they combine
+ * elements through the loops of smap_op_acc_type(basic type),
+ * MPI_UINT8_T for MPI_BYTE, b otherwise, pair by pair. */
+int smap_op_check_acc(MPI_Op op, MPI_Datatype type, const char **why);
+struct MPI_ABI_Datatype *smap_op_acc_type(struct MPI_ABI_Datatype *b);
+
 #endif

@@ -63,7 +63,7 @@ static char *region(void)
 {
     char *r = smap_rma_region();
     if (r && !ready) {
-        ready = insert_at(0, (struct extent){ 0, SMAP_RMA_REGION_SIZE }) == 0;
+        ready = insert_at(0, (struct extent){ 0, smap_rma_region_size() }) == 0;
         if (!ready)
             return NULL;
     }
@@ -153,7 +153,8 @@ void smap_rma_arena_free(void *p, size_t len)
 int smap_rma_in_arena(const void *p, size_t len)
 {
     uintptr_t r = (uintptr_t)smap_rma_region(), a = (uintptr_t)p;
-    return r && a >= r && a - r <= SMAP_RMA_REGION_SIZE && len <= SMAP_RMA_REGION_SIZE - (a - r);
+    size_t size = smap_rma_region_size();
+    return r && a >= r && a - r <= size && len <= size - (a - r);
 }
 
 struct smap_rma_cb *smap_rma_cb_alloc(size_t len)

@@ -10,8 +10,11 @@
 #include "p2p/p2p.h"
 #include "rma/rma.h"
 
-/* Attach table of a dynamic window: at most this many regions per rank. */
-#define SMAP_RMA_DYN_MAX 64
+/* Attach table of a dynamic window: an array sorted by base, in the
+ * owner's one-sided region (peers read it through their view of it),
+ * doubled when full: no fixed limit (linked-list codes attach thousands
+ * of regions).  Its first capacity: */
+#define SMAP_RMA_DYN_FIRST 64
 
 struct smap_rma_dyn {
     uint64_t base, size;
@@ -58,8 +61,8 @@ struct smap_rma_cb {
     _Atomic uint32_t exposed;
     _Alignas(64) _Atomic uint32_t acc_lock;
     _Alignas(64) _Atomic uint64_t dyn_gen;   /* odd while the table changes */
-    uint32_t ndyn;
-    struct smap_rma_dyn dyn[SMAP_RMA_DYN_MAX];
+    uint32_t ndyn, dyn_cap;                  /* regions attached, table capacity */
+    uint64_t dyn_tab;                        /* the table, at this address in the owner */
     struct smap_rma_am am;
     /* post[n] (indexed by the poster's rank), then done[n] (by the
      * completer's rank): how many times each did so; then one cache line
@@ -193,6 +196,12 @@ struct smap_rma_dkey {
     uint64_t rbase, rkey;  /* its registration (rdma), else messages */
     int rdma;
 };
+/* Our own attached region holding all of [addr, addr+len): 1 with *d, else
+ * 0 (the owner's view: no concurrent change). */
+int smap_rma_dyn_own(struct MPI_ABI_Win *w, uintptr_t addr, size_t len, struct smap_rma_dyn *d);
+/* Regions of a dynamic window registered for RDMA at once (remote.c);
+ * origins reach the others by messages. */
+#define SMAP_RMA_DYN_MR 64
 struct smap_rma_dyn_mr {
     uint64_t base, size, rbase, rkey;
     void *mr;              /* NULL: slot free */
@@ -216,7 +225,9 @@ int smap_rma_each_block(uintptr_t addr, MPI_Count count, smap_dtype_t *t, smap_r
                         void *ctx);
 
 /* Resolves (target, addr, len) for a dynamic window: the path to use and,
- * for DIRECT, the local address.  MPI_ERR_RMA_RANGE when not attached. */
+ * for DIRECT, the local address.  The range may span adjacent attached
+ * regions (as MPICH allows); MPI_ERR_RMA_RANGE when some of it is not
+ * attached. */
 int smap_rma_dyn_resolve(struct MPI_ABI_Win *w, int target, uintptr_t addr, size_t len,
                          int *path, char **local, int *atomics);
 

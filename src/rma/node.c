@@ -260,6 +260,7 @@ struct acc_plan {
     int integer;             /* BAND is defined on the type: fetch_and & co apply */
     smap_op_loop_fn *fn;     /* the op's kernel (not REPLACE / NO_OP) */
     size_t esize;
+    size_t span;             /* bytes an element covers: MPI_SHORT_INT's 8, hole included */
     size_t ext, align;       /* the basic type's extent and alignment */
 };
 
@@ -358,9 +359,9 @@ static void apply_loop(const struct acc_plan *pl, const char *in, char *inout, M
 static void locked_elem(const struct acc_plan *pl, void *p, const void *in, void *res)
 {
     if (res)
-        memcpy(res, p, pl->esize);
+        memcpy(res, p, pl->span);
     if (pl->opx == SMAP_OPX_REPLACE)
-        memcpy(p, in, pl->esize);
+        memcpy(p, in, pl->span);
     else if (pl->opx != SMAP_OPX_NO_OP)
         apply_loop(pl, in, p, 1);
 }
@@ -394,12 +395,17 @@ struct acc_ctx {
     const struct acc_plan *pl;
     const char *in;            /* the origin's elements in b's layout, NULL for NO_OP */
     char *res;                 /* the old values, same layout, or NULL */
-    size_t ext, size;          /* b's extent and size */
+    size_t ext, size;          /* b's extent, the bytes an element covers (span) */
     struct smap_rma_cb *cb;
     _Atomic uint64_t *busy;    /* our busy flag at the target */
     int n;                     /* ranks of the window: their flags */
     int atomics, locked, flagged;
     size_t budget;             /* bulk: bytes before the lock is let go */
+    /* served target, b with a hole (am_pair) */
+    struct MPI_ABI_Win *w;
+    int target;
+    MPI_Op op;
+    smap_dtype_t *b;
 };
 
 /* Enters the element atomics: busy flag up while no DRAIN holder works. */
@@ -445,21 +451,24 @@ static int each_run(char *base, MPI_Count count, smap_dtype_t *t, smap_dtype_t *
     const struct smap_dtype_flat *f = smap_dtype_flat(t);
     if (!f)
         return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
+    /* Element i starts where the packed stream reaches i * size: a derived
+     * type holds whole copies of b, so b's own layout (a pair's hole,
+     * MPI_SHORT_INT's, included) holds from there, even when b's bytes
+     * are cut into several blocks. */
     int dense = b->extent == b->size;
-    MPI_Count i = 0;
+    MPI_Count i = 0, size = b->size, pos = 0;
     for (MPI_Count e = 0; e < count; e++)
         for (MPI_Count r = 0; r < f->nblk; r++) {
             const struct smap_dtype_block *bl = &f->blk[r];
-            MPI_Count m = bl->len / b->size;
-            for (MPI_Count k = 0; k < bl->n; k++) {
+            for (MPI_Count k = 0; k < bl->n; k++, pos += bl->len) {
                 char *p = base + e * t->extent + bl->off + k * bl->stride;
                 int rc = MPI_SUCCESS;
                 if (dense) {
-                    rc = fn(c, p, i, m);
-                    i += m;
+                    rc = fn(c, p, i, bl->len / size);
+                    i += bl->len / size;
                 } else {
-                    for (MPI_Count x = 0; x < m && !rc; x++)
-                        rc = fn(c, p + x * b->size, i++, 1);
+                    for (MPI_Count x = (size - pos % size) % size; x < bl->len && !rc; x += size)
+                        rc = fn(c, p + x, i++, 1);
                 }
                 if (rc)
                     return rc;
@@ -604,6 +613,31 @@ static int acc_am(struct MPI_ABI_Win *w, int target, const struct where *o,
     return rc;
 }
 
+/* Whether b has padding inside (MPI_SHORT_INT: short, 2 bytes, int): the
+ * packed stream has no hole where the op's loop reads the index, and the
+ * target layout's dense blocks cut each element in two. */
+static inline int has_hole(const smap_dtype_t *b)
+{
+    return b->true_extent != b->size;
+}
+
+/* Such elements to a served target (its mailbox, or another node): one
+ * request per element at its address, in b's own layout (in and res are). */
+static int am_pair(struct acc_ctx *c, char *p, MPI_Count i, MPI_Count k)
+{
+    size_t len = (size_t)c->b->true_extent;
+    for (MPI_Count j = 0; j < k; j++, i++) {
+        int rc = smap_rma_am_call(c->w, c->target, c->res ? SMAP_AM_GACC : SMAP_AM_ACC,
+                                  (uintptr_t)p + (uintptr_t)j * c->ext, len, c->op,
+                                  smap_dtype_handle(c->b), c->in ? c->in + i * c->ext : NULL,
+                                  c->in ? len : 0, c->res ? c->res + i * c->ext : NULL,
+                                  c->res ? len : 0);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 /* REPLACE / NO_OP on a type mixing basic types: whole-operation put/get
  * under the accumulate lock (no element is torn by another accumulate). */
 static int acc_mixed(MPI_Win h, int target, const struct smap_rma_op_args *a, int opx)
@@ -646,13 +680,16 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     smap_dtype_t *b = smap_op_base_type(a->ttype);
     if (!b)
         return acc_mixed(h, target, a, opx);
-    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size, .ext = (size_t)b->extent,
+    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size,
+                           .span = (size_t)b->true_extent, .ext = (size_t)b->extent,
                            .align = b->align > 0 ? (size_t)b->align : 1 };
     smap_op_loop_fn *band;
     const char *why;
-    pl.integer = opx == SMAP_OPX_SUM && smap_op_loop(SMAP_OPX_BAND, b, &band, &why) == MPI_SUCCESS;
+    smap_dtype_t *lb = smap_op_acc_type(b);   /* whose loops combine b */
+    pl.integer =
+        opx == SMAP_OPX_SUM && smap_op_loop(SMAP_OPX_BAND, lb, &band, &why) == MPI_SUCCESS;
     if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
-        int rc = smap_op_loop(opx, b, &pl.fn, &why);
+        int rc = smap_op_loop(opx, lb, &pl.fn, &why);
         if (SMAP_UNLIKELY(rc))
             return smap_rma_fail(rc, why);
     }
@@ -660,7 +697,8 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
     if (rc)
         return rc;
-    if (o.path == SMAP_RMA_AM)
+    int holes = o.path == SMAP_RMA_AM && has_hole(b);
+    if (o.path == SMAP_RMA_AM && !holes)
         return acc_am(w, target, &o, a, b);
     MPI_Count n = a->ttype->size ? a->tcount * (a->ttype->size / b->size) : 0;
     size_t bytes = (size_t)(n * b->extent);
@@ -694,9 +732,13 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
         }
     }
     struct smap_rma_cb *cb = w->t[target].cb;
-    if (o.path == SMAP_RMA_DIRECT) {
+    if (holes) {
+        struct acc_ctx c = { .in = in, .res = res, .ext = (size_t)b->extent, .w = w,
+                             .target = target, .op = a->op, .b = b };
+        rc = each_run((char *)o.taddr, a->tcount, a->ttype, b, am_pair, &c);
+    } else if (o.path == SMAP_RMA_DIRECT) {
         struct acc_ctx c = { .pl = &pl, .in = in, .res = res, .ext = (size_t)b->extent,
-                             .size = (size_t)b->size, .cb = cb,
+                             .size = pl.span, .cb = cb,
                              .busy = smap_rma_busy_flag(cb, w->n, w->me), .n = w->n,
                              .atomics = o.atomics };
         int bulk = !o.atomics || n >= ACC_BULK_MIN;
@@ -718,7 +760,7 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
                 if (res)
                     memcpy(res, cur, bytes);
                 if (opx != SMAP_OPX_NO_OP) {
-                    smap_op_apply(a->op, in, cur, n, smap_dtype_handle(b));
+                    smap_op_apply(a->op, in, cur, n, smap_dtype_handle(lb));
                     smap_dtype_pack(cur, n, b, s, 0, (MPI_Count)sbytes);
                     rc = cma_scatter(&o, a->tcount, a->ttype, s);
                 }
@@ -762,15 +804,17 @@ int smap_rma_fast_acc(struct MPI_ABI_Win *w, int target, MPI_Aint disp, int opx,
     uint64_t bytes = (uint64_t)n * (uint64_t)b->size;
     if (SMAP_UNLIKELY(off + bytes > (uint64_t)t->size))
         return -1;
-    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size, .ext = (size_t)b->extent,
+    struct acc_plan pl = { .opx = opx, .esize = (size_t)b->size, .span = (size_t)b->size,
+                           .ext = (size_t)b->extent,
                            .align = b->align > 0 ? (size_t)b->align : 1 };
     if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
         const char *why;
-        if (SMAP_UNLIKELY(smap_op_loop(opx, b, &pl.fn, &why) != MPI_SUCCESS))
+        smap_dtype_t *lb = smap_op_acc_type(b);
+        if (SMAP_UNLIKELY(smap_op_loop(opx, lb, &pl.fn, &why) != MPI_SUCCESS))
             return -1;
         if (opx == SMAP_OPX_SUM) {
             smap_op_loop_fn *band;
-            pl.integer = smap_op_loop(SMAP_OPX_BAND, b, &band, &why) == MPI_SUCCESS;
+            pl.integer = smap_op_loop(SMAP_OPX_BAND, lb, &band, &why) == MPI_SUCCESS;
         }
     }
     struct smap_rma_cb *cb = t->cb;
@@ -796,7 +840,7 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
     int rc = locate(w, target, a->taddr, 1, t, &o);
     if (rc)
         return rc;
-    struct acc_plan pl = { .esize = s };
+    struct acc_plan pl = { .esize = s, .span = s };
     char old[64];
     if (o.path == SMAP_RMA_DIRECT && o.atomics && t->extent == t->size && atomic_ok(&pl, o.local)) {
         struct smap_rma_cb *cb = w->t[target].cb;

@@ -72,7 +72,7 @@ int smap_rma_op(MPI_Win h, int kind, int target, MPI_Aint disp, struct smap_rma_
         return a->tcount && tt->size ? t->ops->get(h, target, a) : MPI_SUCCESS;
     case SMAP_RMA_ACC:
     case SMAP_RMA_GACC:
-        if (SMAP_UNLIKELY(a->oaddr && a->ocount * a->otype->size != a->tcount * tt->size))
+        if (SMAP_UNLIKELY(a->otype && a->ocount * a->otype->size != a->tcount * tt->size))
             return smap_rma_fail(MPI_ERR_TYPE, "origin and target sizes differ");
         if (SMAP_UNLIKELY(a->raddr && a->rcount * a->rtype->size != a->tcount * tt->size))
             return smap_rma_fail(MPI_ERR_TYPE, "result and target sizes differ");

@@ -211,7 +211,7 @@ void smap_rma_net_unregister(struct MPI_ABI_Win *w)
     }
     if (w->dyn_mr) {
         smap_p2p_lock();
-        for (int i = 0; i < SMAP_RMA_DYN_MAX; i++)
+        for (int i = 0; i < SMAP_RMA_DYN_MR; i++)
             if (w->dyn_mr[i].mr)
                 smap_net_rma_unregister(w->dyn_mr[i].mr);
         smap_p2p_unlock();
@@ -289,6 +289,15 @@ static int try_lock(struct MPI_ABI_Win *w, uint32_t flags)
     return 0;
 }
 
+/* The bytes one element of basic type et covers in an accumulate's
+ * segment: its size, or its true extent when it has a hole inside
+ * (MPI_SHORT_INT: node.c sends such elements one by one, in their own
+ * layout). */
+static size_t elem_span(const smap_dtype_t *et)
+{
+    return et->true_extent > et->size ? (size_t)et->true_extent : (size_t)et->size;
+}
+
 /* Runs one piece (one segment of a request) on our memory with ourselves
  * as the target. */
 static int run_op(struct MPI_ABI_Win *w, uint32_t kind, const struct nmsg *m, uint64_t addr,
@@ -312,9 +321,9 @@ static int run_op(struct MPI_ABI_Win *w, uint32_t kind, const struct nmsg *m, ui
         return smap_rma_node_ops.get((MPI_Win)w, w->me, &a);
     case SMAP_AM_ACC:
     case SMAP_AM_GACC: {
-        if (!b || !b->size || len % (size_t)b->size)
+        if (!b || !b->size || len % elem_span(b))
             return MPI_ERR_TYPE;
-        MPI_Count n = (MPI_Count)(len / (size_t)b->size);
+        MPI_Count n = (MPI_Count)(len / elem_span(b));
         a.op = (MPI_Op)(uintptr_t)m->op;
         a.oaddr = data;
         a.ocount = a.tcount = n;
@@ -375,22 +384,18 @@ static int run_request(struct MPI_ABI_Win *w, const struct nmsg *m, const unsign
  * registered (else the origin uses messages for it). */
 static void serve_key(int world, struct MPI_ABI_Win *w, const struct nmsg *m)
 {
-    struct smap_rma_cb *cb = w->cb;
-    const struct smap_rma_dyn *d = NULL;
-    for (uint32_t i = 0; i < cb->ndyn && !d; i++)
-        if (m->addr >= cb->dyn[i].base && m->addr - cb->dyn[i].base <= cb->dyn[i].size &&
-            m->len <= cb->dyn[i].size - (m->addr - cb->dyn[i].base))
-            d = &cb->dyn[i];
-    if (!d) {
+    struct smap_rma_dyn dr, *d = &dr;
+    if (!smap_rma_dyn_own(w, (uintptr_t)m->addr, (size_t)m->len, &dr)) {
+        /* no region, or a range across adjacent ones: messages serve it */
         reply(world, m, MPI_ERR_RMA_RANGE, 0, NULL, 0);
         return;
     }
     if (!w->dyn_mr)
-        w->dyn_mr = calloc(SMAP_RMA_DYN_MAX, sizeof *w->dyn_mr);
+        w->dyn_mr = calloc(SMAP_RMA_DYN_MR, sizeof *w->dyn_mr);
     if (!w->key_given)
         w->key_given = calloc((size_t)w->n, 1);
     struct smap_rma_dyn_mr *r = NULL, *fr = NULL;
-    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MAX && !r; i++) {
+    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MR && !r; i++) {
         if (w->dyn_mr[i].mr && w->dyn_mr[i].base == d->base)
             r = &w->dyn_mr[i];
         else if (!w->dyn_mr[i].mr && !fr)
@@ -417,7 +422,7 @@ static void serve_key(int world, struct MPI_ABI_Win *w, const struct nmsg *m)
 void smap_rma_net_detach(struct MPI_ABI_Win *w, uintptr_t base)
 {
     struct smap_rma_dyn_mr *r = NULL;
-    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MAX && !r; i++)
+    for (int i = 0; w->dyn_mr && i < SMAP_RMA_DYN_MR && !r; i++)
         if (w->dyn_mr[i].mr && w->dyn_mr[i].base == base)
             r = &w->dyn_mr[i];
     if (!r)
@@ -595,6 +600,8 @@ static int batch_block(void *ctx, uintptr_t addr, size_t len, size_t off)
 {
     struct batch *b = ctx;
     (void)off;   /* blocks come in stream order: off == b->m.off + b->m.len */
+    if (len % b->es)   /* no message could carry the piece of an element */
+        return smap_rma_fail(MPI_ERR_TYPE, "a block of the target layout cuts an element");
     while (len) {
         size_t k = b->room - (size_t)b->m.len;
         if (k > len)
@@ -623,7 +630,7 @@ int smap_rma_net_xfer(struct MPI_ABI_Win *w, int target, int kind, MPI_Op op, sm
         .w = w, .target = target,
         .m = { .kind = (uint32_t)kind, .op = (uint64_t)(uintptr_t)op,
                .type = et ? (uint64_t)(uintptr_t)smap_dtype_handle(et) : 0 },
-        .es = et ? (size_t)et->size : 1,
+        .es = et ? elem_span(et) : 1,
         .room = smap_p2p_rma_room() - sizeof(struct nmsg) - 16 * SMAP_RMA_NET_MAXSEG,
         .in = in,
     };

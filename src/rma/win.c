@@ -161,6 +161,12 @@ struct MPI_ABI_Info *smap_win_get_hints(const struct MPI_ABI_Win *w)
 
 /* ---- creation ---- */
 
+/* Our attach table (owner side). */
+static struct smap_rma_dyn *own_table(const struct smap_rma_cb *cb)
+{
+    return (struct smap_rma_dyn *)(uintptr_t)cb->dyn_tab;
+}
+
 static void destroy(struct MPI_ABI_Win *w)
 {
     if (w->am_served)
@@ -174,6 +180,8 @@ static void destroy(struct MPI_ABI_Win *w)
         else
             free(w->mem);
     }
+    if (w->cb && w->cb->dyn_tab)
+        smap_rma_arena_free(own_table(w->cb), w->cb->dyn_cap * sizeof(struct smap_rma_dyn));
     smap_rma_cb_free(w->cb, w->cb_len);
     if (w->group)
         smap_group_release(w->group);
@@ -456,6 +464,63 @@ int smap_win_shared_query(MPI_Win h, int rank, MPI_Aint *size, MPI_Aint *disp_un
 
 /* ---- dynamic windows ---- */
 
+/* The first entry of tab[0, n) whose base is above a. */
+static uint32_t dyn_upper(const struct smap_rma_dyn *tab, uint32_t n, uint64_t a)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (tab[mid].base <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Table changes run between an odd and the next even dyn_gen: a peer
+ * that read across one reads again. */
+static void dyn_begin(struct smap_rma_cb *cb, uint64_t *g)
+{
+    *g = atomic_load_explicit(&cb->dyn_gen, memory_order_relaxed);
+    atomic_store_explicit(&cb->dyn_gen, *g + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+static void dyn_end(struct smap_rma_cb *cb, uint64_t g)
+{
+    atomic_store_explicit(&cb->dyn_gen, g + 2, memory_order_release);
+}
+
+/* Room for one more region: a table of twice the capacity, in our
+ * one-sided region (peers map it), published under the generation. */
+static int dyn_grow(struct smap_rma_cb *cb)
+{
+    uint32_t cap = cb->dyn_cap ? 2 * cb->dyn_cap : SMAP_RMA_DYN_FIRST;
+    if (cap <= cb->dyn_cap)
+        return smap_rma_fail(MPI_ERR_RMA_ATTACH, "too many regions attached");
+    struct smap_rma_dyn *old = own_table(cb);
+    struct smap_rma_dyn *t = smap_rma_arena_alloc((size_t)cap * sizeof *t);
+    if (!t)
+        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the attach table");
+    if (cb->ndyn)
+        memcpy(t, old, (size_t)cb->ndyn * sizeof *t);
+    uint64_t g;
+    uint32_t old_cap = cb->dyn_cap;
+    dyn_begin(cb, &g);
+    cb->dyn_tab = (uintptr_t)t;
+    cb->dyn_cap = cap;
+    dyn_end(cb, g);
+    /* a peer still reading the old one sees the generation move and retries */
+    smap_rma_arena_free(old, (size_t)old_cap * sizeof *old);
+    return MPI_SUCCESS;
+}
+
+static int overlap(const struct smap_rma_dyn *d, uint64_t a, MPI_Aint size)
+{
+    return a < d->base + d->size && d->base < a + (uint64_t)size;
+}
+
 int smap_win_attach(MPI_Win h, void *base, MPI_Aint size)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
@@ -466,18 +531,24 @@ int smap_win_attach(MPI_Win h, void *base, MPI_Aint size)
         w->am_served = 1;   /* peers will post requests for this memory */
         smap_rma_am_register(w);
     }
-    for (uint32_t i = 0; i < cb->ndyn; i++)
-        if (a < cb->dyn[i].base + cb->dyn[i].size && cb->dyn[i].base < a + (uint64_t)size)
-            return smap_rma_fail(MPI_ERR_RMA_ATTACH, "the region overlaps one already attached");
-    if (cb->ndyn == SMAP_RMA_DYN_MAX)
-        return smap_rma_fail(MPI_ERR_RMA_ATTACH, "too many regions attached (64 per rank)");
-    uint64_t g = atomic_load_explicit(&cb->dyn_gen, memory_order_relaxed);
-    atomic_store_explicit(&cb->dyn_gen, g + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    cb->dyn[cb->ndyn] = (struct smap_rma_dyn){ a, (uint64_t)size, (uint32_t)direct,
-                                               (uint32_t)own_cma() };
+    const struct smap_rma_dyn *tab = own_table(cb);
+    uint32_t at = dyn_upper(tab, cb->ndyn, a);
+    /* the table is sorted and disjoint: only the neighbours can overlap */
+    if ((at > 0 && overlap(&tab[at - 1], a, size)) ||
+        (at < cb->ndyn && overlap(&tab[at], a, size)))
+        return smap_rma_fail(MPI_ERR_RMA_ATTACH, "the region overlaps one already attached");
+    if (cb->ndyn == cb->dyn_cap) {
+        int rc = dyn_grow(cb);
+        if (rc)
+            return rc;
+    }
+    struct smap_rma_dyn *t = own_table(cb);
+    uint64_t g;
+    dyn_begin(cb, &g);
+    memmove(&t[at + 1], &t[at], (size_t)(cb->ndyn - at) * sizeof *t);
+    t[at] = (struct smap_rma_dyn){ a, (uint64_t)size, (uint32_t)direct, (uint32_t)own_cma() };
     cb->ndyn++;
-    atomic_store_explicit(&cb->dyn_gen, g + 2, memory_order_release);
+    dyn_end(cb, g);
     return MPI_SUCCESS;
 }
 
@@ -485,20 +556,58 @@ int smap_win_detach(MPI_Win h, const void *base)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     struct smap_rma_cb *cb = w->cb;
-    for (uint32_t i = 0; i < cb->ndyn; i++) {
-        if (cb->dyn[i].base != (uintptr_t)base)
-            continue;
+    struct smap_rma_dyn *t = own_table(cb);
+    uintptr_t a = (uintptr_t)base;
+    uint32_t i = dyn_upper(t, cb->ndyn, a);
+    if (i-- > 0 && t[i].base == a) {
         if (w->net)
-            smap_rma_net_detach(w, (uintptr_t)base);
-        uint64_t g = atomic_load_explicit(&cb->dyn_gen, memory_order_relaxed);
-        atomic_store_explicit(&cb->dyn_gen, g + 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_release);
-        cb->dyn[i] = cb->dyn[cb->ndyn - 1];
+            smap_rma_net_detach(w, a);
+        uint64_t g;
+        dyn_begin(cb, &g);
+        memmove(&t[i], &t[i + 1], (size_t)(cb->ndyn - i - 1) * sizeof *t);
         cb->ndyn--;
-        atomic_store_explicit(&cb->dyn_gen, g + 2, memory_order_release);
+        dyn_end(cb, g);
         return MPI_SUCCESS;
     }
     return smap_rma_fail(MPI_ERR_RMA_ATTACH, "base is not the start of an attached region");
+}
+
+int smap_rma_dyn_own(struct MPI_ABI_Win *w, uintptr_t addr, size_t len, struct smap_rma_dyn *d)
+{
+    const struct smap_rma_dyn *t = own_table(w->cb);
+    uint32_t i = dyn_upper(t, w->cb->ndyn, addr);
+    if (i == 0 || addr - t[i - 1].base > t[i - 1].size ||
+        len > t[i - 1].size - (addr - t[i - 1].base))
+        return 0;
+    *d = t[i - 1];
+    return 1;
+}
+
+/* What a range of a peer's table resolves to. */
+struct dyn_span {
+    int found, direct, cma;
+};
+
+/* [addr, addr+len) in tab[0, n) (a consistent copy or not: the caller
+ * checks the generation): the region holding addr, then the regions that
+ * follow it without a gap until the range ends. */
+static struct dyn_span dyn_cover(const struct smap_rma_dyn *tab, uint32_t n, uint64_t addr,
+                                 uint64_t len)
+{
+    struct dyn_span s = { 0, 1, 1 };
+    uint32_t i = dyn_upper(tab, n, addr);
+    if (i == 0 || addr - tab[i - 1].base > tab[i - 1].size)
+        return s;
+    uint64_t end = addr + len, covered = tab[i - 1].base + tab[i - 1].size;
+    s.direct = (int)tab[i - 1].direct;
+    s.cma = (int)tab[i - 1].cma;
+    for (; covered < end && i < n && tab[i].base == covered; i++) {
+        covered += tab[i].size;
+        s.direct &= (int)tab[i].direct;
+        s.cma &= (int)tab[i].cma;
+    }
+    s.found = end >= addr && covered >= end;
+    return s;
 }
 
 int smap_rma_dyn_resolve(struct MPI_ABI_Win *w, int target, uintptr_t addr, size_t len,
@@ -512,32 +621,27 @@ int smap_rma_dyn_resolve(struct MPI_ABI_Win *w, int target, uintptr_t addr, size
             smap_cpu_relax();
             continue;
         }
-        int found = 0, direct = 0, cma = 0;
-        uint32_t nd = cb->ndyn;
-        for (uint32_t i = 0; i < nd && i < SMAP_RMA_DYN_MAX; i++) {
-            struct smap_rma_dyn d = cb->dyn[i];
-            if (addr >= d.base && addr - d.base <= d.size && len <= d.size - (addr - d.base)) {
-                found = 1;
-                direct = (int)d.direct;
-                cma = (int)d.cma;
-                break;
-            }
-        }
+        uint32_t nd = cb->ndyn, cap = cb->dyn_cap;
+        const struct smap_rma_dyn *tab =
+            nd && nd <= cap ? smap_remote_inline(t->lr, (const void *)(uintptr_t)cb->dyn_tab,
+                                                 (size_t)cap * sizeof *tab)
+                            : NULL;
+        struct dyn_span s = tab ? dyn_cover(tab, nd, addr, len) : (struct dyn_span){ 0, 0, 0 };
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&cb->dyn_gen, memory_order_relaxed) != g)
             continue;
-        if (!found)
+        if (!s.found)
             return smap_rma_fail(MPI_ERR_RMA_RANGE,
-                                 "the target range is not inside a region attached there");
-        *atomics = direct;
-        if (target == w->me || direct) {
+                                 "the target range is not inside regions attached there");
+        *atomics = s.direct;
+        if (target == w->me || s.direct) {
             *local = smap_remote_inline(t->lr, (const void *)addr, len);
             if (*local || !len) {
                 *path = SMAP_RMA_DIRECT;
                 return MPI_SUCCESS;
             }
         }
-        *path = cma ? SMAP_RMA_CMA : SMAP_RMA_AM;
+        *path = s.cma ? SMAP_RMA_CMA : SMAP_RMA_AM;
         return MPI_SUCCESS;
     }
 }

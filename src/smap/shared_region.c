@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "boot/boot.h"
+
 void *smap_shared_region_create(enum smap_region_kind k, const char *name, size_t size,
                                 char *err, size_t errlen)
 {
@@ -50,12 +52,31 @@ void *smap_coll_region(void)
 }
 
 static void *rma_base;
+static size_t rma_size;
+
+size_t smap_rma_region_size(void)
+{
+    if (rma_size)
+        return rma_size;
+    const size_t gib = (size_t)1 << 30;
+    long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+    size_t mem = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : gib;
+    size_t peers = smap_job.local_size > 0 ? (size_t)smap_job.local_size : 1;
+    size_t cap = SMAP_RMA_VIEWS_MAX / peers;
+    size_t s = (mem + gib - 1) & ~(gib - 1);
+    if (s > cap)
+        s = cap & ~(gib - 1);
+    return s < gib ? gib : s;
+}
 
 int smap_rma_region_create(char *err, size_t errlen)
 {
-    if (!rma_base)
-        rma_base = smap_shared_region_create(SMAP_REGION_RMA, "smartmap-rma", SMAP_RMA_REGION_SIZE,
-                                             err, errlen);
+    if (!rma_base) {
+        size_t size = smap_rma_region_size();
+        rma_base = smap_shared_region_create(SMAP_REGION_RMA, "smartmap-rma", size, err, errlen);
+        if (rma_base)
+            rma_size = size;
+    }
     return rma_base ? 0 : -1;
 }
 

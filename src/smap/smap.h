@@ -199,14 +199,21 @@ void *smap_shared_region_create(enum smap_region_kind k, const char *name, size_
 #define SMAP_COLL_REGION_SIZE ((size_t)16 << 20)   /* 8 slots of 2 MiB */
 int smap_coll_region_create(char *err, size_t errlen);
 void *smap_coll_region(void);
-/* The one-sided region "smartmap-rma" (SMAP_RMA_REGION_SIZE, sparse): the
- * window control blocks and the memory of MPI_Win_allocate(_shared) live
- * in it (src/rma/), so windows are reachable by node peers whatever
- * SMAP_EXPOSE says.  Created in smap_init; NULL before.  Pages are only
- * allocated when touched; src/rma punches freed ranges out again. */
-#define SMAP_RMA_REGION_SIZE ((size_t)1 << 30)
+/* The one-sided region "smartmap-rma" (smap_rma_region_size() bytes,
+ * sparse): the window control blocks and the memory of
+ * MPI_Win_allocate(_shared) live in it (src/rma/), so windows are
+ * reachable by node peers whatever SMAP_EXPOSE says.  Created in
+ * smap_init; NULL before.  Pages are only allocated when touched; src/rma
+ * punches freed ranges out again. */
 int smap_rma_region_create(char *err, size_t errlen);
 void *smap_rma_region(void);
+/* Its size: the node's memory (MPI_Win_allocate_shared takes the whole
+ * node's window from one rank's region, so windows are limited by memory,
+ * not by the region), at least 1 GiB, and small enough that every rank's
+ * views of all its node peers' regions fit in SMAP_RMA_VIEWS_MAX of
+ * address space.  Fixed once the region exists. */
+#define SMAP_RMA_VIEWS_MAX ((size_t)32 << 40)
+size_t smap_rma_region_size(void);
 
 /* ---- Copy engine (copy.c) ---------------------------------------------- */
 /* Copies len bytes from peer `lr`'s address src into local dst (or from
