@@ -188,6 +188,8 @@ int smap_boot_init(char *err, size_t errlen)
     } else if (smap_pmi_init(smap_job.kvsname, sizeof smap_job.kvsname, &smap_job.appnum,
                              &smap_job.universe_size, err, errlen)) {
         return -1;
+    } else {
+        smap_boot_flush_on_stop();
     }
     if (smap_job.universe_size < smap_job.size)
         smap_job.universe_size = smap_job.size;
@@ -245,6 +247,8 @@ void smap_boot_abort(int code, const char *msg)
 {
     if (msg && *msg)
         smap_log(SMAP_LOG_ERROR, "%s", msg);
+    /* Before the launcher hears of it: it stops every rank at once. */
+    smap_boot_flush_output();
     smap_pmi_abort(code);
     /* The exit status carries the code too (launchers without PMI abort, and
      * singletons); 0 would read as success, so it becomes 1. */
