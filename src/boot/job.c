@@ -256,6 +256,13 @@ void smap_boot_abort(int code, const char *msg)
     _exit(status ? status : 1);
 }
 
+/* Only MPI_Abort(comm, 0), the program's own word, may end a job with 0;
+ * launchers keep the code's low byte (exit status), some of them only it. */
+void smap_boot_abort_error(int cls, const char *msg)
+{
+    smap_boot_abort((cls & 0xff) ? cls : 1, msg);
+}
+
 const char *smap_boot_session_dir(void)
 {
     const char *d = getenv("SMAP_SESSION_DIR");
