@@ -52,7 +52,14 @@ int PMPI_Finalize(void)
     if (atomic_load(&smap_world_state) != SMAP_STATE_RUNNING)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Finalize",
                               "the world model is not initialized (no MPI_Init, or MPI_Finalize already called)");
-    int rc = smap_runtime_release(1);
+    /* A barrier that moves point-to-point while it waits: a receive the
+     * program freed while active (MPI_Request_free) is still ours to
+     * complete, and its sender waits in MPI_Wait until we take the
+     * message; the launcher's barrier further on moves nothing. */
+    int rc = PMPI_Barrier(MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = smap_runtime_release(1);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(MPI_COMM_NULL, rc, "MPI_Finalize", "the closing barrier failed");
     return MPI_SUCCESS;
