@@ -52,6 +52,13 @@ int PMPI_Finalize(void)
     if (atomic_load(&smap_world_state) != SMAP_STATE_RUNNING)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Finalize",
                               "the world model is not initialized (no MPI_Init, or MPI_Finalize already called)");
+    /* A barrier that moves point-to-point while it waits: a receive the
+     * program freed while active (MPI_Request_free) is still ours to
+     * complete, and its sender waits in MPI_Wait until we take the
+     * message; the launcher's barrier further on moves nothing.  Its
+     * failure (a rank gone without MPI_Finalize) is left to that barrier,
+     * which the launcher fails as before. */
+    (void)PMPI_Barrier(MPI_COMM_WORLD);
     int rc = smap_runtime_release(1);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(MPI_COMM_NULL, rc, "MPI_Finalize", "the closing barrier failed");

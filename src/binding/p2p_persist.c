@@ -20,7 +20,7 @@ static int init_common(const char *func, const void *buf, MPI_Count count, MPI_D
     if (!r)
         return p2p_nomem(func, comm);
     r->persist = recv ? SMAP_REQ_PRECV : SMAP_REQ_PSEND;
-    r->active = 0;
+    smap_req_set_active(r, 0);
     r->proc_null = peer == MPI_PROC_NULL;
     r->pbuf = buf;
     r->pcount = count;

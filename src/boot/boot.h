@@ -42,8 +42,19 @@ int smap_boot_barrier(void);
 /* Synchronises the ranks of this node (collective over the node). */
 int smap_boot_node_barrier(void);
 
-/* Tells the launcher to stop the job with exit code `code`, then exits. */
+/* Tells the launcher to stop the job with exit code `code`, then exits.
+ * What the program printed is flushed first (stop.c). */
 _Noreturn void smap_boot_abort(int code, const char *msg);
+/* The same for an error the program did not handle (MPI_ERRORS_ARE_FATAL,
+ * MPI_ERRORS_ABORT): the job's exit status is never 0, whatever the class
+ * (MPI_SUCCESS by a bug, or an added class whose low byte is 0). */
+_Noreturn void smap_boot_abort_error(int cls, const char *msg);
+/* Flushes stdout and stderr unless another thread holds them (stop.c). */
+void smap_boot_flush_output(void);
+/* A launched rank flushes stdout and stderr when SIGTERM (the launcher
+ * stopping the job) ends it, unless the program handles or ignores
+ * SIGTERM itself (stop.c). */
+void smap_boot_flush_on_stop(void);
 
 /* The node's session directory (created by smrun, SMAP_SESSION_DIR), or
  * NULL when the launcher provides none. */

@@ -188,6 +188,8 @@ int smap_boot_init(char *err, size_t errlen)
     } else if (smap_pmi_init(smap_job.kvsname, sizeof smap_job.kvsname, &smap_job.appnum,
                              &smap_job.universe_size, err, errlen)) {
         return -1;
+    } else {
+        smap_boot_flush_on_stop();
     }
     if (smap_job.universe_size < smap_job.size)
         smap_job.universe_size = smap_job.size;
@@ -245,11 +247,20 @@ void smap_boot_abort(int code, const char *msg)
 {
     if (msg && *msg)
         smap_log(SMAP_LOG_ERROR, "%s", msg);
+    /* Before the launcher hears of it: it stops every rank at once. */
+    smap_boot_flush_output();
     smap_pmi_abort(code);
     /* The exit status carries the code too (launchers without PMI abort, and
      * singletons); 0 would read as success, so it becomes 1. */
     int status = code & 0xff;
     _exit(status ? status : 1);
+}
+
+/* Only MPI_Abort(comm, 0), the program's own word, may end a job with 0;
+ * launchers keep the code's low byte (exit status), some of them only it. */
+void smap_boot_abort_error(int cls, const char *msg)
+{
+    smap_boot_abort((cls & 0xff) ? cls : 1, msg);
 }
 
 const char *smap_boot_session_dir(void)

@@ -326,6 +326,7 @@ struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI
     smap_session_retain(c->session);
     smap_group_set_session(g, c->session);   /* MPI_Comm_group's groups lead back to it */
     atomic_init(&c->refs, 1);
+    atomic_init(&c->idle_refs, 0);
     pthread_mutex_lock(&ctx_lock);
     ctx_used[ctx / 32] |= 1u << (ctx % 32);
     c->live_next = live;
@@ -346,7 +347,8 @@ void smap_comm_quiesce(struct MPI_ABI_Comm *c)
 {
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
-    while (atomic_load_explicit(&c->refs, memory_order_acquire) > 1) {
+    while (atomic_load_explicit(&c->refs, memory_order_acquire) -
+               atomic_load_explicit(&c->idle_refs, memory_order_acquire) > 1) {
         smap_p2p_progress();
         smap_bsend_reap();
         smap_wait_step(&w);

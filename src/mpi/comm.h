@@ -50,6 +50,10 @@ struct MPI_ABI_Comm {
      * operations pending destroys the object only once they are gone
      * (MPI 5.0 §7.4.3).  Unused for WORLD and SELF. */
     _Atomic int refs;
+    /* Of those, the references of inactive persistent requests (never
+     * started, or completed): no pending communication, so
+     * MPI_Comm_disconnect does not wait for them (MPI 5.0 §11.10.4). */
+    _Atomic int idle_refs;
     struct MPI_ABI_Comm *live_prev, *live_next;   /* live user communicators */
 };
 
@@ -152,9 +156,10 @@ void smap_comm_destroy(struct MPI_ABI_Comm *c);
  * handle is dead at once even while requests keep the object. */
 void smap_comm_unref(struct MPI_ABI_Comm *c);
 
-/* Progresses until no request holds c any more (only its handle's
- * reference is left): every send and receive on it, buffered sends
- * included, has completed and been freed.  For MPI_Comm_disconnect. */
+/* Progresses until no active request holds c any more (only its
+ * handle's reference and inactive persistent requests' are left): every
+ * send and receive on it, buffered sends included, has completed.  For
+ * MPI_Comm_disconnect. */
 void smap_comm_quiesce(struct MPI_ABI_Comm *c);
 
 /* A request on handle h holds its communicator (predefined ones and
@@ -168,6 +173,13 @@ static inline void smap_comm_drop(MPI_Comm h)
 {
     if ((uintptr_t)h >= 65536)
         smap_comm_unref((struct MPI_ABI_Comm *)h);
+}
+/* A request's reference turns idle (+1) or busy again (-1). */
+static inline void smap_comm_idle(MPI_Comm h, int delta)
+{
+    if ((uintptr_t)h >= 65536)
+        atomic_fetch_add_explicit(&((struct MPI_ABI_Comm *)h)->idle_refs, delta,
+                                  memory_order_acq_rel);
 }
 
 #endif

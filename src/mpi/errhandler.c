@@ -104,5 +104,5 @@ static void predefined_abort(MPI_Errhandler h, const char *what, int code)
              h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL", what,
              h == MPI_ERRORS_ABORT ? "aborting" : "aborting the job");
     smap_log(SMAP_LOG_ERROR, "%s", text);
-    smap_boot_abort(cls, why);
+    smap_boot_abort_error(cls, why);
 }

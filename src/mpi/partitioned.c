@@ -88,7 +88,7 @@ int smap_part_init(struct MPI_ABI_Request *r, int send, const void *buf, int par
     }
     r->part = p;
     r->persist = SMAP_REQ_PART;
-    r->active = 0;
+    smap_req_set_active(r, 0);
     r->proc_null = peer == MPI_PROC_NULL;
     r->pbuf = buf;
     r->pcount = (MPI_Count)partitions * per;

@@ -82,6 +82,7 @@ struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
     r->magic = SMAP_REQ_MAGIC;
     r->persist = SMAP_REQ_ONCE;
     r->active = 0;
+    r->idle = 0;
     r->proc_null = 0;
     r->comm = comm;
     smap_comm_hold(comm);   /* MPI_Comm_free waits for us (mpi/comm.h) */
@@ -122,6 +123,8 @@ void smap_req_free(struct MPI_ABI_Request *r)
         free(r->extra);
         free(r->tmp);
     }
+    if (r->idle)
+        smap_comm_idle(r->comm, -1);
     smap_comm_drop(r->comm);   /* after the schedule, which uses it */
     r->magic = 0;
     if (SMAP_UNLIKELY(smap_mt))
@@ -130,16 +133,26 @@ void smap_req_free(struct MPI_ABI_Request *r)
         cache_put(r);
 }
 
+void smap_req_set_active(struct MPI_ABI_Request *r, int active)
+{
+    r->active = active;
+    int idle = r->persist != SMAP_REQ_ONCE && !active;
+    if (idle != r->idle) {
+        smap_comm_idle(r->comm, idle ? 1 : -1);
+        r->idle = idle;
+    }
+}
+
 int smap_req_start(struct MPI_ABI_Request *r)
 {
-    r->active = 1;
+    smap_req_set_active(r, 1);
     r->p.next = NULL;
     if (r->persist == SMAP_REQ_PART)
         return smap_part_start(r);
     if (r->persist == SMAP_REQ_PCOLL) {
         int rc = smap_sched_restart(r->sched);
         if (rc != MPI_SUCCESS)
-            r->active = 0;
+            smap_req_set_active(r, 0);
         return rc;
     }
     if (r->proc_null) {
@@ -194,7 +207,7 @@ int smap_req_finish(MPI_Request *h, MPI_Status *st)
         r->extra = NULL;
     }
     if (r->persist) {
-        r->active = 0;
+        smap_req_set_active(r, 0);
     } else {
         smap_req_free(r);
         *h = MPI_REQUEST_NULL;

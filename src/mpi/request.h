@@ -40,6 +40,7 @@ struct MPI_ABI_Request {
     uint32_t magic;
     int persist;              /* enum smap_req_persist */
     int active;               /* persistent: started and not completed yet */
+    int idle;                 /* counted in its communicator's idle_refs */
     int proc_null;            /* persistent: peer is MPI_PROC_NULL */
     MPI_Comm comm;
     /* MPI_Isendrecv(_replace): the send half, and for _replace the packed
@@ -73,6 +74,9 @@ void smap_req_free(struct MPI_ABI_Request *r);
  * background and is freed then. */
 void smap_req_orphan(struct MPI_ABI_Request *r);
 
+/* Sets r->active; a persistent request's reference on its communicator
+ * is idle while inactive (smap_comm_quiesce does not wait for it). */
+void smap_req_set_active(struct MPI_ABI_Request *r, int active);
 /* Starts a persistent request (or re-starts an inactive one). */
 int smap_req_start(struct MPI_ABI_Request *r);
 

@@ -26,10 +26,10 @@ void smap_win_invoke(MPI_Win h, int code)
     PMPI_Error_string(code, text, &len);
     PMPI_Error_class(code, &cls);
     smap_log(SMAP_LOG_ERROR, "%s", text);
-    smap_boot_abort(cls, eh == MPI_ERRORS_ABORT
-                             ? "MPI_ERRORS_ABORT is the error handler of the window: aborting"
-                             : "MPI_ERRORS_ARE_FATAL is the error handler of the window: "
-                               "aborting the job");
+    smap_boot_abort_error(cls, eh == MPI_ERRORS_ABORT
+                                   ? "MPI_ERRORS_ABORT is the error handler of the window: aborting"
+                                   : "MPI_ERRORS_ARE_FATAL is the error handler of the window: "
+                                     "aborting the job");
 }
 
 int smap_win_raise(MPI_Win h, int cls, const char *func, const char *fmt, ...)

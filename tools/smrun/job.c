@@ -82,6 +82,30 @@ static void kill_now(struct smrun_job *job)
     job->kill_at = 0;
 }
 
+/* A peer that notices a rank's death may abort before we reap the dead
+ * rank, though the dead rank is reapable by then (a pidfd turns readable
+ * once its process is a zombie).  So an abort waits for the reaping at
+ * the top of the next loop round: the death, the cause, is reported. */
+void smrun_job_abort(struct smrun_job *job, int code, const char *fmt, ...)
+{
+    if (job->stopping || job->abort_pending)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->abort_text, sizeof job->abort_text, fmt, ap);
+    va_end(ap);
+    job->abort_code = code;
+    job->abort_pending = 1;
+}
+
+static void apply_abort(struct smrun_job *job)
+{
+    if (!job->abort_pending)
+        return;
+    job->abort_pending = 0;
+    smrun_job_fail(job, job->abort_code, "%s", job->abort_text);
+}
+
 /* ---- ranks exiting ----------------------------------------------------- */
 
 static struct smrun_rank *rank_of(struct smrun_job *job, pid_t pid)
@@ -95,6 +119,8 @@ static struct smrun_rank *rank_of(struct smrun_job *job, pid_t pid)
 static void judge_exit(struct smrun_job *job, const struct smrun_rank *r)
 {
     int st = r->status;
+    if (!WIFSIGNALED(st))
+        apply_abort(job);   /* asked before: the aborting rank's own exit comes after it */
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
         smap_debug("rank %d (pid %d) exited with 0", r->rank, (int)r->pid);
         smrun_pmi_check_barrier(job);
@@ -110,9 +136,23 @@ static void judge_exit(struct smrun_job *job, const struct smrun_rank *r)
     }
 }
 
+/* Ranks reaped together are judged signals first: a peer that noticed a
+ * killed rank and exited, or aborted, did so because of it. */
+static void judge_reaped(struct smrun_job *job)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < job->n; i++) {
+            struct smrun_rank *r = &job->ranks[i];
+            if (r->unjudged && (pass || WIFSIGNALED(r->status))) {
+                r->unjudged = 0;
+                judge_exit(job, r);
+            }
+        }
+}
+
 static void reap(struct smrun_job *job)
 {
-    int st;
+    int st, reaped = 0;
     pid_t pid;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
         struct smrun_rank *r = rank_of(job, pid);
@@ -132,8 +172,11 @@ static void reap(struct smrun_job *job)
             smrun_check_uninitialized(job, r);
         if (job->agent)
             smrun_agent_exit(job, r);
-        judge_exit(job, r);
+        r->unjudged = 1;
+        reaped = 1;
     }
+    if (reaped)
+        judge_reaped(job);
 }
 
 /* ---- signals and timers -------------------------------------------------- */
@@ -143,6 +186,7 @@ static void handle_signals(struct smrun_job *job)
     int nterm;
     int sig = smrun_signals_take(&nterm);
     reap(job);
+    apply_abort(job);
     if (!sig)
         return;
     int was_stopping = job->stopping;

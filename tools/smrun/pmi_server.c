@@ -305,9 +305,9 @@ static void handle_abort(struct smrun_job *job, struct smrun_rank *r, char *line
     const char *text = abort_text(line);
     int code = abort_exit_code(line);
     if (text)
-        smrun_job_fail(job, code, "rank %d aborted the job with code %d: %s", r->rank, code, text);
+        smrun_job_abort(job, code, "rank %d aborted the job with code %d: %s", r->rank, code, text);
     else
-        smrun_job_fail(job, code, "rank %d called MPI_Abort with code %d", r->rank, code);
+        smrun_job_abort(job, code, "rank %d called MPI_Abort with code %d", r->rank, code);
 }
 
 /* Abort's error_msg runs to the end of the line with spaces in it, so its

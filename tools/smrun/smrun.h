@@ -196,6 +196,7 @@ struct smrun_rank {
     pid_t pid;               /* also its process group id; 0 before fork */
     int alive;               /* forked and not yet reaped */
     int status;              /* wait status once reaped */
+    int unjudged;            /* reaped, exit status not judged yet */
     int cpu;                 /* CPU it is bound to, -1 if unbound */
     int app;                 /* its MPMD part (MPI_APPNUM), 0 without ':' */
     int child_pmi_fd;        /* the rank's ends, open only around fork */
@@ -248,6 +249,9 @@ struct smrun_job {
     int foreign_warned;      /* the another-MPI warning was given (foreign.c) */
     int stopping;            /* a failure, timeout or signal is stopping the job */
     int exit_code;           /* decided by the first failure */
+    int abort_pending;       /* a rank asked to abort: applied after the next reaping */
+    int abort_code;
+    char abort_text[3072];
     double start;
     double timeout_at;       /* 0: none */
     double kill_at;          /* when SIGTERM turns into SIGKILL; 0: none */
@@ -354,6 +358,10 @@ int smrun_job_run(struct smrun_job *job);
  * records code and stops the job (SIGTERM, SIGKILL after the grace).
  * Later calls are ignored. */
 void smrun_job_fail(struct smrun_job *job, int code, const char *fmt, ...) SMAP_PRINTF_LIKE(3, 4);
+/* A rank's PMI abort: like smrun_job_fail, but decided after the ranks
+ * that already died are reaped, whose death wins (a peer aborting because
+ * a rank was killed must not hide the kill). */
+void smrun_job_abort(struct smrun_job *job, int code, const char *fmt, ...) SMAP_PRINTF_LIKE(3, 4);
 /* Same without a message (the cause speaks for itself, e.g. EPIPE). */
 void smrun_job_stop_with(struct smrun_job *job, int code);
 /* Stops the job with sig instead of SIGTERM (a head relaying a signal). */

@@ -459,7 +459,7 @@ int smap_sched_start(struct smap_sched *s, MPI_Request *req)
         /* built once, run at every MPI_Start (smap_sched_restart) */
         (void)smap_sched_barrier(s);
         r->persist = SMAP_REQ_PCOLL;
-        r->active = 0;
+        smap_req_set_active(r, 0);
         smap_preq_complete(&r->p);
     } else {
         activate(s);
