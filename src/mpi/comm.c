@@ -96,7 +96,8 @@ static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t ctx_used[SMAP_CTX_WORDS] = { 3u };
 
 /* ---- offers: agreeing on ids while other threads agree too ----
- * Two agreements running at once on this rank must not pick the same id
+ * (The intercommunicator constructors, inter_create.c; the others claim,
+ * see "claims" below.)  Two agreements running at once on this rank must not pick the same id
  * (or control block).  So at most one thread at a time offers this rank's
  * free ids (`offering`); any other contributes nothing, which makes its
  * round fail on every member, and tries again.  Ids an agreement picked
@@ -116,6 +117,9 @@ static uint32_t ctx_used[SMAP_CTX_WORDS] = { 3u };
 static uint32_t ctx_reserved[SMAP_CTX_WORDS];
 static uint32_t slot_reserved;
 static int offering;
+/* The ids the offering agreement offered, until it settles: a claim (see
+ * "claims" below) may not take those. */
+static uint32_t ctx_offered[SMAP_CTX_WORDS];
 /* The control blocks the offering agreement offered, until it settles: a
  * non-blocking agreement may not claim those (see below). */
 static uint32_t slot_offered;
@@ -136,13 +140,6 @@ static struct {
 static int nwaiting;
 static _Thread_local int my_ctx = -1, my_slot = -1;   /* this thread's reservation */
 
-void smap_comm_ctx_free_mask(uint32_t *mask)
-{
-    pthread_mutex_lock(&ctx_lock);
-    for (int i = 0; i < SMAP_CTX_WORDS; i++)
-        mask[i] = ~(ctx_used[i] | ctx_reserved[i]);
-    pthread_mutex_unlock(&ctx_lock);
-}
 
 uint64_t smap_comm_ctx_key(int parent_ctx, int tag)
 {
@@ -190,7 +187,7 @@ int smap_comm_ctx_offer(uint64_t key, uint32_t *mask, uint32_t *slots)
     if (mine) {
         offering = 1;
         for (int i = 0; i < SMAP_CTX_WORDS; i++)
-            mask[i] = ~(ctx_used[i] | ctx_reserved[i]) & region_mask(i, 0);
+            ctx_offered[i] = mask[i] = ~(ctx_used[i] | ctx_reserved[i]) & region_mask(i, 0);
         slot_offered = *slots &= ~slot_reserved;
     } else {
         for (int i = 0; i < SMAP_CTX_WORDS; i++)
@@ -207,6 +204,8 @@ void smap_comm_ctx_settle(uint64_t key, int mine, int outcome, int ctx, int slot
     if (mine) {
         offering = 0;
         slot_offered = 0;
+        for (int i = 0; i < SMAP_CTX_WORDS; i++)
+            ctx_offered[i] = 0;
     }
     int at = waiting_at(key);
     if (outcome == SMAP_CTX_RETRY) {
@@ -245,6 +244,62 @@ void smap_comm_ctx_release_mine_if(int ctx)
     pthread_mutex_lock(&ctx_lock);
     if (my_ctx == ctx)
         drop_mine();
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+/* ---- claims: the blocking agreements' ids (comm_agree.c) ----
+ * A thread that held this rank's offer while it waited for the other
+ * members deadlocked: MPICH's threads/comm/comm_dup_deadlock (a dup of
+ * MPI_COMM_SELF waiting for the offer that a dup of a larger communicator
+ * holds while its peers wait for their own SELF dups) and livelocked
+ * under four threads' MPI_Comm_create_group (comm_create_group_threads).
+ * So the blocking constructors (all but the intercommunicators', which
+ * still offer) hold nothing while they wait, like MPI_Comm_idup: the
+ * members combine the ids (and control blocks) free here, pick one, each
+ * claims it -- failing when another agreement of this rank reserved it,
+ * or has it on offer, meanwhile -- and combine the claims.  A failed claim
+ * anywhere: every member drops its claim and the agreement runs again.
+ * The pick is the free id (and block) that the agreement's key and
+ * attempt choose (smap_comm_ctx_pick_spread), not the lowest, so that
+ * agreements running at once rarely collide and those that did pick
+ * apart at their next attempt.  A claim reserves
+ * for the calling thread, as a settled offer does. */
+void smap_comm_ctx_free(uint32_t *mask, uint32_t *slots)
+{
+    pthread_mutex_lock(&ctx_lock);
+    for (int i = 0; i < SMAP_CTX_WORDS; i++)
+        mask[i] = ~(ctx_used[i] | ctx_reserved[i] | ctx_offered[i]) & region_mask(i, 0);
+    *slots &= ~(slot_reserved | slot_offered);
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+int smap_comm_ctx_claim(int ctx, int slot, uint32_t slots_free, int *slot_ok)
+{
+    pthread_mutex_lock(&ctx_lock);
+    drop_mine();
+    uint32_t bit = 1u << (ctx % 32);
+    int w = ctx / 32;
+    int ok = !((ctx_used[w] | ctx_reserved[w] | ctx_offered[w]) & bit);
+    if (ok) {
+        ctx_reserved[w] |= bit;
+        my_ctx = ctx;
+    }
+    *slot_ok = ok && slot >= 0 &&
+               (slots_free & ~(slot_reserved | slot_offered) & (1u << slot));
+    if (*slot_ok) {
+        slot_reserved |= 1u << slot;
+        my_slot = slot;
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    return ok;
+}
+
+void smap_comm_ctx_unclaim_slot(void)
+{
+    pthread_mutex_lock(&ctx_lock);
+    if (my_slot >= 0)
+        slot_reserved &= ~(1u << my_slot);
+    my_slot = -1;
     pthread_mutex_unlock(&ctx_lock);
 }
 
@@ -303,6 +358,41 @@ int smap_comm_ctx_pick(const uint32_t *mask)
         if (mask[i])
             return i * 32 + smap_ctz_size(mask[i]);
     return -1;
+}
+
+/* The n-th set bit of words[0..nwords) counted from the lowest, n taken
+ * modulo their number; -1 when none is set. */
+static int nth_set(const uint32_t *words, int nwords, uint64_t n)
+{
+    int total = 0;
+    for (int i = 0; i < nwords; i++)
+        total += smap_popcount_u32(words[i]);
+    if (!total)
+        return -1;
+    n %= (uint64_t)total;
+    for (int i = 0; i < nwords; i++) {
+        uint32_t x = words[i];
+        for (; x; x &= x - 1, n--)
+            if (!n)
+                return i * 32 + smap_ctz_size(x);
+    }
+    return -1;   /* not reached */
+}
+
+/* A 64-bit mix (splitmix64's finaliser): keys that differ in one bit
+ * spread over the whole range. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+int smap_comm_ctx_pick_spread(const uint32_t *mask, int nwords, uint64_t key, unsigned attempt)
+{
+    return nth_set(mask, nwords, mix(key ^ mix(attempt)));
 }
 
 struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,

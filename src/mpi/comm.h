@@ -107,8 +107,6 @@ static inline int smap_comm_is_predefined(const struct MPI_ABI_Comm *c)
     return c == &smap_comm_world || c == &smap_comm_self;
 }
 
-/* This rank's mask of free context ids (SMAP_CTX_WORDS words). */
-void smap_comm_ctx_free_mask(uint32_t *mask);
 /* Agreeing on a context id (and a collectives control block) while other
  * threads of this rank may agree on theirs (comm.c explains the scheme).
  * A round: smap_comm_ctx_offer fills mask (SMAP_CTX_WORDS words) with the
@@ -141,6 +139,22 @@ int smap_comm_ctx_nb_claim(int ctx, int slot, uint32_t slots_free, int *slot_ok)
 void smap_comm_ctx_nb_release(int ctx, int slot);
 /* The lowest id set in an agreed mask, or -1 when none is free. */
 int smap_comm_ctx_pick(const uint32_t *mask);
+/* Blocking agreements by claims (comm.c explains): the ids free here for
+ * them (SMAP_CTX_WORDS words), masking *slots (the free control blocks)
+ * with the reserved and offered ones; then a claim of the picked id and
+ * slot (slot may be -1; slots_free: smap_coll_slots_free()), dropping this
+ * thread's earlier reservation first, returning whether ctx could be
+ * reserved for the calling thread and setting *slot_ok when the slot
+ * could too (only with ctx).  smap_comm_ctx_release_mine drops a claim,
+ * smap_comm_ctx_unclaim_slot its slot only. */
+void smap_comm_ctx_free(uint32_t *mask, uint32_t *slots);
+int smap_comm_ctx_claim(int ctx, int slot, uint32_t slots_free, int *slot_ok);
+void smap_comm_ctx_unclaim_slot(void);
+/* The bit set in an agreed mask of nwords words that attempt `attempt`
+ * of the agreement with this key picks: one that the key and attempt
+ * choose (the same on every member), so that agreements running at once
+ * pick apart.  -1 when none is set. */
+int smap_comm_ctx_pick_spread(const uint32_t *mask, int nwords, uint64_t key, unsigned attempt);
 /* A new communicator of group g (its reference is taken over; this rank
  * must be a member) with context id ctx and control block slot, inheriting
  * parent's error handler and session (g gets the session too).  No attributes, no hints, an empty name.  NULL

@@ -1,14 +1,16 @@
 /* The agreement behind every communicator constructor: the members agree
  * on a context id (point-to-point matching) and a collectives control
  * block, so ids and blocks freed are reused and a create/free loop never
- * runs out.
+ * runs out.  Other threads may be agreeing at the same time: no member
+ * holds anything exclusive while it waits for the others (mpi/comm.c,
+ * "claims"), so no agreement waits for another.
  *
- * Over a parent with a control block: two allreduces on it (MPI_BAND of
- * the free masks, MPI_MAX of the block's step counters).  Over point-to-
+ * Over a parent with a control block: attempts of two allreduces on it
+ * (MPI_BAND of the free masks; each member claims the pick, then MPI_MAX
+ * of the failed claims and the block's step counters).  Over point-to-
  * point (MPI_Comm_create_group, parents without a block, the Sessions
- * constructors): each member sends its free masks and step counters to
- * the group's rank 0, which folds them (AND of the masks, maximum of the
- * steps) and sends the choice back.  Those messages use the parent's
+ * constructors): the same two steps, each a fold at the group's rank 0,
+ * which sends the result back.  Those messages use the parent's
  * context id plus SMAP_CTX_MAX, a context no communicator has, so they
  * never match the parent's own traffic; the tag keeps concurrent
  * creations apart. */
@@ -30,6 +32,51 @@ static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *parent, const char *func)
                           "MPI_Comm_idup)", SMAP_CTX_MAX);
 }
 
+/* Claims on this many attempts that failed only for the control block
+ * (other threads' agreements took it): the communicator is made without
+ * one (its collectives run as schedules, as an idup's may) rather than
+ * trying on for one of the few blocks. */
+#define SLOT_TRIES 2
+
+/* What the members combine after claiming: whether some member failed
+ * to claim the id, or the control block, and the block's step counters. */
+struct claims {
+    uint64_t ctx_failed, slot_failed, step;
+};
+
+/* This member's claim of ids->ctx and ids->slot, in *c. */
+static void claim(const struct smap_comm_ids *ids, struct claims *c)
+{
+    int slot_ok = 0;
+    c->ctx_failed = !smap_comm_ctx_claim(ids->ctx, ids->slot, smap_coll_slots_free(), &slot_ok);
+    c->slot_failed = ids->slot >= 0 && !slot_ok;
+    c->step = slot_ok ? smap_coll_slot_step(ids->slot) : 0;
+}
+
+/* The members' combined claims decided alike on all of them: 1 when the
+ * ids are theirs (ids->slot -1 when the block is given up), 0 when the
+ * claims are dropped for another attempt. */
+static int settle(const struct claims *all, struct smap_comm_ids *ids, unsigned attempt)
+{
+    if (all->ctx_failed || (all->slot_failed && attempt + 1 < SLOT_TRIES)) {
+        smap_comm_ctx_release_mine();
+        return 0;
+    }
+    if (all->slot_failed) {
+        smap_comm_ctx_unclaim_slot();
+        ids->slot = -1;
+    }
+    ids->step = ids->slot >= 0 ? all->step : 0;
+    return 1;
+}
+
+/* The pick from the members' combined free masks (ids, then blocks). */
+static void pick(const uint32_t *m, uint64_t key, unsigned attempt, struct smap_comm_ids *ids)
+{
+    ids->ctx = smap_comm_ctx_pick_spread(m, SMAP_CTX_WORDS, key, attempt);
+    ids->slot = smap_comm_ctx_pick_spread(&m[SMAP_CTX_WORDS], 1, key, attempt);
+}
+
 int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, const char *func)
 {
     if (parent->slot < 0) {
@@ -37,38 +84,31 @@ int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, cons
         smap_comm_agree_p2p(parent, parent->group, 0, ids);
         return ids->ctx < 0 ? no_ctx(parent, func) : MPI_SUCCESS;
     }
-    /* Rounds until every member offered its free ids at once (other
-     * threads may be agreeing too: smap_comm_ctx_offer, mpi/comm.h).
-     * Words: free ids, free control blocks, "every member offered". */
+    /* Attempts of two allreduces (MPI_BAND of the free masks, MPI_MAX of
+     * the claims), nothing held while they wait (mpi/comm.c, "claims"). */
     uint64_t key = smap_comm_ctx_key(parent->ctx, -1);
-    uint32_t m[SMAP_CTX_WORDS + 2];
-    for (;;) {
+    for (unsigned attempt = 0;; attempt++) {
+        uint32_t m[SMAP_CTX_WORDS + 1];
         m[SMAP_CTX_WORDS] = smap_coll_slots_free();
-        int mine = smap_comm_ctx_offer(key, m, &m[SMAP_CTX_WORDS]);
-        m[SMAP_CTX_WORDS + 1] = (uint32_t)mine;
-        int rc = PMPI_Allreduce(MPI_IN_PLACE, m, SMAP_CTX_WORDS + 2, MPI_UINT32_T, MPI_BAND,
+        smap_comm_ctx_free(m, &m[SMAP_CTX_WORDS]);
+        int rc = PMPI_Allreduce(MPI_IN_PLACE, m, SMAP_CTX_WORDS + 1, MPI_UINT32_T, MPI_BAND,
                                 parent->handle);
-        int agreed = rc == MPI_SUCCESS && m[SMAP_CTX_WORDS + 1];
-        ids->ctx = agreed ? smap_comm_ctx_pick(m) : -1;
-        /* no free control block is not an error yet: only collectives need one */
-        ids->slot = agreed && m[SMAP_CTX_WORDS] ? smap_ctz_size(m[SMAP_CTX_WORDS]) : -1;
-        smap_comm_ctx_settle(key, mine,
-                             rc != MPI_SUCCESS ? SMAP_CTX_ABANDON
-                             : agreed          ? SMAP_CTX_AGREED
-                                               : SMAP_CTX_RETRY,
-                             ids->ctx, ids->slot);
         if (rc != MPI_SUCCESS)
             return rc;
-        if (agreed)
-            break;
+        pick(m, key, attempt, ids);
+        if (ids->ctx < 0)
+            return no_ctx(parent, func);
+        struct claims c;
+        claim(ids, &c);
+        rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 3, MPI_UINT64_T, MPI_MAX, parent->handle);
+        if (rc != MPI_SUCCESS) {
+            smap_comm_ctx_release_mine();
+            return rc;
+        }
+        if (settle(&c, ids, attempt))
+            return MPI_SUCCESS;
         smap_p2p_progress();   /* MPI_Comm_idup schedules move on meanwhile */
     }
-    if (ids->ctx < 0)
-        return no_ctx(parent, func);
-    ids->step = ids->slot >= 0 ? smap_coll_slot_step(ids->slot) : 0;
-    if (ids->slot < 0)
-        return MPI_SUCCESS;
-    return PMPI_Allreduce(MPI_IN_PLACE, &ids->step, 1, MPI_UINT64_T, MPI_MAX, parent->handle);
 }
 
 int smap_comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,
@@ -109,9 +149,6 @@ int smap_comm_dup_bare(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *fu
     return rc;
 }
 
-/* ids.ctx sent back when some member did not offer: another round. */
-#define RETRY_CTX (-2)
-
 /* Blocking exchange with group member i (its parent rank and local rank
  * from the group's job rank). */
 static void xfer(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, int i, void *buf,
@@ -147,48 +184,82 @@ void smap_comm_offer_fold(struct smap_comm_offer *o, const struct smap_comm_offe
         o->step[k] = x->step[k] > o->step[k] ? x->step[k] : o->step[k];
 }
 
-/* At the group's rank 0: every member's offer folded into o. */
-static void fold_offers(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g,
-                        struct smap_comm_offer *o, int tag)
-{
-    for (int i = 1; i < g->size; i++) {
-        struct smap_comm_offer x;
-        xfer(p, g, i, &x, sizeof x, tag, 0);
-        smap_comm_offer_fold(o, &x);
-    }
-}
-
-/* One round: the choice, or ids->ctx RETRY_CTX. */
-static void agree_round(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, int tag,
-                        struct smap_comm_offer *o, struct smap_comm_ids *ids)
+/* The group's rank 0 combines what every member sends it (fold) and
+ * sends the result back; the others send theirs and receive it.  Each
+ * exchange follows the previous one's messages on the same tag. */
+static void combine(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, int tag, void *mine,
+                    void *in, size_t bytes, void (*fold)(void *acc, const void *x),
+                    void (*decide)(void *acc, void *arg), void *arg)
 {
     if (g->my_rank != 0) {
-        xfer(p, g, 0, o, sizeof *o, tag, 1);
-        xfer(p, g, 0, ids, sizeof *ids, tag, 0);
+        xfer(p, g, 0, mine, bytes, tag, 1);
+        xfer(p, g, 0, mine, bytes, tag, 0);
         return;
     }
-    fold_offers(p, g, o, tag);
-    ids->ctx = o->offered ? smap_comm_ctx_pick(o->mask) : RETRY_CTX;
-    ids->slot = o->offered && o->mask[SMAP_CTX_WORDS] ? smap_ctz_size(o->mask[SMAP_CTX_WORDS]) : -1;
-    ids->step = ids->slot >= 0 ? o->step[ids->slot] : 0;
+    for (int i = 1; i < g->size; i++) {
+        xfer(p, g, i, in, bytes, tag, 0);
+        fold(mine, in);
+    }
+    if (decide)
+        decide(mine, arg);
     for (int i = 1; i < g->size; i++)
-        xfer(p, g, i, ids, sizeof *ids, tag, 1);
+        xfer(p, g, i, mine, bytes, tag, 1);
+}
+
+/* What travels in the first exchange: the free masks, then the pick. */
+union masks {
+    uint32_t m[SMAP_CTX_WORDS + 1];
+    struct smap_comm_ids ids;
+};
+struct pick_arg {
+    uint64_t key;
+    unsigned attempt;
+};
+
+static void fold_masks(void *acc, const void *x)
+{
+    uint32_t *a = acc;
+    const uint32_t *b = x;
+    for (int j = 0; j <= SMAP_CTX_WORDS; j++)
+        a[j] &= b[j];
+}
+
+static void decide_pick(void *acc, void *arg)
+{
+    union masks *u = acc;
+    const struct pick_arg *pa = arg;
+    struct smap_comm_ids ids;
+    pick(u->m, pa->key, pa->attempt, &ids);
+    u->ids = ids;
+}
+
+static void fold_claims(void *acc, const void *x)
+{
+    struct claims *a = acc;
+    const struct claims *b = x;
+    a->ctx_failed |= b->ctx_failed;
+    a->slot_failed |= b->slot_failed;
+    a->step = b->step > a->step ? b->step : a->step;
 }
 
 void smap_comm_agree_p2p(struct MPI_ABI_Comm *p, const struct MPI_ABI_Group *g, int tag,
                          struct smap_comm_ids *ids)
 {
-    /* Rounds until every member offered at once (other threads may be
-     * agreeing too); each round's messages follow the previous ones'. */
-    uint64_t key = smap_comm_ctx_key(p->ctx, tag);
-    for (;;) {
-        struct smap_comm_offer o;
-        int mine = smap_comm_offer_mine(&o, key);
-        agree_round(p, g, tag, &o, ids);
-        int agreed = ids->ctx != RETRY_CTX;
-        smap_comm_ctx_settle(key, mine, agreed ? SMAP_CTX_AGREED : SMAP_CTX_RETRY,
-                             agreed ? ids->ctx : -1, agreed ? ids->slot : -1);
-        if (agreed)
+    /* As smap_comm_agree, the allreduces replaced by exchanges with the
+     * group's rank 0: nothing is held while waiting for the members. */
+    struct pick_arg pa = { smap_comm_ctx_key(p->ctx, tag), 0 };
+    for (;; pa.attempt++) {
+        union masks u, in;
+        u.m[SMAP_CTX_WORDS] = smap_coll_slots_free();
+        smap_comm_ctx_free(u.m, &u.m[SMAP_CTX_WORDS]);
+        combine(p, g, tag, &u, &in, sizeof u, fold_masks, decide_pick, &pa);
+        *ids = u.ids;
+        if (ids->ctx < 0)
+            return;
+        struct claims c, cin;
+        claim(ids, &c);
+        combine(p, g, tag, &c, &cin, sizeof c, fold_claims, NULL, NULL);
+        if (settle(&c, ids, pa.attempt))
             return;
     }
 }
@@ -204,8 +275,10 @@ int smap_comm_create(struct MPI_ABI_Comm *c, struct MPI_ABI_Group *g, MPI_Comm *
     if (rc != MPI_SUCCESS)
         return rc;
     *newcomm = MPI_COMM_NULL;
-    if (g->my_rank == MPI_UNDEFINED)
+    if (g->my_rank == MPI_UNDEFINED) {
+        smap_comm_ctx_release_mine();   /* not a member: nothing to reserve for */
         return MPI_SUCCESS;
+    }
     smap_group_retain(g);
     return smap_comm_make(c, g, &ids, newcomm, F);
 }

@@ -23,8 +23,9 @@ struct smap_comm_ids {
 };
 
 /* Collective over parent: a context id and a control block free on every
- * member of parent (one MPI_BAND allreduce of the free masks, one MPI_MAX of
- * the slot's step counters).  MPI_SUCCESS or the raised error. */
+ * member of parent (attempts of an MPI_BAND allreduce of the free masks and
+ * an MPI_MAX of the claims and the slot's step counters; other threads may
+ * agree at the same time).  MPI_SUCCESS or the raised error. */
 int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, const char *func);
 
 /* The same among the members of g (a subgroup of parent's) only, over
@@ -33,8 +34,7 @@ int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, cons
 void smap_comm_agree_p2p(struct MPI_ABI_Comm *parent, const struct MPI_ABI_Group *g, int tag,
                          struct smap_comm_ids *ids);
 
-/* One member's offer in an agreement over point-to-point or across an
- * intercommunicator. */
+/* One member's offer in an agreement across an intercommunicator. */
 struct smap_comm_offer {
     uint32_t mask[SMAP_CTX_WORDS + 1];   /* free ids, then free control blocks */
     uint32_t offered;                    /* 0: another thread's agreement has the offer */

@@ -59,6 +59,8 @@ int smap_comm_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcom
         rc = smap_comm_agree(c, &ids, func);
     *newcomm = MPI_COMM_NULL;
     if (rc != MPI_SUCCESS || color == MPI_UNDEFINED) {
+        if (rc == MPI_SUCCESS)
+            smap_comm_ctx_release_mine();   /* not a member: nothing to reserve for */
         free(ck);
         return rc;
     }

@@ -410,11 +410,13 @@ static void take_tags(struct smap_sched *s)
     s->rtag = s->tag | 1;
 }
 
-/* Closes the last round, takes the sequence number and runs what can run. */
-static void activate(struct smap_sched *s)
+/* Closes the last round, takes the sequence number (unless the schedule
+ * is persistent: its tags are its own from init) and runs what can run. */
+static void activate(struct smap_sched *s, int take)
 {
     (void)smap_sched_barrier(s);
-    take_tags(s);
+    if (take)
+        take_tags(s);
     s->ctx = s->c->ctx + SMAP_SCHED_CTX_OFFSET;
     pthread_mutex_lock(&active_lock);
     advance(s);
@@ -456,13 +458,18 @@ int smap_sched_start(struct smap_sched *s, MPI_Request *req)
     r->sched = s;
     s->req = r;
     if (persist_req && persist_req == req) {
-        /* built once, run at every MPI_Start (smap_sched_restart) */
+        /* Built once, run at every MPI_Start (smap_sched_restart).  Its
+         * sequence numbers are taken here, at init, which is ordered like
+         * every collective call: MPI 4.1 lets members start persistent
+         * collectives in different orders, so a number taken at start
+         * would pair one request's messages with another's. */
         (void)smap_sched_barrier(s);
+        take_tags(s);
         r->persist = SMAP_REQ_PCOLL;
         smap_req_set_active(r, 0);
         smap_preq_complete(&r->p);
     } else {
-        activate(s);
+        activate(s, 1);
     }
     *req = (MPI_Request)r;
     return MPI_SUCCESS;
@@ -470,8 +477,10 @@ int smap_sched_start(struct smap_sched *s, MPI_Request *req)
 
 /* A persistent schedule runs again from its first round: its operations
  * keep their buffers, counts and types (and its scratch), only the state
- * of the run is reset.  The sequence number (tag) is taken anew, so starts
- * interleave with other collectives as MPI orders them. */
+ * of the run is reset.  The tags stay those taken at init: a start needs
+ * no order with other starts, and the runs of one request cannot cross
+ * (a member starts run k+1 only once its run k completed, and messages
+ * between two members never overtake each other). */
 /* Resets the state of a run (the lanes' too); MPI_ERR_REQUEST when a
  * failed run left messages in flight. */
 static int reset_run(struct smap_sched *s)
@@ -507,7 +516,7 @@ int smap_sched_restart(struct smap_sched *s)
         return rc;
     s->req->p.err = MPI_SUCCESS;
     smap_preq_reset(&s->req->p);
-    activate(s);
+    activate(s, 0);
     return MPI_SUCCESS;
 }
 
@@ -518,7 +527,7 @@ int smap_sched_run(struct smap_sched *s)
         smap_sched_free(s);
         return err;
     }
-    activate(s);
+    activate(s, 1);
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
     while (!s->done) {

@@ -67,9 +67,10 @@ int smap_sched_start(struct smap_sched *s, MPI_Request *req);
  * smap_sched_persistent(req) and smap_sched_persistent(NULL) (calling
  * thread only), smap_sched_start(s, req) with that request pointer does
  * not start s but makes *req an inactive persistent request
- * (SMAP_REQ_PCOLL) that owns it; each MPI_Start runs it again with
- * smap_sched_restart (MPI_ERR_REQUEST: a failed run left messages in
- * flight). */
+ * (SMAP_REQ_PCOLL) that owns it, with tags of its own taken then; each
+ * MPI_Start runs it again with smap_sched_restart, in any order relative
+ * to other requests' starts (MPI_ERR_REQUEST: a failed run left messages
+ * in flight). */
 void smap_sched_persistent(MPI_Request *req);
 int smap_sched_restart(struct smap_sched *s);
 /* Blocking use: start, then progress until done; frees the schedule. */
