@@ -97,9 +97,10 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     SMAP_CHECK_RUNNING(func);
     SMAP_CHECK_PTR(func, MPI_COMM_NULL, datatype);
     SMAP_CHECK_DTYPE(func, MPI_COMM_NULL, *datatype, t);
-    if (t->flags & SMAP_DT_PREDEF)
+    if (t->flags & (SMAP_DT_PREDEF | SMAP_DT_F90))
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TYPE, func,
-                              "%s is predefined and cannot be freed", t->name);
+                              "%s is predefined and cannot be freed%s", t->name,
+                              (t->flags & SMAP_DT_F90) ? " (from MPI_Type_create_f90_*)" : "");
     /* The attributes go with the handle, newest first, while the handle is
      * still valid for the delete callbacks (MPI-5.0 7.7.4).  The list is
      * empty afterwards whatever they return, so the type is freed even when

@@ -29,15 +29,16 @@ static smap_dtype_t *new_type(int layout, smap_dtype_t *child)
     return t;
 }
 
+/* Predefined types and MPI_Type_create_f90_*'s live to the end: no count. */
 void smap_dtype_retain(smap_dtype_t *t)
 {
-    if (!(t->flags & SMAP_DT_PREDEF))
+    if (!(t->flags & (SMAP_DT_PREDEF | SMAP_DT_F90)))
         atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
 }
 
 void smap_dtype_release(smap_dtype_t *t)
 {
-    if (!t || (t->flags & SMAP_DT_PREDEF))
+    if (!t || (t->flags & (SMAP_DT_PREDEF | SMAP_DT_F90)))
         return;
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;

@@ -26,6 +26,7 @@ struct smap_attr;   /* src/mpi/attr.h */
 #define SMAP_DT_LARGE     0x08u /* built by a _c constructor: contents in large counts */
 #define SMAP_DT_CONTIG    0x10u /* count elements of it are one dense block */
 #define SMAP_DT_PAIR      0x20u /* predefined value-index pair (MPI_DOUBLE_INT...) */
+#define SMAP_DT_F90       0x40u /* MPI_Type_create_f90_*'s: predefined for the user, never freed */
 
 /* The elementary kinds: how one basic element converts to external32. */
 enum smap_dtype_kind {
@@ -174,5 +175,9 @@ MPI_Datatype smap_dtype_match_size(int typeclass, int size);
  * MPI_DATATYPE_NULL when no supported kind has them. */
 MPI_Datatype smap_dtype_f90_integer(int r);
 MPI_Datatype smap_dtype_f90_real(int p, int r, int complex);
+/* The type MPI_Type_create_f90_* hands out for these arguments (combiner
+ * MPI_COMBINER_F90_*), a duplicate of the predefined base: the same object
+ * for the same arguments, kept to the end; NULL when out of memory. */
+smap_dtype_t *smap_dtype_f90_type(int combiner, int p, int r, MPI_Datatype base);
 
 #endif
