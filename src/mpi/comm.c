@@ -123,7 +123,6 @@ static uint32_t slot_offered;
 /* Context ids [SMAP_CTX_NB_FIRST, SMAP_CTX_MAX) are for non-blocking
  * agreements only, the others for blocking ones: the two kinds never
  * compete for an id (see "non-blocking agreements" below). */
-#define SMAP_CTX_NB_FIRST (SMAP_CTX_MAX - SMAP_CTX_MAX / 4)
 static uint32_t region_mask(int word, int nb)
 {
     uint32_t in_nb = word * 32 >= SMAP_CTX_NB_FIRST ? ~0u : 0u;

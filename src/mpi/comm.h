@@ -56,9 +56,25 @@ struct MPI_ABI_Comm {
 /* Context ids: WORLD 0, SELF 1, user communicators any other id below
  * SMAP_CTX_MAX, agreed on by the members at creation from their masks of
  * ids free here (bit set = free), so that no two live communicators of a
- * rank share one.  Point-to-point matches on it. */
-#define SMAP_CTX_MAX 2048
+ * rank share one.  Point-to-point matches on it.  Ids are cheap (a bit of a
+ * mask; the agreement's allreduce carries the mask, 4 KiB): 2^15 of them
+ * leave 24574 communicators alive at once to the blocking constructors,
+ * with a quarter of the ids kept for MPI_Comm_idup.  Ids stay below 2^15:
+ * partitioned communication and the collectives' internal contexts put
+ * their own bits above them (src/mpi/partitioned.c, src/coll/sched). */
+#define SMAP_CTX_MAX 32768
 #define SMAP_CTX_WORDS (SMAP_CTX_MAX / 32)
+/* Context ids [SMAP_CTX_NB_FIRST, SMAP_CTX_MAX) are for non-blocking
+ * agreements only, the others for blocking ones (comm.c). */
+#define SMAP_CTX_NB_FIRST (SMAP_CTX_MAX - SMAP_CTX_MAX / 4)
+/* How many communicators can be alive at once, made by blocking
+ * constructors (WORLD and SELF hold two ids); the class and message when
+ * the ids run out. */
+#define SMAP_COMM_LIVE_MAX (SMAP_CTX_NB_FIRST - 2)
+#define SMAP_ERR_NO_CTX MPI_ERR_OTHER
+#define SMAP_NO_CTX_WHY "no context id is free on every member: at most %d communicators " \
+                        "can be alive at once (and %d more through MPI_Comm_idup)"
+#define SMAP_NO_CTX_ARGS SMAP_COMM_LIVE_MAX, SMAP_CTX_MAX - SMAP_CTX_NB_FIRST
 
 extern struct MPI_ABI_Comm smap_comm_world, smap_comm_self;
 

@@ -24,10 +24,8 @@
 
 static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *parent, const char *func)
 {
-    return smap_err_raise(parent->handle, MPI_ERR_INTERN, func,
-                          "no context id is free on every member (at most %d "
-                          "communicators alive at once, a quarter of the ids kept for "
-                          "MPI_Comm_idup)", SMAP_CTX_MAX);
+    return smap_err_raise(parent->handle, SMAP_ERR_NO_CTX, func, SMAP_NO_CTX_WHY,
+                          SMAP_NO_CTX_ARGS);
 }
 
 int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, const char *func)

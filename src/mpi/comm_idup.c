@@ -115,7 +115,7 @@ static int settle(struct smap_sched *s, void *arg)
         return add_attempt(s, d);
     }
     if (d->ctx < 0)
-        return MPI_ERR_INTERN;   /* no context id free on every member */
+        return SMAP_ERR_NO_CTX;   /* no context id free on every member */
     struct smap_comm_ids ids = { d->ctx, d->claimed[1] ? d->slot : -1, 0 };
     ids.step = ids.slot >= 0 ? d->step[ids.slot] : 0;
     int rc = make(d, &ids);
