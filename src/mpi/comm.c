@@ -1,8 +1,10 @@
 #include "mpi/comm.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/compiler.h"
 #include "base/timer.h"
@@ -304,6 +306,35 @@ int smap_comm_ctx_pick(const uint32_t *mask)
     return -1;
 }
 
+const char *smap_comm_label(const struct MPI_ABI_Comm *c)
+{
+    return c->name[0] ? c->name : c->origin[0] ? c->origin : "a communicator";
+}
+
+/* Long chains of unnamed parents are cut at the buffer's end. */
+static void __attribute__((format(printf, 2, 3))) origin_fmt(struct MPI_ABI_Comm *c,
+                                                            const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->origin, sizeof c->origin, fmt, ap);
+    va_end(ap);
+}
+
+void smap_comm_set_origin(struct MPI_ABI_Comm *c, const struct MPI_ABI_Comm *parent,
+                          const char *func)
+{
+    char from[sizeof c->origin];
+    snprintf(from, sizeof from, "%s", smap_comm_label(parent));
+    /* The sessions' constructors pass WORLD's object as a formal parent. */
+    if (func && strstr(func, "from_group"))
+        origin_fmt(c, "a communicator made by %s", func);
+    else if (func)
+        origin_fmt(c, "a communicator made by %s from %s", func, from);
+    else
+        origin_fmt(c, "a communicator derived from %s", from);
+}
+
 struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,
                                    int ctx, int slot)
 {
@@ -321,6 +352,7 @@ struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI
     c->handle = c;
     c->errhandler = parent->errhandler;
     smap_errhandler_retain(c->errhandler);
+    smap_comm_set_origin(c, parent, NULL);
     c->session = parent->session;
     smap_session_retain(c->session);
     smap_group_set_session(g, c->session);   /* MPI_Comm_group's groups lead back to it */

@@ -24,6 +24,9 @@ struct MPI_ABI_Comm {
     int ctx;                     /* context id: matching keeps communicators apart (WORLD 0, SELF 1) */
     MPI_Errhandler errhandler;   /* predefined handle or user object */
     char name[MPI_MAX_OBJECT_NAME];
+    /* How it was made, for messages while it has no name ("a communicator
+     * made by MPI_Comm_split from MPI_COMM_WORLD"); truncated when long. */
+    char origin[192];
     MPI_Comm handle;             /* what users hold: MPI_COMM_WORLD, or the object itself */
     struct MPI_ABI_Group *group; /* one reference (src/mpi/group.h) */
     struct smap_attr *attrs;     /* cached attributes, newest first (src/mpi/attr.h) */
@@ -113,6 +116,12 @@ static inline struct MPI_ABI_Comm *smap_comm_get(MPI_Comm h)
     struct MPI_ABI_Comm *c = h;
     return c->magic == SMAP_COMM_MAGIC ? c : NULL;
 }
+
+/* What messages call c: its name, else how it was made. */
+const char *smap_comm_label(const struct MPI_ABI_Comm *c);
+/* Records in c->origin that func made it from parent. */
+void smap_comm_set_origin(struct MPI_ABI_Comm *c, const struct MPI_ABI_Comm *parent,
+                          const char *func);
 
 static inline int smap_comm_is_predefined(const struct MPI_ABI_Comm *c)
 {

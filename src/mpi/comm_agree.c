@@ -78,6 +78,7 @@ int smap_comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,
     struct MPI_ABI_Comm *c = smap_comm_new(parent, g, ids->ctx, slot);
     if (!c)
         return smap_err_raise(parent->handle, MPI_ERR_NO_MEM, func, "out of memory");
+    smap_comm_set_origin(c, parent, func);
     if (slot >= 0)
         smap_coll_slot_claim(slot, ids->step);
     /* both are taken now: no reservation needed (only this agreement's:

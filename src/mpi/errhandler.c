@@ -60,7 +60,7 @@ void smap_errhandler_release(MPI_Errhandler h)
 static const char *comm_name(MPI_Comm comm)
 {
     struct MPI_ABI_Comm *c = smap_comm_get(comm);
-    return c ? c->name : "a communicator";
+    return c ? smap_comm_label(c) : "a communicator";
 }
 
 static SMAP_COLD void predefined_abort(MPI_Errhandler h, const char *what, int code);
