@@ -106,7 +106,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
      * empty afterwards whatever they return, so the type is freed even when
      * one fails; the call then reports the first failure. */
     int rc = smap_attr_list_delete(SMAP_OBJ_TYPE, *datatype, &t->attrs);
-    smap_dtype_release(t);
+    smap_dtype_drop(t);
     *datatype = MPI_DATATYPE_NULL;
     return rc == MPI_SUCCESS ? rc : attr_callback_failed(func, rc, "delete");
 }
@@ -276,9 +276,9 @@ static int contents(const char *func, int large, MPI_Datatype datatype, MPI_Coun
         memcpy(counts, t->counts, (size_t)t->nc * sizeof *counts);
     for (int i = 0; i < t->nt; i++) {
         /* derived types come back as new references the caller frees */
-        smap_dtype_t *c = smap_dtype_get(t->ctypes[i]);
+        smap_dtype_t *c = smap_dtype_stored(t->ctypes[i]);
         if (c)
-            smap_dtype_retain(c);
+            smap_dtype_give(c);
         types[i] = t->ctypes[i];
     }
     return MPI_SUCCESS;

@@ -132,9 +132,9 @@ static void add_allreduce(struct smap_sched *s, const struct idup *d, void *buf,
                           MPI_Datatype type, MPI_Op op)
 {
     if (d->inter)
-        smap_nbc_add_inter_allreduce_both(s, buf, n, smap_dtype_get(type), type, op);
+        smap_nbc_add_inter_allreduce_both(s, buf, n, smap_dtype_stored(type), type, op);
     else
-        smap_nbc_add_allreduce(s, MPI_IN_PLACE, buf, n, smap_dtype_get(type), type, op);
+        smap_nbc_add_allreduce(s, MPI_IN_PLACE, buf, n, smap_dtype_stored(type), type, op);
 }
 
 /* One round of the agreement, appended to s. */

@@ -107,7 +107,7 @@ static void execute(struct smap_rma_cb *cb, struct smap_rma_am *am)
     case SMAP_AM_GACC: {
         MPI_Op op = (MPI_Op)(uintptr_t)am->op;
         MPI_Datatype type = (MPI_Datatype)(uintptr_t)am->type;
-        smap_dtype_t *t = smap_dtype_get(type);
+        smap_dtype_t *t = smap_dtype_stored(type);
         rc = smap_rma_acc_lock(cb);
         if (rc)
             break;
