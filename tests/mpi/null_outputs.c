@@ -154,6 +154,17 @@ static void comms_groups(void)
     NUL("info", MPI_Info_create(NULL));
     NUL("op", MPI_Op_create(user_fn, 1, NULL));
     NUL("win", MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, NULL));
+    int mem[2] = { 0, 0 };
+    MPI_Win win;
+    CHECK_RC(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &win));
+    CHECK_RC(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    NUL("request", MPI_Rput(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, win, NULL));
+    NUL("request", MPI_Rget(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, win, NULL));
+    NUL("request", MPI_Raccumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win, NULL));
+    CHECK_RC(MPI_Win_unlock_all(win));
+    CHECK(mem[0] == 0 && mem[1] == 0, "a refused operation wrote the window");
+    CHECK_RC(MPI_Win_free(&win));
 }
 
 static void datatypes(void)
