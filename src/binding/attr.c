@@ -52,7 +52,7 @@ static int comm_get(const char *func, MPI_Comm comm, int keyval, void *value, in
     struct MPI_ABI_Comm *c;
     SMAP_CHECK_RUNNING(func);
     SMAP_CHECK_COMM(func, comm, c);
-    SMAP_CHECK_PTR(func, comm, value);
+    SMAP_CHECK_ARG(func, comm, value, "attribute_val");
     SMAP_CHECK_PTR(func, comm, flag);
     /* attribute_val is a void ** in C (MPI-5.0 7.7.2). */
     return smap_attr_get(SMAP_OBJ_COMM, c->handle, &c->attrs, keyval, (void **)value, flag, comm,

@@ -35,4 +35,12 @@
             return smap_err_raise(comm, MPI_ERR_ARG, func, "%s is NULL", #ptr);    \
     } while (0)
 
+/* The same, naming the argument as the standard does when the variable
+ * checked has another name. */
+#define SMAP_CHECK_ARG(func, comm, ptr, name)                                      \
+    do {                                                                           \
+        if (SMAP_UNLIKELY(!(ptr)))                                                 \
+            return smap_err_raise(comm, MPI_ERR_ARG, func, "%s is NULL", name);    \
+    } while (0)
+
 #endif

@@ -162,7 +162,7 @@ static int neighbor(const char *F, MPI_Comm comm, struct nbr *a, enum nbr_kind k
                               "comm has no process topology (MPI_Cart_create, "
                               "MPI_Graph_create, MPI_Dist_graph_create...)");
     if (nonblocking)
-        SMAP_CHECK_PTR(F, comm, req);
+        SMAP_CHECK_ARG(F, comm, req, "request");
     int rc = check_send(F, comm, a, k, outdeg);
     if (rc == MPI_SUCCESS)
         rc = check_recv(F, comm, a, k, indeg);
@@ -393,7 +393,7 @@ static int neighbor_init(const char *F, MPI_Comm comm, struct nbr *a, enum nbr_k
                          MPI_Info info, MPI_Request *req)
 {
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_PTR(F, comm, req);
+    SMAP_CHECK_ARG(F, comm, req, "request");
     *req = MPI_REQUEST_NULL;
     if (info != MPI_INFO_NULL && !smap_info_get(info))
         return smap_err_raise(comm, MPI_ERR_INFO, F, "%s", "info is not a valid info object");

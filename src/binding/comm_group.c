@@ -45,9 +45,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     struct smap_comm_ids ids;
     smap_comm_agree_p2p(c, g, tag, &ids);
     if (ids.ctx < 0)
-        return smap_err_raise(comm, MPI_ERR_INTERN, F,
-                              "no context id is free on every member (at most %d "
-                              "communicators alive at once)", SMAP_CTX_MAX);
+        return smap_err_raise(comm, SMAP_ERR_NO_CTX, F, SMAP_NO_CTX_WHY, SMAP_NO_CTX_ARGS);
     smap_group_retain(g);
     return smap_comm_make(c, g, &ids, newcomm, F);
 }

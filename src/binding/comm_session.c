@@ -75,9 +75,8 @@ static int from_group(struct MPI_ABI_Group *g, int tag, MPI_Errhandler eh, MPI_C
     struct smap_comm_ids ids;
     smap_comm_agree_p2p(&smap_comm_world, g, tag, &ids);
     if (ids.ctx < 0)
-        return smap_err_raise_on(eh, newcomm, "a new communicator", MPI_ERR_INTERN, F,
-                                 "no context id is free on every member (at most %d "
-                                 "communicators alive at once)", SMAP_CTX_MAX);
+        return smap_err_raise_on(eh, newcomm, "a new communicator", SMAP_ERR_NO_CTX, F,
+                                 SMAP_NO_CTX_WHY, SMAP_NO_CTX_ARGS);
     smap_group_retain(g);
     int rc = smap_comm_make(&smap_comm_world, g, &ids, newcomm, F);
     if (rc == MPI_SUCCESS) {

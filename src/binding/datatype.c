@@ -97,15 +97,16 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     SMAP_CHECK_RUNNING(func);
     SMAP_CHECK_PTR(func, MPI_COMM_NULL, datatype);
     SMAP_CHECK_DTYPE(func, MPI_COMM_NULL, *datatype, t);
-    if (t->flags & SMAP_DT_PREDEF)
+    if (t->flags & (SMAP_DT_PREDEF | SMAP_DT_F90))
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_TYPE, func,
-                              "%s is predefined and cannot be freed", t->name);
+                              "%s is predefined and cannot be freed%s", t->name,
+                              (t->flags & SMAP_DT_F90) ? " (from MPI_Type_create_f90_*)" : "");
     /* The attributes go with the handle, newest first, while the handle is
      * still valid for the delete callbacks (MPI-5.0 7.7.4).  The list is
      * empty afterwards whatever they return, so the type is freed even when
      * one fails; the call then reports the first failure. */
     int rc = smap_attr_list_delete(SMAP_OBJ_TYPE, *datatype, &t->attrs);
-    smap_dtype_release(t);
+    smap_dtype_drop(t);
     *datatype = MPI_DATATYPE_NULL;
     return rc == MPI_SUCCESS ? rc : attr_callback_failed(func, rc, "delete");
 }
@@ -275,9 +276,9 @@ static int contents(const char *func, int large, MPI_Datatype datatype, MPI_Coun
         memcpy(counts, t->counts, (size_t)t->nc * sizeof *counts);
     for (int i = 0; i < t->nt; i++) {
         /* derived types come back as new references the caller frees */
-        smap_dtype_t *c = smap_dtype_get(t->ctypes[i]);
+        smap_dtype_t *c = smap_dtype_stored(t->ctypes[i]);
         if (c)
-            smap_dtype_retain(c);
+            smap_dtype_give(c);
         types[i] = t->ctypes[i];
     }
     return MPI_SUCCESS;

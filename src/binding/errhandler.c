@@ -23,7 +23,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     struct MPI_ABI_Comm *c;
     SMAP_CHECK_COMM("MPI_Comm_get_errhandler", comm, c);
     SMAP_CHECK_PTR("MPI_Comm_get_errhandler", comm, errhandler);
-    smap_errhandler_retain(c->errhandler);
+    smap_errhandler_give(c->errhandler);
     *errhandler = c->errhandler;
     return MPI_SUCCESS;
 }
@@ -56,8 +56,8 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     SMAP_CHECK_PTR("MPI_Errhandler_free", MPI_COMM_NULL, errhandler);
     if (!smap_errhandler_valid(*errhandler))
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
-                              "*errhandler is not a valid error handler");
-    smap_errhandler_release(*errhandler);
+                              "*errhandler is not a valid error handler (freed already?)");
+    smap_errhandler_drop(*errhandler);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

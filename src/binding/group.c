@@ -293,7 +293,9 @@ int PMPI_Group_free(MPI_Group *group)
     SMAP_CHECK_RUNNING("MPI_Group_free");
     SMAP_CHECK_PTR("MPI_Group_free", NOCOMM, group);
     CHECK_GROUP("MPI_Group_free", *group, g);
-    smap_group_release(g);
+    if (smap_group_drop(*group, g) != 0)
+        return smap_err_raise(NOCOMM, MPI_ERR_GROUP, "MPI_Group_free",
+                              "*group was freed already (a copy of the handle?)");
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }

@@ -4,12 +4,14 @@
  * (src/smap/heap.c): it is already exposed to node peers, so nothing
  * special is needed for single-copy transfers from or into it.  No info
  * key changes that; valid info objects are accepted and ignored, as MPI
- * allows. */
+ * allows.  The live blocks are recorded (src/mpi/mem.c) so that freeing
+ * anything else is an error rather than a crash in the heap. */
 #include <mpi.h>
 #include <stdlib.h>
 
 #include "binding/check.h"
 #include "mpi/info.h"
+#include "mpi/mem.h"
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
@@ -22,8 +24,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     if (info != MPI_INFO_NULL && !smap_info_get(info))
         return smap_err_raise(MPI_COMM_WORLD, MPI_ERR_INFO, func,
                               "info is not a valid info object");
-    /* at least one byte: every successful call returns a distinct address */
-    void *p = malloc(size > 0 ? (size_t)size : 1);
+    void *p = smap_mem_alloc((size_t)size);
     if (!p)
         return smap_err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, func,
                               "cannot allocate %lld bytes", (long long)size);
@@ -33,7 +34,12 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int PMPI_Free_mem(void *base)
 {
-    SMAP_CHECK_RUNNING("MPI_Free_mem");
-    free(base);
+    static const char func[] = "MPI_Free_mem";
+    SMAP_CHECK_RUNNING(func);
+    /* NULL is accepted, as free(NULL) is and the peers do */
+    if (base && smap_mem_free(base) != 0)
+        return smap_err_raise(MPI_COMM_WORLD, MPI_ERR_BASE, func,
+                              "%p is not a block MPI_Alloc_mem returned (or it was freed already)",
+                              base);
     return MPI_SUCCESS;
 }

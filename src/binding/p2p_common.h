@@ -17,6 +17,14 @@
 #include "p2p/p2p.h"
 #include "smap/smap.h"
 
+/* A non-blocking entry point's request pointer, checked before the shared
+ * code, where a NULL request means the blocking form. */
+#define P2P_CHECK_REQ(func, comm, request)                                                  \
+    do {                                                                                   \
+        SMAP_CHECK_RUNNING(func);                                                          \
+        SMAP_CHECK_PTR(func, comm, request);                                               \
+    } while (0)
+
 /* Communicator, count, datatype and buffer of a send or receive. */
 #define P2P_CHECK_BUF(func, comm, c, buf, count, datatype, t)                               \
     do {                                                                                    \

@@ -12,7 +12,7 @@ static int init_common(const char *func, const void *buf, MPI_Count count, MPI_D
         P2P_CHECK_SOURCE(func, comm, c, peer, tag);
     else
         P2P_CHECK_DEST(func, comm, c, peer, tag);
-    SMAP_CHECK_PTR(func, comm, req);
+    SMAP_CHECK_ARG(func, comm, req, "request");
     int lr = 0;
     if (peer >= 0 && (lr = p2p_peer_lr(c, peer)) == SMAP_P2P_NO_ROUTE)
         return p2p_offnode_error(func, comm, peer);

@@ -109,8 +109,6 @@ static int mrecv(const char *func, void *buf, MPI_Count count, MPI_Datatype data
     SMAP_CHECK_DTYPE_COMMITTED(func, MPI_COMM_NULL, datatype, t);
     if (p2p_bad_buffer(buf, count, t))
         return p2p_buffer_error(func, MPI_COMM_NULL, buf, count, t);
-    if (req)
-        SMAP_CHECK_PTR(func, MPI_COMM_NULL, req);
     MPI_Message h = *message;
     if (h == MPI_MESSAGE_NULL || (h != MPI_MESSAGE_NO_PROC && !smap_plausible_object(h, 8)))
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_REQUEST, func, "%s",
@@ -157,11 +155,13 @@ int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Imrecv", MPI_COMM_NULL, request);
     return mrecv("MPI_Imrecv", buf, count, datatype, message, MPI_STATUS_IGNORE, request);
 }
 
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                   MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Imrecv_c", MPI_COMM_NULL, request);
     return mrecv("MPI_Imrecv", buf, count, datatype, message, MPI_STATUS_IGNORE, request);
 }

@@ -13,8 +13,6 @@ static int recv_common(const char *func, void *buf, MPI_Count count, MPI_Datatyp
     smap_dtype_t *t;
     P2P_CHECK_BUF(func, comm, c, buf, count, datatype, t);
     P2P_CHECK_SOURCE(func, comm, c, source, tag);
-    if (req)
-        SMAP_CHECK_PTR(func, comm, req);
     int lr = -1;
     if (SMAP_UNLIKELY(source >= 0 && (lr = p2p_peer_lr(c, source)) == SMAP_P2P_NO_ROUTE))
         return p2p_offnode_error(func, comm, source);
@@ -63,6 +61,7 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Irecv", comm, request);
     return recv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, MPI_STATUS_IGNORE,
                        request);
 }
@@ -70,6 +69,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Irecv_c", comm, request);
     return recv_common("MPI_Irecv_c", buf, count, datatype, source, tag, comm, MPI_STATUS_IGNORE,
                        request);
 }
@@ -89,8 +89,6 @@ static int sendrecv_common(const char *func, const void *sendbuf, MPI_Count send
     P2P_CHECK_BUF(func, comm, c, recvbuf, recvcount, recvtype, rt);
     P2P_CHECK_DEST(func, comm, c, dest, sendtag);
     P2P_CHECK_SOURCE(func, comm, c, source, recvtag);
-    if (req)
-        SMAP_CHECK_PTR(func, comm, req);
     int lr = 0;
     if (dest != MPI_PROC_NULL && (lr = p2p_peer_lr(c, dest)) == SMAP_P2P_NO_ROUTE)
         return p2p_offnode_error(func, comm, dest);
@@ -153,6 +151,7 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
                    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                    int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Isendrecv", comm, request);
     return sendrecv_common("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                            recvcount, recvtype, source, recvtag, comm, MPI_STATUS_IGNORE, request);
 }
@@ -161,6 +160,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                      int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Isendrecv_c", comm, request);
     return sendrecv_common("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag,
                            recvbuf, recvcount, recvtype, source, recvtag, comm, MPI_STATUS_IGNORE,
                            request);
@@ -223,6 +223,7 @@ int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                            int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Isendrecv_replace", comm, request);
     return replace_common("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, source,
                           recvtag, comm, MPI_STATUS_IGNORE, request);
 }
@@ -231,6 +232,7 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
                              int sendtag, int source, int recvtag, MPI_Comm comm,
                              MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Isendrecv_replace_c", comm, request);
     return replace_common("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source,
                           recvtag, comm, MPI_STATUS_IGNORE, request);
 }

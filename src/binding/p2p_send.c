@@ -11,8 +11,6 @@ static int send_common(const char *func, const void *buf, MPI_Count count, MPI_D
     smap_dtype_t *t;
     P2P_CHECK_BUF(func, comm, c, buf, count, datatype, t);
     P2P_CHECK_DEST(func, comm, c, dest, tag);
-    if (req)
-        SMAP_CHECK_PTR(func, comm, req);
     int lr = 0;
     if (SMAP_UNLIKELY(dest == MPI_PROC_NULL)) {
         if (!req)
@@ -84,6 +82,7 @@ int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Isend", comm, request);
     return send_common("MPI_Isend", buf, count, datatype, dest, tag, comm, SMAP_P2P_STANDARD,
                        request);
 }
@@ -91,6 +90,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Isend_c", comm, request);
     return send_common("MPI_Isend_c", buf, count, datatype, dest, tag, comm, SMAP_P2P_STANDARD,
                        request);
 }
@@ -98,12 +98,14 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Issend", comm, request);
     return send_common("MPI_Issend", buf, count, datatype, dest, tag, comm, SMAP_P2P_SYNC, request);
 }
 
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Issend_c", comm, request);
     return send_common("MPI_Issend_c", buf, count, datatype, dest, tag, comm, SMAP_P2P_SYNC,
                        request);
 }
@@ -111,12 +113,14 @@ int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Irsend", comm, request);
     return send_common("MPI_Irsend", buf, count, datatype, dest, tag, comm, SMAP_P2P_READY, request);
 }
 
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Irsend_c", comm, request);
     return send_common("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, SMAP_P2P_READY,
                        request);
 }
@@ -130,8 +134,6 @@ static int bsend_common(const char *func, const void *buf, MPI_Count count, MPI_
     smap_dtype_t *t;
     P2P_CHECK_BUF(func, comm, c, buf, count, datatype, t);
     P2P_CHECK_DEST(func, comm, c, dest, tag);
-    if (req)
-        SMAP_CHECK_PTR(func, comm, req);
     int lr = 0;
     if (dest != MPI_PROC_NULL && (lr = p2p_peer_lr(c, dest)) == SMAP_P2P_NO_ROUTE)
         return p2p_offnode_error(func, comm, dest);
@@ -166,12 +168,14 @@ int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Ibsend", comm, request);
     return bsend_common("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
 }
 
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
+    P2P_CHECK_REQ("MPI_Ibsend_c", comm, request);
     return bsend_common("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
 }
 

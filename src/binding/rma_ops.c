@@ -64,7 +64,8 @@ static int run(const struct opdesc *d, MPI_Win win, int rq, MPI_Request *req)
     struct MPI_ABI_Win *w;
     RMA_CHECK_WIN(F, win, w);
     if (rq) {
-        RMA_CHECK_PTR(F, win, req);
+        if (SMAP_UNLIKELY(!req))
+            return RMA_RAISE(F, win, MPI_ERR_ARG, "request is NULL");
         *req = MPI_REQUEST_NULL;
     }
     if (d->target != MPI_PROC_NULL)

@@ -339,7 +339,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
     struct MPI_ABI_Win *w;
     RMA_CHECK_WIN(F, win, w);
     RMA_CHECK_PTR(F, win, errhandler);
-    smap_errhandler_retain(w->errhandler);
+    smap_errhandler_give(w->errhandler);
     *errhandler = w->errhandler;
     return MPI_SUCCESS;
 }

@@ -198,7 +198,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
     GET_SESSION(F, session, s);
     if (!errhandler)
         return session_raise(s, MPI_ERR_ARG, F, "errhandler is NULL");
-    smap_errhandler_retain(s->errhandler);
+    smap_errhandler_give(s->errhandler);
     *errhandler = s->errhandler;
     return MPI_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/compiler.h"
+#include "base/free_later.h"
 #include "dtype/dtype.h"
 #include "dtype/internal.h"
 
@@ -15,6 +16,7 @@ static smap_dtype_t *new_type(int layout, smap_dtype_t *child)
         return NULL;
     t->magic = SMAP_DTYPE_MAGIC;
     atomic_init(&t->refs, 1);
+    atomic_init(&t->handles, 1);
     t->layout = layout;
     t->kind = SMAP_K_NONE;
     t->align = 1;
@@ -29,15 +31,16 @@ static smap_dtype_t *new_type(int layout, smap_dtype_t *child)
     return t;
 }
 
+/* Predefined types and MPI_Type_create_f90_*'s live to the end: no count. */
 void smap_dtype_retain(smap_dtype_t *t)
 {
-    if (!(t->flags & SMAP_DT_PREDEF))
+    if (!(t->flags & (SMAP_DT_PREDEF | SMAP_DT_F90)))
         atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
 }
 
 void smap_dtype_release(smap_dtype_t *t)
 {
-    if (!t || (t->flags & SMAP_DT_PREDEF))
+    if (!t || (t->flags & (SMAP_DT_PREDEF | SMAP_DT_F90)))
         return;
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
@@ -48,7 +51,7 @@ void smap_dtype_release(smap_dtype_t *t)
             smap_dtype_release(t->types[i]);
     smap_dtype_release(t->child);
     for (int i = 0; i < t->nt; i++)
-        smap_dtype_release(smap_dtype_get(t->ctypes[i]));
+        smap_dtype_release(smap_dtype_stored(t->ctypes[i]));
     smap_dtype_flat_free(atomic_load(&t->flat));
     smap_dtype_flat_free(atomic_load(&t->typed));
     free(t->bls);
@@ -59,7 +62,23 @@ void smap_dtype_release(smap_dtype_t *t)
     free(t->counts);
     free(t->ctypes);
     t->magic = 0;
-    free(t);
+    smap_free_later(t);   /* a stale handle reads the cleared magic for a while */
+}
+
+void smap_dtype_give(smap_dtype_t *t)
+{
+    if (t->flags & (SMAP_DT_PREDEF | SMAP_DT_F90))
+        return;
+    smap_dtype_retain(t);
+    if (atomic_fetch_add_explicit(&t->handles, 1, memory_order_relaxed) == 0)
+        t->magic = SMAP_DTYPE_MAGIC;
+}
+
+void smap_dtype_drop(smap_dtype_t *t)
+{
+    if (atomic_fetch_sub_explicit(&t->handles, 1, memory_order_relaxed) == 1)
+        t->magic = SMAP_DTYPE_HIDDEN;
+    smap_dtype_release(t);
 }
 
 /* ---- bounds ---- */
@@ -404,6 +423,6 @@ int smap_dtype_set_contents(smap_dtype_t *t, int combiner, int large, int ni, co
     t->nc = nc;
     t->nt = nt;
     for (int i = 0; i < nt; i++)
-        smap_dtype_retain(smap_dtype_get(types[i]));
+        smap_dtype_retain(smap_dtype_stored(types[i]));
     return MPI_SUCCESS;
 }

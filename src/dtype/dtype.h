@@ -15,6 +15,10 @@
 struct smap_attr;   /* src/mpi/attr.h */
 
 #define SMAP_DTYPE_MAGIC 0x44545950u /* "DTYP" */
+/* Alive (inside another type, or held by an operation in flight) but no
+ * handle of the program names it any more: a freed copy of the handle is
+ * refused (MPI_ERR_TYPE) instead of dropping the holder's reference. */
+#define SMAP_DTYPE_HIDDEN 0x64747970u /* "dtyp" */
 
 #define SMAP_DTYPE_PREDEF_BASE 0x200
 #define SMAP_DTYPE_PREDEF_N    0x100
@@ -26,6 +30,7 @@ struct smap_attr;   /* src/mpi/attr.h */
 #define SMAP_DT_LARGE     0x08u /* built by a _c constructor: contents in large counts */
 #define SMAP_DT_CONTIG    0x10u /* count elements of it are one dense block */
 #define SMAP_DT_PAIR      0x20u /* predefined value-index pair (MPI_DOUBLE_INT...) */
+#define SMAP_DT_F90       0x40u /* MPI_Type_create_f90_*'s: predefined for the user, never freed */
 
 /* The elementary kinds: how one basic element converts to external32. */
 enum smap_dtype_kind {
@@ -65,7 +70,8 @@ enum smap_dtype_layout {
 struct MPI_ABI_Datatype {
     uint32_t magic;
     unsigned flags;
-    _Atomic int refs;     /* user types: handle + parents referencing it */
+    _Atomic int refs;     /* user types: handles + parents referencing it */
+    _Atomic int handles;  /* user types: the program's handles to it */
     int combiner;         /* MPI_COMBINER_* */
     int kind;             /* predefined: smap_dtype_kind; derived: SMAP_K_NONE */
     int align;            /* largest alignment inside (struct padding) */
@@ -120,6 +126,17 @@ static inline smap_dtype_t *smap_dtype_get(MPI_Datatype h)
     return t->magic == SMAP_DTYPE_MAGIC ? t : NULL;
 }
 
+/* The same, also for a type the program no longer holds a handle to: for
+ * the handles the library stored itself (contents of a derived type). */
+static inline smap_dtype_t *smap_dtype_stored(MPI_Datatype h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (v - SMAP_DTYPE_PREDEF_BASE < SMAP_DTYPE_PREDEF_N || v < 0x10000)
+        return smap_dtype_get(h);
+    smap_dtype_t *t = (smap_dtype_t *)h;
+    return t->magic == SMAP_DTYPE_MAGIC || t->magic == SMAP_DTYPE_HIDDEN ? t : NULL;
+}
+
 static inline MPI_Datatype smap_dtype_handle(smap_dtype_t *t)
 {
     if (t->flags & SMAP_DT_PREDEF)
@@ -161,6 +178,11 @@ int smap_dtype_set_contents(smap_dtype_t *t, int combiner, int large, int ni, co
 int smap_dtype_commit(smap_dtype_t *t);       /* compiles the type map */
 void smap_dtype_retain(smap_dtype_t *t);
 void smap_dtype_release(smap_dtype_t *t);     /* frees at zero; predefined: no-op */
+/* A user type's reference handed to the program as a handle (contents). */
+void smap_dtype_give(smap_dtype_t *t);
+/* MPI_Type_free of a user type the program holds a handle to: the handle
+ * and its reference go. */
+void smap_dtype_drop(smap_dtype_t *t);
 
 /* The compiled forms (built on demand, cached; NULL when out of memory). */
 const struct smap_dtype_flat *smap_dtype_flat(smap_dtype_t *t);
@@ -174,5 +196,9 @@ MPI_Datatype smap_dtype_match_size(int typeclass, int size);
  * MPI_DATATYPE_NULL when no supported kind has them. */
 MPI_Datatype smap_dtype_f90_integer(int r);
 MPI_Datatype smap_dtype_f90_real(int p, int r, int complex);
+/* The type MPI_Type_create_f90_* hands out for these arguments (combiner
+ * MPI_COMBINER_F90_*), a duplicate of the predefined base: the same object
+ * for the same arguments, kept to the end; NULL when out of memory. */
+smap_dtype_t *smap_dtype_f90_type(int combiner, int p, int r, MPI_Datatype base);
 
 #endif

@@ -1,8 +1,10 @@
 #include "mpi/comm.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/compiler.h"
 #include "base/timer.h"
@@ -127,7 +129,6 @@ static uint32_t slot_offered;
 /* Context ids [SMAP_CTX_NB_FIRST, SMAP_CTX_MAX) are for non-blocking
  * agreements only, the others for blocking ones: the two kinds never
  * compete for an id (see "non-blocking agreements" below). */
-#define SMAP_CTX_NB_FIRST (SMAP_CTX_MAX - SMAP_CTX_MAX / 4)
 static uint32_t region_mask(int word, int nb)
 {
     uint32_t in_nb = word * 32 >= SMAP_CTX_NB_FIRST ? ~0u : 0u;
@@ -395,6 +396,35 @@ int smap_comm_ctx_pick_spread(const uint32_t *mask, int nwords, uint64_t key, un
     return nth_set(mask, nwords, mix(key ^ mix(attempt)));
 }
 
+const char *smap_comm_label(const struct MPI_ABI_Comm *c)
+{
+    return c->name[0] ? c->name : c->origin[0] ? c->origin : "a communicator";
+}
+
+/* Long chains of unnamed parents are cut at the buffer's end. */
+static void __attribute__((format(printf, 2, 3))) origin_fmt(struct MPI_ABI_Comm *c,
+                                                            const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->origin, sizeof c->origin, fmt, ap);
+    va_end(ap);
+}
+
+void smap_comm_set_origin(struct MPI_ABI_Comm *c, const struct MPI_ABI_Comm *parent,
+                          const char *func)
+{
+    char from[sizeof c->origin];
+    snprintf(from, sizeof from, "%s", smap_comm_label(parent));
+    /* The sessions' constructors pass WORLD's object as a formal parent. */
+    if (func && strstr(func, "from_group"))
+        origin_fmt(c, "a communicator made by %s", func);
+    else if (func)
+        origin_fmt(c, "a communicator made by %s from %s", func, from);
+    else
+        origin_fmt(c, "a communicator derived from %s", from);
+}
+
 struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,
                                    int ctx, int slot)
 {
@@ -412,6 +442,7 @@ struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI
     c->handle = c;
     c->errhandler = parent->errhandler;
     smap_errhandler_retain(c->errhandler);
+    smap_comm_set_origin(c, parent, NULL);
     c->session = parent->session;
     smap_session_retain(c->session);
     smap_group_set_session(g, c->session);   /* MPI_Comm_group's groups lead back to it */

@@ -24,6 +24,9 @@ struct MPI_ABI_Comm {
     int ctx;                     /* context id: matching keeps communicators apart (WORLD 0, SELF 1) */
     MPI_Errhandler errhandler;   /* predefined handle or user object */
     char name[MPI_MAX_OBJECT_NAME];
+    /* How it was made, for messages while it has no name ("a communicator
+     * made by MPI_Comm_split from MPI_COMM_WORLD"); truncated when long. */
+    char origin[192];
     MPI_Comm handle;             /* what users hold: MPI_COMM_WORLD, or the object itself */
     struct MPI_ABI_Group *group; /* one reference (src/mpi/group.h) */
     struct smap_attr *attrs;     /* cached attributes, newest first (src/mpi/attr.h) */
@@ -60,9 +63,25 @@ struct MPI_ABI_Comm {
 /* Context ids: WORLD 0, SELF 1, user communicators any other id below
  * SMAP_CTX_MAX, agreed on by the members at creation from their masks of
  * ids free here (bit set = free), so that no two live communicators of a
- * rank share one.  Point-to-point matches on it. */
-#define SMAP_CTX_MAX 2048
+ * rank share one.  Point-to-point matches on it.  Ids are cheap (a bit of a
+ * mask; the agreement's allreduce carries the mask, 4 KiB): 2^15 of them
+ * leave 24574 communicators alive at once to the blocking constructors,
+ * with a quarter of the ids kept for MPI_Comm_idup.  Ids stay below 2^15:
+ * partitioned communication and the collectives' internal contexts put
+ * their own bits above them (src/mpi/partitioned.c, src/coll/sched). */
+#define SMAP_CTX_MAX 32768
 #define SMAP_CTX_WORDS (SMAP_CTX_MAX / 32)
+/* Context ids [SMAP_CTX_NB_FIRST, SMAP_CTX_MAX) are for non-blocking
+ * agreements only, the others for blocking ones (comm.c). */
+#define SMAP_CTX_NB_FIRST (SMAP_CTX_MAX - SMAP_CTX_MAX / 4)
+/* How many communicators can be alive at once, made by blocking
+ * constructors (WORLD and SELF hold two ids); the class and message when
+ * the ids run out. */
+#define SMAP_COMM_LIVE_MAX (SMAP_CTX_NB_FIRST - 2)
+#define SMAP_ERR_NO_CTX MPI_ERR_OTHER
+#define SMAP_NO_CTX_WHY "no context id is free on every member: at most %d communicators " \
+                        "can be alive at once (and %d more through MPI_Comm_idup)"
+#define SMAP_NO_CTX_ARGS SMAP_COMM_LIVE_MAX, SMAP_CTX_MAX - SMAP_CTX_NB_FIRST
 
 extern struct MPI_ABI_Comm smap_comm_world, smap_comm_self;
 
@@ -101,6 +120,12 @@ static inline struct MPI_ABI_Comm *smap_comm_get(MPI_Comm h)
     struct MPI_ABI_Comm *c = h;
     return c->magic == SMAP_COMM_MAGIC ? c : NULL;
 }
+
+/* What messages call c: its name, else how it was made. */
+const char *smap_comm_label(const struct MPI_ABI_Comm *c);
+/* Records in c->origin that func made it from parent. */
+void smap_comm_set_origin(struct MPI_ABI_Comm *c, const struct MPI_ABI_Comm *parent,
+                          const char *func);
 
 static inline int smap_comm_is_predefined(const struct MPI_ABI_Comm *c)
 {

@@ -26,10 +26,8 @@
 
 static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *parent, const char *func)
 {
-    return smap_err_raise(parent->handle, MPI_ERR_INTERN, func,
-                          "no context id is free on every member (at most %d "
-                          "communicators alive at once, a quarter of the ids kept for "
-                          "MPI_Comm_idup)", SMAP_CTX_MAX);
+    return smap_err_raise(parent->handle, SMAP_ERR_NO_CTX, func, SMAP_NO_CTX_WHY,
+                          SMAP_NO_CTX_ARGS);
 }
 
 /* Claims on this many attempts that failed only for the control block
@@ -120,6 +118,7 @@ int smap_comm_make(struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *g,
     struct MPI_ABI_Comm *c = smap_comm_new(parent, g, ids->ctx, slot);
     if (!c)
         return smap_err_raise(parent->handle, MPI_ERR_NO_MEM, func, "out of memory");
+    smap_comm_set_origin(c, parent, func);
     if (slot >= 0)
         smap_coll_slot_claim(slot, ids->step);
     /* both are taken now: no reservation needed (only this agreement's:

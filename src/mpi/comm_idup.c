@@ -115,7 +115,7 @@ static int settle(struct smap_sched *s, void *arg)
         return add_attempt(s, d);
     }
     if (d->ctx < 0)
-        return MPI_ERR_INTERN;   /* no context id free on every member */
+        return SMAP_ERR_NO_CTX;   /* no context id free on every member */
     struct smap_comm_ids ids = { d->ctx, d->claimed[1] ? d->slot : -1, 0 };
     ids.step = ids.slot >= 0 ? d->step[ids.slot] : 0;
     int rc = make(d, &ids);
@@ -132,9 +132,9 @@ static void add_allreduce(struct smap_sched *s, const struct idup *d, void *buf,
                           MPI_Datatype type, MPI_Op op)
 {
     if (d->inter)
-        smap_nbc_add_inter_allreduce_both(s, buf, n, smap_dtype_get(type), type, op);
+        smap_nbc_add_inter_allreduce_both(s, buf, n, smap_dtype_stored(type), type, op);
     else
-        smap_nbc_add_allreduce(s, MPI_IN_PLACE, buf, n, smap_dtype_get(type), type, op);
+        smap_nbc_add_allreduce(s, MPI_IN_PLACE, buf, n, smap_dtype_stored(type), type, op);
 }
 
 /* One round of the agreement, appended to s. */

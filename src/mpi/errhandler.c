@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/free_later.h"
 #include "base/log.h"
 #include "boot/boot.h"
 #include "mpi/comm.h"
@@ -22,12 +23,14 @@ static struct MPI_ABI_Errhandler *user_handler(MPI_Errhandler h)
     if ((uintptr_t)h < 4096)
         return NULL;
     struct MPI_ABI_Errhandler *e = h;
-    return e->magic == SMAP_ERRHANDLER_MAGIC ? e : NULL;
+    return e->magic == SMAP_ERRHANDLER_MAGIC || e->magic == SMAP_ERRHANDLER_HIDDEN ? e : NULL;
 }
 
+/* A handle the program may still use: not freed by it. */
 int smap_errhandler_valid(MPI_Errhandler h)
 {
-    return smap_errhandler_is_predefined(h) || user_handler(h) != NULL;
+    struct MPI_ABI_Errhandler *e = user_handler(h);
+    return smap_errhandler_is_predefined(h) || (e && e->magic == SMAP_ERRHANDLER_MAGIC);
 }
 
 MPI_Errhandler smap_errhandler_create(MPI_Comm_errhandler_function *fn)
@@ -37,6 +40,7 @@ MPI_Errhandler smap_errhandler_create(MPI_Comm_errhandler_function *fn)
         return MPI_ERRHANDLER_NULL;
     e->magic = SMAP_ERRHANDLER_MAGIC;
     e->refs = 1;
+    e->handles = 1;
     e->fn = fn;
     return e;
 }
@@ -53,14 +57,30 @@ void smap_errhandler_release(MPI_Errhandler h)
     struct MPI_ABI_Errhandler *e = user_handler(h);
     if (e && atomic_fetch_sub_explicit((_Atomic int *)&e->refs, 1, memory_order_acq_rel) == 1) {
         e->magic = 0;
-        free(e);
+        smap_free_later(e);   /* a stale handle reads the cleared magic for a while */
     }
+}
+
+void smap_errhandler_give(MPI_Errhandler h)
+{
+    smap_errhandler_retain(h);
+    struct MPI_ABI_Errhandler *e = user_handler(h);
+    if (e && atomic_fetch_add_explicit((_Atomic int *)&e->handles, 1, memory_order_relaxed) == 0)
+        e->magic = SMAP_ERRHANDLER_MAGIC;
+}
+
+void smap_errhandler_drop(MPI_Errhandler h)
+{
+    struct MPI_ABI_Errhandler *e = user_handler(h);
+    if (e && atomic_fetch_sub_explicit((_Atomic int *)&e->handles, 1, memory_order_relaxed) == 1)
+        e->magic = SMAP_ERRHANDLER_HIDDEN;
+    smap_errhandler_release(h);
 }
 
 static const char *comm_name(MPI_Comm comm)
 {
     struct MPI_ABI_Comm *c = smap_comm_get(comm);
-    return c ? c->name : "a communicator";
+    return c ? smap_comm_label(c) : "a communicator";
 }
 
 static SMAP_COLD void predefined_abort(MPI_Errhandler h, const char *what, int code);

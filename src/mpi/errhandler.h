@@ -8,10 +8,14 @@
 #include <stdint.h>
 
 #define SMAP_ERRHANDLER_MAGIC 0x45525248u  /* "ERRH" */
+/* Alive (attached somewhere) but no handle of the program names it any
+ * more: a freed copy of the handle is refused, the attachment still runs. */
+#define SMAP_ERRHANDLER_HIDDEN 0x65727268u  /* "errh" */
 
 struct MPI_ABI_Errhandler {
     uint32_t magic;
-    int refs;                              /* atomic */
+    int refs;                              /* atomic: handles + attachments */
+    int handles;                           /* atomic: the program's handles */
     MPI_Comm_errhandler_function *fn;
 };
 
@@ -23,6 +27,11 @@ int smap_errhandler_valid(MPI_Errhandler h);
 MPI_Errhandler smap_errhandler_create(MPI_Comm_errhandler_function *fn);
 void smap_errhandler_retain(MPI_Errhandler h);
 void smap_errhandler_release(MPI_Errhandler h);
+/* A reference handed to the program (MPI_*_get_errhandler). */
+void smap_errhandler_give(MPI_Errhandler h);
+/* MPI_Errhandler_free of a valid handle: the program's handle and its
+ * reference go. */
+void smap_errhandler_drop(MPI_Errhandler h);
 
 /* Runs comm's handler for error `code` (comm may be WORLD or SELF; the
  * caller has resolved MPI_COMM_NULL to SELF).  Returns only if the handler

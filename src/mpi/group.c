@@ -3,12 +3,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "base/free_later.h"
 #include "mpi/comm.h"
 #include "mpi/session.h"
 
-struct MPI_ABI_Group smap_group_world = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL };
-struct MPI_ABI_Group smap_group_self = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL };
-struct MPI_ABI_Group smap_group_empty = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL };
+struct MPI_ABI_Group smap_group_world = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL, 0 };
+struct MPI_ABI_Group smap_group_self = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL, 0 };
+struct MPI_ABI_Group smap_group_empty = { SMAP_GROUP_MAGIC, 1, 1, 0, MPI_UNDEFINED, 0, 1, NULL, NULL, NULL, 0 };
 
 static int my_world_rank;
 
@@ -39,7 +40,32 @@ struct MPI_ABI_Group *smap_group_get(MPI_Group h)
 
 MPI_Group smap_group_handle(struct MPI_ABI_Group *g)
 {
-    return g == &smap_group_empty ? MPI_GROUP_EMPTY : g;
+    if (g == &smap_group_empty)
+        return MPI_GROUP_EMPTY;
+    if (atomic_fetch_add_explicit((_Atomic int *)&g->handles, 1, memory_order_relaxed) == 0)
+        g->magic = SMAP_GROUP_MAGIC;
+    return g;
+}
+
+/* The program's handles are counted apart from the references, so that a
+ * second MPI_Group_free through a copy of the handle is refused instead of
+ * dropping the reference of the communicator the group belongs to.  A
+ * static group (WORLD's, SELF's) keeps its magic: it is always valid. */
+int smap_group_drop(MPI_Group h, struct MPI_ABI_Group *g)
+{
+    if (h != MPI_GROUP_EMPTY) {
+        _Atomic int *n = (_Atomic int *)&g->handles;
+        int have = atomic_load_explicit(n, memory_order_relaxed);
+        do {
+            if (have <= 0)
+                return -1;
+        } while (!atomic_compare_exchange_weak_explicit(n, &have, have - 1, memory_order_relaxed,
+                                                        memory_order_relaxed));
+        if (have == 1 && !g->is_static)
+            g->magic = SMAP_GROUP_HIDDEN;
+    }
+    smap_group_release(g);
+    return 0;
 }
 
 void smap_group_retain(struct MPI_ABI_Group *g)
@@ -57,7 +83,7 @@ void smap_group_release(struct MPI_ABI_Group *g)
         smap_session_release(g->session);
         free(g->ranks);
         free(g->order);
-        free(g);
+        smap_free_later(g);   /* a stale handle reads the cleared magic for a while */
     }
 }
 

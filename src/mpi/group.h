@@ -18,6 +18,9 @@
 #include <stdint.h>
 
 #define SMAP_GROUP_MAGIC 0x47525550u  /* "GRUP" */
+/* Alive (held by a communicator, a window...) but no handle of the
+ * program names it any more: a freed copy of a handle is refused. */
+#define SMAP_GROUP_HIDDEN 0x67727570u  /* "grup" */
 
 struct MPI_ABI_Group {
     uint32_t magic;
@@ -32,6 +35,7 @@ struct MPI_ABI_Group {
      * group made from such groups), one reference; NULL for the others and
      * for static groups.  Communicators made from the group inherit it. */
     struct MPI_ABI_Session *session;
+    int handles;       /* atomic: the program's handles to it (not for the empty group) */
 };
 
 extern struct MPI_ABI_Group smap_group_world, smap_group_self, smap_group_empty;
@@ -41,8 +45,12 @@ void smap_group_init(int world_rank, int world_size);
 
 /* The object behind a handle, or NULL for MPI_GROUP_NULL / garbage. */
 struct MPI_ABI_Group *smap_group_get(MPI_Group h);
-/* The handle of an object: MPI_GROUP_EMPTY for the empty group. */
+/* The handle of an object, handed to the program with the reference the
+ * caller holds: MPI_GROUP_EMPTY for the empty group. */
 MPI_Group smap_group_handle(struct MPI_ABI_Group *g);
+/* MPI_Group_free of the program's handle h to g: its reference goes;
+ * -1 (nothing done) when the program holds no handle to g any more. */
+int smap_group_drop(MPI_Group h, struct MPI_ABI_Group *g);
 
 void smap_group_retain(struct MPI_ABI_Group *g);
 void smap_group_release(struct MPI_ABI_Group *g);

@@ -143,9 +143,8 @@ static SMAP_COLD int agree_error(struct MPI_ABI_Comm *c, int rc, const char *fun
 
 static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *c, const char *func)
 {
-    return smap_err_raise(c->handle, MPI_ERR_INTERN, func,
-                          "no context id is free on every member of both groups (at most %d "
-                          "communicators alive at once)", SMAP_CTX_MAX);
+    return smap_err_raise(c->handle, SMAP_ERR_NO_CTX, func, SMAP_NO_CTX_WHY " (both groups)",
+                          SMAP_NO_CTX_ARGS);
 }
 
 /* After an agreement (rc, the id it picked): MPI_SUCCESS when it gave an

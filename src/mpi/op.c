@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/compiler.h"
+#include "base/free_later.h"
 #include "dtype/engine.h"
 #include "mpi/comm.h"
 #include "mpi/handles.h"
@@ -78,8 +79,8 @@ void smap_op_release(struct MPI_ABI_Op *op)
     if (op->predefined || atomic_fetch_sub(&op->refs, 1) != 1)
         return;
     smap_handle_forget(op);
-    op->magic = 0;  /* a stale handle then reads as invalid while the memory lasts */
-    free(op);
+    op->magic = 0;
+    smap_free_later(op);   /* a stale handle reads the cleared magic for a while */
 }
 
 /* ---- which basic type a datatype is made of ---- */
@@ -129,7 +130,7 @@ int smap_op_check(MPI_Op op, MPI_Datatype type, const char **why)
 {
     const char *dummy;
     struct MPI_ABI_Op *o = smap_op_get(op);
-    smap_dtype_t *t = smap_dtype_get(type), *base;
+    smap_dtype_t *t = smap_dtype_stored(type), *base;
     smap_op_loop_fn *fn;
     if (!why)
         why = &dummy;
@@ -251,7 +252,7 @@ static void apply_user(struct MPI_ABI_Op *o, const char *in, char *inout, MPI_Co
 int smap_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type)
 {
     struct MPI_ABI_Op *o = smap_op_get(op);
-    smap_dtype_t *t = smap_dtype_get(type), *base;
+    smap_dtype_t *t = smap_dtype_stored(type), *base;
     smap_op_loop_fn *fn;
     const char *why;
     if (!o || !t)

@@ -16,11 +16,11 @@
  * initialisation, in the order of the init calls per (communicator, peer,
  * tag).  Each init takes the next number k of its (context, peer, tag,
  * direction) counter, and the messages of that request travel in a
- * context of their own: 2^30 | (k mod 2^18) << 11 | the communicator's
- * context (< SMAP_CTX_MAX = 2^11), which no communicator and no other
+ * context of their own: 2^30 | (k mod 2^15) << 15 | the communicator's
+ * context (< SMAP_CTX_MAX = 2^15), which no communicator and no other
  * internal protocol uses.  The k-th Psend_init from A to B with tag t thus
  * only ever matches the k-th Precv_init at B from A with tag t, whatever
- * order the requests are started or readied in (2^18 live pairs per
+ * order the requests are started or readied in (2^15 live pairs per
  * (peer, tag) at most). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,8 +30,8 @@
 #include "mpi/request.h"
 
 #define PART_CTX_BASE (1 << 30)
-#define PART_SEQ_BITS 18
-#define PART_CTX_BITS 11   /* SMAP_CTX_MAX == 2^11 */
+#define PART_SEQ_BITS 15
+#define PART_CTX_BITS 15   /* SMAP_CTX_MAX == 2^15 */
 _Static_assert(SMAP_CTX_MAX <= (1 << PART_CTX_BITS), "context ids must fit below the sequence");
 
 struct smap_part {

@@ -106,7 +106,7 @@ static void execute(struct smap_rma_cb *cb, struct smap_rma_am *am)
     case SMAP_AM_ACC:
     case SMAP_AM_GACC: {
         MPI_Op op = (MPI_Op)(uintptr_t)am->op;
-        smap_dtype_t *t = smap_op_acc_type(smap_dtype_get((MPI_Datatype)(uintptr_t)am->type));
+        smap_dtype_t *t = smap_op_acc_type(smap_dtype_stored((MPI_Datatype)(uintptr_t)am->type));
         MPI_Datatype type = smap_dtype_handle(t);
         rc = smap_rma_acc_lock(cb);
         if (rc)

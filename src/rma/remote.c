@@ -306,7 +306,7 @@ static int run_op(struct MPI_ABI_Win *w, uint32_t kind, const struct nmsg *m, ui
     if (!in_window(w, addr, len))
         return MPI_ERR_RMA_RANGE;
     smap_dtype_t *bytes = smap_dtype_get(MPI_BYTE);
-    smap_dtype_t *b = m->type ? smap_dtype_get((MPI_Datatype)(uintptr_t)m->type) : NULL;
+    smap_dtype_t *b = m->type ? smap_dtype_stored((MPI_Datatype)(uintptr_t)m->type) : NULL;
     struct smap_rma_op_args a = { .taddr = (uintptr_t)addr };
     switch (kind) {
     case SMAP_AM_PUT:
@@ -661,7 +661,7 @@ int smap_rma_net_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t add
                       size_t outlen)
 {
     (void)outlen;
-    smap_dtype_t *et = type != MPI_DATATYPE_NULL ? smap_dtype_get(type) : NULL;
+    smap_dtype_t *et = type != MPI_DATATYPE_NULL ? smap_dtype_stored(type) : NULL;
     if (kind != SMAP_AM_CAS) {   /* one block of bytes or elements */
         smap_dtype_t *bt = smap_dtype_get(MPI_BYTE);
         return smap_rma_net_xfer(w, target, kind, op, kind == SMAP_AM_ACC || kind == SMAP_AM_GACC

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/free_later.h"
 #include "base/wait.h"
 #include "boot/boot.h"
 #include "coll/coll.h"
@@ -192,7 +193,7 @@ static void destroy(struct MPI_ABI_Win *w)
     free(w->post_seen);
     free(w->done_seen);
     w->magic = 0;
-    free(w);
+    smap_free_later(w);   /* a stale handle reads the cleared magic for a while */
 }
 
 static struct MPI_ABI_Win *new_win(int flavor, struct MPI_ABI_Comm *c, MPI_Aint disp_unit,

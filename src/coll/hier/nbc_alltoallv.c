@@ -61,7 +61,7 @@ static struct vblk vblock(const struct smap_a2a *a, int send, int j)
     const MPI_Datatype *types = send ? a->stypes : a->rtypes;
     struct vblk b = { .n = smap_cvec_at(counts, j) };
     if (types) {
-        b.t = smap_dtype_get(types[j]);
+        b.t = smap_dtype_stored(types[j]);
         b.p = (char *)buf + smap_cvec_at(displs, j);
     } else {
         b.t = send ? a->st : a->rt;

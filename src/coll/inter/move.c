@@ -106,7 +106,7 @@ static char *a2a_block(const void *buf, int j, MPI_Count count, struct smap_cvec
                        MPI_Count *n, smap_dtype_t **tj)
 {
     if (types) {   /* Alltoallw: displacements in bytes */
-        *tj = smap_dtype_get(types[j]);
+        *tj = smap_dtype_stored(types[j]);
         *n = smap_cvec_at(counts, j);
         return (char *)buf + smap_cvec_at(displs, j);
     }

@@ -10,7 +10,7 @@ struct nbc_blk nbc_block(const void *buf, MPI_Count count, struct smap_cvec coun
 {
     struct nbc_blk b;
     if (types) {
-        b.t = smap_dtype_get(types[j]);
+        b.t = smap_dtype_stored(types[j]);
         b.n = smap_cvec_at(counts, j);
         b.p = nbc_byte_at(buf, smap_cvec_at(displs, j));
     } else {

@@ -18,7 +18,7 @@ static void side(const struct smap_a2a *a, int recv, int j, struct xblk *b)
     smap_dtype_t *t = recv ? a->rt : a->st;
     MPI_Count off;
     if (types) {   /* Alltoallw: byte displacements, a type per peer */
-        t = smap_dtype_get(types[j]);
+        t = smap_dtype_stored(types[j]);
         n = smap_cvec_at(counts, j);
         off = smap_cvec_at(displs, j);
     } else if (counts.p) {
