@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -475,11 +476,28 @@ static void teardown(void)
     }
 }
 
+/* Attaching holds a few memory files per node peer at once (more while
+ * they are received): a soft open-file limit of 64 or 256, common on
+ * login shells and CI runners, stopped MPI_Init of an 8- or 40-rank job.
+ * The soft limit is raised as far as the hard one allows, as Go's runtime
+ * and systemd do; the hard limit is the administrator's. */
+static void raise_fd_limit(int nlocal)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)nlocal * 16 + 256;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return;
+    rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ? rl.rlim_max : need;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        smap_debug("cannot raise the soft open-file limit: %s", strerror(errno));
+}
+
 int smap_init(char *err, size_t errlen)
 {
     if (attached)
         return 0;
     double t0 = now_ms();
+    raise_fd_limit(smap_job.local_size);
     struct attach a = { .n = smap_job.local_size, .me = smap_job.local_rank, .lsock = -1,
                         .err = err, .errlen = errlen };
     int failed = alloc_state(&a);
