@@ -17,7 +17,9 @@ count PMI_RANK=0 1
 count PMI_RANK=1 1
 count PMI_SIZE=2 2
 count SMAP_LAUNCHER=smrun 2
-count "SMAP_SESSION_DIR=/dev/shm/smartmap-$UID_-$SMRUN_PID" 2
+# The session directory: this launcher's pid, then a random part (D18).
+[ "$(grep -cE "^SMAP_SESSION_DIR=/dev/shm/smartmap-$UID_-$SMRUN_PID-[0-9a-f]{16}\$" "$WORK/out")" = 2 ] ||
+    fail "SMAP_SESSION_DIR lacks its random part: $(grep SMAP_SESSION_DIR "$WORK/out")"
 count "PMI_PORT unset" 2
 count "PMI_ID unset" 2
 # (nproc would follow OMP_NUM_THREADS; the affinity mask is what counts)

@@ -19,7 +19,7 @@ expect_err "smrun: rank 1 (pid $victim) killed by signal 9 (SIGKILL)"
 [ "$took" -lt 5000 ] || fail "job took $took ms to end after the kill"
 expect_gone $pids
 sess=$(sed -n 's/^SESS=//p' "$WORK/out")
-case "$sess" in */smartmap-$UID_-$SMRUN_PID) ;; *) fail "unexpected session dir '$sess'" ;; esac
+case "$sess" in */smartmap-$UID_-$SMRUN_PID-????????????????) ;; *) fail "unexpected session dir '$sess'" ;; esac
 [ -e "$sess" ] && fail "session directory $sess left behind"
 expect_clean
 echo PASS

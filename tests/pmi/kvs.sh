@@ -22,10 +22,14 @@ expect_rc 0
 [ -s "$WORK/err" ] && fail "unexpected stderr"
 expect_clean
 
-# The kvsname names this launcher.
+# The kvsname names this launcher, then a random part: the library names
+# its abstract sockets after it, which other local users must not guess.
 run_job -n 1 "$PMI_CLIENT" init "print:kvs={kvs}" finalize
 expect_rc 0
-expect_out "kvs=smap-$SMRUN_PID"
+grep -qE "^kvs=smap-$SMRUN_PID-[0-9a-f]{16}\$" "$WORK/out" || fail "kvsname: $(cat "$WORK/out")"
+first=$(sed 's/.*-//' "$WORK/out")
+run_job -n 1 "$PMI_CLIENT" init "print:kvs={kvs}" finalize
+[ "$(sed 's/.*-//' "$WORK/out")" != "$first" ] || fail "two jobs drew the same random part $first"
 
 # Many ranks (oversubscribed on purpose): the barrier and the N^2 gets.
 run_job -n 16 "$PMI_CLIENT" init exchange finalize

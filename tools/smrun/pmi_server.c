@@ -390,7 +390,11 @@ void smrun_pmi_setup(struct smrun_job *job)
 {
     if (job->agent)
         return;   /* the head named the KVS and sent the node layout */
-    snprintf(job->kvsname, sizeof job->kvsname, "smap-%d", (int)job->launcher_pid);
+    /* The library names its abstract sockets after the KVS: a random part
+     * keeps other local users from taking them first (DESIGN D18). */
+    char rnd[17];
+    smrun_random_hex(rnd, 8);
+    snprintf(job->kvsname, sizeof job->kvsname, "smap-%d-%s", (int)job->launcher_pid, rnd);
     /* MPICH's clients read the node layout from this key (hydra's format:
      * one block of n ranks starting on node 0). */
     char mapping[64];

@@ -1,4 +1,4 @@
-/* The job's session directory, <base>/smartmap-<uid>-<smrun pid>/, where
+/* The job's session directory, <base>/smartmap-<uid>-<smrun pid>-<random>/, where
  * ranks may put named shared files.  smrun removes it (and any sibling named
  * smartmap-<uid>-<pid>-* or .*) however the job ends.  A launcher killed with
  * SIGKILL cannot clean up, so every smrun first sweeps the entries of
@@ -9,10 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -132,6 +135,28 @@ static int session_bases(const char *bases[3])
     return n;
 }
 
+void smrun_random_hex(char *out, size_t nbytes)
+{
+    unsigned char b[32] = { 0 };
+    if (nbytes > sizeof b)
+        nbytes = sizeof b;
+    if (getrandom(b, nbytes, 0) != (ssize_t)nbytes) {
+        /* No entropy source: still unique per process and instant. */
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        uint64_t x = (uint64_t)t.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32 ^
+                     (uint64_t)t.tv_sec;
+        for (size_t i = 0; i < nbytes; i++, x = x * 6364136223846793005ull + 1442695040888963407ull)
+            b[i] ^= (unsigned char)(x >> 56);
+    }
+    for (size_t i = 0; i < nbytes; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* The directory's name ends in a random part, and a name taken by someone
+ * else is skipped with a new one: a predictable "smartmap-<uid>-<pid>"
+ * let any local user make every job of others fail by taking it first
+ * (DESIGN D18).  The pid stays in the name for the stale sweep. */
 int smrun_session_create(struct smrun_session *s)
 {
     const char *bases[3];
@@ -139,17 +164,24 @@ int smrun_session_create(struct smrun_session *s)
     pid_t me = getpid();
     for (int i = 0; i < nb; i++)
         sweep(bases[i], 0);
-    snprintf(s->prefix, sizeof s->prefix, "smartmap-%u-%d", (unsigned)getuid(), (int)me);
     int err = 0;
     for (int i = 0; i < nb; i++) {
         snprintf(s->base, sizeof s->base, "%s", bases[i]);
-        snprintf(s->path, sizeof s->path, "%s/%s", s->base, s->prefix);
         /* An entry with our pid is from an earlier process that had it. */
         sweep(s->base, me);
-        if (mkdir(s->path, 0700) == 0)
-            return 0;
-        err = errno;
-        smap_debug("cannot create %s: %s", s->path, strerror(err));
+        for (int tries = 0; tries < 8; tries++) {
+            char rnd[17];
+            smrun_random_hex(rnd, 8);
+            snprintf(s->prefix, sizeof s->prefix, "smartmap-%u-%d-%s", (unsigned)getuid(), (int)me,
+                     rnd);
+            snprintf(s->path, sizeof s->path, "%s/%s", s->base, s->prefix);
+            if (mkdir(s->path, 0700) == 0)
+                return 0;
+            err = errno;
+            smap_debug("cannot create %s: %s", s->path, strerror(err));
+            if (err != EEXIST)
+                break;
+        }
     }
     smrun_msg("cannot create a session directory in /dev/shm, $TMPDIR or /tmp: %s", strerror(err));
     s->path[0] = '\0';

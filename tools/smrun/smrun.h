@@ -217,7 +217,7 @@ struct smrun_stdin {
 /* Session directory: <base>/smartmap-<uid>-<smrun pid> */
 struct smrun_session {
     char base[PATH_MAX];
-    char prefix[64];         /* "smartmap-<uid>-<pid>" */
+    char prefix[64];         /* "smartmap-<uid>-<pid>-<16 random hex digits>" */
     char path[PATH_MAX + 64];
 };
 
@@ -264,6 +264,8 @@ struct smrun_job {
 /* Sweeps stale session directories of dead launchers, then creates ours in
  * /dev/shm (or $TMPDIR, /tmp).  Returns 0 or -1 after a message. */
 int smrun_session_create(struct smrun_session *s);
+/* 2*nbytes random hex digits (at most 32 bytes) and a NUL into out. */
+void smrun_random_hex(char *out, size_t nbytes);
 /* Removes the directory and any <base>/smartmap-<uid>-<pid>[-.]* entry. */
 void smrun_session_remove(struct smrun_session *s);
 
