@@ -96,8 +96,11 @@ static int parse_nonneg(const char *v)
 
 int smap_early_local_rank(void)
 {
+    /* smrun, hydra, Open MPI's mpirun, Slurm's srun (any --mpi), PALS;
+     * PMI_RANK, the global rank, is right only on one node. */
     static const char *const vars[] = { "SMAP_LOCAL_RANK", "MPI_LOCALRANKID",
-                                        "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK" };
+                                        "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
+                                        "PALS_LOCAL_RANKID", "PMI_RANK" };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         int r = parse_nonneg(smap_early_getenv(vars[i]));
         if (r >= 0)
