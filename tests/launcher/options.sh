@@ -65,8 +65,16 @@ expect_rc 0; expect_out "mca"; expect_err "--mca btl self,vader is an Open MPI p
 run_job -q --mca btl self -x UNSET_VAR "$RANKPROG" print:quiet
 expect_rc 0; expect_out "quiet"
 [ ! -s "$WORK/err" ] || fail "-q: smrun still warned: $(cat "$WORK/err")"
+run_job --timestamp-output -l -n 2 "$RANKPROG" "print:stamped {rank}"
+expect_rc 0
+[ "$(grep -cE '^\[[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}\] \[[01]\] stamped [01]$' "$WORK/out")" = 2 ] ||
+    fail "--timestamp-output -l: $(cat "$WORK/out")"
+run_job --display-map -n 3 "$RANKPROG"
+expect_rc 0; expect_err "smrun: map: host $(hostname): ranks 0-2 (3)"
+run_job --display-map -hosts localhost:2 -n 5 "$RANKPROG"
+expect_rc 0; expect_err "smrun: map: host localhost: ranks 0-4 (5)"
 run_job --help
-for word in "-wdir DIR" "-genvlist" "-genvall" "-q, --quiet" "--mca KEY VALUE" "--oversubscribe" \
+for word in "--timestamp-output" "--display-map" "-wdir DIR" "-genvlist" "-genvall" "-q, --quiet" "--mca KEY VALUE" "--oversubscribe" \
             "--allow-run-as-root" "-N N"; do
     expect_out "$word"
 done

@@ -829,6 +829,9 @@ static int head_init(struct head *h, const struct smrun_options *opt)
     int rc = smrun_placement_make(opt, &h->pl);
     if (rc != 0)
         return rc;
+    for (int i = 0; opt->display_map && i < h->pl.nhosts; i++)
+        if (h->pl.hosts[i].nranks)
+            smrun_map_print(h->pl.hosts[i].name, h->pl.hosts[i].ranks, h->pl.hosts[i].nranks);
     h->agents = calloc((size_t)h->pl.nhosts, sizeof *h->agents);
     h->exited = calloc((size_t)h->pl.nranks, 1);
     h->joined = calloc((size_t)h->pl.nranks, 1);

@@ -251,6 +251,23 @@ int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *
     return rc;
 }
 
+void smrun_map_print(const char *host, const int *ranks, int n)
+{
+    char text[1024];
+    size_t len = 0;
+    for (int i = 0; i < n && len + 32 < sizeof text;) {
+        int j = i;
+        while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+            j++;
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%d", i ? "," : "", ranks[i]);
+        if (j > i)
+            len += (size_t)snprintf(text + len, sizeof text - len, "-%d", ranks[j]);
+        i = j + 1;
+    }
+    smrun_msg("map: host %s: rank%s %s%s (%d)", host, n == 1 ? "" : "s", text,
+              len + 32 >= sizeof text ? ",..." : "", n);
+}
+
 void smrun_placement_free(struct smrun_placement *p)
 {
     for (int i = 0; i < p->nhosts; i++) {

@@ -101,6 +101,19 @@ static void job_free(struct smrun_job *job)
     smrun_kvs_free(&job->kvs);
 }
 
+static void display_map(const struct smrun_job *job)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    int *ranks = malloc((size_t)job->n * sizeof *ranks);
+    if (!ranks)
+        return;
+    for (int i = 0; i < job->n; i++)
+        ranks[i] = job->ranks[i].rank;
+    smrun_map_print(host, ranks, job->n);
+    free(ranks);
+}
+
 int smrun_run_ranks(const struct smrun_options *opt, const char *program,
                     const struct smrun_share *share)
 {
@@ -126,6 +139,8 @@ int smrun_run_ranks(const struct smrun_options *opt, const char *program,
     smrun_pmi_setup(&job);
     for (int i = 0; share && i + 1 < share->nkv; i += 2)
         smrun_kvs_put(&job.kvs, share->kv[i], share->kv[i + 1]);
+    if (opt->display_map && !share)
+        display_map(&job);
     smrun_spawn_all(&job);   /* a failure there stops the ranks already started */
     int rc = smrun_job_run(&job);
     smrun_session_remove(&job.session);

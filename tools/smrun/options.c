@@ -63,6 +63,12 @@ static const char usage_text[] =
 "        Prefix each line a rank writes (stdout and stderr) with \"[rank] \".\n"
 "        Output is forwarded whole lines at a time, so lines of different\n"
 "        ranks never mix; a last line without newline is printed at exit.\n"
+"    --timestamp-output\n"
+"        Prefix each line a rank writes with the wall-clock time it was\n"
+"        forwarded, \"[YYYY-MM-DD HH:MM:SS.mmm] \" (before -l's tag).\n"
+"    --display-map\n"
+"        Before the ranks start, print on stderr which ranks go to which\n"
+"        host (\"smrun: map: host NAME: ranks A-B (N)\").\n"
 "    --timeout SECONDS\n"
 "        Stop the job after SECONDS (0: never) and exit with 124.\n"
 "    -wdir DIR, --wdir DIR, -wd DIR\n"
@@ -336,7 +342,7 @@ static int opt_host(struct smrun_options *o, char *arg)
 enum opt_id {
     O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_HEAD_ADDR,
-    O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED,
+    O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
 };
 
 struct opt_def {
@@ -363,6 +369,8 @@ static const struct opt_def opt_table[] = {
     { "launcher", O_LAUNCHER, 1 }, { "launcher-exec", O_LAUNCHER, 1 },
     { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
     { "N", O_PPN, 1 },
+    { "timestamp-output", O_TIMESTAMP, 0 },
+    { "display-map", O_DISPLAY_MAP, 0 },
     { "wdir", O_WDIR, 1 },      { "wd", O_WDIR, 1 },
     { "genvlist", O_ENVLIST, 1 }, { "envlist", O_ENVLIST, 1 },
     { "q", O_QUIET, 0 },        { "quiet", O_QUIET, 0 },
@@ -413,7 +421,9 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
     case O_GENV:    return opt_genv(o, args[0], args[1]);
     case O_BIND:    return opt_bind(o, args[0]);
     case O_REPORT:  o->report_bindings = 1; return SMRUN_CONTINUE;
-    case O_TAG:     o->tag_output = 1; return SMRUN_CONTINUE;
+    case O_TAG:     o->tag_output |= SMRUN_TAG_RANK; return SMRUN_CONTINUE;
+    case O_TIMESTAMP: o->tag_output |= SMRUN_TAG_TIME; return SMRUN_CONTINUE;
+    case O_DISPLAY_MAP: o->display_map = 1; return SMRUN_CONTINUE;
     case O_WDIR:
         if (!*args[0])
             return usage_error("%s: empty directory%s", opt, "");

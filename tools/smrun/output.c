@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/timer.h"
@@ -94,14 +95,31 @@ void smrun_stream_init(struct smrun_stream *s, int fd, int dest, int rank)
     s->rank = rank;
 }
 
+/* "[2026-12-02 04:30:01.123] [3] ": the time when forwarded, the rank. */
+static size_t make_tag(int what, int rank, char *tag, size_t cap)
+{
+    size_t n = 0;
+    if (what & SMRUN_TAG_TIME) {
+        struct timespec ts;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        localtime_r(&ts.tv_sec, &tm);
+        n = strftime(tag, cap, "[%Y-%m-%d %H:%M:%S", &tm);
+        n += (size_t)snprintf(tag + n, cap - n, ".%03ld] ", ts.tv_nsec / 1000000);
+    }
+    if (what & SMRUN_TAG_RANK)
+        n += (size_t)snprintf(tag + n, cap - n, "[%d] ", rank);
+    return n;
+}
+
 static void forward(struct smrun_job *job, struct smrun_stream *s, enum forward_mode mode)
 {
     static struct emitter e;
     e.job = job;
     e.fd = s->dest;
     e.len = 0;
-    char tag[24];
-    size_t taglen = job->opt->tag_output ? (size_t)snprintf(tag, sizeof tag, "[%d] ", s->rank) : 0;
+    char tag[64];
+    size_t taglen = job->opt->tag_output ? make_tag(job->opt->tag_output, s->rank, tag, sizeof tag) : 0;
     size_t start = 0;
     char *nl;
     while ((nl = memchr(s->buf + start, '\n', s->len - start)) != NULL) {

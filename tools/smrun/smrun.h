@@ -46,11 +46,16 @@ struct smrun_app {
     char *path;              /* the program as found (main.c), malloc'd */
 };
 
+/* What each forwarded line is prefixed with (-l, --timestamp-output). */
+#define SMRUN_TAG_RANK 1
+#define SMRUN_TAG_TIME 2
+
 struct smrun_options {
     int nranks;
     enum smrun_bind bind;
     int report_bindings;
-    int tag_output;
+    int tag_output;          /* SMRUN_TAG_RANK | SMRUN_TAG_TIME; 0: lines as they are */
+    int display_map;         /* --display-map: where the ranks go, before they start */
     int verbose;
     double timeout_s;        /* 0: none */
     char **env;              /* "VAR=value" from -x/-genv, in order */
@@ -138,6 +143,8 @@ int smrun_hosts_requested(const struct smrun_options *o);
  * filled with its slots (or -ppn) before the next, wrapping around while
  * ranks remain.  Returns 0, or an exit code after a message. */
 int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *p);
+/* --display-map: "smrun: map: host NAME: ranks 0-3,8 (5)". */
+void smrun_map_print(const char *host, const int *ranks, int n);
 void smrun_placement_free(struct smrun_placement *p);
 
 /* ---- link.c: head <-> agent messages ------------------------------------ */
