@@ -207,7 +207,10 @@ static void errors(void)
     MPI_Comm c;
     CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     CHECK_RC(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
-    int x = 0, y = 0, cls;
+    /* Static: the Iallreduce freed while active below may write y after
+     * this function returns (MPI_Finalize completes it at the latest). */
+    static int x = 0, y = 0;
+    int cls;
     MPI_Request r;
     int rc = MPI_Ibcast(&x, 1, MPI_INT, np, c, &r);
     MPI_Error_class(rc, &cls);
