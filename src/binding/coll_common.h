@@ -88,8 +88,16 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
                                   "(use MPI_IN_PLACE)");                                   \
     } while (0)
 
-#define COLL_DONE(func, comm, rc)                                                          \
-    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_coll_why()))
+/* The collective's verdict through the communicator's handler.  A
+ * function, not a macro: rc is the collective's call, which a macro
+ * would run a second time to raise its error (issue 36: the second run
+ * returned MPI_SUCCESS, raised as an error of class MPI_SUCCESS, and
+ * desynchronised the ranks). */
+static inline int coll_done(const char *func, MPI_Comm comm, int rc, const char *(*why)(void))
+{
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", why());
+}
+#define COLL_DONE(func, comm, rc) coll_done(func, comm, rc, smap_coll_why)
 
 /* Runs a checked collective: through the control blocks (`blocking`), or
  * through a schedule (`sched`, src/coll/nbc) when it is non-blocking (req
@@ -123,8 +131,7 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
         }                                                                                  \
     } while (0)
 
-#define NBC_DONE(func, comm, rc)                                                           \
-    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_nbc_why()))
+#define NBC_DONE(func, comm, rc) coll_done(func, comm, rc, smap_nbc_why)
 
 /* Non-blocking entry points (req non-NULL: the wrapper checked the
  * pointer): the request is MPI_REQUEST_NULL until the collective has
