@@ -115,7 +115,8 @@ int smap_coll_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 {
     struct csm_comm *s;
     struct xfer x = { .id = SMAP_COLL_ALLTOALL, .same = 0, .src = a2a_src, .dst = a2a_dst,
-                      .self = a2a_self, .arg = a, .force_stage = a->sbuf == MPI_IN_PLACE };
+                      .self = a2a_self, .arg = a, .force_stage = a->sbuf == MPI_IN_PLACE,
+                      .vec = a->scounts.p || a->rcounts.p || a->stypes || a->rtypes };
     if (c->size == 1) {
         x.s = &(struct csm_comm){ .n = 1, .me = 0 };
         a2a_self(&x);

@@ -144,7 +144,8 @@ int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     struct sc a = { sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root };
     /* one source: receivers wait for the root only, the root for nobody */
     struct xfer x = { .id = SMAP_COLL_SCATTER, .same = 0, .single = root + 1, .src = sc_src,
-                      .dst = sc_dst, .self = sc_self, .arg = &a };
+                      .dst = sc_dst, .self = sc_self, .arg = &a,
+                      .vec = scounts.p != NULL };
     if (c->size == 1) {
         x.s = &(struct csm_comm){ .n = 1, .me = 0 };
         sc_self(&x);
