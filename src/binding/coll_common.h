@@ -104,7 +104,8 @@ static inline int coll_done(const char *func, MPI_Comm comm, int rc, const char 
  * non-NULL) or when c has no control block (any number of communicators
  * can run collectives: the schedule engine needs none). */
 #define COLL_RUN(func, comm, c, req, blocking, sched)                                      \
-    ((req) || (c)->slot < 0 ? NBC_DONE(func, comm, sched) : COLL_DONE(func, comm, blocking))
+    ((req) || (c)->slot < 0 ? NBC_DONE(func, comm, sched)                                  \
+                            : (smap_coll_func = (func), COLL_DONE(func, comm, blocking)))
 
 /* Blocking collectives of a communicator spanning nodes take the
  * hierarchy (src/coll/hier) when it applies: COLL_HIER(func, comm, c, req,

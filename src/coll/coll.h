@@ -95,5 +95,12 @@ int smap_coll_consumed_take(void);
 
 /* Why the last collective of this thread failed (static text). */
 const char *smap_coll_why(void);
+/* The MPI function this thread runs through the control blocks (set by
+ * the binding before each blocking collective): what the message of a
+ * job stopped on mismatched collectives names (ctlblock.c). */
+extern _Thread_local const char *smap_coll_func;
+/* MPI_Finalize: this process publishes no collective step any more; a
+ * peer left waiting for one stops the job instead of hanging. */
+void smap_coll_leave(void);
 
 #endif
