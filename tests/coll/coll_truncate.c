@@ -122,6 +122,54 @@ out:
     free(s), free(r), free(counts), free(displs);
 }
 
+/* rc must be an error (class not MPI_SUCCESS) on every rank. */
+static void expect_error(const char *what, int rc)
+{
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    if (getenv("COLL_TRUNCATE_VERBOSE"))
+        fprintf(stderr, "rank %d: %s returned %d (class %d)\n", me, what, rc, cls);
+    CHECK(rc != MPI_SUCCESS && cls != MPI_SUCCESS, "%s: rank %d got rc %d class %d, want an error",
+          what, me, rc, cls);
+}
+
+/* Argument errors only the root can see (the v-variants' counts and
+ * displacements, issue 36): every rank returns an error, nobody waits
+ * forever, and the communicator still works. */
+static void root_args(MPI_Comm comm, int n)
+{
+    int root = np - 1, rc;
+    int *s = ibuf((size_t)n * np), *r = ibuf((size_t)n * np);
+    int *counts = malloc(sizeof(int) * np), *displs = malloc(sizeof(int) * np);
+    for (int i = 0; i < np; i++)
+        counts[i] = n, displs[i] = i * n;
+    counts[0] = -1;
+    rc = MPI_Gatherv(s, n, MPI_INT, r, counts, displs, MPI_INT, root, comm);
+    expect_error("Gatherv (negative recvcounts at the root)", rc);
+    still_works(comm, "Gatherv (negative recvcounts)", n);
+    counts[0] = n;
+    rc = MPI_Gatherv(s, n, MPI_INT, r, me == root ? NULL : counts, displs, MPI_INT, root, comm);
+    expect_error("Gatherv (NULL recvcounts at the root)", rc);
+    still_works(comm, "Gatherv (NULL recvcounts)", n);
+    rc = MPI_Scatterv(s, counts, me == root ? NULL : displs, MPI_INT, r, n, MPI_INT, root, comm);
+    expect_error("Scatterv (NULL displs at the root)", rc);
+    still_works(comm, "Scatterv (NULL displs)", n);
+    /* and the correct calls, non-roots passing NULL for what only the
+     * root reads (MPI allows it): the same path as the root's */
+    rc = MPI_Gatherv(s, n, MPI_INT, r, me == root ? counts : NULL, me == root ? displs : NULL,
+                     MPI_INT, root, comm);
+    CHECK(rc == MPI_SUCCESS, "Gatherv (%d) with NULL counts at non-roots: rc %d", n, rc);
+    for (int i = 0; me == root && i < np; i++)
+        CHECK(r[i * n + n - 1] == i * 1000003 + n - 1, "Gatherv (%d): block %d wrong", n, i);
+    rc = MPI_Scatterv(s, me == root ? counts : NULL, me == root ? displs : NULL, MPI_INT, r, n,
+                      MPI_INT, root, comm);
+    CHECK(rc == MPI_SUCCESS && r[n - 1] == root * 1000003 + me * n + n - 1,
+          "Scatterv (%d) with NULL counts at non-roots: rc %d", n, rc);
+    still_works(comm, "Scatterv (correct)", n);
+    free(s), free(r), free(counts), free(displs);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -147,6 +195,16 @@ int main(int argc, char **argv)
         return 0;
     }
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    if (argc > 1 && !strcmp(argv[1], "rootargs")) {
+        /* the sizes of the cell, the wide lines, the payload, direct pulls */
+        static const int ns[] = { 2, 40, 300, 3000, 40000 };
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+            root_args(comm, ns[k]);
+        MPI_Finalize();
+        if (me == 0)
+            printf("coll_truncate rootargs: OK\n");
+        return 0;
+    }
     /* (big, small) in ints: cell (<= 48 B), wide lines, payload, the
      * pushes, direct pulls, and the two sides on different paths */
     static const int sizes[][2] = { { 2, 1 },       { 12, 4 },     { 40, 10 },   { 64, 32 },

@@ -136,3 +136,15 @@ int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
     }
     return csm_xfer(&x);
 }
+
+int smap_coll_gatherv_fail(int root, smap_comm_t *c)
+{
+    struct csm_comm *s;
+    struct ga a = { .root = root };
+    struct xfer x = { .id = SMAP_COLL_GATHER, .same = 1, .src = ga_src, .dst = ga_dst, .arg = &a,
+                      .fail = 1 };
+    if (c->size == 1 || csm_get(c, &s))
+        return MPI_SUCCESS;
+    x.s = s;
+    return csm_xfer(&x);
+}

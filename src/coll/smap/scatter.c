@@ -165,3 +165,15 @@ int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     }
     return csm_xfer(&x);
 }
+
+int smap_coll_scatterv_fail(int root, smap_comm_t *c)
+{
+    struct csm_comm *s;
+    struct sc a = { .root = root };
+    struct xfer x = { .id = SMAP_COLL_SCATTER, .same = 0, .single = root + 1, .src = sc_src,
+                      .dst = sc_dst, .arg = &a, .vec = 1, .fail = 1 };
+    if (c->size == 1 || csm_get(c, &s))
+        return MPI_SUCCESS;
+    x.s = s;
+    return csm_xfer(&x);
+}

@@ -21,7 +21,8 @@
 
 #include "base/compiler.h"
 
-enum { F_STAGED = CSM_F_STAGED, F_DIRECT = CSM_F_DIRECT_OK, F_CMA = CSM_F_CMA, F_CELL = 8u };
+enum { F_STAGED = CSM_F_STAGED, F_DIRECT = CSM_F_DIRECT_OK, F_CMA = CSM_F_CMA, F_CELL = 8u,
+       F_ERR = 16u };
 
 /* A source's step-one meta: flags, rounds, and the bytes of its largest
  * block (what a destination compares with its own block to report
@@ -125,6 +126,10 @@ static void publish(const struct xfer *x, uint64_t t)
     const struct csm_comm *s = x->s;
     struct csm_cell *c = csm_cell(s, s->me, t);
     MPI_Count maxb = 0;
+    if (SMAP_UNLIKELY(x->fail)) {   /* no blocks, no rounds: only the verdict */
+        c->meta = F_ERR;
+        return;
+    }
     for (int j = 0; j < s->n; j++) {
         struct xblk b;
         if (j == s->me || !x->src(x, j, &b))
@@ -306,6 +311,31 @@ static int consume(const struct xfer *x, uint64_t t0, uint64_t t, uint64_t r)
     return rc;
 }
 
+/* A member found an argument error (its step-one meta says F_ERR, or we
+ * did: x->fail): the rest of the steps every member takes anyway, the
+ * same count as a transfer would take (rounds and closing sync from the
+ * metas all read), nothing moved.  Our own error is the caller's to
+ * report. */
+static SMAP_COLD int xfer_failed(const struct xfer *x, uint64_t rounds, int any_direct)
+{
+    struct csm_comm *s = x->s;
+    int one = x->single - 1;
+    int who = one < 0 ? CSM_ALL : one == s->me ? CSM_NONE : one;
+    for (uint64_t r = 1; r < rounds; r++) {
+        int e = csm_prepare(s);
+        if (e || (e = csm_sync_some(s, who)))
+            return e;
+    }
+    if (any_direct) {
+        int e = csm_sync_some(s, one < 0 || one == s->me ? CSM_ALL : CSM_NONE);
+        if (e)
+            return e;
+    }
+    return x->fail ? MPI_SUCCESS
+                   : csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
+                                             "arguments of this collective)");
+}
+
 int csm_xfer(const struct xfer *x)
 {
     struct csm_comm *s = x->s;
@@ -326,15 +356,18 @@ int csm_xfer(const struct xfer *x)
     if ((rc = csm_sync_some(s, who)))
         return rc;
     uint64_t rounds = 0;
-    int any_direct = 0;
+    int any_direct = 0, failed = x->fail;
     for (int i = lo; i < hi; i++) {
         uint64_t meta = csm_cell(s, i, t0)->meta;
         if (META_ROUNDS(meta) > rounds)
             rounds = META_ROUNDS(meta);
         any_direct |= (meta & (F_DIRECT | F_CMA)) != 0;
+        failed |= (meta & F_ERR) != 0;
         s->flag[i] = (unsigned char)meta;
     }
     int mine_staged = source && (s->flag[s->me] & (F_STAGED | F_CELL)) == F_STAGED;
+    if (SMAP_UNLIKELY(failed))
+        return xfer_failed(x, rounds, any_direct);
     if (x->self)
         x->self(x);
     rc = consume(x, t0, t0, 0);
