@@ -186,6 +186,26 @@ int main(int argc, char **argv)
             MPI_Comm_dup(MPI_COMM_WORLD, &held[nheld]);
         comm = held[nheld - 1];
     }
+    if (argc > 1 && !strcmp(argv[1], "diverge")) {
+        /* ranks that take different collectives (rank 0 a bcast it roots,
+         * the others two barriers): rank 0 waits for nobody and leaves
+         * for MPI_Finalize, the others wait for a step it never
+         * publishes; the job must stop, not hang (issue 36) */
+        MPI_Comm d;
+        MPI_Comm_dup(MPI_COMM_WORLD, &d);
+        MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+        int v[2] = { 1, 2 };
+        if (me == 0) {
+            MPI_Bcast(v, 2, MPI_INT, 0, d);
+        } else {
+            MPI_Barrier(d);
+            MPI_Barrier(d);
+        }
+        printf("rank %d left its collectives\n", me);
+        fflush(stdout);
+        MPI_Finalize();
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "fatal")) {
         /* the default handler: the truncating Gather must stop the job */
         int s[2] = { 0, 0 }, r[8];
