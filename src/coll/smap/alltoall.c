@@ -96,6 +96,8 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
         struct xfer x = { .s = s, .arg = a };
         a2a_self(&x);
     }
+    /* for a rank whose own size put it on xfer.c's path (issue 36) */
+    csm_cell(s, s->me, t)->meta = csm_meta_other((uint64_t)bytes, 0);
     csm_publish(s);
     for (int k = 1; k < s->n; k++) {
         int i = (s->me + k) % s->n;   /* destinations spread over the sources */

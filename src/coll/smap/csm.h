@@ -115,6 +115,15 @@ _Static_assert(sizeof(struct csm_cell) == 64, "a cell is one cache line");
 
 /* What a rank publishes at the first step of a collective. */
 enum { CSM_F_STAGED = 1u, CSM_F_DIRECT_OK = 2u, CSM_F_CMA = 4u };
+/* A step-one cell meta written by a path other than xfer.c's (alltoall's
+ * wide lines, the reductions), with its bytes in the high 32 bits
+ * (saturated): a rank on xfer.c's path that reads one knows the ranks
+ * took different paths (issue 36). */
+#define CSM_META_OTHER 32u
+static inline uint64_t csm_meta_other(uint64_t bytes, unsigned low)
+{
+    return (bytes < 0xffffffffu ? bytes : 0xffffffffu) << 32 | CSM_META_OTHER | low;
+}
 struct csm_blk {
     uint64_t addr, bytes;   /* a dense block in the owner's address space */
 };

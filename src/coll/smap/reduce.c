@@ -148,13 +148,13 @@ enum { SIG_REPLICATED = 1, SIG_THREADED = 2 };
 
 static uint64_t sig_of(const struct red *r, unsigned path)
 {
-    return (uint64_t)(r->count * r->t->size) << 2 | path;
+    return csm_meta_other((uint64_t)(r->count * r->t->size), path << 6);
 }
 
 static SMAP_COLD int sig_mismatch(const struct red *r, uint64_t t, uint64_t mine)
 {
     for (int i = 0; i < r->s->n; i++)
-        if (i != r->s->me && (csm_cell(r->s, i, t)->meta >> 2) > (mine >> 2))
+        if (i != r->s->me && (csm_cell(r->s, i, t)->meta >> 32) > (mine >> 32))
             return csm_fail(MPI_ERR_TRUNCATE,
                             "another rank reduces more data than this one (counts or types "
                             "differ between the ranks): its elements are lost here");

@@ -312,11 +312,13 @@ static int consume(const struct xfer *x, uint64_t t0, uint64_t t, uint64_t r)
 }
 
 /* A member found an argument error (its step-one meta says F_ERR, or we
- * did: x->fail): the rest of the steps every member takes anyway, the
+ * did: x->fail), or took another path (CSM_META_OTHER: its size chose
+ * one of the fast paths): the rest of the steps every member takes anyway, the
  * same count as a transfer would take (rounds and closing sync from the
  * metas all read), nothing moved.  Our own error is the caller's to
  * report. */
-static SMAP_COLD int xfer_failed(const struct xfer *x, uint64_t rounds, int any_direct)
+static SMAP_COLD int xfer_failed(const struct xfer *x, uint64_t t0, int lo, int hi,
+                                 uint64_t rounds, int any_direct)
 {
     struct csm_comm *s = x->s;
     int one = x->single - 1;
@@ -331,9 +333,20 @@ static SMAP_COLD int xfer_failed(const struct xfer *x, uint64_t rounds, int any_
         if (e)
             return e;
     }
-    return x->fail ? MPI_SUCCESS
-                   : csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
-                                             "arguments of this collective)");
+    if (x->fail)
+        return MPI_SUCCESS;
+    for (int i = lo; i < hi; i++) {
+        struct xblk b;
+        uint64_t meta = csm_cell(s, i, t0)->meta;
+        if (i == s->me || !(meta & CSM_META_OTHER) || !x->dst(x, i, &b))
+            continue;
+        if ((MPI_Count)(meta >> 32) > xblk_bytes(&b))
+            return truncated();
+        return csm_fail(MPI_ERR_OTHER, "another rank took another path through this "
+                                       "collective (counts or types differ between the ranks)");
+    }
+    return csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
+                                   "arguments of this collective)");
 }
 
 int csm_xfer(const struct xfer *x)
@@ -362,12 +375,12 @@ int csm_xfer(const struct xfer *x)
         if (META_ROUNDS(meta) > rounds)
             rounds = META_ROUNDS(meta);
         any_direct |= (meta & (F_DIRECT | F_CMA)) != 0;
-        failed |= (meta & F_ERR) != 0;
+        failed |= (meta & (F_ERR | CSM_META_OTHER)) != 0;
         s->flag[i] = (unsigned char)meta;
     }
     int mine_staged = source && (s->flag[s->me] & (F_STAGED | F_CELL)) == F_STAGED;
     if (SMAP_UNLIKELY(failed))
-        return xfer_failed(x, rounds, any_direct);
+        return xfer_failed(x, t0, lo, hi, rounds, any_direct);
     if (x->self)
         x->self(x);
     rc = consume(x, t0, t0, 0);
