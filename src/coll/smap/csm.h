@@ -132,16 +132,15 @@ struct csm_desc {
     uint64_t in, out;       /* reductions: buffer base addresses */
     struct csm_blk blk[];   /* transfers: one per destination (or one: same) */
 };
-/* The last line of half 0's descriptor area is the rank's wait record
- * (ctlblock.c: which peer and step it waits for, in which collective),
- * written only when a wait goes slow, read by peers looking for a cycle
- * of waits. */
+/* The last line of half 0's descriptor area says whether the rank has
+ * left for MPI_Finalize (ctlblock.c: a peer waiting for a step of ours
+ * then stops the job instead of hanging). */
 #define CSM_WREC_BYTES ((size_t)64)
 struct csm_wrec {
-    _Alignas(64) _Atomic uint64_t on;   /* 1 + peer << 48 | step (48 bits), or 0 */
-    char func[56];                      /* the MPI function waiting, NUL-terminated */
+    _Alignas(64) _Atomic uint64_t on;   /* UINT64_MAX: gone to MPI_Finalize */
+    char pad[56];
 };
-_Static_assert(sizeof(struct csm_wrec) == CSM_WREC_BYTES, "a wait record is one line");
+_Static_assert(sizeof(struct csm_wrec) == CSM_WREC_BYTES, "a record is one line");
 #define CSM_MAX_RANKS                                                                      \
     ((int)((CSM_DESC_BYTES - CSM_WREC_BYTES - sizeof(struct csm_desc)) / sizeof(struct csm_blk)))
 

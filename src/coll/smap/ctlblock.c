@@ -11,7 +11,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/compiler.h"
 #include "base/wait.h"
@@ -140,9 +139,7 @@ static struct csm_wrec *wrec(const struct csm_comm *s, int i)
     return (struct csm_wrec *)(void *)(csm_half(s, i, 0) + CSM_DESC_BYTES - CSM_WREC_BYTES);
 }
 
-#define WREC_STEP(v) ((v) & ((UINT64_C(1) << 48) - 1))
-#define WREC_PEER(v) ((int)((v) >> 48) - 1)
-/* The record of a rank in MPI_Finalize: it publishes no step any more */
+/* A rank in MPI_Finalize: it publishes no step any more */
 #define WREC_GONE UINT64_MAX
 
 void smap_coll_leave(void)
@@ -156,82 +153,44 @@ void smap_coll_leave(void)
     }
 }
 
-/* Whether a wait on comm rank i for step t is part of a cycle of waits
- * that closes on us (we wait in turn for nobody else): each rank of the
- * chain waits, by its record, for a step its next one has not published.
- * Records are written before a slow wait and never cleared: a stale one
- * names a step already published, which ends the chain.  0, or a digest
- * of what the walk saw (steps and records), for the caller to compare
- * with the next walk's: equal digests mean nothing in the cycle moved
- * between them, which a cycle that can still resolve cannot do. */
-static uint64_t wait_cycle(const struct csm_comm *s, int i, uint64_t t, int *peer)
+/* Whether comm rank i, which has not published step t, has left for
+ * MPI_Finalize (its record says so): it never will.  (A cycle of waits
+ * within one communicator cannot form: every wait is for a step the
+ * waiter has published itself, so a rank waits only for peers behind it;
+ * what keeps a peer from ever catching up is that it left the
+ * collectives, which its record tells.) */
+static int peer_gone(const struct csm_comm *s, int i, uint64_t t)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (int hop = 0; hop < s->n; hop++) {
-        uint64_t seq = atomic_load_explicit(&csm_cell(s, i, t)->seq, memory_order_acquire);
-        if (seq >= t)
-            return 0;
-        uint64_t on = atomic_load_explicit(&wrec(s, i)->on, memory_order_acquire);
-        if (on == WREC_GONE) {   /* it left for MPI_Finalize below step t */
-            *peer = i;
-            return (h ^ seq) | 1;
-        }
-        int j = WREC_PEER(on);
-        uint64_t tj = WREC_STEP(on);
-        if (on == 0 || j < 0 || j >= s->n || j == i)
-            return 0;
-        h = (h ^ seq ^ on ^ (uint64_t)i << 56) * UINT64_C(1099511628211);
-        if (j == s->me) {
-            *peer = i;
-            return s->step < tj ? h | 1 : 0;
-        }
-        i = j, t = tj;
-    }
-    return 0;
+    return atomic_load_explicit(&csm_cell(s, i, t)->seq, memory_order_acquire) < t &&
+           atomic_load_explicit(&wrec(s, i)->on, memory_order_acquire) == WREC_GONE;
 }
 
-/* Ranks that wait for each other's steps forever took different paths
- * through a collective (its counts, types or root differ between them, or
- * one returned early on an error the others did not see): nothing can
- * release them, so the job stops with a message naming both sides, which
- * beats a hang (DESIGN.md D18, issue 36). */
-static SMAP_COLD _Noreturn void stuck(const struct csm_comm *s, int i, uint64_t t, int peer)
+/* A peer left for MPI_Finalize below the step we wait for: the ranks took
+ * different paths through a collective (its counts, types or root differ
+ * between them, or one returned early on an error the others did not
+ * see) and nothing can release us, so the job stops with a message naming
+ * our collective, which beats a hang (DESIGN.md D18, issue 36). */
+static SMAP_COLD _Noreturn void stuck(const struct csm_comm *s, int i, uint64_t t)
 {
-    char other[sizeof wrec(s, 0)->func + 1] = { 0 }, where[128], msg[640];
-    int gone = atomic_load_explicit(&wrec(s, peer)->on, memory_order_acquire) == WREC_GONE;
-    memcpy(other, wrec(s, peer)->func, sizeof other - 1);
-    if (gone)
-        snprintf(where, sizeof where, "rank %d left for MPI_Finalize", peer);
-    else
-        snprintf(where, sizeof where, "rank %d waits in %s for a step this rank never reaches",
-                 peer, other[0] ? other : "a collective");
+    char msg[512];
     snprintf(msg, sizeof msg,
-             "%s: rank %d of the communicator waits for rank %d's step %llu while %s: the "
-             "ranks took different paths through the collective (counts, types or roots "
-             "differ between the ranks, or a rank returned an error the others did not "
-             "see); stopping the job",
+             "%s: rank %d of the communicator waits for rank %d's step %llu while rank %d "
+             "left for MPI_Finalize: the ranks took different paths through the collective "
+             "(counts, types or roots differ between the ranks, or a rank returned an error "
+             "the others did not see); stopping the job",
              smap_coll_func ? smap_coll_func : "a collective", s->me, i, (unsigned long long)t,
-             where);
+             i);
     smap_boot_abort(MPI_ERR_OTHER, msg);
 }
 
 /* Waiting for a peer's step, past the spin phase: yield, drive
  * point-to-point now and then (a peer may wait for our sends before it
  * joins), give up when a node peer has died, and stop the job when the
- * wait is part of a cycle that nothing can break (the same cycle seen at
- * three checks in a row). */
+ * peer has left for MPI_Finalize without the step. */
 static SMAP_COLD int wait_slow(const struct csm_comm *s, int peer, uint64_t t,
                                struct smap_waiter *w)
 {
     _Atomic uint64_t *seq = &csm_cell(s, peer, t)->seq;
-    struct csm_wrec *r = wrec(s, s->me);
-    const char *f = smap_coll_func ? smap_coll_func : "";
-    strncpy(r->func, f, sizeof r->func - 1);
-    r->func[sizeof r->func - 1] = 0;
-    atomic_store_explicit(&r->on, (uint64_t)(peer + 1) << 48 | WREC_STEP(t),
-                          memory_order_release);
-    uint64_t last = 0;
-    int same = 0;
     for (unsigned i = 1;; i++) {
         if (atomic_load_explicit(seq, memory_order_acquire) >= t)
             return 0;
@@ -240,12 +199,8 @@ static SMAP_COLD int wait_slow(const struct csm_comm *s, int peer, uint64_t t,
             smap_p2p_progress();
             if (smap_nlocal > 1 && smap_peers_attached() && smap_node_barrier_peer_died())
                 return csm_fail(MPI_ERR_OTHER, "a rank of the communicator died");
-            int other = -1;
-            uint64_t h = wait_cycle(s, peer, t, &other);
-            same = h && h == last ? same + 1 : 0;
-            last = h;
-            if (same >= 2)
-                stuck(s, peer, t, other);
+            if (peer_gone(s, peer, t))
+                stuck(s, peer, t);
         }
     }
 }
