@@ -160,6 +160,12 @@ struct csm_comm {
 int csm_get(smap_comm_t *c, struct csm_comm **out);
 /* Records the reason of a failure; returns cls. */
 int csm_fail(int cls, const char *why);
+/* A peer's step-one cell shows that it took another path through the
+ * collective than ours (its size chose it: counts differ between the
+ * ranks) where going on could write into its memory at an address it did
+ * not publish for us: stops the job with a message naming the collective
+ * (D18: "or the job stops"). */
+_Noreturn void csm_diverged(const struct csm_comm *s, int peer);
 
 static inline char *csm_half(const struct csm_comm *s, int i, uint64_t step)
 {

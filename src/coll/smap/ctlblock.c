@@ -183,6 +183,17 @@ static SMAP_COLD _Noreturn void stuck(const struct csm_comm *s, int i, uint64_t 
     smap_boot_abort(MPI_ERR_OTHER, msg);
 }
 
+void csm_diverged(const struct csm_comm *s, int peer)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "%s: rank %d of the communicator and rank %d took different paths through the "
+             "collective (their counts or types differ, so their sizes chose different "
+             "algorithms); stopping the job rather than writing where the other did not ask",
+             smap_coll_func ? smap_coll_func : "a collective", s->me, peer);
+    smap_boot_abort(MPI_ERR_OTHER, msg);
+}
+
 /* Waiting for a peer's step, past the spin phase: yield, drive
  * point-to-point now and then (a peer may wait for our sends before it
  * joins), give up when a node peer has died, and stop the job when the

@@ -102,16 +102,23 @@ static int scatter_push(const struct sc *a, struct csm_comm *s, int *pushed)
         char *at = csm_dense(a->rbuf, a->rt);
         struct csm_blk mine = { (uint64_t)(uintptr_t)at, (uint64_t)bytes };
         memcpy(cell->data, &mine, sizeof mine);
+        /* the step too: a root whose size chose the push while ours chose
+         * the pull would otherwise write to a stale address (issue 36) */
         cell->meta = (uint64_t)(smap_dtype_is_contiguous(a->rt) &&
-                                (bytes == 0 || csm_exposed(at, (size_t)bytes)));
+                                (bytes == 0 || csm_exposed(at, (size_t)bytes))) |
+                     t0 << 8;
     }
     if ((rc = csm_sync_some(s, me == root ? CSM_ALL : CSM_NONE)))
         return rc;
     uint64_t how;
     if (me == root) {
         int ok = 1;
-        for (int i = 0; i < s->n; i++)
-            ok &= i == me || (csm_cell(s, i, t0)->meta & 1);
+        for (int i = 0; i < s->n; i++) {
+            uint64_t m = i == me ? 1 | t0 << 8 : csm_cell(s, i, t0)->meta;
+            if (SMAP_UNLIKELY(m >> 8 != t0))
+                csm_diverged(s, i);
+            ok &= (m & 1) != 0;
+        }
         int e = MPI_SUCCESS;
         if (ok) {
             sc_self(&(struct xfer){ .s = s, .arg = a });
