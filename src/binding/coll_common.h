@@ -88,15 +88,24 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
                                   "(use MPI_IN_PLACE)");                                   \
     } while (0)
 
-#define COLL_DONE(func, comm, rc)                                                          \
-    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_coll_why()))
+/* The collective's verdict through the communicator's handler.  A
+ * function, not a macro: rc is the collective's call, which a macro
+ * would run a second time to raise its error (issue 36: the second run
+ * returned MPI_SUCCESS, raised as an error of class MPI_SUCCESS, and
+ * desynchronised the ranks). */
+static inline int coll_done(const char *func, MPI_Comm comm, int rc, const char *(*why)(void))
+{
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", why());
+}
+#define COLL_DONE(func, comm, rc) coll_done(func, comm, rc, smap_coll_why)
 
 /* Runs a checked collective: through the control blocks (`blocking`), or
  * through a schedule (`sched`, src/coll/nbc) when it is non-blocking (req
  * non-NULL) or when c has no control block (any number of communicators
  * can run collectives: the schedule engine needs none). */
 #define COLL_RUN(func, comm, c, req, blocking, sched)                                      \
-    ((req) || (c)->slot < 0 ? NBC_DONE(func, comm, sched) : COLL_DONE(func, comm, blocking))
+    ((req) || (c)->slot < 0 ? NBC_DONE(func, comm, sched)                                  \
+                            : (smap_coll_func = (func), COLL_DONE(func, comm, blocking)))
 
 /* Blocking collectives of a communicator spanning nodes take the
  * hierarchy (src/coll/hier) when it applies: COLL_HIER(func, comm, c, req,
@@ -123,8 +132,7 @@ static inline int coll_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t
         }                                                                                  \
     } while (0)
 
-#define NBC_DONE(func, comm, rc)                                                           \
-    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_nbc_why()))
+#define NBC_DONE(func, comm, rc) coll_done(func, comm, rc, smap_nbc_why)
 
 /* Non-blocking entry points (req non-NULL: the wrapper checked the
  * pointer): the request is MPI_REQUEST_NULL until the collective has

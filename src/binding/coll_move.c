@@ -74,8 +74,9 @@ struct rooted_side {
  * only as the root's `one`, the root's `all` is a single block or (vec)
  * one per rank, and the two may not alias. */
 static int rooted_checks(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, int root, int vec,
-                         struct rooted_side one, struct rooted_side all)
+                         struct rooted_side one, struct rooted_side all, int *root_only)
 {
+    *root_only = 0;
     COLL_CHECK_ROOT(F, comm, c, root);
     int is_root = c->rank == root;
     if (one.buf == MPI_IN_PLACE && !is_root)
@@ -85,6 +86,7 @@ static int rooted_checks(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, i
         COLL_CHECK_BUF_AS(F, comm, one.bufname, one.buf, one.count, one.type, *one.t);
     if (!is_root)
         return MPI_SUCCESS;
+    *root_only = 1;   /* from here on, errors the other ranks cannot see */
     if (all.buf == MPI_IN_PLACE)
         return COLL_IN_PLACE_ERR(F, comm, all.bufname);
     if (vec)
@@ -97,6 +99,27 @@ static int rooted_checks(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, i
 
 /* ---- gather ------------------------------------------------------------- */
 
+/* A v-variant's root that failed a check of its own arguments still takes
+ * the control blocks' steps, so that the others return an error too
+ * instead of waiting for it (D18, issue 36); a schedule or a hierarchy
+ * call has no partner waiting yet.  Its own error is rc. */
+static int rooted_fail(int rc, int root_only, int vec, struct MPI_ABI_Comm *c, int root,
+                       MPI_Request *req, int (*fail)(int, smap_comm_t *))
+{
+    if (rc && root_only && vec && !req && c->slot >= 0)
+        (void)fail(root, c);
+    return rc;
+}
+
+/* Only the root reads a v-variant's counts, so others may pass NULL; the
+ * control blocks tell a v-variant by non-NULL counts (its path must be
+ * the root's), hence a stand-in there, never read. */
+static struct smap_cvec vec_counts(int vec, struct smap_cvec v)
+{
+    static const MPI_Count none[1];
+    return vec && !v.p ? (struct smap_cvec){ none, 1 } : v;
+}
+
 int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                 void *rbuf, MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                 MPI_Datatype rtype, int root, MPI_Comm comm, int vec, MPI_Request *req)
@@ -107,13 +130,15 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
     if (smap_comm_is_inter(c))
         return inter_gather(F, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, root,
                             comm, c, vec, req);
+    int root_only;
     int rc = rooted_checks(F, comm, c, root, vec,
                            (struct rooted_side){ "send", "sendbuf", sbuf, scount, { 0 }, { 0 },
                                                  stype, &st },
                            (struct rooted_side){ "recv", "recvbuf", rbuf, rcount, rcounts, displs,
-                                                 rtype, &rt });
+                                                 rtype, &rt },
+                           &root_only);
     if (rc)
-        return rc;
+        return rooted_fail(rc, root_only, vec, c, root, req, smap_coll_gatherv_fail);
     COLL_HIER(F, comm, c, req,
               vec ? smap_hier_gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c)
                   : smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
@@ -123,7 +148,8 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
                                           req)
                      : smap_hier_igather(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
     return COLL_RUN(F, comm, c, req,
-                    smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
+                    smap_coll_gather(sbuf, scount, st, rbuf, rcount, vec_counts(vec, rcounts),
+                                     displs, rt, root, c),
                     smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
                                     req));
 }
@@ -170,13 +196,15 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
     if (smap_comm_is_inter(c))
         return inter_scatter(F, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, root,
                              comm, c, vec, req);
+    int root_only;
     int rc = rooted_checks(F, comm, c, root, vec,
                            (struct rooted_side){ "recv", "recvbuf", rbuf, rcount, { 0 }, { 0 },
                                                  rtype, &rt },
                            (struct rooted_side){ "send", "sendbuf", sbuf, scount, scounts, displs,
-                                                 stype, &st });
+                                                 stype, &st },
+                           &root_only);
     if (rc)
-        return rc;
+        return rooted_fail(rc, root_only, vec, c, root, req, smap_coll_scatterv_fail);
     COLL_HIER(F, comm, c, req,
               vec ? smap_hier_scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c)
                   : smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
@@ -186,7 +214,8 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
                                            req)
                      : smap_hier_iscatter(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
     return COLL_RUN(F, comm, c, req,
-                    smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
+                    smap_coll_scatter(sbuf, scount, vec_counts(vec, scounts), displs, st, rbuf,
+                                      rcount, rt, root, c),
                     smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,
                                      req));
 }

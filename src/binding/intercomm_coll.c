@@ -14,8 +14,7 @@
 #include "binding/intercomm.h"
 #include "coll/inter/inter.h"
 
-#define INTER_DONE(func, comm, rc)                                                         \
-    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", smap_inter_why()))
+#define INTER_DONE(func, comm, rc) coll_done(func, comm, rc, smap_inter_why)
 
 /* The blocking collective, or (req) the schedule. */
 #define INTER_RUN(func, comm, req, blocking, sched)                                        \

@@ -53,6 +53,12 @@ int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
 int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                       struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
                       smap_dtype_t *rt, int root, smap_comm_t *c);
+/* The root of a Gatherv / Scatterv whose own arguments are wrong (its
+ * counts or displacements) still takes the steps the others take, moving
+ * nothing, and tells them: they return MPI_ERR_OTHER instead of waiting
+ * for it forever (D18).  MPI_SUCCESS, or why it could not. */
+int smap_coll_gatherv_fail(int root, smap_comm_t *c);
+int smap_coll_scatterv_fail(int root, smap_comm_t *c);
 int smap_coll_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                         MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                         smap_dtype_t *rt, smap_comm_t *c);
@@ -95,5 +101,12 @@ int smap_coll_consumed_take(void);
 
 /* Why the last collective of this thread failed (static text). */
 const char *smap_coll_why(void);
+/* The MPI function this thread runs through the control blocks (set by
+ * the binding before each blocking collective): what the message of a
+ * job stopped on mismatched collectives names (ctlblock.c). */
+extern _Thread_local const char *smap_coll_func;
+/* MPI_Finalize: this process publishes no collective step any more; a
+ * peer left waiting for one stops the job instead of hanging. */
+void smap_coll_leave(void);
 
 #endif

@@ -155,9 +155,17 @@ int smap_error_string(int code, char *text, int *len)
 /* Stores a message and returns the new code that names it. */
 static int new_code(int cls, const char *func, const char *fmt, va_list ap)
 {
-    const struct class_desc *c = find_class(cls);
     char detail[MPI_MAX_ERROR_STRING / 2];
     vsnprintf(detail, sizeof detail, fmt, ap);
+    /* An error whose class is MPI_SUCCESS would read as success to a
+     * program that checks the class, and abort a job with exit code 0
+     * (DESIGN.md D18): a caller that asks for one has a bug, said so. */
+    if (SMAP_UNLIKELY(cls == MPI_SUCCESS)) {
+        cls = MPI_ERR_INTERN;
+        size_t len = strlen(detail);
+        snprintf(detail + len, sizeof detail - len, " [internal: raised with class MPI_SUCCESS]");
+    }
+    const struct class_desc *c = find_class(cls);
     pthread_mutex_lock(&ring_lock);
     unsigned slot = ring_next++ % SMAP_CODE_RING_SIZE;
     ring[slot].cls = cls;

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
+#include "coll/coll.h"
 #include "dtype/dtype.h"
 #include "dtype/engine.h"
 #include "mpi/attr.h"
@@ -122,6 +123,7 @@ static int runtime_teardown(void)
 {
     smap_p2p_drain();
     smap_p2p_remote_drain();
+    smap_coll_leave();
     int rc = smap_boot_barrier();
     smap_p2p_remote_close();
     smap_comm_finalize();

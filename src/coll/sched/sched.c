@@ -234,6 +234,15 @@ void *smap_sched_tmp_typed(struct smap_sched *s, MPI_Count count, smap_dtype_t *
 
 /* ---- running ----------------------------------------------------------- */
 
+/* Whether an error ends a schedule.  Truncation does not: a member whose
+ * buffer was too small keeps taking part (its sends and receives go on,
+ * the error is reported at the end), as the others' messages still need
+ * it; giving up left them waiting for a message never sent (issue 36). */
+static int ends_schedule(int err)
+{
+    return err != MPI_SUCCESS && err != MPI_ERR_TRUNCATE;
+}
+
 /* Runs the local steps of the current round from s->pos on, then posts its
  * messages.  SMAP_SCHED_AGAIN: a callback asked to be called again later
  * (nothing of the round is posted yet). */
@@ -245,8 +254,9 @@ static int start_round(struct smap_sched *s)
         int rc = MPI_SUCCESS;
         if (op->kind == OP_COPY) {
             if (smap_dtype_copy(op->out, op->n2, op->t2, op->in, op->n1, op->t1) <
-                op->n1 * op->t1->size)
-                rc = MPI_ERR_TRUNCATE;
+                    op->n1 * op->t1->size &&
+                s->err == MPI_SUCCESS)
+                s->err = MPI_ERR_TRUNCATE;
         } else if (op->kind == OP_REDUCE) {
             rc = smap_op_apply(op->op, op->in, op->out, op->n1, op->type);
         } else if (op->kind == OP_CB) {
@@ -308,11 +318,13 @@ static void advance_lanes(struct smap_sched *s)
         struct smap_sched *l = s->lanes[k];
         advance(l);
         done &= l->done;
-        if (l->done && l->err) {
+        if (l->done && ends_schedule(l->err)) {
             s->err = l->err;
             done = 1;
             break;
         }
+        if (l->err && s->err == MPI_SUCCESS)
+            s->err = l->err;
     }
     s->done = done;
 }
@@ -326,7 +338,7 @@ static void advance(struct smap_sched *s)
     }
     while (!s->done) {
         if (!s->round_started) {
-            if (s->round == s->nrounds || s->err) {
+            if (s->round == s->nrounds || ends_schedule(s->err)) {
                 s->done = 1;
                 break;
             }

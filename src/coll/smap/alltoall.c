@@ -96,6 +96,8 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
         struct xfer x = { .s = s, .arg = a };
         a2a_self(&x);
     }
+    /* for a rank whose own size put it on xfer.c's path (issue 36) */
+    csm_cell(s, s->me, t)->meta = csm_meta_other((uint64_t)bytes, 0);
     csm_publish(s);
     for (int k = 1; k < s->n; k++) {
         int i = (s->me + k) % s->n;   /* destinations spread over the sources */
@@ -115,7 +117,8 @@ int smap_coll_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 {
     struct csm_comm *s;
     struct xfer x = { .id = SMAP_COLL_ALLTOALL, .same = 0, .src = a2a_src, .dst = a2a_dst,
-                      .self = a2a_self, .arg = a, .force_stage = a->sbuf == MPI_IN_PLACE };
+                      .self = a2a_self, .arg = a, .force_stage = a->sbuf == MPI_IN_PLACE,
+                      .vec = a->scounts.p || a->rcounts.p || a->stypes || a->rtypes };
     if (c->size == 1) {
         x.s = &(struct csm_comm){ .n = 1, .me = 0 };
         a2a_self(&x);

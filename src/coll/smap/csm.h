@@ -115,6 +115,15 @@ _Static_assert(sizeof(struct csm_cell) == 64, "a cell is one cache line");
 
 /* What a rank publishes at the first step of a collective. */
 enum { CSM_F_STAGED = 1u, CSM_F_DIRECT_OK = 2u, CSM_F_CMA = 4u };
+/* A step-one cell meta written by a path other than xfer.c's (alltoall's
+ * wide lines, the reductions), with its bytes in the high 32 bits
+ * (saturated): a rank on xfer.c's path that reads one knows the ranks
+ * took different paths (issue 36). */
+#define CSM_META_OTHER 32u
+static inline uint64_t csm_meta_other(uint64_t bytes, unsigned low)
+{
+    return (bytes < 0xffffffffu ? bytes : 0xffffffffu) << 32 | CSM_META_OTHER | low;
+}
 struct csm_blk {
     uint64_t addr, bytes;   /* a dense block in the owner's address space */
 };
@@ -123,7 +132,17 @@ struct csm_desc {
     uint64_t in, out;       /* reductions: buffer base addresses */
     struct csm_blk blk[];   /* transfers: one per destination (or one: same) */
 };
-#define CSM_MAX_RANKS ((int)((CSM_DESC_BYTES - sizeof(struct csm_desc)) / sizeof(struct csm_blk)))
+/* The last line of half 0's descriptor area says whether the rank has
+ * left for MPI_Finalize (ctlblock.c: a peer waiting for a step of ours
+ * then stops the job instead of hanging). */
+#define CSM_WREC_BYTES ((size_t)64)
+struct csm_wrec {
+    _Alignas(64) _Atomic uint64_t on;   /* UINT64_MAX: gone to MPI_Finalize */
+    char pad[56];
+};
+_Static_assert(sizeof(struct csm_wrec) == CSM_WREC_BYTES, "a record is one line");
+#define CSM_MAX_RANKS                                                                      \
+    ((int)((CSM_DESC_BYTES - CSM_WREC_BYTES - sizeof(struct csm_desc)) / sizeof(struct csm_blk)))
 
 /* Per-communicator state of this rank (allocated once per communicator). */
 struct csm_comm {
@@ -141,6 +160,12 @@ struct csm_comm {
 int csm_get(smap_comm_t *c, struct csm_comm **out);
 /* Records the reason of a failure; returns cls. */
 int csm_fail(int cls, const char *why);
+/* A peer's step-one cell shows that it took another path through the
+ * collective than ours (its size chose it: counts differ between the
+ * ranks) where going on could write into its memory at an address it did
+ * not publish for us: stops the job with a message naming the collective
+ * (D18: "or the job stops"). */
+_Noreturn void csm_diverged(const struct csm_comm *s, int peer);
 
 static inline char *csm_half(const struct csm_comm *s, int i, uint64_t step)
 {

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "coll/smap/csm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/compiler.h"
@@ -131,11 +132,76 @@ int csm_get(smap_comm_t *c, struct csm_comm **out)
     return build(c, k, out);
 }
 
+_Thread_local const char *smap_coll_func;
+
+static struct csm_wrec *wrec(const struct csm_comm *s, int i)
+{
+    return (struct csm_wrec *)(void *)(csm_half(s, i, 0) + CSM_DESC_BYTES - CSM_WREC_BYTES);
+}
+
+/* A rank in MPI_Finalize: it publishes no step any more */
+#define WREC_GONE UINT64_MAX
+
+void smap_coll_leave(void)
+{
+    char *r = smap_coll_region();
+    for (int k = 0; r && k < CSM_NSLOTS; k++) {
+        struct csm_wrec *w = (struct csm_wrec *)(void *)(r + (size_t)k * CSM_SLOT_BYTES +
+                                                         CSM_HDR_BYTES + CSM_DESC_BYTES -
+                                                         CSM_WREC_BYTES);
+        atomic_store_explicit(&w->on, WREC_GONE, memory_order_release);
+    }
+}
+
+/* Whether comm rank i, which has not published step t, has left for
+ * MPI_Finalize (its record says so): it never will.  (A cycle of waits
+ * within one communicator cannot form: every wait is for a step the
+ * waiter has published itself, so a rank waits only for peers behind it;
+ * what keeps a peer from ever catching up is that it left the
+ * collectives, which its record tells.) */
+static int peer_gone(const struct csm_comm *s, int i, uint64_t t)
+{
+    return atomic_load_explicit(&csm_cell(s, i, t)->seq, memory_order_acquire) < t &&
+           atomic_load_explicit(&wrec(s, i)->on, memory_order_acquire) == WREC_GONE;
+}
+
+/* A peer left for MPI_Finalize below the step we wait for: the ranks took
+ * different paths through a collective (its counts, types or root differ
+ * between them, or one returned early on an error the others did not
+ * see) and nothing can release us, so the job stops with a message naming
+ * our collective, which beats a hang (DESIGN.md D18, issue 36). */
+static SMAP_COLD _Noreturn void stuck(const struct csm_comm *s, int i, uint64_t t)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "%s: rank %d of the communicator waits for rank %d's step %llu while rank %d "
+             "left for MPI_Finalize: the ranks took different paths through the collective "
+             "(counts, types or roots differ between the ranks, or a rank returned an error "
+             "the others did not see); stopping the job",
+             smap_coll_func ? smap_coll_func : "a collective", s->me, i, (unsigned long long)t,
+             i);
+    smap_boot_abort(MPI_ERR_OTHER, msg);
+}
+
+void csm_diverged(const struct csm_comm *s, int peer)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "%s: rank %d of the communicator and rank %d took different paths through the "
+             "collective (their counts or types differ, so their sizes chose different "
+             "algorithms); stopping the job rather than writing where the other did not ask",
+             smap_coll_func ? smap_coll_func : "a collective", s->me, peer);
+    smap_boot_abort(MPI_ERR_OTHER, msg);
+}
+
 /* Waiting for a peer's step, past the spin phase: yield, drive
  * point-to-point now and then (a peer may wait for our sends before it
- * joins), and give up when a node peer has died. */
-static SMAP_COLD int wait_slow(_Atomic uint64_t *seq, uint64_t t, struct smap_waiter *w)
+ * joins), give up when a node peer has died, and stop the job when the
+ * peer has left for MPI_Finalize without the step. */
+static SMAP_COLD int wait_slow(const struct csm_comm *s, int peer, uint64_t t,
+                               struct smap_waiter *w)
 {
+    _Atomic uint64_t *seq = &csm_cell(s, peer, t)->seq;
     for (unsigned i = 1;; i++) {
         if (atomic_load_explicit(seq, memory_order_acquire) >= t)
             return 0;
@@ -144,6 +210,8 @@ static SMAP_COLD int wait_slow(_Atomic uint64_t *seq, uint64_t t, struct smap_wa
             smap_p2p_progress();
             if (smap_nlocal > 1 && smap_peers_attached() && smap_node_barrier_peer_died())
                 return csm_fail(MPI_ERR_OTHER, "a rank of the communicator died");
+            if (peer_gone(s, peer, t))
+                stuck(s, peer, t);
         }
     }
 }
@@ -159,7 +227,7 @@ int csm_wait_slow(const struct csm_comm *s, int i, uint64_t t)
         if (atomic_load_explicit(seq, memory_order_acquire) >= t)
             return MPI_SUCCESS;
     }
-    return wait_slow(seq, t, &w);
+    return wait_slow(s, i, t, &w);
 }
 
 int csm_wait_all(struct csm_comm *s, uint64_t t)
@@ -285,6 +353,7 @@ int smap_coll_barrier(smap_comm_t *c)
     if (c->slot < 0)   /* no control block: a schedule instead (src/coll/nbc) */
         return smap_nbc_barrier(c, NULL);
     struct csm_comm *s;
+    smap_coll_func = "MPI_Barrier";
     int rc = csm_get(c, &s);
     return rc ? rc : csm_sync(s);
 }

@@ -83,11 +83,15 @@ static int gather_push(const struct ga *a, struct csm_comm *s, int *pushed)
             ok = csm_exposed(at, (size_t)bytes);
             d->blk[i] = (struct csm_blk){ (uint64_t)(uintptr_t)at, (uint64_t)bytes };
         }
-        d->flags = (uint64_t)ok;
+        /* the step too: a sender whose size chose the push while ours chose
+         * the pull would otherwise read a stale "ok" (issue 36) */
+        d->flags = (uint64_t)ok | t0 << 8;
     }
     if ((rc = csm_sync_some(s, me == root ? CSM_NONE : root)))
         return rc;
     const struct csm_desc *d = csm_desc(s, root, t0);
+    if (SMAP_UNLIKELY(d->flags >> 8 != t0))
+        csm_diverged(s, root);
     if (!(d->flags & 1))
         return MPI_SUCCESS;
     *pushed = 1;
@@ -134,5 +138,17 @@ int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
         if (rc || pushed)
             return rc;
     }
+    return csm_xfer(&x);
+}
+
+int smap_coll_gatherv_fail(int root, smap_comm_t *c)
+{
+    struct csm_comm *s;
+    struct ga a = { .root = root };
+    struct xfer x = { .id = SMAP_COLL_GATHER, .same = 1, .src = ga_src, .dst = ga_dst, .arg = &a,
+                      .fail = 1 };
+    if (c->size == 1 || csm_get(c, &s))
+        return MPI_SUCCESS;
+    x.s = s;
     return csm_xfer(&x);
 }

@@ -133,6 +133,44 @@ static const char *in_cell(const struct red *r, int i, MPI_Count e, MPI_Count n,
     return el(based((char *)csm_cell(r->s, i, *(const uint64_t *)ctx)->data, r->t), r->t, e);
 }
 
+/* ---- the step-one signature --------------------------------------------- */
+
+/* Every rank picks its path (replicated or threaded) from its own byte
+ * count, so counts that differ between the ranks would put them on paths
+ * with different steps, and one would wait forever or read past another's
+ * buffer (issue 36).  Step one of both paths publishes the rank's cell,
+ * so its meta carries the path and the bytes (a store into a line
+ * published anyway); a rank that waits for the others at step one
+ * compares theirs with its own (a load from lines it polled anyway), and
+ * on a difference every such rank leaves after step one, which all paths
+ * share: the steps stay aligned. */
+enum { SIG_REPLICATED = 1, SIG_THREADED = 2 };
+
+static uint64_t sig_of(const struct red *r, unsigned path)
+{
+    return csm_meta_other((uint64_t)(r->count * r->t->size), path << 6);
+}
+
+static SMAP_COLD int sig_mismatch(const struct red *r, uint64_t t, uint64_t mine)
+{
+    for (int i = 0; i < r->s->n; i++)
+        if (i != r->s->me && (csm_cell(r->s, i, t)->meta >> 32) > (mine >> 32))
+            return csm_fail(MPI_ERR_TRUNCATE,
+                            "another rank reduces more data than this one (counts or types "
+                            "differ between the ranks): its elements are lost here");
+    return csm_fail(MPI_ERR_OTHER, "another rank reduces a different amount of data (counts or "
+                                   "types differ between the ranks)");
+}
+
+/* After a step one that waited for every peer. */
+static inline int sig_check(const struct red *r, uint64_t t, uint64_t mine)
+{
+    for (int i = 0; i < r->s->n; i++)
+        if (SMAP_UNLIKELY(csm_cell(r->s, i, t)->meta != mine) && i != r->s->me)
+            return sig_mismatch(r, t, mine);
+    return MPI_SUCCESS;
+}
+
 /* ---- replicated --------------------------------------------------------- */
 
 static int replicated(struct red *r)
@@ -147,19 +185,24 @@ static int replicated(struct red *r)
      * wait for peers to be done with its area: one cache-line transfer
      * less on the critical path. */
     r->own = r->kind == RK_REDUCE && s->me == r->root && r->in != r->out;
+    uint64_t sig = sig_of(r, SIG_REPLICATED);
+    int rc;
     if (!r->own) {
-        int rc = tiny ? csm_prepare_cell(s) : csm_prepare(s);
-        if (rc)
+        if ((rc = tiny ? csm_prepare_cell(s) : csm_prepare(s)))
             return rc;
         char *mine = tiny ? (char *)csm_cell(s, s->me, t)->data : csm_pay(s, s->me, t);
         cp(based(mine, r->t), r->in, r->count, r->t);
+    } else if ((rc = csm_prepare_cell(s))) {   /* free: a root waited for all last time */
+        return rc;
     }
-    int rc;
+    csm_cell(s, s->me, t)->meta = sig;
     /* Reduce: only the root reads, so only it waits */
     int who = r->kind != RK_REDUCE ? CSM_ALL : s->me == r->root ? CSM_ALL : CSM_NONE;
     if (r->kind == RK_REDUCE && s->me == r->root)
         csm_consume();   /* the others wait for nobody: let them leave a barrier first */
     if ((rc = csm_sync_some(s, who)))
+        return rc;
+    if (who == CSM_ALL && (rc = sig_check(r, t, sig)))
         return rc;
     int me = s->me, hi = s->n - 1;
     MPI_Count e = 0, n = r->count;
@@ -396,8 +439,10 @@ static int run(struct red *r, enum smap_coll_id id)
     d->in = (uint64_t)(uintptr_t)r->in;
     d->out = (uint64_t)(uintptr_t)r->out;
     d->flags = reachable(r) ? CSM_F_DIRECT_OK : 0;
+    uint64_t sig = sig_of(r, SIG_THREADED);
+    csm_cell(s, s->me, t0)->meta = sig;
     rc = csm_sync(s);
-    if (rc)
+    if (rc || (rc = sig_check(r, t0, sig)))
         return rc;
     int all = 1;
     for (int i = 0; i < s->n; i++)

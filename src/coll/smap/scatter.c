@@ -102,16 +102,23 @@ static int scatter_push(const struct sc *a, struct csm_comm *s, int *pushed)
         char *at = csm_dense(a->rbuf, a->rt);
         struct csm_blk mine = { (uint64_t)(uintptr_t)at, (uint64_t)bytes };
         memcpy(cell->data, &mine, sizeof mine);
+        /* the step too: a root whose size chose the push while ours chose
+         * the pull would otherwise write to a stale address (issue 36) */
         cell->meta = (uint64_t)(smap_dtype_is_contiguous(a->rt) &&
-                                (bytes == 0 || csm_exposed(at, (size_t)bytes)));
+                                (bytes == 0 || csm_exposed(at, (size_t)bytes))) |
+                     t0 << 8;
     }
     if ((rc = csm_sync_some(s, me == root ? CSM_ALL : CSM_NONE)))
         return rc;
     uint64_t how;
     if (me == root) {
         int ok = 1;
-        for (int i = 0; i < s->n; i++)
-            ok &= i == me || (csm_cell(s, i, t0)->meta & 1);
+        for (int i = 0; i < s->n; i++) {
+            uint64_t m = i == me ? 1 | t0 << 8 : csm_cell(s, i, t0)->meta;
+            if (SMAP_UNLIKELY(m >> 8 != t0))
+                csm_diverged(s, i);
+            ok &= (m & 1) != 0;
+        }
         int e = MPI_SUCCESS;
         if (ok) {
             sc_self(&(struct xfer){ .s = s, .arg = a });
@@ -144,7 +151,8 @@ int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     struct sc a = { sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root };
     /* one source: receivers wait for the root only, the root for nobody */
     struct xfer x = { .id = SMAP_COLL_SCATTER, .same = 0, .single = root + 1, .src = sc_src,
-                      .dst = sc_dst, .self = sc_self, .arg = &a };
+                      .dst = sc_dst, .self = sc_self, .arg = &a,
+                      .vec = scounts.p != NULL };
     if (c->size == 1) {
         x.s = &(struct csm_comm){ .n = 1, .me = 0 };
         sc_self(&x);
@@ -162,5 +170,17 @@ int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
         if (rc || pushed)
             return rc;
     }
+    return csm_xfer(&x);
+}
+
+int smap_coll_scatterv_fail(int root, smap_comm_t *c)
+{
+    struct csm_comm *s;
+    struct sc a = { .root = root };
+    struct xfer x = { .id = SMAP_COLL_SCATTER, .same = 0, .single = root + 1, .src = sc_src,
+                      .dst = sc_dst, .arg = &a, .vec = 1, .fail = 1 };
+    if (c->size == 1 || csm_get(c, &s))
+        return MPI_SUCCESS;
+    x.s = s;
     return csm_xfer(&x);
 }

@@ -21,7 +21,21 @@
 
 #include "base/compiler.h"
 
-enum { F_STAGED = CSM_F_STAGED, F_DIRECT = CSM_F_DIRECT_OK, F_CMA = CSM_F_CMA, F_CELL = 8u };
+enum { F_STAGED = CSM_F_STAGED, F_DIRECT = CSM_F_DIRECT_OK, F_CMA = CSM_F_CMA, F_CELL = 8u,
+       F_ERR = 16u };
+
+/* A source's step-one meta: flags, rounds, and the bytes of its largest
+ * block (what a destination compares with its own block to report
+ * truncation: the cell line brings it with the step, at no cost).  Bytes
+ * saturate at 32 bits; blocks that large go direct, whose exact sizes are
+ * in the descriptor, or are not checked. */
+#define META_ROUNDS(m) (((m) >> 8) & 0xffffffu)
+#define META_BYTES(m) ((m) >> 32)
+static uint64_t meta_of(uint64_t flags, uint64_t rounds, MPI_Count maxb)
+{
+    uint64_t b = (uint64_t)maxb < 0xffffffffu ? (uint64_t)maxb : 0xffffffffu;
+    return flags | rounds << 8 | b << 32;
+}
 
 /* Tiny blocks travel in the source's cell (csm.h), next to the step that
  * publishes them: the whole cell for a block sent to everyone, else one
@@ -93,6 +107,17 @@ static void pack_cell(const struct xfer *x, struct csm_cell *c)
     }
 }
 
+/* Staged blocks of different sizes per destination (the v-variants):
+ * each one's size in the descriptor, for the destinations' check. */
+static void describe_sizes(const struct xfer *x, struct csm_desc *d)
+{
+    for (int j = 0; j < x->s->n; j++) {
+        struct xblk b;
+        if (j != x->s->me && x->src(x, j, &b))
+            d->blk[j] = (struct csm_blk){ 0, (uint64_t)xblk_bytes(&b) };
+    }
+}
+
 /* Our decision as a source, published in our cell of step t (flags and
  * rounds; the blocks themselves when they fit) and, for blocks peers read
  * from our user buffers, in the descriptor of step t. */
@@ -101,6 +126,10 @@ static void publish(const struct xfer *x, uint64_t t)
     const struct csm_comm *s = x->s;
     struct csm_cell *c = csm_cell(s, s->me, t);
     MPI_Count maxb = 0;
+    if (SMAP_UNLIKELY(x->fail)) {   /* no blocks, no rounds: only the verdict */
+        c->meta = F_ERR;
+        return;
+    }
     for (int j = 0; j < s->n; j++) {
         struct xblk b;
         if (j == s->me || !x->src(x, j, &b))
@@ -130,6 +159,8 @@ static void publish(const struct xfer *x, uint64_t t)
     }
     staged |= !reach && !cma;
     uint64_t flags, rounds;
+    if (staged && x->vec && !x->same)
+        describe_sizes(x, csm_desc(s, s->me, t));
     if (staged && (size_t)maxb <= cell_slot(x)) {
         flags = F_STAGED | F_CELL;
         rounds = maxb > 0;
@@ -148,15 +179,15 @@ static void publish(const struct xfer *x, uint64_t t)
             struct xblk b;
             if (j == s->me || !x->src(x, j, &b))
                 continue;
+            /* empty blocks too: their size is what destinations check */
             MPI_Count bytes = xblk_bytes(&b);
-            if (bytes > 0)
-                d->blk[x->same ? 0 : j] = (struct csm_blk){
-                    (uint64_t)(uintptr_t)csm_dense(b.buf, b.t), (uint64_t)bytes };
+            d->blk[x->same ? 0 : j] = (struct csm_blk){
+                bytes > 0 ? (uint64_t)(uintptr_t)csm_dense(b.buf, b.t) : 0, (uint64_t)bytes };
             if (x->same)
                 break;
         }
     }
-    c->meta = flags | rounds << 8;
+    c->meta = meta_of(flags, rounds, maxb);
 }
 
 /* The source's block is only reachable with CMA: straight into our block
@@ -191,9 +222,15 @@ static int take_cma(const struct xfer *x, int i, const struct xblk *b, uint64_t 
     return MPI_SUCCESS;
 }
 
+static SMAP_COLD int truncated(void)
+{
+    return csm_fail(MPI_ERR_TRUNCATE, "a member sent more data than this one's receive buffer "
+                                      "holds (counts or types differ between the members)");
+}
+
 /* Copies what source i offers at step t (chunk r) into our block b. */
-static int take(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, uint64_t t,
-                uint64_t r)
+static int take_data(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, uint64_t t,
+                     uint64_t r)
 {
     const struct csm_comm *s = x->s;
     MPI_Count bytes = xblk_bytes(b);
@@ -229,6 +266,34 @@ static int take(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, 
     return MPI_SUCCESS;
 }
 
+/* The bytes source i sends us, from its step-one cell (staged blocks of a
+ * size every destination gets), descriptor entry (direct blocks, and the
+ * v-variants' staged ones), or none. */
+static MPI_Count sent_bytes(const struct xfer *x, int i, uint64_t t0)
+{
+    const struct csm_comm *s = x->s;
+    unsigned f = s->flag[i];
+    if (f & (F_DIRECT | F_CMA))
+        return (MPI_Count)csm_desc(s, i, t0)->blk[x->same ? 0 : s->me].bytes;
+    if (!(f & (F_STAGED | F_CELL)))
+        return 0;
+    if (x->vec && !x->same)
+        return (MPI_Count)csm_desc(s, i, t0)->blk[s->me].bytes;
+    uint64_t b = META_BYTES(csm_cell(s, i, t0)->meta);
+    return b == 0xffffffffu ? 0 : (MPI_Count)b;
+}
+
+/* take_data, and at the first step the truncation check (D18: the cell
+ * or descriptor read anyway carries the source's size). */
+static int take(const struct xfer *x, int i, const struct xblk *b, uint64_t t0, uint64_t t,
+                uint64_t r)
+{
+    int rc = take_data(x, i, b, t0, t, r);
+    if (!rc && r == 0 && SMAP_UNLIKELY(sent_bytes(x, i, t0) > xblk_bytes(b)))
+        rc = truncated();
+    return rc;
+}
+
 static int consume(const struct xfer *x, uint64_t t0, uint64_t t, uint64_t r)
 {
     const struct csm_comm *s = x->s;
@@ -244,6 +309,44 @@ static int consume(const struct xfer *x, uint64_t t0, uint64_t t, uint64_t r)
             rc = e;
     }
     return rc;
+}
+
+/* A member found an argument error (its step-one meta says F_ERR, or we
+ * did: x->fail), or took another path (CSM_META_OTHER: its size chose
+ * one of the fast paths): the rest of the steps every member takes anyway, the
+ * same count as a transfer would take (rounds and closing sync from the
+ * metas all read), nothing moved.  Our own error is the caller's to
+ * report. */
+static SMAP_COLD int xfer_failed(const struct xfer *x, uint64_t t0, int lo, int hi,
+                                 uint64_t rounds, int any_direct)
+{
+    struct csm_comm *s = x->s;
+    int one = x->single - 1;
+    int who = one < 0 ? CSM_ALL : one == s->me ? CSM_NONE : one;
+    for (uint64_t r = 1; r < rounds; r++) {
+        int e = csm_prepare(s);
+        if (e || (e = csm_sync_some(s, who)))
+            return e;
+    }
+    if (any_direct) {
+        int e = csm_sync_some(s, one < 0 || one == s->me ? CSM_ALL : CSM_NONE);
+        if (e)
+            return e;
+    }
+    if (x->fail)
+        return MPI_SUCCESS;
+    for (int i = lo; i < hi; i++) {
+        struct xblk b;
+        uint64_t meta = csm_cell(s, i, t0)->meta;
+        if (i == s->me || !(meta & CSM_META_OTHER) || !x->dst(x, i, &b))
+            continue;
+        if ((MPI_Count)(meta >> 32) > xblk_bytes(&b))
+            return truncated();
+        return csm_fail(MPI_ERR_OTHER, "another rank took another path through this "
+                                       "collective (counts or types differ between the ranks)");
+    }
+    return csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
+                                   "arguments of this collective)");
 }
 
 int csm_xfer(const struct xfer *x)
@@ -266,15 +369,18 @@ int csm_xfer(const struct xfer *x)
     if ((rc = csm_sync_some(s, who)))
         return rc;
     uint64_t rounds = 0;
-    int any_direct = 0;
+    int any_direct = 0, failed = x->fail;
     for (int i = lo; i < hi; i++) {
         uint64_t meta = csm_cell(s, i, t0)->meta;
-        if (meta >> 8 > rounds)
-            rounds = meta >> 8;
+        if (META_ROUNDS(meta) > rounds)
+            rounds = META_ROUNDS(meta);
         any_direct |= (meta & (F_DIRECT | F_CMA)) != 0;
+        failed |= (meta & (F_ERR | CSM_META_OTHER)) != 0;
         s->flag[i] = (unsigned char)meta;
     }
     int mine_staged = source && (s->flag[s->me] & (F_STAGED | F_CELL)) == F_STAGED;
+    if (SMAP_UNLIKELY(failed))
+        return xfer_failed(x, t0, lo, hi, rounds, any_direct);
     if (x->self)
         x->self(x);
     rc = consume(x, t0, t0, 0);

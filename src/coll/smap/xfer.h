@@ -25,6 +25,12 @@ struct xfer {
     int same;          /* a source sends one block to all its destinations */
     int force_stage;   /* sources must stage (MPI_IN_PLACE alltoall) */
     int single;        /* 1 + the only source's rank (bcast, scatter), or 0 */
+    int vec;           /* blocks of different sizes per destination (v-variants) */
+    /* This rank found an error in its own arguments that the others cannot
+     * see (a v-variant root's counts): it takes the same steps, moves
+     * nothing, and its step-one cell tells the others, which return
+     * MPI_ERR_OTHER (D18: nobody left waiting, every rank an error). */
+    int fail;
     /* The block this rank sends to comm rank j / receives from comm rank i
      * (never called with our own rank): 1 and *b filled, or 0 for none. */
     int (*src)(const struct xfer *x, int j, struct xblk *b);
