@@ -5,6 +5,7 @@
 #include "base/log.h"
 #include "binding/check.h"
 #include "boot/boot.h"
+#include "coll/coll.h"
 #include "mpi/comm.h"
 #include "mpi/runtime.h"
 
@@ -57,7 +58,14 @@ int PMPI_Finalize(void)
      * complete, and its sender waits in MPI_Wait until we take the
      * message; the launcher's barrier further on moves nothing.  Its
      * failure (a rank gone without MPI_Finalize) is left to that barrier,
-     * which the launcher fails as before. */
+     * which the launcher fails as before.  On one node that barrier is the
+     * node barrier, which no control block waits for: we leave the
+     * collectives first, so a peer still waiting in one for a step of ours
+     * learns that it never comes and stops the job instead of waiting for
+     * ever (D18); across nodes the barrier itself runs on control blocks,
+     * and the collectives are left after it (smap_runtime_release). */
+    if (smap_job.nnodes == 1)
+        smap_coll_leave();
     (void)PMPI_Barrier(MPI_COMM_WORLD);
     int rc = smap_runtime_release(1);
     if (rc != MPI_SUCCESS)

@@ -29,7 +29,8 @@ expect_lacks "$needed" "libsmartmap_heap" "the plugin's dependencies"
 "$BIN/mpicc" "$SMAP_SRC/examples/hello.c" -o "$TMP/hello" || fail "mpicc hello.c failed"
 expect_contains "$(readelf -d "$TMP/hello")" "libsmartmap_heap.so.1" "an executable's dependencies"
 
-load='import ctypes, sys; print("plugin", ctypes.CDLL(sys.argv[1]).plugin_run())'
+# One write per line: hydra forwards the ranks' output as it comes.
+load='import ctypes, os, sys; os.write(1, b"plugin %d\n" % ctypes.CDLL(sys.argv[1]).plugin_run())'
 out=$(run_job 60 env -u PMI_FD -u PMI_RANK -u PMI_SIZE python3 -c "$load" "$TMP/plugin.so" 2>&1) ||
     fail "dlopen as a singleton failed: $out"
 expect_contains "$out" "plugin 100" "singleton"
