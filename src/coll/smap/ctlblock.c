@@ -161,8 +161,11 @@ void smap_coll_leave(void)
  * collectives, which its record tells.) */
 static int peer_gone(const struct csm_comm *s, int i, uint64_t t)
 {
-    return atomic_load_explicit(&csm_cell(s, i, t)->seq, memory_order_acquire) < t &&
-           atomic_load_explicit(&wrec(s, i)->on, memory_order_acquire) == WREC_GONE;
+    /* The record first: its release store follows every step the peer
+     * published, so a step read after it is final.  Read the other way
+     * round, a step published just before the peer left looked missing. */
+    return atomic_load_explicit(&wrec(s, i)->on, memory_order_acquire) == WREC_GONE &&
+           atomic_load_explicit(&csm_cell(s, i, t)->seq, memory_order_acquire) < t;
 }
 
 /* A peer left for MPI_Finalize below the step we wait for: the ranks took
