@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "base/compiler.h"
+
 static void side(const struct smap_a2a *a, int recv, int j, struct xblk *b)
 {
     const void *buf = recv ? a->rbuf : a->sbuf;
@@ -85,6 +87,10 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
     int lpd = wide_lines_per_dest(s->n), nl = xblk_wide_lines(bytes);
     int in_place = a->sbuf == MPI_IN_PLACE;
     struct csm_wline *mine = csm_wide(s, s->me, t);
+    /* for the others' check (issue 36): stored before the lines, whose
+     * release stores bring it to a reader that sees them */
+    uint64_t my_meta = csm_meta_other((uint64_t)bytes, 0);
+    csm_cell(s, s->me, t)->meta = my_meta;
     for (int j = 0; j < s->n; j++) {
         if (j == s->me)
             continue;
@@ -96,9 +102,8 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
         struct xfer x = { .s = s, .arg = a };
         a2a_self(&x);
     }
-    /* for a rank whose own size put it on xfer.c's path (issue 36) */
-    csm_cell(s, s->me, t)->meta = csm_meta_other((uint64_t)bytes, 0);
     csm_publish(s);
+    int differ = 0, other_path = 0, more = 0;
     for (int k = 1; k < s->n; k++) {
         int i = (s->me + k) % s->n;   /* destinations spread over the sources */
         const struct csm_wline *l = csm_wide(s, i, t) + (s->me < i ? s->me : s->me - 1) * lpd;
@@ -106,9 +111,27 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
          * brings the wait policy and the dead-peer check */
         if (!xblk_wide_ready(l, nl, t) && (rc = csm_wait(s, i, t)))
             return rc;
+        /* a source whose block has another size (or that took xfer.c's
+         * path): its lines are not ours to read */
+        uint64_t m = csm_cell(s, i, t)->meta;
+        if (SMAP_UNLIKELY(m != my_meta)) {
+            differ = 1;
+            other_path |= !(m & CSM_META_OTHER);
+            more |= (m >> 32) > (uint64_t)bytes;
+            continue;
+        }
         struct xblk b;
         side(a, 1, i, &b);
         xblk_wide_read(l, &b, bytes);
+    }
+    if (SMAP_UNLIKELY(differ)) {
+        /* members on xfer.c's path take more steps: take them too */
+        if (other_path && (rc = csm_xfer_follow(s, t, -1)))
+            return rc;
+        return more ? csm_fail(MPI_ERR_TRUNCATE, "a rank sent a larger block than this rank's "
+                                                 "receive block holds (counts or types differ)")
+                    : csm_fail(MPI_ERR_OTHER, "a rank sent a smaller block than this rank "
+                                              "expected (counts or types differ)");
     }
     return MPI_SUCCESS;
 }

@@ -39,8 +39,13 @@ static int bc_dst(const struct xfer *x, int i, struct xblk *b)
  * the error says which side was larger (D18).  Paths chosen from sizes
  * that differ are not followed (a root that takes a generic transfer with
  * a closing sync still waits for this rank: issue 36, not fixed yet). */
-static SMAP_COLD int bcast_mismatch(uint64_t meta, size_t bytes)
+static SMAP_COLD int bcast_mismatch(struct csm_comm *s, int root, uint64_t step, size_t bytes)
 {
+    uint64_t meta = csm_cell(s, root, step)->meta;
+    int rc;
+    /* a root on xfer.c's path: take its remaining steps, moving nothing */
+    if (!(meta & CSM_META_OTHER) && (rc = csm_xfer_follow(s, step, root)))
+        return rc;
     if ((meta >> 32) > bytes)
         return csm_fail(MPI_ERR_TRUNCATE, "the root broadcast more data than this rank's "
                                           "buffer holds (counts or types differ)");
@@ -81,7 +86,7 @@ static int bcast_step(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
     if ((rc = csm_sync_some(s, root)))
         return rc;
     if (SMAP_UNLIKELY(csm_cell(s, root, step)->meta != csm_meta_other(bytes, 0)))
-        return bcast_mismatch(csm_cell(s, root, step)->meta, bytes);
+        return bcast_mismatch(s, root, step, bytes);
     const unsigned char *d = in_cell ? csm_cell(s, root, step)->data
                                      : (const unsigned char *)csm_pay(s, root, step);
     if (SMAP_LIKELY(smap_dtype_is_contiguous(t)))
@@ -112,9 +117,10 @@ static int bcast_wide(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
     uint64_t step = csm_next(s);
     struct xblk b = { buf, count, t };
     if (s->me == root) {
-        xblk_wide_write(&b, csm_wide(s, root, step), (MPI_Count)bytes, step);
-        /* for a cell or payload receiver's check */
+        /* for the receivers' check: stored before the lines, whose
+         * release stores bring it to a receiver that sees them */
         csm_cell(s, root, step)->meta = csm_meta_other(bytes, 0);
+        xblk_wide_write(&b, csm_wide(s, root, step), (MPI_Count)bytes, step);
         csm_publish(s);
         return MPI_SUCCESS;
     }
@@ -125,6 +131,10 @@ static int bcast_wide(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
      * the wait policy and the dead-peer check */
     if (!xblk_wide_ready(l, xblk_wide_lines((MPI_Count)bytes), step) && (rc = csm_wait(s, root, step)))
         return rc;
+    /* the root's size (its one-step paths) or xfer.c's meta: another size
+     * than ours loses data or reads stale lines (issue 36) */
+    if (SMAP_UNLIKELY(csm_cell(s, root, step)->meta != csm_meta_other(bytes, 0)))
+        return bcast_mismatch(s, root, step, bytes);
     xblk_wide_read(l, &b, (MPI_Count)bytes);
     return MPI_SUCCESS;
 }

@@ -349,6 +349,32 @@ static SMAP_COLD int xfer_failed(const struct xfer *x, uint64_t t0, int lo, int 
                                    "arguments of this collective)");
 }
 
+/* A fast path's rank (bcast's or alltoall's one-step paths) that found at
+ * step one t0 a member whose size put it on this engine's path: it takes
+ * the steps that member's xfer_failed takes (rounds and closing sync from
+ * the same metas), moving nothing, so the steps stay aligned (issue 36). */
+int csm_xfer_follow(struct csm_comm *s, uint64_t t0, int one)
+{
+    int lo = one >= 0 ? one : 0, hi = one >= 0 ? one + 1 : s->n;
+    int who = one < 0 ? CSM_ALL : one == s->me ? CSM_NONE : one;
+    uint64_t rounds = 0;
+    int any_direct = 0;
+    for (int i = lo; i < hi; i++) {
+        uint64_t meta = csm_cell(s, i, t0)->meta;
+        if (META_ROUNDS(meta) > rounds)
+            rounds = META_ROUNDS(meta);
+        any_direct |= (meta & (F_DIRECT | F_CMA)) != 0;
+    }
+    for (uint64_t r = 1; r < rounds; r++) {
+        int e = csm_prepare(s);
+        if (e || (e = csm_sync_some(s, who)))
+            return e;
+    }
+    if (any_direct)
+        return csm_sync_some(s, one < 0 || one == s->me ? CSM_ALL : CSM_NONE);
+    return MPI_SUCCESS;
+}
+
 int csm_xfer(const struct xfer *x)
 {
     struct csm_comm *s = x->s;

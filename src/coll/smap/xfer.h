@@ -42,6 +42,7 @@ struct xfer {
 
 /* Runs the transfer.  MPI_SUCCESS or an error class. */
 int csm_xfer(const struct xfer *x);
+int csm_xfer_follow(struct csm_comm *s, uint64_t t0, int one);
 
 /* Stream bytes of a block. */
 static inline MPI_Count xblk_bytes(const struct xblk *b)
