@@ -120,6 +120,15 @@ enum { CSM_F_STAGED = 1u, CSM_F_DIRECT_OK = 2u, CSM_F_CMA = 4u };
  * (saturated): a rank on xfer.c's path that reads one knows the ranks
  * took different paths (issue 36). */
 #define CSM_META_OTHER 32u
+/* The low bits of a step-one cell of a rank on a rooted push (gather.c,
+ * scatter.c), so that a rank on the pull learns it and follows the root's
+ * path, or takes the steps the root's path takes.  (The reductions use
+ * 64 and 128 alone: reduce.c.) */
+#define CSM_META_PUSH (CSM_META_OTHER | 64u | 128u)
+static inline int csm_meta_is_push(uint64_t meta)
+{
+    return (meta & CSM_META_PUSH) == CSM_META_PUSH;
+}
 static inline uint64_t csm_meta_other(uint64_t bytes, unsigned low)
 {
     return (bytes < 0xffffffffu ? bytes : 0xffffffffu) << 32 | CSM_META_OTHER | low;

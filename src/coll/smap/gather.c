@@ -59,37 +59,18 @@ static void ga_self(const struct xfer *x)
     smap_dtype_copy((void *)b.buf, b.count, b.t, a->sbuf, a->scount, a->st);
 }
 
-/* The push: step one, the root's receive buffer (flag 1 when peers may
- * write it: contiguous blocks in its exposed memory, each block's dense
- * address in its descriptor); every other rank waits for that step only.
- * Then each rank writes its block (the root copies its own), and a closing
- * step lets the root return once every block is in.  When the root's
- * buffer is out of reach the pull runs after step one (*pushed 0). */
-static int gather_push(const struct ga *a, struct csm_comm *s, int *pushed)
+/* The push, after step one t0 (published; every rank has seen the
+ * root's): each rank writes its block into the root's buffer when the
+ * root's descriptor allows it (the root copies its own), and a closing
+ * step, whose cell meta carries each writer's size (the root's
+ * truncation check: one load from lines it polls anyway), lets the root
+ * return once every block is in.  When the root's buffer is out of reach
+ * the pull runs instead (*pushed 0). */
+static int gather_pushed(const struct ga *a, struct csm_comm *s, uint64_t t0, int *pushed)
 {
-    int root = a->root, me = s->me, rc;
-    uint64_t t0 = csm_next(s);
-    *pushed = 0;
-    if (me == root) {
-        if ((rc = csm_prepare(s)))
-            return rc;
-        struct csm_desc *d = csm_desc(s, me, t0);
-        int ok = smap_dtype_is_contiguous(a->rt);
-        for (int i = 0; i < s->n && ok; i++) {
-            struct xblk b;
-            ga_block(a, i, &b);
-            MPI_Count bytes = xblk_bytes(&b);
-            char *at = csm_dense(b.buf, b.t);
-            ok = csm_exposed(at, (size_t)bytes);
-            d->blk[i] = (struct csm_blk){ (uint64_t)(uintptr_t)at, (uint64_t)bytes };
-        }
-        /* the step too: a sender whose size chose the push while ours chose
-         * the pull would otherwise read a stale "ok" (issue 36) */
-        d->flags = (uint64_t)ok | t0 << 8;
-    }
-    if ((rc = csm_sync_some(s, me == root ? CSM_NONE : root)))
-        return rc;
+    int root = a->root, me = s->me, rc = MPI_SUCCESS;
     const struct csm_desc *d = csm_desc(s, root, t0);
+    *pushed = 0;
     if (SMAP_UNLIKELY(d->flags >> 8 != t0))
         csm_diverged(s, root);
     if (!(d->flags & 1))
@@ -108,9 +89,75 @@ static int gather_push(const struct ga *a, struct csm_comm *s, int *pushed)
                           "the root's receive buffer vanished from its exposed memory");
         else
             xblk_put(&mine, view, bytes);
+        int e = csm_prepare_cell(s);
+        if (e)
+            return e;
+        csm_cell(s, me, t0 + 1)->meta = csm_meta_other((uint64_t)xblk_bytes(&mine), 0);
     }
     int e = csm_sync_some(s, me == root ? CSM_ALL : CSM_NONE);
+    if (!e && me == root) {
+        MPI_Count want = a->rcount * a->rt->size;
+        for (int i = 0; i < s->n; i++)
+            if (i != me && (MPI_Count)(csm_cell(s, i, t0 + 1)->meta >> 32) > want)
+                e = csm_fail(MPI_ERR_TRUNCATE,
+                             "a member sent more data than this one's receive buffer holds "
+                             "(counts or types differ between the members)");
+    }
     return rc ? rc : e;
+}
+
+/* The push: step one, the root's receive buffer (flag 1 when peers may
+ * write it: contiguous blocks in its exposed memory, each block's dense
+ * address in its descriptor); every other rank waits for that step only.
+ * Every rank's step-one cell says "push" with its block's size, so a
+ * rank whose size chose the pull follows the root's path (ga_other), and
+ * a root on the pull reports the truncation; a rank here whose root took
+ * the pull takes the pull's steps and returns an error (issue 36). */
+static int gather_push(const struct ga *a, struct csm_comm *s, int *pushed)
+{
+    int root = a->root, me = s->me, rc;
+    uint64_t t0 = csm_next(s);
+    *pushed = 0;
+    if (me == root) {
+        if ((rc = csm_prepare(s)))
+            return rc;
+        struct csm_desc *d = csm_desc(s, me, t0);
+        int ok = smap_dtype_is_contiguous(a->rt);
+        for (int i = 0; i < s->n && ok; i++) {
+            struct xblk b;
+            ga_block(a, i, &b);
+            MPI_Count bytes = xblk_bytes(&b);
+            char *at = csm_dense(b.buf, b.t);
+            ok = csm_exposed(at, (size_t)bytes);
+            d->blk[i] = (struct csm_blk){ (uint64_t)(uintptr_t)at, (uint64_t)bytes };
+        }
+        d->flags = (uint64_t)ok | t0 << 8;
+        csm_cell(s, me, t0)->meta =
+            csm_meta_other((uint64_t)(a->rcount * a->rt->size), CSM_META_PUSH);
+    } else {
+        if ((rc = csm_prepare_cell(s)))
+            return rc;
+        csm_cell(s, me, t0)->meta =
+            csm_meta_other((uint64_t)(a->scount * a->st->size), CSM_META_PUSH);
+    }
+    if ((rc = csm_sync_some(s, me == root ? CSM_NONE : root)))
+        return rc;
+    if (me != root && SMAP_UNLIKELY(!csm_meta_is_push(csm_cell(s, root, t0)->meta)))
+        return csm_xfer_unpushed(s, t0, -1, -1);
+    return gather_pushed(a, s, t0, pushed);
+}
+
+/* A rank on the pull whose root pushes (their sizes chose differently):
+ * it writes its block as the push's senders do (or, when the root's
+ * buffer is out of reach, joins the pull the root starts next). */
+static int ga_other(const struct xfer *x, uint64_t t0)
+{
+    const struct ga *a = x->arg;
+    struct csm_comm *s = x->s;
+    if (s->me == a->root || a->rcounts.p || !csm_meta_is_push(csm_cell(s, a->root, t0)->meta))
+        return CSM_XFER_NOT_MINE;
+    int pushed, rc = gather_pushed(a, s, t0, &pushed);
+    return rc || pushed ? rc : csm_xfer(x);
 }
 
 int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
@@ -120,7 +167,7 @@ int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void 
     struct csm_comm *s;
     struct ga a = { sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root };
     struct xfer x = { .id = SMAP_COLL_GATHER, .same = 1, .src = ga_src, .dst = ga_dst,
-                      .self = ga_self, .arg = &a };
+                      .self = ga_self, .other = ga_other, .arg = &a };
     if (c->size == 1) {
         x.s = &(struct csm_comm){ .n = 1, .me = 0 };
         ga_self(&x);

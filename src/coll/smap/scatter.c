@@ -68,8 +68,14 @@ static void sc_self(const struct xfer *x)
  * address and size), so the line the root polls brings it; the root waits
  * for every receiver, writes every block, and its second step says how it
  * went in its cell's meta: PUSH_DONE, PUSH_PULL (a buffer was out of
- * reach: nothing written, the pull follows, *pushed 0) or PUSH_FAILED. */
-enum { PUSH_PULL = 0, PUSH_DONE = 1, PUSH_FAILED = 2 };
+ * reach: nothing written, the pull follows, *pushed 0), PUSH_FAILED, or
+ * PUSH_OTHER (a receiver's size chose the pull: nothing written), with
+ * the size of the root's blocks in the high bits (the receivers'
+ * truncation check).  The root's step-one cell says "push", so that a
+ * receiver whose size chose the pull takes that second step too
+ * (sc_other), and a receiver here whose root took the pull takes the
+ * pull's steps (issue 36). */
+enum { PUSH_PULL = 0, PUSH_DONE = 1, PUSH_FAILED = 2, PUSH_OTHER = 3 };
 
 static int push_blocks(const struct sc *a, const struct csm_comm *s, uint64_t t0)
 {
@@ -89,58 +95,112 @@ static int push_blocks(const struct sc *a, const struct csm_comm *s, uint64_t t0
     return MPI_SUCCESS;
 }
 
-static int scatter_push(const struct sc *a, struct csm_comm *s, int *pushed)
+static int push_root(const struct sc *a, struct csm_comm *s, uint64_t t0)
+{
+    int me = s->me, rc;
+    MPI_Count blk = a->scount * a->st->size;
+    if ((rc = csm_prepare_cell(s)))
+        return rc;
+    csm_cell(s, me, t0)->meta = csm_meta_other((uint64_t)blk, CSM_META_PUSH);
+    if ((rc = csm_sync_some(s, CSM_ALL)))
+        return rc;
+    int ok = 1, same = 1;
+    for (int i = 0; i < s->n; i++) {
+        uint64_t m = i == me ? 1 | t0 << 8 : csm_cell(s, i, t0)->meta;
+        same &= m >> 8 == t0;
+        ok &= (m & 1) != 0;
+    }
+    int e = MPI_SUCCESS;
+    if (!same) {
+        e = csm_fail(MPI_ERR_OTHER, "another rank took another path through this collective "
+                                    "(counts or types differ between the ranks)");
+    } else if (ok) {
+        sc_self(&(struct xfer){ .s = s, .arg = a });
+        e = push_blocks(a, s, t0);
+    }
+    uint64_t how = !same ? PUSH_OTHER : !ok ? PUSH_PULL : e ? PUSH_FAILED : PUSH_DONE;
+    if ((rc = csm_prepare_cell(s)))
+        return rc;
+    csm_cell(s, me, t0 + 1)->meta = csm_meta_other((uint64_t)blk, 0) | how;
+    if ((rc = csm_sync_some(s, CSM_NONE)))
+        return rc;
+    return e ? e : how == PUSH_DONE ? MPI_SUCCESS : CSM_XFER_NOT_MINE;
+}
+
+/* A receiver after the root's second step: what it says, for a receive
+ * buffer of `mine` bytes. */
+static int push_verdict(const struct sc *a, const struct csm_comm *s, uint64_t t0)
+{
+    MPI_Count mine = a->rcount * a->rt->size;
+    uint64_t how = csm_cell(s, a->root, t0 + 1)->meta;
+    int trunc = (MPI_Count)(how >> 32) > mine;
+    switch (how & 3) {
+    case PUSH_FAILED:
+        return csm_fail(MPI_ERR_INTERN, "the root could not write into a receive buffer");
+    case PUSH_OTHER:
+        return trunc ? csm_fail(MPI_ERR_TRUNCATE,
+                                "the root sends more data than this rank's receive buffer "
+                                "holds (counts or types differ between the ranks)")
+                     : csm_fail(MPI_ERR_OTHER, "another rank took another path through this "
+                                               "collective (counts or types differ between "
+                                               "the ranks)");
+    case PUSH_DONE:
+        return trunc ? csm_fail(MPI_ERR_TRUNCATE,
+                                "the root sent more data than this rank's receive buffer "
+                                "holds (counts or types differ between the ranks)")
+                     : MPI_SUCCESS;
+    default:
+        return CSM_XFER_NOT_MINE;   /* the pull follows */
+    }
+}
+
+static int push_receiver(const struct sc *a, struct csm_comm *s, uint64_t t0)
 {
     int root = a->root, me = s->me, rc;
-    uint64_t t0 = csm_next(s);
-    *pushed = 0;
-    if (me != root) {
-        if ((rc = csm_prepare_cell(s)))
-            return rc;
-        struct csm_cell *cell = csm_cell(s, me, t0);
-        MPI_Count bytes = a->rcount * a->rt->size;
-        char *at = csm_dense(a->rbuf, a->rt);
-        struct csm_blk mine = { (uint64_t)(uintptr_t)at, (uint64_t)bytes };
-        memcpy(cell->data, &mine, sizeof mine);
-        /* the step too: a root whose size chose the push while ours chose
-         * the pull would otherwise write to a stale address (issue 36) */
-        cell->meta = (uint64_t)(smap_dtype_is_contiguous(a->rt) &&
-                                (bytes == 0 || csm_exposed(at, (size_t)bytes))) |
-                     t0 << 8;
-    }
-    if ((rc = csm_sync_some(s, me == root ? CSM_ALL : CSM_NONE)))
+    if ((rc = csm_prepare_cell(s)))
         return rc;
-    uint64_t how;
-    if (me == root) {
-        int ok = 1;
-        for (int i = 0; i < s->n; i++) {
-            uint64_t m = i == me ? 1 | t0 << 8 : csm_cell(s, i, t0)->meta;
-            if (SMAP_UNLIKELY(m >> 8 != t0))
-                csm_diverged(s, i);
-            ok &= (m & 1) != 0;
-        }
-        int e = MPI_SUCCESS;
-        if (ok) {
-            sc_self(&(struct xfer){ .s = s, .arg = a });
-            e = push_blocks(a, s, t0);
-        }
-        how = !ok ? PUSH_PULL : e ? PUSH_FAILED : PUSH_DONE;
-        if ((rc = csm_prepare_cell(s)))
-            return rc;
-        csm_cell(s, me, t0 + 1)->meta = how;
-        if ((rc = csm_sync_some(s, CSM_NONE)))
-            return rc;
-        if (e)
-            return e;
-    } else {
-        if ((rc = csm_sync_some(s, root)))
-            return rc;
-        how = csm_cell(s, root, t0 + 1)->meta;
-        if (how == PUSH_FAILED)
-            return csm_fail(MPI_ERR_INTERN, "the root could not write into a receive buffer");
-    }
-    *pushed = how == PUSH_DONE;
-    return MPI_SUCCESS;
+    struct csm_cell *cell = csm_cell(s, me, t0);
+    MPI_Count bytes = a->rcount * a->rt->size;
+    char *at = csm_dense(a->rbuf, a->rt);
+    struct csm_blk mine = { (uint64_t)(uintptr_t)at, (uint64_t)bytes };
+    memcpy(cell->data, &mine, sizeof mine);
+    /* the step too: a root whose size chose the push while ours chose the
+     * pull tells them apart by it */
+    cell->meta = (uint64_t)(smap_dtype_is_contiguous(a->rt) &&
+                            (bytes == 0 || csm_exposed(at, (size_t)bytes))) |
+                 t0 << 8;
+    csm_publish(s);
+    if ((rc = csm_wait(s, root, t0)))
+        return rc;
+    csm_consume();
+    if (SMAP_UNLIKELY(!csm_meta_is_push(csm_cell(s, root, t0)->meta)))
+        return csm_xfer_unpushed(s, t0, root, bytes);
+    if ((rc = csm_sync_some(s, root)))
+        return rc;
+    return push_verdict(a, s, t0);
+}
+
+/* MPI_SUCCESS or an error when the push ran (or failed), CSM_XFER_NOT_MINE
+ * when the pull must follow. */
+static int scatter_push(const struct sc *a, struct csm_comm *s)
+{
+    uint64_t t0 = csm_next(s);
+    return s->me == a->root ? push_root(a, s, t0) : push_receiver(a, s, t0);
+}
+
+/* A receiver on the pull whose root pushes (their sizes chose
+ * differently): the root wrote nothing and takes a second step; so do we. */
+static int sc_other(const struct xfer *x, uint64_t t0)
+{
+    const struct sc *a = x->arg;
+    struct csm_comm *s = x->s;
+    if (s->me == a->root || a->scounts.p || !csm_meta_is_push(csm_cell(s, a->root, t0)->meta))
+        return CSM_XFER_NOT_MINE;
+    int rc = csm_sync_some(s, a->root);
+    if (rc)
+        return rc;
+    rc = push_verdict(a, s, t0);
+    return rc == CSM_XFER_NOT_MINE ? csm_xfer(x) : rc;
 }
 
 int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
@@ -151,7 +211,7 @@ int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     struct sc a = { sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root };
     /* one source: receivers wait for the root only, the root for nobody */
     struct xfer x = { .id = SMAP_COLL_SCATTER, .same = 0, .single = root + 1, .src = sc_src,
-                      .dst = sc_dst, .self = sc_self, .arg = &a,
+                      .dst = sc_dst, .self = sc_self, .other = sc_other, .arg = &a,
                       .vec = scounts.p != NULL };
     if (c->size == 1) {
         x.s = &(struct csm_comm){ .n = 1, .me = 0 };
@@ -165,9 +225,8 @@ int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scoun
     MPI_Count blk = c->rank == root ? scount * st->size : rcount * rt->size;
     if (!scounts.p && (MPI_Count)(s->n - 1) * blk <= (MPI_Count)smap_tun.coll_scatter_push_max &&
         smap_coll_select(SMAP_COLL_SCATTER, (size_t)blk, s->n) == SMAP_ALGO_DIRECT) {
-        int pushed;
-        rc = scatter_push(&a, s, &pushed);
-        if (rc || pushed)
+        rc = scatter_push(&a, s);
+        if (rc != CSM_XFER_NOT_MINE)
             return rc;
     }
     return csm_xfer(&x);

@@ -311,6 +311,43 @@ static int consume(const struct xfer *x, uint64_t t0, uint64_t t, uint64_t r)
     return rc;
 }
 
+static SMAP_COLD int other_path(void)
+{
+    return csm_fail(MPI_ERR_OTHER, "another rank took another path through this collective "
+                                   "(counts or types differ between the ranks)");
+}
+
+/* What the step-one metas of sources lo..hi tell a rank whose collective
+ * failed (read before further steps): a source that sent more than we
+ * receive from it, another path, or an argument error. */
+struct verdict {
+    int truncated, other_path;
+};
+static struct verdict verdict_of(const struct xfer *x, uint64_t t0, int lo, int hi)
+{
+    const struct csm_comm *s = x->s;
+    struct verdict v = { 0, 0 };
+    for (int i = lo; i < hi; i++) {
+        struct xblk b;
+        uint64_t meta = csm_cell(s, i, t0)->meta;
+        if (i == s->me || !(meta & CSM_META_OTHER))
+            continue;
+        v.other_path = 1;
+        if (x->dst(x, i, &b) && (MPI_Count)(meta >> 32) > xblk_bytes(&b))
+            v.truncated = 1;
+    }
+    return v;
+}
+static SMAP_COLD int failed_verdict(struct verdict v)
+{
+    if (v.truncated)
+        return truncated();
+    if (v.other_path)
+        return other_path();
+    return csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
+                                   "arguments of this collective)");
+}
+
 /* A member found an argument error (its step-one meta says F_ERR, or we
  * did: x->fail), or took another path (CSM_META_OTHER: its size chose
  * one of the fast paths): the rest of the steps every member takes anyway, the
@@ -321,6 +358,9 @@ static SMAP_COLD int xfer_failed(const struct xfer *x, uint64_t t0, int lo, int 
                                  uint64_t rounds, int any_direct)
 {
     struct csm_comm *s = x->s;
+    /* read before the steps below: a peer rewrites that cell once every
+     * member published the step after it */
+    struct verdict metas = x->fail ? (struct verdict){ 0, 0 } : verdict_of(x, t0, lo, hi);
     int one = x->single - 1;
     int who = one < 0 ? CSM_ALL : one == s->me ? CSM_NONE : one;
     for (uint64_t r = 1; r < rounds; r++) {
@@ -335,18 +375,7 @@ static SMAP_COLD int xfer_failed(const struct xfer *x, uint64_t t0, int lo, int 
     }
     if (x->fail)
         return MPI_SUCCESS;
-    for (int i = lo; i < hi; i++) {
-        struct xblk b;
-        uint64_t meta = csm_cell(s, i, t0)->meta;
-        if (i == s->me || !(meta & CSM_META_OTHER) || !x->dst(x, i, &b))
-            continue;
-        if ((MPI_Count)(meta >> 32) > xblk_bytes(&b))
-            return truncated();
-        return csm_fail(MPI_ERR_OTHER, "another rank took another path through this "
-                                       "collective (counts or types differ between the ranks)");
-    }
-    return csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
-                                   "arguments of this collective)");
+    return failed_verdict(metas);
 }
 
 /* A fast path's rank (bcast's or alltoall's one-step paths) that found at
@@ -373,6 +402,28 @@ int csm_xfer_follow(struct csm_comm *s, uint64_t t0, int one)
     if (any_direct)
         return csm_sync_some(s, one < 0 || one == s->me ? CSM_ALL : CSM_NONE);
     return MPI_SUCCESS;
+}
+
+int csm_xfer_unpushed(struct csm_comm *s, uint64_t t0, int one, MPI_Count mine)
+{
+    int lo = one >= 0 ? one : 0, hi = one >= 0 ? one + 1 : s->n;
+    int rc = one >= 0 ? csm_wait(s, one, t0) : csm_wait_all(s, t0);
+    if (rc)
+        return rc;
+    int trunc = 0, err = 0;
+    for (int i = lo; i < hi; i++) {
+        uint64_t meta = csm_cell(s, i, t0)->meta;
+        if (i == s->me)
+            continue;
+        err |= (meta & (F_ERR | CSM_META_OTHER)) == F_ERR;
+        trunc |= mine >= 0 && (MPI_Count)META_BYTES(meta) > mine;
+    }
+    if ((rc = csm_xfer_follow(s, t0, one)))
+        return rc;
+    if (err)
+        return csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
+                                       "arguments of this collective)");
+    return trunc ? truncated() : other_path();
 }
 
 int csm_xfer(const struct xfer *x)
@@ -405,8 +456,11 @@ int csm_xfer(const struct xfer *x)
         s->flag[i] = (unsigned char)meta;
     }
     int mine_staged = source && (s->flag[s->me] & (F_STAGED | F_CELL)) == F_STAGED;
-    if (SMAP_UNLIKELY(failed))
+    if (SMAP_UNLIKELY(failed)) {
+        if (x->other && !x->fail && (rc = x->other(x, t0)) != CSM_XFER_NOT_MINE)
+            return rc;
         return xfer_failed(x, t0, lo, hi, rounds, any_direct);
+    }
     if (x->self)
         x->self(x);
     rc = consume(x, t0, t0, 0);

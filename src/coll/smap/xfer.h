@@ -37,12 +37,24 @@ struct xfer {
     int (*dst)(const struct xfer *x, int i, struct xblk *b);
     /* This rank's block to itself, or NULL. */
     void (*self)(const struct xfer *x);
+    /* Called instead of the failure path when a member's step-one cell
+     * shows another path (gather's and scatter's pushes: a rank follows
+     * its root's), or NULL; CSM_XFER_NOT_MINE when it does not apply. */
+    int (*other)(const struct xfer *x, uint64_t t0);
     const void *arg;   /* the collective's arguments */
 };
+
+#define CSM_XFER_NOT_MINE (-1)
 
 /* Runs the transfer.  MPI_SUCCESS or an error class. */
 int csm_xfer(const struct xfer *x);
 int csm_xfer_follow(struct csm_comm *s, uint64_t t0, int one);
+/* A rank on a rooted push whose root took this engine's path instead
+ * (its size chose the pull, or it failed its own checks), at step one t0
+ * (published): takes the steps the others take and returns the error,
+ * MPI_ERR_TRUNCATE when a source sent more than `mine` bytes (what this
+ * rank receives from each; -1: nothing).  `one`: the only source, or -1. */
+int csm_xfer_unpushed(struct csm_comm *s, uint64_t t0, int one, MPI_Count mine);
 
 /* Stream bytes of a block. */
 static inline MPI_Count xblk_bytes(const struct xblk *b)
