@@ -36,9 +36,8 @@ static int bc_dst(const struct xfer *x, int i, struct xblk *b)
 
 /* The root's cell says another size than ours (its bytes on a one-step
  * path, or a generic transfer's meta): the data are not delivered, and
- * the error says which side was larger (D18).  Paths chosen from sizes
- * that differ are not followed (a root that takes a generic transfer with
- * a closing sync still waits for this rank: issue 36, not fixed yet). */
+ * the error says which side was larger (D18); a root on xfer.c's path is
+ * followed through its remaining steps, so the steps stay aligned. */
 static SMAP_COLD int bcast_mismatch(struct csm_comm *s, int root, uint64_t step, size_t bytes)
 {
     uint64_t meta = csm_cell(s, root, step)->meta;
@@ -73,7 +72,9 @@ static int bcast_step(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
             return rc;
         unsigned char *d = in_cell ? csm_cell(s, root, step)->data
                                    : (unsigned char *)csm_pay(s, root, step);
-        if (SMAP_LIKELY(smap_dtype_is_contiguous(t)))
+        if (SMAP_UNLIKELY(bytes == 0))
+            ;
+        else if (SMAP_LIKELY(smap_dtype_is_contiguous(t)))
             memcpy(d, csm_dense(buf, t), bytes);
         else
             smap_dtype_pack(buf, count, t, d, 0, (MPI_Count)bytes);
@@ -89,7 +90,9 @@ static int bcast_step(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
         return bcast_mismatch(s, root, step, bytes);
     const unsigned char *d = in_cell ? csm_cell(s, root, step)->data
                                      : (const unsigned char *)csm_pay(s, root, step);
-    if (SMAP_LIKELY(smap_dtype_is_contiguous(t)))
+    if (SMAP_UNLIKELY(bytes == 0))
+        ;
+    else if (SMAP_LIKELY(smap_dtype_is_contiguous(t)))
         memcpy(csm_dense(buf, t), d, bytes);
     else
         smap_dtype_unpack(d, (MPI_Count)bytes, buf, count, t, 0);
@@ -141,8 +144,10 @@ static int bcast_wide(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
 
 int smap_coll_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c)
 {
-    /* every rank has the same byte count (matching signatures): all skip */
-    if (count == 0 || t->size == 0 || c->size == 1)
+    /* An empty bcast still takes its one cell step: a rank whose count is
+     * 0 while the root's is not must return an error and keep the steps
+     * aligned, not skip (issue 36). */
+    if (c->size == 1)
         return MPI_SUCCESS;
     struct csm_comm *s;
     int rc = csm_get(c, &s);

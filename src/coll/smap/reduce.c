@@ -479,8 +479,6 @@ static int setup(struct red *r, smap_comm_t *c, const void *sbuf, void *rbuf)
 int smap_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                      MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c)
 {
-    if (count == 0)
-        return MPI_SUCCESS;
     if (c->size == 1) {
         if (sbuf != MPI_IN_PLACE)
             cp(rbuf, sbuf, count, t);
@@ -495,8 +493,6 @@ int smap_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t
 int smap_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                         MPI_Datatype type, MPI_Op op, smap_comm_t *c)
 {
-    if (count == 0)
-        return MPI_SUCCESS;
     if (c->size == 1) {
         if (sbuf != MPI_IN_PLACE)
             cp(rbuf, sbuf, count, t);
@@ -559,8 +555,6 @@ int smap_coll_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcou
 int smap_coll_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                    MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c)
 {
-    if (count == 0)
-        return MPI_SUCCESS;
     if (c->size == 1) {
         if (!exclusive && sbuf != MPI_IN_PLACE)
             cp(rbuf, sbuf, count, t);
