@@ -99,14 +99,15 @@ static int rooted_checks(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, i
 
 /* ---- gather ------------------------------------------------------------- */
 
-/* A v-variant's root that failed a check of its own arguments still takes
- * the control blocks' steps, so that the others return an error too
+/* A root that failed a check of its own arguments (the v-variants'
+ * counts, the receive side of a gather, the send side of a scatter) still
+ * takes the control blocks' steps, so that the others return an error too
  * instead of waiting for it (D18, issue 36); a schedule or a hierarchy
  * call has no partner waiting yet.  Its own error is rc. */
-static int rooted_fail(int rc, int root_only, int vec, struct MPI_ABI_Comm *c, int root,
-                       MPI_Request *req, int (*fail)(int, smap_comm_t *))
+static int rooted_fail(int rc, int root_only, struct MPI_ABI_Comm *c, int root, MPI_Request *req,
+                       int (*fail)(int, smap_comm_t *))
 {
-    if (rc && root_only && vec && !req && c->slot >= 0)
+    if (rc && root_only && !req && c->slot >= 0)
         (void)fail(root, c);
     return rc;
 }
@@ -138,7 +139,7 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
                                                  rtype, &rt },
                            &root_only);
     if (rc)
-        return rooted_fail(rc, root_only, vec, c, root, req, smap_coll_gatherv_fail);
+        return rooted_fail(rc, root_only, c, root, req, smap_coll_gatherv_fail);
     COLL_HIER(F, comm, c, req,
               vec ? smap_hier_gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c)
                   : smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
@@ -204,7 +205,7 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
                                                  stype, &st },
                            &root_only);
     if (rc)
-        return rooted_fail(rc, root_only, vec, c, root, req, smap_coll_scatterv_fail);
+        return rooted_fail(rc, root_only, c, root, req, smap_coll_scatterv_fail);
     COLL_HIER(F, comm, c, req,
               vec ? smap_hier_scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c)
                   : smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
