@@ -5,16 +5,16 @@
  * erroneous one still works (the communicator stays usable).  Ranks that
  * lose nothing may return MPI_SUCCESS or an error.
  *
- * By default: the moving collectives at sizes where both sides take the
- * same path (the cell).  Argument "full": also the reductions and sizes
- * that cross the control blocks' paths (wide lines, payload, direct pulls,
- * the gather and scatter pushes) and put the two sides on different ones:
- * not all fixed yet (issue 36).  Argument "fallback": on a communicator
+ * Every moving collective and the reductions, at sizes that cross the
+ * control blocks' paths (cell, wide lines, payload, direct pulls, the
+ * gather and scatter pushes) and put the two sides on different ones,
+ * and with count 0 on one side.  Argument "fallback": on a communicator
  * without a control block (created after the slots ran out), which runs
- * the collectives as schedules over point-to-point (with "full": every
- * case).  Argument "reduce": only the reductions, at every size
- * (replicated, threaded, the two sides on different ones).  Argument
- * "rootargs": argument errors only a v-variant's root sees.  Argument
+ * the collectives as schedules over point-to-point.  Argument "reduce":
+ * only the reductions (replicated, threaded, the two sides on different
+ * ones).  Argument
+ * "rootargs": argument errors only the root sees (the v-variants' counts,
+ * a gather's receive side, a scatter's send side).  Argument
  * "mix": only Bcast and Alltoall, at every size (the two sides on
  * different paths: cell, wide lines, payload, xfer.c).  Argument
  * "diverge": ranks that call different collectives (the job must stop:
@@ -25,7 +25,7 @@
 
 #include "smap_test.h"
 
-static int me, np, full, reduce_only, mix_only;
+static int me, np, reduce_only, mix_only;
 
 /* rc must be MPI_ERR_TRUNCATE when `loses`, else success or an error whose
  * class is not MPI_SUCCESS. */
@@ -123,8 +123,6 @@ mix:
     if (mix_only)
         goto out;
 
-    if (!full)
-        goto out;
 reductions:
     /* Reductions with counts that differ: the smaller side loses. */
     rc = MPI_Allreduce(s, r, c, MPI_INT, MPI_SUM, comm);
@@ -172,6 +170,20 @@ static void root_args(MPI_Comm comm, int n)
     rc = MPI_Scatterv(s, counts, me == root ? NULL : displs, MPI_INT, r, n, MPI_INT, root, comm);
     expect_error("Scatterv (NULL displs at the root)", rc);
     still_works(comm, "Scatterv (NULL displs)", n);
+    /* the plain variants: the root's receive (gather) or send (scatter)
+     * side is seen by the root alone */
+    rc = MPI_Gather(s, n, MPI_INT, r, me == root ? -1 : n, MPI_INT, root, comm);
+    expect_error("Gather (negative recvcount at the root)", rc);
+    still_works(comm, "Gather (negative recvcount)", n);
+    rc = MPI_Gather(s, n, MPI_INT, r, n, me == root ? MPI_DATATYPE_NULL : MPI_INT, root, comm);
+    expect_error("Gather (MPI_DATATYPE_NULL recvtype at the root)", rc);
+    still_works(comm, "Gather (MPI_DATATYPE_NULL recvtype)", n);
+    rc = MPI_Scatter(s, me == root ? -1 : n, MPI_INT, r, n, MPI_INT, root, comm);
+    expect_error("Scatter (negative sendcount at the root)", rc);
+    still_works(comm, "Scatter (negative sendcount)", n);
+    rc = MPI_Scatter(me == root ? NULL : s, n, MPI_INT, r, n, MPI_INT, root, comm);
+    expect_error("Scatter (NULL sendbuf at the root)", rc);
+    still_works(comm, "Scatter (NULL sendbuf)", n);
     /* and the correct calls, non-roots passing NULL for what only the
      * root reads (MPI allows it): the same path as the root's */
     rc = MPI_Gatherv(s, n, MPI_INT, r, me == root ? counts : NULL, me == root ? displs : NULL,
@@ -195,8 +207,6 @@ int main(int argc, char **argv)
     MPI_Comm comm = MPI_COMM_WORLD;
     MPI_Comm held[16];
     int nheld = 0;
-    for (int k = 1; k < argc; k++)
-        full |= !strcmp(argv[k], "full");
     for (int k = 1; k < argc; k++)
         reduce_only |= !strcmp(argv[k], "reduce");
     for (int k = 1; k < argc; k++)
@@ -250,12 +260,8 @@ int main(int argc, char **argv)
      * pushes, direct pulls, and the two sides on different paths */
     static const int sizes[][2] = { { 2, 1 },       { 12, 4 },     { 40, 10 },   { 64, 32 },
                                     { 300, 100 },   { 1024, 256 }, { 2048, 64 }, { 3000, 2999 },
-                                    { 40000, 1000 } };
-    /* without "full": what is fixed so far, the sizes where both sides
-     * take the same path (issue 36's path divergence and the reductions'
-     * mismatch are open: see src/coll/README.md) */
-    size_t nsizes = full || reduce_only || mix_only ? sizeof sizes / sizeof sizes[0] : 2;
-    for (size_t k = 0; k < nsizes; k++)
+                                    { 40000, 1000 }, { 5, 0 } };
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         run(comm, sizes[k][0], sizes[k][1]);
     for (int i = 0; i < nheld; i++)
         MPI_Comm_free(&held[i]);
