@@ -26,7 +26,6 @@
 #include "mpi/errhandler.h"
 #include "mpi/info.h"
 #include "mpi/session.h"
-#include "p2p/p2p.h"
 
 /* A negative tag below the ones the library uses itself (-1 .. -4), from
  * the string tag and a salt (FNV-1a). */
@@ -45,9 +44,6 @@ static const char *group_problem(const struct MPI_ABI_Group *g)
         return "the group is not a valid group";
     if (g->size > 0 && g->my_rank == MPI_UNDEFINED)
         return "the calling process is not a member of the group";
-    for (int i = 0; i < g->size; i++)
-        if (smap_p2p_local_rank(smap_group_world_rank(g, i)) < 0)
-            return "a member of the group is on another node (no inter-node transport yet)";
     return NULL;
 }
 
@@ -151,8 +147,6 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
         if (smap_group_find(lg, smap_group_world_rank(rg, i)) >= 0)
             return FAIL(MPI_ERR_GROUP, "local_group and remote_group overlap");
     int remote_world = smap_group_world_rank(rg, remote_leader);
-    if (smap_p2p_local_rank(remote_world) < 0)
-        return FAIL(MPI_ERR_GROUP, "the remote leader is on another node");
     if ((why = stringtag_problem(stringtag)))
         return FAIL(MPI_ERR_ARG, "%s", why);
     if (info != MPI_INFO_NULL && !smap_info_get(info))

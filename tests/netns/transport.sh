@@ -2,7 +2,7 @@
 # real interfaces of separate network namespaces (tcp provider on each
 # host's eth0, addresses in 198.18.0.0/15), jobs started by smrun's agents
 # and by MPICH's hydra: the cross-transport rules (net_rules) at 2 hosts x
-# 2 ranks and 3 uneven hosts.  The point-to-point and collective suites
+# 2 ranks and 3 uneven hosts, communicators split and made from groups.  The point-to-point and collective suites
 # across hosts are suites.sh's.
 NHOSTS=3
 source "$SMAP_SRC/tests/netns/lib.sh"
@@ -21,6 +21,9 @@ job 0 $MH --host h1:1,h2:2,h3:3 "$NET_RULES"
 job 0 $MH --host h1:2,h2:1 -x SMAP_NET_RMA=0 -x SMAP_NET_CHUNK=8K -x SMAP_NET_EAGER_LIMIT=2K \
     -x SMAP_COPY=bounce "$NET_RULES"
 job 0 $MH --host h1:2,h2:2 "$TESTS_BIN/comm/comm_split"
+# Communicators from groups that span hosts (MPI_Comm_create_from_group,
+# MPI_Intercomm_create_from_groups: refused "on another node" before).
+job 0 $MH --host h1:2,h2:1 "$TESTS_BIN/session/session_only"
 # (The p2p and collective suites across hosts, by every launcher: suites.sh.)
 
 # hydra across the same hosts.
