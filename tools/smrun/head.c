@@ -74,12 +74,24 @@ struct head {
 
 /* ---- addresses -------------------------------------------------------- */
 
+/* This machine by name, or every host under -launcher fork. */
+static int started_here(const struct head *h, const struct smrun_host *host)
+{
+    return host->local || h->opt.launch == SMRUN_LAUNCH_FORK;
+}
+
 static int all_local(const struct head *h)
 {
     for (int i = 0; i < h->nagents; i++)
-        if (!h->agents[i].host->local)
+        if (!started_here(h, h->agents[i].host))
             return 0;
     return 1;
+}
+
+static int through_srun(const struct head *h)
+{
+    return h->opt.launch == SMRUN_LAUNCH_SLURM ||
+           (h->opt.launch == SMRUN_LAUNCH_DEFAULT && h->opt.alloc_slurm);
 }
 
 /* Splits a head address: "HOST", "HOST:PORT" (one colon: IPv4 or a
@@ -226,6 +238,25 @@ static int split_words(const char *cmd, char **out, int max)
     return n;
 }
 
+/* hydra's -launcher slurm, one job step per host: "srun --nodes=1
+ * --ntasks=1 --nodelist=HOST ... smrun --agent ...".  One step per host
+ * keeps what one remote shell per host gives: stdin only to rank 0's host,
+ * a launcher exit that names its host, and a kill per host.  The step may
+ * share the node's CPUs with other steps (--overlap), binds nothing itself
+ * (the agent binds the ranks) and serves no PMI (the agent does). */
+static int srun_words(const struct head *h, const struct agent_conn *a, char **argv,
+                      char *nodelist, size_t len)
+{
+    int n = split_words(h->opt.launcher ? h->opt.launcher : "srun", argv, 64);
+    static char *const fixed[] = { "--nodes=1", "--ntasks=1", "--kill-on-bad-exit",
+                                   "--cpu-bind=none", "--mpi=none", "--overlap" };
+    snprintf(nodelist, len, "--nodelist=%s", a->host->name);
+    argv[n++] = nodelist;
+    for (size_t i = 0; i < SMAP_ARRAY_SIZE(fixed); i++)
+        argv[n++] = fixed[i];
+    return n;
+}
+
 static _Noreturn void exec_agent(struct head *h, struct agent_conn *a, int in, int out, int err,
                                  const char *self)
 {
@@ -234,9 +265,13 @@ static _Noreturn void exec_agent(struct head *h, struct agent_conn *a, int in, i
     smrun_signals_reset_in_child();
     if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
         _exit(SMRUN_EXIT_FAILURE);
-    char *argv[80];
+    char *argv[80], nodelist[300];
     int n = 0;
-    if (!a->host->local) {
+    if (started_here(h, a->host)) {
+        n = 0;
+    } else if (through_srun(h)) {
+        n = srun_words(h, a, argv, nodelist, sizeof nodelist);
+    } else {
         n = split_words(h->opt.launcher ? h->opt.launcher : "ssh", argv, 64);
         argv[n++] = a->host->name;
     }

@@ -5,7 +5,8 @@
  * hosts in order, each host up to its slots (or -ppn) before the next, and
  * start again at the first host while ranks remain (MPICH's hydra does the
  * same; Open MPI would refuse without --oversubscribe).  Without -n the job
- * has as many ranks as slots. */
+ * has as many ranks as slots.  Without a host option, the batch allocation
+ * (alloc.c) is the host list. */
 #include "smrun.h"
 
 #include <arpa/inet.h>
@@ -24,6 +25,11 @@
 int smrun_hosts_requested(const struct smrun_options *o)
 {
     return o->nhost_specs > 0 || o->hostfile != NULL;
+}
+
+int smrun_across_hosts(const struct smrun_options *o)
+{
+    return smrun_hosts_requested(o) || o->nalloc > 0;
 }
 
 static int parse_count(const char *s, int *out)
@@ -88,7 +94,7 @@ static int local_address(const char *name)
  * long) or addresses: started without the remote shell, as hydra and
  * Open MPI do (ssh to oneself usually fails: no key for it).  Names are
  * not looked up: a resolver without a network would stall the launch. */
-static int is_local_host(const char *name)
+int smrun_is_local_host(const char *name)
 {
     char self[256];
     if (strcmp(name, "localhost") == 0 || strcmp(name, "localhost.localdomain") == 0)
@@ -123,7 +129,7 @@ static int add_host(struct smrun_placement *p, const char *name, int slots, cons
     memset(h, 0, sizeof *h);
     h->name = strdup(name);
     h->slots = slots;
-    h->local = is_local_host(name);
+    h->local = smrun_is_local_host(name);
     if (!h->name)
         return SMRUN_EXIT_FAILURE;
     p->nhosts++;
@@ -244,6 +250,8 @@ int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *
         rc = add_host_list(p, o->host_specs[i]);
     if (rc == 0 && o->hostfile)
         rc = add_hostfile(p, o->hostfile);
+    for (int i = 0; rc == 0 && !smrun_hosts_requested(o) && i < o->nalloc; i++)
+        rc = add_host(p, o->alloc[i].name, o->alloc[i].slots, o->alloc_src);
     if (rc == 0)
         rc = place_ranks(p, o);
     if (rc == SMRUN_EXIT_FAILURE)

@@ -193,6 +193,29 @@ static int resolve_parts(struct smrun_options *o)
     return 0;
 }
 
+/* The batch allocation (alloc.c) replaces a host list.  One whose nodes
+ * are all this machine needs no agent: the job stays a one-node job, with
+ * as many ranks as slots unless -n says otherwise. */
+static int use_allocation(struct smrun_options *o)
+{
+    int rc = smrun_alloc_read(o);
+    if (rc != 0 || o->nalloc == 0)
+        return rc ? rc : -1;
+    long slots = 0;
+    for (int i = 0; i < o->nalloc; i++) {
+        if (!smrun_is_local_host(o->alloc[i].name) && o->launch != SMRUN_LAUNCH_FORK)
+            return -1;   /* across hosts */
+        slots += o->alloc[i].slots;
+    }
+    if (o->launch == SMRUN_LAUNCH_FORK && o->nalloc > 1)
+        return -1;       /* several nodes, all started here */
+    if (!o->nranks_given)
+        o->nranks = slots > 65536 ? 65536 : (int)slots;
+    smap_debug("%s: every node is this host: no agents", o->alloc_src);
+    smrun_alloc_free(o);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     smap_log_set_name("smrun");
@@ -201,13 +224,20 @@ int main(int argc, char **argv)
         return smrun_agent_main(argc, argv);
     struct smrun_options opt;
     int rc = smrun_options_parse(argc, argv, &opt);
+    if (rc < 0)
+        rc = use_allocation(&opt);
+    if (rc < 0 && opt.napps > 1 && smrun_across_hosts(&opt)) {
+        smrun_msg("MPMD (':') across hosts is not supported yet: run one program per job there, "
+                  "or start the parts on this host (see smrun --help)");
+        rc = SMRUN_EXIT_USAGE;
+    }
     if (rc < 0 && opt.wdir)
         rc = change_dir(&opt);
     if (rc < 0) {
         if (opt.verbose)
             smap_log_set_level(SMAP_LOG_DEBUG);
         char program[PATH_MAX];
-        if (smrun_hosts_requested(&opt)) {
+        if (smrun_across_hosts(&opt)) {
             rc = smrun_head_run(&opt);   /* the program is looked up on each host */
         } else {
             rc = smrun_resolve_program(opt.argv[0], program, sizeof program);

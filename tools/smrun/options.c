@@ -111,11 +111,20 @@ static const char usage_text[] =
 "        Ranks fill the hosts in order, each up to its slots before the next\n"
 "        (rank blocks), and wrap around to the first host while ranks remain.\n"
 "        Without -n the job has as many ranks as slots.\n"
-"    --launcher CMD, -launcher-exec CMD\n"
+"    --launcher CMD, -launcher-exec CMD, -bootstrap-exec CMD\n"
 "        The remote shell (default ssh), called as CMD HOST COMMAND... like\n"
 "        ssh; CMD may hold options (\"ssh -p 2222\").  This machine, named\n"
 "        localhost, by its host name (short or long) or by one of its\n"
-"        addresses, is started directly, without CMD.\n"
+"        addresses, is started directly, without CMD.  Under -launcher\n"
+"        slurm, -launcher-exec CMD is the srun to run.\n"
+"    -launcher NAME, -bootstrap NAME\n"
+"        hydra's launcher names: ssh or rsh (that remote shell), fork (every\n"
+"        host's agent is started on this machine), slurm (each host's agent\n"
+"        is one srun step: \"srun --nodelist=HOST --nodes=1 --ntasks=1\n"
+"        --kill-on-bad-exit --cpu-bind=none --mpi=none --overlap smrun\n"
+"        --agent ...\"; the default inside a Slurm allocation whose nodes\n"
+"        smrun uses).  Any other word is a remote-shell command, as with\n"
+"        --launcher; pbs, lsf, sge, ll, manual and persist are refused.\n"
 "    --head-addr ADDR, -localhost ADDR\n"
 "        Address on which this smrun listens for its agents: IPv4 (or a\n"
 "        name), optionally ADDR:PORT, or IPv6 as ::1, [::1] or [::1]:PORT\n"
@@ -129,6 +138,20 @@ static const char usage_text[] =
 "        relays their output, signals and exits.  Ranks get the agent's\n"
 "        environment, plus the variables of smrun's environment the agent\n"
 "        lacks, plus -x/-genv, and start in smrun's working directory.\n"
+"\n"
+"  Batch allocations (without --host/--hostfile):\n"
+"    Inside a Slurm allocation (SLURM_JOB_NODELIST, else SLURM_NODELIST,\n"
+"    e.g. \"node[01-03,07],gpu5\", with SLURM_TASKS_PER_NODE, e.g.\n"
+"    \"2(x3),1,4\": slots per node in the list's order) or a PBS/Torque one\n"
+"    (PBS_NODEFILE: one line per slot), the allocation's nodes are the host\n"
+"    list: ranks fill them in order, each up to its slots, and without -n\n"
+"    the job has as many ranks as slots (as with Open MPI and hydra).\n"
+"    Slurm nodes are started through srun (see -launcher slurm; another\n"
+"    -launcher or --launcher wins), PBS nodes through the remote shell.\n"
+"    An allocation whose nodes are all this machine is a one-node job\n"
+"    without agents or srun.  --host/--hostfile win over the allocation\n"
+"    (and go through the remote shell unless -launcher slurm is given).\n"
+"    A malformed value is an error naming the variable (exit 2).\n"
 "\n"
 "    -v, --verbose\n"
 "        Trace the launch and the PMI traffic on stderr.\n"
@@ -157,6 +180,8 @@ static const char usage_text[] =
 "    Read by smrun:\n"
 "    MPIEXEC_TIMEOUT   default for --timeout, in seconds\n"
 "    SMRUN_HEAD_ADDR   default for --head-addr\n"
+"    SLURM_JOB_NODELIST, SLURM_NODELIST, SLURM_TASKS_PER_NODE, PBS_NODEFILE\n"
+"                      the batch allocation (see Batch allocations)\n"
 "    SMRUN_BIND_TO     default for --bind-to (core or none), e.g. for test\n"
 "                      suites that run several jobs at once\n"
 "    PATH              searched for a program named without '/'\n"
@@ -329,6 +354,28 @@ static int opt_envlist(struct smrun_options *o, const char *opt, const char *lis
     return SMRUN_CONTINUE;
 }
 
+/* -launcher NAME (hydra): ssh, rsh, fork or slurm; any other word is the
+ * remote-shell command itself, as smrun's --launcher CMD always was. */
+static int opt_launcher(struct smrun_options *o, const char *opt, const char *arg)
+{
+    static const char *const unsupported[] = { "pbs", "ll", "lsf", "sge", "manual", "persist" };
+    if (!*arg)
+        return usage_error("%s: empty launcher command%s", opt, "");
+    for (size_t i = 0; i < SMAP_ARRAY_SIZE(unsupported); i++)
+        if (strcmp(arg, unsupported[i]) == 0)
+            return usage_error("%s %s: not supported (use ssh, rsh, fork, slurm or a remote-shell "
+                               "command)", opt, arg);
+    if (strcmp(arg, "fork") == 0) {
+        o->launch = SMRUN_LAUNCH_FORK;
+    } else if (strcmp(arg, "slurm") == 0) {
+        o->launch = SMRUN_LAUNCH_SLURM;
+    } else {
+        o->launch = SMRUN_LAUNCH_RSH;
+        o->launcher = arg;
+    }
+    return SMRUN_CONTINUE;
+}
+
 static int opt_host(struct smrun_options *o, char *arg)
 {
     char **specs = realloc(o->host_specs, (size_t)(o->nhost_specs + 1) * sizeof *specs);
@@ -341,7 +388,7 @@ static int opt_host(struct smrun_options *o, char *arg)
 
 enum opt_id {
     O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
-    O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_HEAD_ADDR,
+    O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
 };
 
@@ -366,7 +413,8 @@ static const struct opt_def opt_table[] = {
     { "host", O_HOST, 1 },      { "hosts", O_HOST, 1 },     { "H", O_HOST, 1 },
     { "hostfile", O_HOSTFILE, 1 }, { "f", O_HOSTFILE, 1 }, { "machinefile", O_HOSTFILE, 1 },
     { "ppn", O_PPN, 1 },        { "npernode", O_PPN, 1 },
-    { "launcher", O_LAUNCHER, 1 }, { "launcher-exec", O_LAUNCHER, 1 },
+    { "launcher", O_LAUNCHER, 1 }, { "bootstrap", O_LAUNCHER, 1 },
+    { "launcher-exec", O_LAUNCHER_EXEC, 1 }, { "bootstrap-exec", O_LAUNCHER_EXEC, 1 },
     { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
     { "N", O_PPN, 1 },
     { "timestamp-output", O_TIMESTAMP, 0 },
@@ -411,7 +459,8 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         if (parse_nranks(args[0], &o->ppn))
             return usage_error("%s: '%s' is not a valid number of ranks per host", opt, args[0]);
         return SMRUN_CONTINUE;
-    case O_LAUNCHER:
+    case O_LAUNCHER:       return opt_launcher(o, opt, args[0]);
+    case O_LAUNCHER_EXEC:
         if (!*args[0])
             return usage_error("%s: empty launcher command%s", opt, "");
         o->launcher = args[0];
@@ -626,6 +675,7 @@ void smrun_options_free(struct smrun_options *o)
         free(o->env[i]);
     free(o->env);
     free(o->host_specs);
+    smrun_alloc_free(o);
     o->host_specs = NULL;
     o->nhost_specs = 0;
     o->env = NULL;

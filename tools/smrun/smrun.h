@@ -46,6 +46,20 @@ struct smrun_app {
     char *path;              /* the program as found (main.c), malloc'd */
 };
 
+/* How agents are started on hosts other than this one (-launcher). */
+enum smrun_launch {
+    SMRUN_LAUNCH_DEFAULT,    /* srun in a Slurm allocation whose nodes we use, else the remote shell */
+    SMRUN_LAUNCH_RSH,        /* the remote shell: --launcher CMD (default ssh) */
+    SMRUN_LAUNCH_FORK,       /* every agent here (hydra's -launcher fork) */
+    SMRUN_LAUNCH_SLURM,      /* srun --nodelist=HOST ... (hydra's -launcher slurm) */
+};
+
+/* A node of the batch allocation (alloc.c). */
+struct smrun_alloc_host {
+    char *name;
+    int slots;
+};
+
 /* What each forwarded line is prefixed with (-l, --timestamp-output). */
 #define SMRUN_TAG_RANK 1
 #define SMRUN_TAG_TIME 2
@@ -67,7 +81,13 @@ struct smrun_options {
     int nhost_specs;
     const char *hostfile;
     int ppn;                 /* 0: the hosts' slots */
-    const char *launcher;    /* remote shell; NULL: ssh */
+    const char *launcher;    /* remote shell (or srun's path under -launcher slurm); NULL: ssh, srun */
+    enum smrun_launch launch;
+    /* The batch allocation, when no host option is given (alloc.c). */
+    struct smrun_alloc_host *alloc;
+    int nalloc;
+    const char *alloc_src;   /* the variable it came from, for messages */
+    int alloc_slurm;         /* from Slurm: agents start through srun by default */
     const char *head_addr;   /* NULL: SMRUN_HEAD_ADDR or chosen */
     const char *wdir;        /* -wdir: the ranks' working directory; NULL: smrun's */
     struct smrun_app *apps;  /* MPMD parts after the first (index 1..napps-1); NULL: none */
@@ -79,6 +99,14 @@ struct smrun_options {
  * (0 after --help/--version, SMRUN_EXIT_USAGE after an error). */
 int smrun_options_parse(int argc, char **argv, struct smrun_options *o);
 void smrun_options_free(struct smrun_options *o);
+
+/* ---- alloc.c: the batch system's allocation ------------------------------ */
+
+/* Without --host/--hostfile: reads a Slurm (SLURM_JOB_NODELIST and
+ * SLURM_TASKS_PER_NODE) or PBS (PBS_NODEFILE) allocation into o->alloc.
+ * Returns 0 (nothing found is fine), or an exit code after a message. */
+int smrun_alloc_read(struct smrun_options *o);
+void smrun_alloc_free(struct smrun_options *o);
 
 /* ---- preload.c -------------------------------------------------------- */
 
@@ -137,8 +165,13 @@ struct smrun_placement {
     int nranks;
 };
 
-/* Nonzero when the command line names hosts (the job goes through agents). */
+/* Nonzero when the command line names hosts. */
 int smrun_hosts_requested(const struct smrun_options *o);
+/* Nonzero when the job goes through agents: hosts named, or an allocation
+ * with a node other than this machine (main.c drops an all-local one). */
+int smrun_across_hosts(const struct smrun_options *o);
+/* This machine by one of its names or addresses (never looked up). */
+int smrun_is_local_host(const char *name);
 /* Reads --host/--hostfile/-ppn/-n into a placement: hosts in order, each
  * filled with its slots (or -ppn) before the next, wrapping around while
  * ranks remain.  Returns 0, or an exit code after a message. */
