@@ -155,6 +155,14 @@ static int host_specific(const char *entry)
     return 0;
 }
 
+/* "set NAME VALUE": the head's options beyond the "job" message. */
+static int apply_setting(struct setup *s, const char *name, const char *value)
+{
+    if (strcmp(name, "envnone") == 0)
+        s->opt.envnone = atoi(value) != 0;
+    return 0;   /* an unknown name: a newer head; its option is not applied */
+}
+
 static int setup_message(struct setup *s, const struct smrun_link_msg *m)
 {
     const char *v = m->w[0];
@@ -196,6 +204,8 @@ static int setup_message(struct setup *s, const struct smrun_link_msg *m)
     }
     if (strcmp(v, "kv") == 0)
         return push(&s->kv, &s->nkv, m->w[1]) || push(&s->kv, &s->nkv, m->w[2]) ? -1 : 0;
+    if (strcmp(v, "set") == 0)
+        return apply_setting(s, m->w[1], m->w[2]);
     if (strcmp(v, "go") == 0) {
         s->go = 1;
         return 0;

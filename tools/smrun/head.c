@@ -355,6 +355,13 @@ static void process_mapping(struct head *h, char *out, size_t len)
     free(node_of);
 }
 
+/* Options that the "job" message has no room for: "set NAME VALUE". */
+static void send_settings(const struct head *h, struct smrun_link *l)
+{
+    if (h->opt.envnone)
+        smrun_link_send(l, "set", "envnone", "1", NULL);
+}
+
 static void send_job(struct head *h, struct agent_conn *a)
 {
     struct smrun_link *l = &a->link;
@@ -374,6 +381,7 @@ static void send_job(struct head *h, struct agent_conn *a)
     snprintf(verbose, sizeof verbose, "%d", h->opt.verbose);
     snprintf(report, sizeof report, "%d", h->opt.report_bindings);
     smrun_link_send(l, "job", size, h->job.kvsname, a->host->name, tag, bind, verbose, report, NULL);
+    send_settings(h, l);
     for (int k = 0; k < a->host->nranks; k++) {
         snprintf(rank, sizeof rank, "%d", a->host->ranks[k]);
         smrun_link_send(l, "rank", rank, NULL);

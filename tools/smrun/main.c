@@ -98,6 +98,7 @@ static void job_free(struct smrun_job *job)
     free(job->ranks);
     free(job->cpus);
     smrun_env_free(job->env);
+    smrun_env_free(job->env_bare);
     smrun_kvs_free(&job->kvs);
 }
 

@@ -79,7 +79,18 @@ static const char usage_text[] =
 "        Export each named variable with smrun's current value (-x for\n"
 "        each).\n"
 "    -genvall, -envall\n"
-"        Pass smrun's whole environment on: what smrun always does.\n"
+"        Pass smrun's whole environment on (the default).\n"
+"    -genvnone, -envnone\n"
+"        Pass none of smrun's environment (nor, across hosts, the agent's):\n"
+"        the ranks get only -genv/-env/-x/-genvlist and what smartmap\n"
+"        itself needs: PMI_FD, PMI_RANK, PMI_SIZE, SMAP_SESSION_DIR,\n"
+"        SMAP_LAUNCHER, SMAP_NODE_CPUS, SMAP_LOCAL_RANK, SMAP_NODE_NAME,\n"
+"        LD_PRELOAD=libsmartmap_heap.so (the heap preload, unless\n"
+"        SMAP_PRELOAD=0 is passed with -genv) and -iface's variables.  No\n"
+"        PATH, HOME, LD_LIBRARY_PATH, SMAP_* tunable or network setting\n"
+"        (FI_PROVIDER, UCX_*) unless passed that way.  The last of\n"
+"        -genvall/-genvnone wins; in an MPMD part, -envnone/-envall\n"
+"        override it for that part.\n"
 "    -q, --quiet\n"
 "        No warnings from smrun (errors are still reported).\n"
 "    --mca KEY VALUE, -gmca KEY VALUE\n"
@@ -92,8 +103,8 @@ static const char usage_text[] =
 "\n"
 "  MPMD (several programs in one MPI_COMM_WORLD, as hydra and Open MPI):\n"
 "    A lone ':' after a program's arguments starts another part: its own\n"
-"    -n N (default 1), -env VAR VALUE (-genv too), -x VAR[=VALUE] and -wdir\n"
-"    DIR, then its program and arguments.  Ranks are numbered part after\n"
+"    -n N (default 1), -env VAR VALUE (-genv too), -x VAR[=VALUE], -wdir\n"
+"    DIR, -envnone and -envall, then its program and arguments.  Ranks are numbered part after\n"
 "    part; MPI_APPNUM is the part's index (0 for the first); the options\n"
 "    before the first program are the first part's and apply to every part.\n"
 "    Every part's program is found before any rank starts.  On one host\n"
@@ -390,6 +401,7 @@ enum opt_id {
     O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
+    O_ENVNONE, O_ENVALL,
 };
 
 struct opt_def {
@@ -426,7 +438,8 @@ static const struct opt_def opt_table[] = {
     /* What smartmap does anyway: accepted so that scripts written for
      * Open MPI or hydra run unchanged. */
     { "oversubscribe", O_ACCEPTED, 0 }, { "allow-run-as-root", O_ACCEPTED, 0 },
-    { "genvall", O_ACCEPTED, 0 }, { "envall", O_ACCEPTED, 0 },
+    { "genvall", O_ENVALL, 0 }, { "envall", O_ENVALL, 0 },
+    { "genvnone", O_ENVNONE, 0 }, { "envnone", O_ENVNONE, 0 },
 };
 
 /* Finds the option for "-name", "--name" or "--name=value". */
@@ -486,6 +499,8 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
                       "(its tunables are SMAP_* variables: smartmap_info)", opt, args[0], args[1]);
         return SMRUN_CONTINUE;
     case O_ACCEPTED: return SMRUN_CONTINUE;
+    case O_ENVNONE: o->envnone = 1; return SMRUN_CONTINUE;
+    case O_ENVALL:  o->envnone = 0; return SMRUN_CONTINUE;
     case O_VERBOSE: o->verbose = 1; return SMRUN_CONTINUE;
     case O_TIMEOUT:
         if (parse_seconds(args[0], &o->timeout_s))
@@ -538,11 +553,17 @@ static int parse_part_options(int argc, char **argv, int k, struct smrun_app *a,
             break;
         }
         const char *name = arg + (arg[1] == '-' ? 2 : 1);
+        if (!strcmp(name, "envnone") || !strcmp(name, "envall")) {
+            a->envnone = !strcmp(name, "envnone");
+            k++;
+            continue;
+        }
         int nargs = !strcmp(name, "env") || !strcmp(name, "genv") ? 2 :
                     !strcmp(name, "n") || !strcmp(name, "np") || !strcmp(name, "x") ||
                     !strcmp(name, "wdir") || !strcmp(name, "wd") ? 1 : -1;
         if (nargs < 0)
-            return usage_error("option '%s' is not one of an MPMD part's (-n, -env, -x, -wdir); "
+            return usage_error("option '%s' is not one of an MPMD part's (-n, -env, -x, -wdir, "
+                               "-envnone, -envall); "
                                "put it before the first program%s", arg, "");
         if (k + nargs >= argc)
             return usage_error("option '%s' needs %s", arg, nargs == 2 ? "two arguments" : "an argument");
@@ -589,6 +610,7 @@ static int parse_mpmd(int argc, char **argv, int first, struct smrun_options *o)
         return SMRUN_EXIT_FAILURE;
     apps[0].argv = o->argv;
     apps[0].nranks = o->nranks;
+    apps[0].envnone = -1;
     o->apps = apps;
     long total = o->nranks;
     while (k < argc && is_colon(argv[k])) {
@@ -600,6 +622,7 @@ static int parse_mpmd(int argc, char **argv, int first, struct smrun_options *o)
         struct smrun_app *a = &apps[o->napps++];
         memset(a, 0, sizeof *a);
         a->nranks = 1;
+        a->envnone = -1;
         int prog = 0;
         int rc = parse_part_options(argc, argv, k + 1, a, &prog);
         if (rc != SMRUN_CONTINUE)

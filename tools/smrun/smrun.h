@@ -43,6 +43,7 @@ struct smrun_app {
     char **env;              /* "VAR=value" of this part's -env/-x, over the global ones */
     int nenv;
     const char *wdir;        /* NULL: the job's */
+    int envnone;             /* -envnone 1, -envall 0, -1: the global choice */
     char *path;              /* the program as found (main.c), malloc'd */
 };
 
@@ -93,6 +94,7 @@ struct smrun_options {
     struct smrun_app *apps;  /* MPMD parts after the first (index 1..napps-1); NULL: none */
     int napps;               /* 1 without ':' */
     int quiet;               /* -q: no warnings */
+    int envnone;             /* -genvnone: ranks inherit no variable of smrun's environment */
 };
 
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
@@ -276,6 +278,7 @@ struct smrun_job {
     int ncpus;
     int bind;                /* ranks are pinned */
     char **env;              /* environment shared by all ranks (NULL-terminated) */
+    char **env_bare;         /* the same without smrun's inherited environment (-envnone), or NULL */
 
     struct smrun_session session;
     char kvsname[64];
