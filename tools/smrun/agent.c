@@ -158,8 +158,21 @@ static int host_specific(const char *entry)
 /* "set NAME VALUE": the head's options beyond the "job" message. */
 static int apply_setting(struct setup *s, const char *name, const char *value)
 {
+    struct smrun_options *o = &s->opt;
+    char **str = strcmp(name, "output-dir") == 0 ? &o->output_dir
+               : strcmp(name, "outfile-pattern") == 0 ? &o->outfile_pattern
+               : strcmp(name, "errfile-pattern") == 0 ? &o->errfile_pattern : NULL;
+    if (str) {
+        free(*str);
+        *str = strdup(value);
+        return *str ? 0 : -1;
+    }
     if (strcmp(name, "envnone") == 0)
-        s->opt.envnone = atoi(value) != 0;
+        o->envnone = atoi(value) != 0;
+    else if (strcmp(name, "output-nocopy") == 0)
+        o->output_nocopy = atoi(value) != 0;
+    else if (strcmp(name, "output-nojobid") == 0)
+        o->output_nojobid = atoi(value) != 0;
     return 0;   /* an unknown name: a newer head; its option is not applied */
 }
 
@@ -305,6 +318,7 @@ int smrun_agent_main(int argc, char **argv)
     } else {
         struct smrun_share share = { .agent = &agent, .n = s.n, .size = s.size, .ranks = s.ranks,
                                      .kvsname = s.kvsname, .node_name = s.node_name,
+                                     .node = atoi(argv[4]),
                                      .kv = s.kv, .nkv = s.nkv };
         rc = smrun_run_ranks(&s.opt, program, &share);
     }

@@ -358,8 +358,19 @@ static void process_mapping(struct head *h, char *out, size_t len)
 /* Options that the "job" message has no room for: "set NAME VALUE". */
 static void send_settings(const struct head *h, struct smrun_link *l)
 {
-    if (h->opt.envnone)
+    const struct smrun_options *o = &h->opt;
+    if (o->envnone)
         smrun_link_send(l, "set", "envnone", "1", NULL);
+    if (o->output_dir)
+        smrun_link_send(l, "set", "output-dir", o->output_dir, NULL);
+    if (o->output_nocopy)
+        smrun_link_send(l, "set", "output-nocopy", "1", NULL);
+    if (o->output_nojobid)
+        smrun_link_send(l, "set", "output-nojobid", "1", NULL);
+    if (o->outfile_pattern)
+        smrun_link_send(l, "set", "outfile-pattern", o->outfile_pattern, NULL);
+    if (o->errfile_pattern)
+        smrun_link_send(l, "set", "errfile-pattern", o->errfile_pattern, NULL);
 }
 
 static void send_job(struct head *h, struct agent_conn *a)
@@ -897,6 +908,21 @@ static int head_init(struct head *h, const struct smrun_options *opt)
     return 0;
 }
 
+/* Every rank's output file, made here before any agent starts (they
+ * append to them: the same files on a shared file system). */
+static int prepare_outfiles(const struct head *h)
+{
+    for (int i = 0; i < h->nagents; i++) {
+        const struct smrun_host *host = h->agents[i].host;
+        struct smrun_outfile_where w = { .host = host->name, .node = h->agents[i].node,
+                                         .size = h->pl.nranks };
+        int rc = smrun_outfiles_prepare(&h->opt, &w, host->ranks, host->nranks);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int smrun_head_run(const struct smrun_options *opt)
 {
     static struct head h;
@@ -906,6 +932,8 @@ int smrun_head_run(const struct smrun_options *opt)
         smrun_msg("the path of smrun cannot be passed to a remote shell as one word");
         rc = SMRUN_EXIT_FAILURE;
     }
+    if (rc == 0 && smrun_outfiles_wanted(opt))
+        rc = prepare_outfiles(&h);
     if (rc == 0 && head_listen(&h) != 0)
         rc = SMRUN_EXIT_FAILURE;
     if (rc == 0 && (h.job.wake_fd = smrun_signals_install()) < 0) {

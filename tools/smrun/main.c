@@ -54,6 +54,9 @@ static int job_init(struct smrun_job *job, const struct smrun_options *opt, cons
         snprintf(job->kvsname, sizeof job->kvsname, "%s", share->kvsname);
     }
     job->launcher_pid = getpid();
+    job->node_index = share ? share->node : 0;
+    if (gethostname(job->host_name, sizeof job->host_name - 1) != 0)
+        snprintf(job->host_name, sizeof job->host_name, "localhost");
     job->devnull = job->wake_fd = -1;
     job->in.src = job->in.dst = job->in.child_fd = -1;
     job->ranks = calloc((size_t)job->n, sizeof *job->ranks);
@@ -217,6 +220,15 @@ static int use_allocation(struct smrun_options *o)
     return -1;
 }
 
+/* One node: every rank's output file exists before any rank starts. */
+static int prepare_outfiles(const struct smrun_options *o)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    struct smrun_outfile_where w = { .host = host, .node = 0, .size = o->nranks };
+    return smrun_outfiles_prepare(o, &w, NULL, o->nranks);
+}
+
 int main(int argc, char **argv)
 {
     smap_log_set_name("smrun");
@@ -244,6 +256,8 @@ int main(int argc, char **argv)
             rc = smrun_resolve_program(opt.argv[0], program, sizeof program);
             if (rc == 0 && opt.napps > 1)
                 rc = resolve_parts(&opt);
+            if (rc == 0 && smrun_outfiles_wanted(&opt))
+                rc = prepare_outfiles(&opt);
             if (rc == 0)
                 rc = smrun_run_ranks(&opt, program, NULL);
         }

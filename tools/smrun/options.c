@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "smap_config.h"
 
@@ -66,6 +68,23 @@ static const char usage_text[] =
 "    --timestamp-output\n"
 "        Prefix each line a rank writes with the wall-clock time it was\n"
 "        forwarded, \"[YYYY-MM-DD HH:MM:SS.mmm] \" (before -l's tag).\n"
+"    --output-filename DIR[:nocopy,nojobid]\n"
+"        (Open MPI) Each rank's stdout and stderr also go to the files\n"
+"        DIR/1/rank.N/stdout and DIR/1/rank.N/stderr, N zero-padded to the\n"
+"        width of the largest rank (rank.00 .. rank.10).  nocopy: to the\n"
+"        files only; nojobid: DIR/rank.N/.  A relative DIR is taken from\n"
+"        where smrun starts (not -wdir); DIR may not contain ':'.\n"
+"    -outfile-pattern PATTERN, -errfile-pattern PATTERN\n"
+"        (hydra) Each rank's stdout (stderr) goes to the file PATTERN, not\n"
+"        to the terminal, with %r the rank, %h the host as placed, %p the\n"
+"        host's index in the job, %g the process group (0), %t the seconds\n"
+"        since the start (0: files are made before the ranks start), %% a\n"
+"        '%'.  Ranks whose names coincide share the file, line by line.\n"
+"        Files are made (truncated, with the user's umask) by the launching\n"
+"        smrun before any rank starts, so an unwritable place stops the job\n"
+"        at once (exit 1); across hosts each agent then appends to its\n"
+"        ranks' files, which must be on a file system the hosts share.\n"
+"        Lines in the files carry no -l or --timestamp-output tag.\n"
 "    --display-map\n"
 "        Before the ranks start, print on stderr which ranks go to which\n"
 "        host (\"smrun: map: host NAME: ranks A-B (N)\").\n"
@@ -387,6 +406,56 @@ static int opt_launcher(struct smrun_options *o, const char *opt, const char *ar
     return SMRUN_CONTINUE;
 }
 
+/* --output-filename DIR[:nocopy,nojobid] (Open MPI's directives, any
+ * case); DIR is taken from where smrun starts, before -wdir. */
+static int opt_output_filename(struct smrun_options *o, const char *opt, const char *arg)
+{
+    char dir[PATH_MAX], cwd[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", arg);
+    char *colon = strrchr(dir, ':');
+    if (colon) {
+        *colon = '\0';
+        char *save = NULL;
+        for (char *d = strtok_r(colon + 1, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+            if (strcasecmp(d, "nocopy") == 0)
+                o->output_nocopy = 1;
+            else if (strcasecmp(d, "nojobid") == 0)
+                o->output_nojobid = 1;
+            else
+                return usage_error("--output-filename: unknown directive '%s' (known: nocopy, "
+                                   "nojobid)%s", d, "");
+        }
+    }
+    if (!dir[0])
+        return usage_error("%s: empty directory%s", opt, "");
+    if (dir[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return usage_error("%s: cannot tell the current directory%s", opt, "");
+    free(o->output_dir);
+    if (asprintf(&o->output_dir, "%s%s%s", dir[0] == '/' ? "" : cwd, dir[0] == '/' ? "" : "/",
+                 dir) < 0) {
+        o->output_dir = NULL;
+        return SMRUN_EXIT_FAILURE;
+    }
+    return SMRUN_CONTINUE;
+}
+
+/* hydra's -outfile-pattern/-errfile-pattern: %r %h %p %g %t %%. */
+static int opt_pattern(char **dst, const char *opt, const char *arg)
+{
+    char bad = 0;
+    if (!*arg)
+        return usage_error("%s: empty file name%s", opt, "");
+    if (smrun_outfiles_check_pattern(arg, &bad) != 0) {
+        char what[8];
+        snprintf(what, sizeof what, "%%%c", bad);
+        return usage_error(bad ? "%s: unknown specifier '%s' (known: %%r, %%h, %%p, %%g, %%t, %%%%)"
+                               : "%s: a '%%' at the end%s", opt, bad ? what : "");
+    }
+    free(*dst);
+    *dst = strdup(arg);
+    return *dst ? SMRUN_CONTINUE : SMRUN_EXIT_FAILURE;
+}
+
 static int opt_host(struct smrun_options *o, char *arg)
 {
     char **specs = realloc(o->host_specs, (size_t)(o->nhost_specs + 1) * sizeof *specs);
@@ -401,7 +470,7 @@ enum opt_id {
     O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
-    O_ENVNONE, O_ENVALL,
+    O_ENVNONE, O_ENVALL, O_OUTPUT_FILENAME, O_OUTFILE, O_ERRFILE,
 };
 
 struct opt_def {
@@ -440,6 +509,8 @@ static const struct opt_def opt_table[] = {
     { "oversubscribe", O_ACCEPTED, 0 }, { "allow-run-as-root", O_ACCEPTED, 0 },
     { "genvall", O_ENVALL, 0 }, { "envall", O_ENVALL, 0 },
     { "genvnone", O_ENVNONE, 0 }, { "envnone", O_ENVNONE, 0 },
+    { "output-filename", O_OUTPUT_FILENAME, 1 },
+    { "outfile-pattern", O_OUTFILE, 1 }, { "errfile-pattern", O_ERRFILE, 1 },
 };
 
 /* Finds the option for "-name", "--name" or "--name=value". */
@@ -501,6 +572,9 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
     case O_ACCEPTED: return SMRUN_CONTINUE;
     case O_ENVNONE: o->envnone = 1; return SMRUN_CONTINUE;
     case O_ENVALL:  o->envnone = 0; return SMRUN_CONTINUE;
+    case O_OUTPUT_FILENAME: return opt_output_filename(o, opt, args[0]);
+    case O_OUTFILE: return opt_pattern(&o->outfile_pattern, opt, args[0]);
+    case O_ERRFILE: return opt_pattern(&o->errfile_pattern, opt, args[0]);
     case O_VERBOSE: o->verbose = 1; return SMRUN_CONTINUE;
     case O_TIMEOUT:
         if (parse_seconds(args[0], &o->timeout_s))
@@ -676,6 +750,9 @@ int smrun_options_parse(int argc, char **argv, struct smrun_options *o)
             return rc;
         i += used;
     }
+    if (o->output_dir && (o->outfile_pattern || o->errfile_pattern))
+        return usage_error("--output-filename and -outfile-pattern/-errfile-pattern: use one "
+                           "or the other%s%s", "", "");
     if (i >= argc)
         return usage_error("no program to run%s%s", "", "");
     o->argv = &argv[i];
@@ -699,6 +776,10 @@ void smrun_options_free(struct smrun_options *o)
     free(o->env);
     free(o->host_specs);
     smrun_alloc_free(o);
+    free(o->output_dir);
+    free(o->outfile_pattern);
+    free(o->errfile_pattern);
+    o->output_dir = o->outfile_pattern = o->errfile_pattern = NULL;
     o->host_specs = NULL;
     o->nhost_specs = 0;
     o->env = NULL;

@@ -95,6 +95,10 @@ struct smrun_options {
     int napps;               /* 1 without ':' */
     int quiet;               /* -q: no warnings */
     int envnone;             /* -genvnone: ranks inherit no variable of smrun's environment */
+    /* Per-rank output files (outfiles.c). */
+    char *output_dir;        /* --output-filename, made absolute; malloc'd */
+    int output_nocopy, output_nojobid;
+    char *outfile_pattern, *errfile_pattern;   /* hydra's; malloc'd */
 };
 
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
@@ -109,6 +113,27 @@ void smrun_options_free(struct smrun_options *o);
  * Returns 0 (nothing found is fine), or an exit code after a message. */
 int smrun_alloc_read(struct smrun_options *o);
 void smrun_alloc_free(struct smrun_options *o);
+
+/* ---- outfiles.c: per-rank output files --------------------------------- */
+
+struct smrun_outfile_where {
+    const char *host;        /* %h: the host as placed */
+    int node;                /* %p: its index among the job's hosts */
+    int size;                /* ranks in the job (--output-filename's padding) */
+};
+
+int smrun_outfiles_wanted(const struct smrun_options *o);
+/* 0, or -1 with *bad the unknown specifier ('\0': a '%' at the end). */
+int smrun_outfiles_check_pattern(const char *pattern, char *bad);
+/* Rank's stdout (which 1) or stderr (2) file: 0, 1 when it has none, -1
+ * when the name does not fit. */
+int smrun_outfiles_path(const struct smrun_options *o, int which, const struct smrun_outfile_where *w,
+                        int rank, char *out, size_t len);
+/* The launching smrun, before anything starts: makes (truncates) the files
+ * of ranks[0..n-1] (NULL: 0..n-1) on host w.  0, or an exit code after a
+ * message. */
+int smrun_outfiles_prepare(const struct smrun_options *o, const struct smrun_outfile_where *w,
+                           const int *ranks, int n);
 
 /* ---- preload.c -------------------------------------------------------- */
 
@@ -222,6 +247,8 @@ struct smrun_stream {
     char *buf;
     size_t len, cap;
     int mid_line;            /* tagged output stopped inside a line */
+    int file_fd;             /* its output file (outfiles.c), -1: none */
+    int copy;                /* with a file: to dest too */
     double partial_since;    /* when the buffered partial line arrived, 0 if none */
 };
 
@@ -271,6 +298,8 @@ struct smrun_job {
     struct smrun_rank *ranks;
     struct smrun_agent *agent;   /* non-NULL: this smrun is an agent of a head */
     const char *node_name;   /* SMAP_NODE_NAME for the ranks (agent), or NULL */
+    int node_index;          /* the host's index in the job (0 on one node) */
+    char host_name[256];     /* this machine's name (one node: for %h) */
     pid_t launcher_pid;
     int alive;               /* ranks not yet reaped */
 
@@ -325,6 +354,10 @@ int smrun_allowed_cpus(int **cpus);
 int smrun_spawn_all(struct smrun_job *job);
 void smrun_env_free(char **env);
 
+/* Opens the output files of rank r (after its channels exist); 0, or -1
+ * after failing the job. */
+int smrun_outfiles_attach(struct smrun_job *job, struct smrun_rank *r);
+
 /* ---- foreign.c -------------------------------------------------------- */
 
 /* Copies into lib the first library of another MPI (Open MPI, MPICH) the
@@ -370,6 +403,7 @@ struct smrun_share {
     int n, size;             /* ranks here, ranks in the job */
     const int *ranks;        /* their global ranks */
     const char *kvsname, *node_name;
+    int node;                /* the host's index */
     char **kv;               /* key, value, key, value... to preload */
     int nkv;
 };

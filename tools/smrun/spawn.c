@@ -380,6 +380,10 @@ int smrun_spawn_all(struct smrun_job *job)
                            i, strerror(errno));
             return -1;
         }
+        if (smrun_outfiles_attach(job, r) != 0) {
+            close_child_ends(r);
+            return -1;
+        }
         pid_t pid = fork();
         if (pid < 0) {
             smrun_job_fail(job, SMRUN_EXIT_FAILURE, "cannot start rank %d: fork: %s", i, strerror(errno));
