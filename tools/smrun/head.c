@@ -136,8 +136,16 @@ static int split_head_addr(const char *want, char *host, size_t cap, int *port)
  * name (its first address), with an optional port. */
 static int choose_addr(struct head *h, struct sockaddr_storage *ss, socklen_t *sslen)
 {
-    const char *want = h->opt.head_addr ? h->opt.head_addr : getenv("SMRUN_HEAD_ADDR");
+    const char *want = h->opt.head_addr ? h->opt.head_addr
+                     : h->opt.iface ? NULL : getenv("SMRUN_HEAD_ADDR");
     memset(ss, 0, sizeof *ss);
+    if (!want && h->opt.iface) {
+        if (smrun_iface_addr(h->opt.iface, ss, sslen) == 0)
+            return 0;
+        smrun_msg("-iface %s: the interface has no address to listen on for the agents "
+                  "(give --head-addr)", h->opt.iface);
+        return -1;
+    }
     if (want && *want) {
         char host[256];
         int port;

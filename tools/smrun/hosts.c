@@ -259,6 +259,29 @@ int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *
     return rc;
 }
 
+int smrun_iface_addr(const char *ifname, struct sockaddr_storage *ss, socklen_t *len)
+{
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) != 0)
+        return -1;
+    int found = 0;
+    for (int family = AF_INET; !found && family != -1; family = family == AF_INET ? AF_INET6 : -1) {
+        for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next) {
+            if (!i->ifa_addr || i->ifa_addr->sa_family != family || strcmp(i->ifa_name, ifname) != 0)
+                continue;
+            if (family == AF_INET6 &&
+                IN6_IS_ADDR_LINKLOCAL(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr))
+                continue;   /* would need a scope on every host */
+            *len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+            memset(ss, 0, sizeof *ss);
+            memcpy(ss, i->ifa_addr, *len);
+            found = 1;
+        }
+    }
+    freeifaddrs(ifs);
+    return found ? 0 : -1;
+}
+
 void smrun_map_print(const char *host, const int *ranks, int n)
 {
     char text[1024];

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <net/if.h>
 
 #include "smap_config.h"
 
@@ -162,6 +163,14 @@ static const char usage_text[] =
 "        host.  Default: SMRUN_HEAD_ADDR,\n"
 "        else the first non-loopback IPv4 address of an interface that is\n"
 "        up (127.0.0.1 when every host is localhost).\n"
+"    -iface IF, --iface IF\n"
+"        (hydra) The network interface of the job: without --head-addr the\n"
+"        head listens on IF's first address (IPv4, else IPv6), and the\n"
+"        ranks' network engines get IF as FI_TCP_IFACE, FI_NET_IFACE,\n"
+"        FI_SOCKETS_IFACE and UCX_NET_DEVICES (over each host's own\n"
+"        values) unless smrun's environment or -genv/-x sets one.  IF must\n"
+"        exist on this machine (else exit 2) and, by that name, on every\n"
+"        host.\n"
 "        Each host runs one agent, \"smrun --agent ...\" (the same path as\n"
 "        this smrun), which connects back, forks that host's ranks, serves\n"
 "        them PMI-1 (the key-value space and barrier span every host) and\n"
@@ -209,7 +218,7 @@ static const char usage_text[] =
 "\n"
 "    Read by smrun:\n"
 "    MPIEXEC_TIMEOUT   default for --timeout, in seconds\n"
-"    SMRUN_HEAD_ADDR   default for --head-addr\n"
+"    SMRUN_HEAD_ADDR   default for --head-addr (-iface wins over it)\n"
 "    SLURM_JOB_NODELIST, SLURM_NODELIST, SLURM_TASKS_PER_NODE, PBS_NODEFILE\n"
 "                      the batch allocation (see Batch allocations)\n"
 "    SMRUN_BIND_TO     default for --bind-to (core or none), e.g. for test\n"
@@ -470,7 +479,7 @@ enum opt_id {
     O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
-    O_ENVNONE, O_ENVALL, O_OUTPUT_FILENAME, O_OUTFILE, O_ERRFILE,
+    O_ENVNONE, O_ENVALL, O_OUTPUT_FILENAME, O_OUTFILE, O_ERRFILE, O_IFACE,
 };
 
 struct opt_def {
@@ -497,6 +506,7 @@ static const struct opt_def opt_table[] = {
     { "launcher", O_LAUNCHER, 1 }, { "bootstrap", O_LAUNCHER, 1 },
     { "launcher-exec", O_LAUNCHER_EXEC, 1 }, { "bootstrap-exec", O_LAUNCHER_EXEC, 1 },
     { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
+    { "iface", O_IFACE, 1 },
     { "N", O_PPN, 1 },
     { "timestamp-output", O_TIMESTAMP, 0 },
     { "display-map", O_DISPLAY_MAP, 0 },
@@ -550,6 +560,11 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         o->launcher = args[0];
         return SMRUN_CONTINUE;
     case O_HEAD_ADDR: o->head_addr = args[0]; return SMRUN_CONTINUE;
+    case O_IFACE:
+        if (!*args[0])
+            return usage_error("%s: empty interface name%s", opt, "");
+        o->iface = args[0];
+        return SMRUN_CONTINUE;
     case O_X:       return opt_export(o, args[0]);
     case O_GENV:    return opt_genv(o, args[0], args[1]);
     case O_BIND:    return opt_bind(o, args[0]);
@@ -604,6 +619,37 @@ static int defaults_from_env(struct smrun_options *o)
             o->bind = SMRUN_BIND_NONE;
         else
             return usage_error("SMRUN_BIND_TO='%s' is not supported (use core or none)%s", s, "");
+    }
+    return SMRUN_CONTINUE;
+}
+
+/* -iface IF: the interface must exist here (where the head listens); the
+ * ranks' network engines get it through their variables, unless the user
+ * set one (in smrun's environment or with -genv/-x). */
+static int apply_iface(struct smrun_options *o)
+{
+    static const char *const vars[] = { "FI_TCP_IFACE", "FI_NET_IFACE", "FI_SOCKETS_IFACE",
+                                        "UCX_NET_DEVICES" };
+    if (!o->iface)
+        return SMRUN_CONTINUE;
+    if (if_nametoindex(o->iface) == 0) {
+        char names[512] = "";
+        struct if_nameindex *ifs = if_nameindex();
+        for (struct if_nameindex *i = ifs; i && i->if_name; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     names[0] ? ", " : "", i->if_name);
+        if (ifs)
+            if_freenameindex(ifs);
+        smrun_msg("-iface %s: no such network interface here (there are: %s)", o->iface, names);
+        return SMRUN_EXIT_USAGE;
+    }
+    for (size_t v = 0; v < SMAP_ARRAY_SIZE(vars); v++) {
+        size_t n = strlen(vars[v]);
+        int given = getenv(vars[v]) != NULL;
+        for (int i = 0; i < o->nenv && !given; i++)
+            given = strncmp(o->env[i], vars[v], n) == 0 && o->env[i][n] == '=';
+        if (!given && add_env(o, vars[v], n, o->iface))
+            return SMRUN_EXIT_FAILURE;
     }
     return SMRUN_CONTINUE;
 }
@@ -755,6 +801,9 @@ int smrun_options_parse(int argc, char **argv, struct smrun_options *o)
                            "or the other%s%s", "", "");
     if (i >= argc)
         return usage_error("no program to run%s%s", "", "");
+    rc = apply_iface(o);
+    if (rc != SMRUN_CONTINUE)
+        return rc;
     o->argv = &argv[i];
     return parse_mpmd(argc, argv, i, o);
 }

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "base/compiler.h"
@@ -90,6 +91,7 @@ struct smrun_options {
     const char *alloc_src;   /* the variable it came from, for messages */
     int alloc_slurm;         /* from Slurm: agents start through srun by default */
     const char *head_addr;   /* NULL: SMRUN_HEAD_ADDR or chosen */
+    const char *iface;       /* -iface: the network interface of the head and the ranks */
     const char *wdir;        /* -wdir: the ranks' working directory; NULL: smrun's */
     struct smrun_app *apps;  /* MPMD parts after the first (index 1..napps-1); NULL: none */
     int napps;               /* 1 without ':' */
@@ -203,6 +205,9 @@ int smrun_is_local_host(const char *name);
  * filled with its slots (or -ppn) before the next, wrapping around while
  * ranks remain.  Returns 0, or an exit code after a message. */
 int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *p);
+/* The first address of interface ifname (IPv4 first, then IPv6 other than
+ * link-local) into ss: 0, or -1 when it has none. */
+int smrun_iface_addr(const char *ifname, struct sockaddr_storage *ss, socklen_t *len);
 /* --display-map: "smrun: map: host NAME: ranks 0-3,8 (5)". */
 void smrun_map_print(const char *host, const int *ranks, int n);
 void smrun_placement_free(struct smrun_placement *p);
