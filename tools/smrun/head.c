@@ -381,6 +381,23 @@ static void send_settings(const struct head *h, struct smrun_link *l)
         smrun_link_send(l, "set", "errfile-pattern", o->errfile_pattern, NULL);
 }
 
+/* MPMD: "app A WDIR ENVNONE", then its "aarg A WORD" and "aenv A VAR=VALUE"
+ * (the part's own -env/-x), for every part. */
+static void send_parts(const struct head *h, struct smrun_link *l)
+{
+    for (int a = 0; a < h->opt.napps && h->opt.napps > 1; a++) {
+        const struct smrun_app *app = &h->opt.apps[a];
+        char idx[16], none[16];
+        snprintf(idx, sizeof idx, "%d", a);
+        snprintf(none, sizeof none, "%d", app->envnone);
+        smrun_link_send(l, "app", idx, app->wdir ? app->wdir : "", none, NULL);
+        for (char **arg = app->argv; *arg; arg++)
+            smrun_link_send(l, "aarg", idx, *arg, NULL);
+        for (int i = 0; i < app->nenv; i++)
+            smrun_link_send(l, "aenv", idx, app->env[i], NULL);
+    }
+}
+
 static void send_job(struct head *h, struct agent_conn *a)
 {
     struct smrun_link *l = &a->link;
@@ -401,9 +418,12 @@ static void send_job(struct head *h, struct agent_conn *a)
     snprintf(report, sizeof report, "%d", h->opt.report_bindings);
     smrun_link_send(l, "job", size, h->job.kvsname, a->host->name, tag, bind, verbose, report, NULL);
     send_settings(h, l);
+    send_parts(h, l);
     for (int k = 0; k < a->host->nranks; k++) {
+        char app[16];
         snprintf(rank, sizeof rank, "%d", a->host->ranks[k]);
-        smrun_link_send(l, "rank", rank, NULL);
+        snprintf(app, sizeof app, "%d", smrun_app_of(&h->opt, a->host->ranks[k]));
+        smrun_link_send(l, "rank", rank, app, NULL);
     }
     char mapping[SMAP_PMI_VALLEN_MAX + 1];
     process_mapping(h, mapping, sizeof mapping);

@@ -67,7 +67,7 @@ static int job_init(struct smrun_job *job, const struct smrun_options *opt, cons
         r->rank = share ? share->ranks[i] : i;
         while (!share && app + 1 < opt->napps && i >= first + opt->apps[app].nranks)
             first += opt->apps[app++].nranks;
-        r->app = share ? 0 : app;
+        r->app = share ? (share->rank_app ? share->rank_app[i] : 0) : app;
         r->cpu = -1;
         r->pmi.fd = r->child_pmi_fd = r->child_out_fd = r->child_err_fd = -1;
         smrun_stream_init(&r->out, -1, STDOUT_FILENO, i);
@@ -176,10 +176,20 @@ static int change_dir(struct smrun_options *o)
 /* Each MPMD part's program, found before any rank starts (a typo in the
  * last part must not leave the first parts running).  A relative path is
  * taken from the part's -wdir, where the rank will start. */
-static int resolve_parts(struct smrun_options *o)
+int smrun_app_of(const struct smrun_options *o, int r)
+{
+    int a = 0;
+    for (int first = 0; a + 1 < o->napps && r >= first + o->apps[a].nranks; a++)
+        first += o->apps[a].nranks;
+    return a;
+}
+
+int smrun_resolve_parts(struct smrun_options *o, const unsigned char *used)
 {
     for (int a = 0; a < o->napps; a++) {
         struct smrun_app *app = &o->apps[a];
+        if (used && !used[a])
+            continue;
         char name[PATH_MAX], path[PATH_MAX];
         const char *prog = app->argv[0];
         if (app->wdir && strchr(prog, '/') && prog[0] != '/')
@@ -239,11 +249,6 @@ int main(int argc, char **argv)
     int rc = smrun_options_parse(argc, argv, &opt);
     if (rc < 0)
         rc = use_allocation(&opt);
-    if (rc < 0 && opt.napps > 1 && smrun_across_hosts(&opt)) {
-        smrun_msg("MPMD (':') across hosts is not supported yet: run one program per job there, "
-                  "or start the parts on this host (see smrun --help)");
-        rc = SMRUN_EXIT_USAGE;
-    }
     if (rc < 0 && opt.wdir)
         rc = change_dir(&opt);
     if (rc < 0) {
@@ -255,7 +260,7 @@ int main(int argc, char **argv)
         } else {
             rc = smrun_resolve_program(opt.argv[0], program, sizeof program);
             if (rc == 0 && opt.napps > 1)
-                rc = resolve_parts(&opt);
+                rc = smrun_resolve_parts(&opt, NULL);
             if (rc == 0 && smrun_outfiles_wanted(&opt))
                 rc = prepare_outfiles(&opt);
             if (rc == 0)

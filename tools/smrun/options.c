@@ -29,7 +29,7 @@ static const char usage_text[] =
 "    smrun [options] [--] program [arguments...]\n"
 "    smrun --host h1:2,h2:2 [--launcher CMD] [options] [--] program [args...]\n"
 "    smrun [options] -n N1 prog1 [args...] : [-n N2] [-env VAR VALUE] [-x VAR]\n"
-"          [-wdir DIR] prog2 [args...] : ...   (MPMD)\n"
+"          [-wdir DIR] [-host LIST] [-envnone] prog2 [args...] : ...   (MPMD)\n"
 "\n"
 "DESCRIPTION\n"
 "    smrun starts N copies (ranks) of program on this node, serves them the\n"
@@ -124,11 +124,17 @@ static const char usage_text[] =
 "  MPMD (several programs in one MPI_COMM_WORLD, as hydra and Open MPI):\n"
 "    A lone ':' after a program's arguments starts another part: its own\n"
 "    -n N (default 1), -env VAR VALUE (-genv too), -x VAR[=VALUE], -wdir\n"
-"    DIR, -envnone and -envall, then its program and arguments.  Ranks are numbered part after\n"
+"    DIR, -host LIST, -envnone and -envall, then its program and arguments.  Ranks are numbered part after\n"
 "    part; MPI_APPNUM is the part's index (0 for the first); the options\n"
 "    before the first program are the first part's and apply to every part.\n"
-"    Every part's program is found before any rank starts.  On one host\n"
-"    only for now (with --host/--hostfile: a usage error).\n"
+"    Every part's program is found before any rank starts (across hosts:\n"
+"    by each host's agent, before its ranks start).  Across hosts the parts'\n"
+"    ranks are placed one after the other as the ranks of a one-part job\n"
+"    would be (each host up to its slots, then the next), except that a\n"
+"    part may name its own hosts with -host LIST (-hosts, -H; the same\n"
+"    \"name:N\" syntax): its ranks fill those.  Parts without -host use the\n"
+"    job's hosts (--host, --hostfile, the allocation; this machine when\n"
+"    only parts name hosts).\n"
 "\n"
 "  Across hosts (any of --host/--hostfile makes a job across hosts):\n"
 "    --host LIST, -host, -hosts, -H LIST\n"
@@ -678,12 +684,13 @@ static int parse_part_options(int argc, char **argv, int k, struct smrun_app *a,
             k++;
             continue;
         }
+        int is_host = !strcmp(name, "host") || !strcmp(name, "hosts") || !strcmp(name, "H");
         int nargs = !strcmp(name, "env") || !strcmp(name, "genv") ? 2 :
                     !strcmp(name, "n") || !strcmp(name, "np") || !strcmp(name, "x") ||
-                    !strcmp(name, "wdir") || !strcmp(name, "wd") ? 1 : -1;
+                    !strcmp(name, "wdir") || !strcmp(name, "wd") || is_host ? 1 : -1;
         if (nargs < 0)
             return usage_error("option '%s' is not one of an MPMD part's (-n, -env, -x, -wdir, "
-                               "-envnone, -envall); "
+                               "-host, -envnone, -envall); "
                                "put it before the first program%s", arg, "");
         if (k + nargs >= argc)
             return usage_error("option '%s' needs %s", arg, nargs == 2 ? "two arguments" : "an argument");
@@ -694,6 +701,10 @@ static int parse_part_options(int argc, char **argv, int k, struct smrun_app *a,
                                    arg, v);
         } else if (!strcmp(name, "wdir") || !strcmp(name, "wd")) {
             a->wdir = v;
+        } else if (is_host) {
+            if (!*v)
+                return usage_error("%s: empty host list%s", arg, "");
+            a->hosts = v;
         } else if (nargs == 2 || strchr(v, '=')) {
             const char *eq = nargs == 2 ? NULL : strchr(v, '=');
             size_t nlen = eq ? (size_t)(eq - v) : strlen(v);
@@ -722,9 +733,6 @@ static int parse_mpmd(int argc, char **argv, int first, struct smrun_options *o)
         k++;
     if (k >= argc)
         return SMRUN_CONTINUE;
-    if (smrun_hosts_requested(o))
-        return usage_error("MPMD (':') across hosts is not supported yet: run one program per job "
-                           "there, or start the parts on this host%s%s", "", "");
     struct smrun_app *apps = calloc(1, sizeof *apps);
     if (!apps)
         return SMRUN_EXIT_FAILURE;

@@ -45,6 +45,7 @@ struct smrun_app {
     int nenv;
     const char *wdir;        /* NULL: the job's */
     int envnone;             /* -envnone 1, -envall 0, -1: the global choice */
+    const char *hosts;       /* this part's -host list (hydra, Open MPI); NULL: the job's */
     char *path;              /* the program as found (main.c), malloc'd */
 };
 
@@ -409,9 +410,16 @@ struct smrun_share {
     const int *ranks;        /* their global ranks */
     const char *kvsname, *node_name;
     int node;                /* the host's index */
+    const int *rank_app;     /* each rank's MPMD part; NULL: all part 0 */
     char **kv;               /* key, value, key, value... to preload */
     int nkv;
 };
+
+/* Finds the program of each MPMD part whose used[] is set (NULL: every
+ * part) before any rank starts.  0 or an exit code after a message. */
+int smrun_resolve_parts(struct smrun_options *o, const unsigned char *used);
+/* The MPMD part of global rank r (0 without ':'). */
+int smrun_app_of(const struct smrun_options *o, int r);
 
 /* Starts the ranks on this node and runs them to the end (share NULL: the
  * whole job is here).  Returns smrun's exit code. */
