@@ -33,6 +33,29 @@ expect_rc 0
 expect_out sock-0
 expect_out sock-1
 
+# -genvnone (hydra): nothing of smrun's environment, only -genv/-x, -genvlist
+# and smrun's own variables (PMI, session, heap preload).
+export KEEP_ME=k DROP_ME=d
+run_job -n 2 -genvnone -genv G g -x X=x -genvlist KEEP_ME "$RANKPROG" env:DROP_ME env:HOME \
+    env:G env:X env:KEEP_ME env:PMI_SIZE env:SMAP_SESSION_DIR env:SMAP_LOCAL_RANK env:LD_PRELOAD
+expect_rc 0
+count "DROP_ME unset" 2; count "HOME unset" 2
+count "G=g" 2; count "X=x" 2; count "KEEP_ME=k" 2; count "PMI_SIZE=2" 2
+[ "$(grep -c '^SMAP_SESSION_DIR=/' "$WORK/out")" = 2 ] || fail "-genvnone dropped SMAP_SESSION_DIR"
+[ "$(grep -c '^SMAP_LOCAL_RANK=' "$WORK/out")" = 2 ] || fail "-genvnone dropped SMAP_LOCAL_RANK"
+heap=$(grep -c '^LD_PRELOAD=.*libsmartmap_heap' "$WORK/out")
+run_job -n 2 "$RANKPROG" env:LD_PRELOAD
+[ "$(grep -c '^LD_PRELOAD=.*libsmartmap_heap' "$WORK/out")" = "$heap" ] ||
+    fail "-genvnone changed the heap preload"
+# -genvall after -genvnone: the last one wins.
+run_job -genvnone -genvall "$RANKPROG" env:DROP_ME
+expect_rc 0; expect_out "DROP_ME=d"
+# MPMD: one part's -envnone, the other inherits; -envall undoes a -genvnone.
+run_job -n 1 "$RANKPROG" env:DROP_ME : -n 1 -envnone "$RANKPROG" env:DROP_ME
+expect_rc 0; count "DROP_ME=d" 1; count "DROP_ME unset" 1
+run_job -genvnone -n 1 "$RANKPROG" env:DROP_ME : -envall "$RANKPROG" env:DROP_ME
+expect_rc 0; count "DROP_ME=d" 1; count "DROP_ME unset" 1
+
 run_job -x 1BAD "$RANKPROG"
 expect_rc 2
 expect_err "not a valid variable name"

@@ -32,6 +32,25 @@ expect_rc 2; expect_err "has no program"
 run_job -n 1 "$RANKPROG" "print:started" : -n 1 ./no-such-program
 expect_rc 127; expect_no_err "started"
 grep -q started "$WORK/out" && fail "the first part started although the second cannot"
-run_job --host localhost -n 1 "$RANKPROG" : -n 1 "$RANKPROG"
-expect_rc 2; expect_err "MPMD (':') across hosts is not supported yet"
+
+# Across hosts (agents of this machine): each part's ranks continue the
+# placement, a part may name its own hosts (-host), and its -env and
+# -wdir reach its ranks on every host.
+HERE="$WORK/here"
+printf '#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\nshift\nexec sh -c "$*"\n' >"$HERE"
+chmod +x "$HERE"
+MH="--launcher $HERE --head-addr 127.0.0.1"
+run_job $MH --host a:1,b:2 -l -n 2 "$RANKPROG" env:SMAP_NODE_NAME env:ONLY_B \
+    : -n 1 -env ONLY_B b -wdir "$WORK/part dir" sh -c 'echo "node=$SMAP_NODE_NAME pwd=$PWD ONLY_B=$ONLY_B"'
+expect_rc 0
+expect_out "[0] SMAP_NODE_NAME=a"; expect_out "[1] SMAP_NODE_NAME=b"; expect_out "[1] ONLY_B unset"
+expect_out "[2] node=b pwd=$WORK/part dir ONLY_B=b"
+run_job $MH --display-map -n 2 "$RANKPROG" : -n 3 -host c:2,d "$RANKPROG" : -n 1 "$RANKPROG"
+expect_rc 0
+expect_err "map: host localhost: ranks 0-1,5 (3)"
+expect_err "map: host c: ranks 2-3 (2)"; expect_err "map: host d: rank 4 (1)"
+run_job $MH --host a -n 1 "$RANKPROG" : -host 'c;x' "$RANKPROG"
+expect_rc 2; expect_err "an MPMD part's -host: 'c;x' is not a valid host name"
+run_job $MH --host a -n 1 "$RANKPROG" print:started : -n 1 "$WORK/no-such-program"
+expect_rc 127
 echo PASS

@@ -25,6 +25,19 @@ expect_rc 0
 expect_out "[0] SMAP_NODE_NAME=h1"
 expect_out "[1] SMAP_NODE_NAME=h2"
 
+# -genvnone across hosts: neither smrun's nor the agent's environment, but
+# -genv and smrun's own variables (the node's name).
+DROP_ME=d run_job $MH -H h1,h2 -genvnone -genv G g -l "$RANKPROG" env:DROP_ME env:G env:SMAP_NODE_NAME env:FI_TCP_IFACE
+expect_rc 0
+expect_out "[1] DROP_ME unset"; expect_out "[1] G=g"; expect_out "[1] SMAP_NODE_NAME=h2"
+expect_out "[1] FI_TCP_IFACE unset"
+
+# -iface: the head listens on the bridge's address without --head-addr,
+# and the ranks get the interface (over the hosts' own FI_TCP_IFACE).
+run_job --launcher "$SMAP_NETNS_LAUNCHER" -iface br0 -H h1,h2 -l "$RANKPROG" env:FI_TCP_IFACE
+expect_rc 0
+expect_out "[0] FI_TCP_IFACE=br0"; expect_out "[1] FI_TCP_IFACE=br0"
+
 # Host file, "host:N" and "host slots=N" lines, comments, blank lines.
 cat >"$WORK/hosts" <<HOSTS
 # the first host

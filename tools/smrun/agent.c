@@ -124,6 +124,10 @@ struct setup {
     char **argv;
     int argc;
     int *ranks;
+    int *rank_app;           /* MPMD: each rank's part */
+    struct smrun_app *apps;  /* MPMD parts (napps > 0), argv and env malloc'd */
+    int *app_argc;
+    int napps;
     int n, size;
     char kvsname[64];
     char node_name[256];
@@ -153,6 +157,58 @@ static int host_specific(const char *entry)
         if (strncmp(entry, names[i], strlen(names[i])) == 0)
             return 1;
     return 0;
+}
+
+/* "set NAME VALUE": the head's options beyond the "job" message. */
+static int apply_setting(struct setup *s, const char *name, const char *value)
+{
+    struct smrun_options *o = &s->opt;
+    char **str = strcmp(name, "output-dir") == 0 ? &o->output_dir
+               : strcmp(name, "outfile-pattern") == 0 ? &o->outfile_pattern
+               : strcmp(name, "errfile-pattern") == 0 ? &o->errfile_pattern : NULL;
+    if (str) {
+        free(*str);
+        *str = strdup(value);
+        return *str ? 0 : -1;
+    }
+    if (strcmp(name, "envnone") == 0)
+        o->envnone = atoi(value) != 0;
+    else if (strcmp(name, "output-nocopy") == 0)
+        o->output_nocopy = atoi(value) != 0;
+    else if (strcmp(name, "output-nojobid") == 0)
+        o->output_nojobid = atoi(value) != 0;
+    return 0;   /* an unknown name: a newer head; its option is not applied */
+}
+
+/* MPMD parts: "app A WDIR ENVNONE" (in order), "aarg A WORD", "aenv A E". */
+static int part_message(struct setup *s, const struct smrun_link_msg *m)
+{
+    int a = atoi(m->w[1]);
+    if (strcmp(m->w[0], "app") == 0) {
+        if (a != s->napps || a >= 65536)
+            return -1;
+        struct smrun_app *apps = realloc(s->apps, (size_t)(a + 1) * sizeof *apps);
+        int *argc = apps ? realloc(s->app_argc, (size_t)(a + 1) * sizeof *argc) : NULL;
+        if (apps)
+            s->apps = apps;
+        if (!argc)
+            return -1;
+        s->app_argc = argc;
+        memset(&apps[a], 0, sizeof apps[a]);
+        argc[a] = 0;
+        apps[a].envnone = atoi(m->w[3]);
+        s->napps++;
+        if (*m->w[2] && !(apps[a].wdir = strdup(m->w[2])))
+            return -1;
+        apps[a].argv = calloc(1, sizeof *apps[a].argv);   /* empty, NULL-terminated */
+        return apps[a].argv ? 0 : -1;
+    }
+    if (a < 0 || a >= s->napps)
+        return -1;
+    struct smrun_app *app = &s->apps[a];
+    if (strcmp(m->w[0], "aarg") == 0)
+        return push(&app->argv, &s->app_argc[a], m->w[2]);
+    return push(&app->env, &app->nenv, m->w[2]);
 }
 
 static int setup_message(struct setup *s, const struct smrun_link_msg *m)
@@ -186,16 +242,26 @@ static int setup_message(struct setup *s, const struct smrun_link_msg *m)
         s->opt.report_bindings = atoi(m->w[7]);
         return 0;
     }
-    if (strcmp(v, "rank") == 0) {
+    if (strcmp(v, "rank") == 0) {   /* rank R [APP] */
         int *r = realloc(s->ranks, (size_t)(s->n + 1) * sizeof *r);
-        if (!r)
+        int *ra = r ? realloc(s->rank_app, (size_t)(s->n + 1) * sizeof *ra) : NULL;
+        if (r)
+            s->ranks = r;
+        if (!ra)
             return -1;
-        s->ranks = r;
+        s->rank_app = ra;
+        s->rank_app[s->n] = atoi(m->w[2]);
+        if (s->rank_app[s->n] < 0 || s->rank_app[s->n] >= (s->napps ? s->napps : 1))
+            return -1;
         s->ranks[s->n++] = atoi(m->w[1]);
         return 0;
     }
+    if (strcmp(v, "app") == 0 || strcmp(v, "aarg") == 0 || strcmp(v, "aenv") == 0)
+        return part_message(s, m);
     if (strcmp(v, "kv") == 0)
         return push(&s->kv, &s->nkv, m->w[1]) || push(&s->kv, &s->nkv, m->w[2]) ? -1 : 0;
+    if (strcmp(v, "set") == 0)
+        return apply_setting(s, m->w[1], m->w[2]);
     if (strcmp(v, "go") == 0) {
         s->go = 1;
         return 0;
@@ -248,6 +314,22 @@ static int connect_head(const char *addr, const char *port)
 
 static void free_setup(struct setup *s)
 {
+    for (int a = 0; a < s->napps; a++) {
+        for (char **w = s->apps[a].argv; w && *w; w++)
+            free(*w);
+        free(s->apps[a].argv);
+        free((char *)s->apps[a].wdir);
+        if (a == 0) {
+            for (int i = 0; i < s->apps[0].nenv; i++)
+                free(s->apps[0].env[i]);
+            free(s->apps[0].env);
+        }
+    }
+    /* The parts themselves go with the options. */
+    s->opt.apps = s->apps;
+    s->opt.napps = s->napps;
+    free(s->app_argc);
+    free(s->rank_app);
     for (int i = 0; i < s->argc; i++)
         free(s->argv[i]);
     free(s->argv);
@@ -256,6 +338,27 @@ static void free_setup(struct setup *s)
     free(s->kv);
     free(s->ranks);
     smrun_options_free(&s->opt);
+}
+
+/* MPMD: the programs of the parts that have ranks here, found before any
+ * starts; the options take the parts (free_setup frees their words). */
+static int resolve_parts(struct setup *s)
+{
+    unsigned char *used = calloc((size_t)s->napps, 1);
+    if (!used)
+        return SMRUN_EXIT_FAILURE;
+    for (int i = 0; i < s->n; i++)
+        used[s->rank_app[i]] = 1;
+    int rc = 0;
+    for (int a = 0; a < s->napps && rc == 0; a++)
+        if (used[a] && !s->app_argc[a])
+            rc = SMRUN_EXIT_FAILURE;   /* a part without a program: a broken head */
+    s->opt.apps = s->apps;
+    s->opt.napps = s->napps;
+    if (rc == 0)
+        rc = smrun_resolve_parts(&s->opt, used);
+    free(used);
+    return rc;
 }
 
 int smrun_agent_main(int argc, char **argv)
@@ -286,8 +389,8 @@ int smrun_agent_main(int argc, char **argv)
     fcntl(fd, F_SETFL, flags | O_NONBLOCK);
     s.opt.argv = s.argv;
     s.opt.nranks = s.n;
-    char program[PATH_MAX];
-    int rc = smrun_resolve_program(s.argv[0], program, sizeof program);
+    char program[PATH_MAX] = "";
+    int rc = s.napps > 1 ? resolve_parts(&s) : smrun_resolve_program(s.argv[0], program, sizeof program);
     if (rc != 0) {
         char text[PATH_MAX + 64];
         snprintf(text, sizeof text, "host %s: cannot start %s", s.node_name, s.argv[0]);
@@ -295,6 +398,8 @@ int smrun_agent_main(int argc, char **argv)
     } else {
         struct smrun_share share = { .agent = &agent, .n = s.n, .size = s.size, .ranks = s.ranks,
                                      .kvsname = s.kvsname, .node_name = s.node_name,
+                                     .node = atoi(argv[4]),
+                                     .rank_app = s.napps > 1 ? s.rank_app : NULL,
                                      .kv = s.kv, .nkv = s.nkv };
         rc = smrun_run_ranks(&s.opt, program, &share);
     }

@@ -74,12 +74,24 @@ struct head {
 
 /* ---- addresses -------------------------------------------------------- */
 
+/* This machine by name, or every host under -launcher fork. */
+static int started_here(const struct head *h, const struct smrun_host *host)
+{
+    return host->local || h->opt.launch == SMRUN_LAUNCH_FORK;
+}
+
 static int all_local(const struct head *h)
 {
     for (int i = 0; i < h->nagents; i++)
-        if (!h->agents[i].host->local)
+        if (!started_here(h, h->agents[i].host))
             return 0;
     return 1;
+}
+
+static int through_srun(const struct head *h)
+{
+    return h->opt.launch == SMRUN_LAUNCH_SLURM ||
+           (h->opt.launch == SMRUN_LAUNCH_DEFAULT && h->opt.alloc_slurm);
 }
 
 /* Splits a head address: "HOST", "HOST:PORT" (one colon: IPv4 or a
@@ -124,8 +136,16 @@ static int split_head_addr(const char *want, char *host, size_t cap, int *port)
  * name (its first address), with an optional port. */
 static int choose_addr(struct head *h, struct sockaddr_storage *ss, socklen_t *sslen)
 {
-    const char *want = h->opt.head_addr ? h->opt.head_addr : getenv("SMRUN_HEAD_ADDR");
+    const char *want = h->opt.head_addr ? h->opt.head_addr
+                     : h->opt.iface ? NULL : getenv("SMRUN_HEAD_ADDR");
     memset(ss, 0, sizeof *ss);
+    if (!want && h->opt.iface) {
+        if (smrun_iface_addr(h->opt.iface, ss, sslen) == 0)
+            return 0;
+        smrun_msg("-iface %s: the interface has no address to listen on for the agents "
+                  "(give --head-addr)", h->opt.iface);
+        return -1;
+    }
     if (want && *want) {
         char host[256];
         int port;
@@ -226,6 +246,25 @@ static int split_words(const char *cmd, char **out, int max)
     return n;
 }
 
+/* hydra's -launcher slurm, one job step per host: "srun --nodes=1
+ * --ntasks=1 --nodelist=HOST ... smrun --agent ...".  One step per host
+ * keeps what one remote shell per host gives: stdin only to rank 0's host,
+ * a launcher exit that names its host, and a kill per host.  The step may
+ * share the node's CPUs with other steps (--overlap), binds nothing itself
+ * (the agent binds the ranks) and serves no PMI (the agent does). */
+static int srun_words(const struct head *h, const struct agent_conn *a, char **argv,
+                      char *nodelist, size_t len)
+{
+    int n = split_words(h->opt.launcher ? h->opt.launcher : "srun", argv, 64);
+    static char *const fixed[] = { "--nodes=1", "--ntasks=1", "--kill-on-bad-exit",
+                                   "--cpu-bind=none", "--mpi=none", "--overlap" };
+    snprintf(nodelist, len, "--nodelist=%s", a->host->name);
+    argv[n++] = nodelist;
+    for (size_t i = 0; i < SMAP_ARRAY_SIZE(fixed); i++)
+        argv[n++] = fixed[i];
+    return n;
+}
+
 static _Noreturn void exec_agent(struct head *h, struct agent_conn *a, int in, int out, int err,
                                  const char *self)
 {
@@ -234,9 +273,13 @@ static _Noreturn void exec_agent(struct head *h, struct agent_conn *a, int in, i
     smrun_signals_reset_in_child();
     if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
         _exit(SMRUN_EXIT_FAILURE);
-    char *argv[80];
+    char *argv[80], nodelist[300];
     int n = 0;
-    if (!a->host->local) {
+    if (started_here(h, a->host)) {
+        n = 0;
+    } else if (through_srun(h)) {
+        n = srun_words(h, a, argv, nodelist, sizeof nodelist);
+    } else {
         n = split_words(h->opt.launcher ? h->opt.launcher : "ssh", argv, 64);
         argv[n++] = a->host->name;
     }
@@ -320,6 +363,41 @@ static void process_mapping(struct head *h, char *out, size_t len)
     free(node_of);
 }
 
+/* Options that the "job" message has no room for: "set NAME VALUE". */
+static void send_settings(const struct head *h, struct smrun_link *l)
+{
+    const struct smrun_options *o = &h->opt;
+    if (o->envnone)
+        smrun_link_send(l, "set", "envnone", "1", NULL);
+    if (o->output_dir)
+        smrun_link_send(l, "set", "output-dir", o->output_dir, NULL);
+    if (o->output_nocopy)
+        smrun_link_send(l, "set", "output-nocopy", "1", NULL);
+    if (o->output_nojobid)
+        smrun_link_send(l, "set", "output-nojobid", "1", NULL);
+    if (o->outfile_pattern)
+        smrun_link_send(l, "set", "outfile-pattern", o->outfile_pattern, NULL);
+    if (o->errfile_pattern)
+        smrun_link_send(l, "set", "errfile-pattern", o->errfile_pattern, NULL);
+}
+
+/* MPMD: "app A WDIR ENVNONE", then its "aarg A WORD" and "aenv A VAR=VALUE"
+ * (the part's own -env/-x), for every part. */
+static void send_parts(const struct head *h, struct smrun_link *l)
+{
+    for (int a = 0; a < h->opt.napps && h->opt.napps > 1; a++) {
+        const struct smrun_app *app = &h->opt.apps[a];
+        char idx[16], none[16];
+        snprintf(idx, sizeof idx, "%d", a);
+        snprintf(none, sizeof none, "%d", app->envnone);
+        smrun_link_send(l, "app", idx, app->wdir ? app->wdir : "", none, NULL);
+        for (char **arg = app->argv; *arg; arg++)
+            smrun_link_send(l, "aarg", idx, *arg, NULL);
+        for (int i = 0; i < app->nenv; i++)
+            smrun_link_send(l, "aenv", idx, app->env[i], NULL);
+    }
+}
+
 static void send_job(struct head *h, struct agent_conn *a)
 {
     struct smrun_link *l = &a->link;
@@ -339,9 +417,13 @@ static void send_job(struct head *h, struct agent_conn *a)
     snprintf(verbose, sizeof verbose, "%d", h->opt.verbose);
     snprintf(report, sizeof report, "%d", h->opt.report_bindings);
     smrun_link_send(l, "job", size, h->job.kvsname, a->host->name, tag, bind, verbose, report, NULL);
+    send_settings(h, l);
+    send_parts(h, l);
     for (int k = 0; k < a->host->nranks; k++) {
+        char app[16];
         snprintf(rank, sizeof rank, "%d", a->host->ranks[k]);
-        smrun_link_send(l, "rank", rank, NULL);
+        snprintf(app, sizeof app, "%d", smrun_app_of(&h->opt, a->host->ranks[k]));
+        smrun_link_send(l, "rank", rank, app, NULL);
     }
     char mapping[SMAP_PMI_VALLEN_MAX + 1];
     process_mapping(h, mapping, sizeof mapping);
@@ -854,6 +936,21 @@ static int head_init(struct head *h, const struct smrun_options *opt)
     return 0;
 }
 
+/* Every rank's output file, made here before any agent starts (they
+ * append to them: the same files on a shared file system). */
+static int prepare_outfiles(const struct head *h)
+{
+    for (int i = 0; i < h->nagents; i++) {
+        const struct smrun_host *host = h->agents[i].host;
+        struct smrun_outfile_where w = { .host = host->name, .node = h->agents[i].node,
+                                         .size = h->pl.nranks };
+        int rc = smrun_outfiles_prepare(&h->opt, &w, host->ranks, host->nranks);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int smrun_head_run(const struct smrun_options *opt)
 {
     static struct head h;
@@ -863,6 +960,8 @@ int smrun_head_run(const struct smrun_options *opt)
         smrun_msg("the path of smrun cannot be passed to a remote shell as one word");
         rc = SMRUN_EXIT_FAILURE;
     }
+    if (rc == 0 && smrun_outfiles_wanted(opt))
+        rc = prepare_outfiles(&h);
     if (rc == 0 && head_listen(&h) != 0)
         rc = SMRUN_EXIT_FAILURE;
     if (rc == 0 && (h.job.wake_fd = smrun_signals_install()) < 0) {

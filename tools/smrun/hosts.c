@@ -5,7 +5,8 @@
  * hosts in order, each host up to its slots (or -ppn) before the next, and
  * start again at the first host while ranks remain (MPICH's hydra does the
  * same; Open MPI would refuse without --oversubscribe).  Without -n the job
- * has as many ranks as slots. */
+ * has as many ranks as slots.  Without a host option, the batch allocation
+ * (alloc.c) is the host list. */
 #include "smrun.h"
 
 #include <arpa/inet.h>
@@ -24,6 +25,14 @@
 int smrun_hosts_requested(const struct smrun_options *o)
 {
     return o->nhost_specs > 0 || o->hostfile != NULL;
+}
+
+int smrun_across_hosts(const struct smrun_options *o)
+{
+    for (int a = 1; a < o->napps; a++)
+        if (o->apps[a].hosts)
+            return 1;
+    return smrun_hosts_requested(o) || o->nalloc > 0;
 }
 
 static int parse_count(const char *s, int *out)
@@ -88,7 +97,7 @@ static int local_address(const char *name)
  * long) or addresses: started without the remote shell, as hydra and
  * Open MPI do (ssh to oneself usually fails: no key for it).  Names are
  * not looked up: a resolver without a network would stall the launch. */
-static int is_local_host(const char *name)
+int smrun_is_local_host(const char *name)
 {
     char self[256];
     if (strcmp(name, "localhost") == 0 || strcmp(name, "localhost.localdomain") == 0)
@@ -103,47 +112,59 @@ static int is_local_host(const char *name)
     return local_address(name);
 }
 
-static int add_host(struct smrun_placement *p, const char *name, int slots, const char *where)
+/* The host's index in p, added (without slots) if new; -1 after a message. */
+static int find_host(struct smrun_placement *p, const char *name, const char *where, int *rc)
 {
     if (!valid_host(name)) {
         smrun_msg("%s: '%s' is not a valid host name (see smrun --help)", where, name);
-        return SMRUN_EXIT_USAGE;
+        *rc = SMRUN_EXIT_USAGE;
+        return -1;
     }
-    for (int i = 0; i < p->nhosts; i++) {
-        if (strcmp(p->hosts[i].name, name) == 0) {
-            p->hosts[i].slots += slots;
-            return 0;
-        }
-    }
+    for (int i = 0; i < p->nhosts; i++)
+        if (strcmp(p->hosts[i].name, name) == 0)
+            return i;
     struct smrun_host *h = realloc(p->hosts, (size_t)(p->nhosts + 1) * sizeof *h);
+    *rc = SMRUN_EXIT_FAILURE;
     if (!h)
-        return SMRUN_EXIT_FAILURE;
+        return -1;
     p->hosts = h;
     h = &p->hosts[p->nhosts];
     memset(h, 0, sizeof *h);
     h->name = strdup(name);
-    h->slots = slots;
-    h->local = is_local_host(name);
+    h->local = smrun_is_local_host(name);
     if (!h->name)
-        return SMRUN_EXIT_FAILURE;
-    p->nhosts++;
-    return 0;
+        return -1;
+    *rc = 0;
+    return p->nhosts++;
 }
 
-/* "host" or "host:N" */
+static int add_host(struct smrun_placement *p, const char *name, int slots, const char *where)
+{
+    int rc = 0, i = find_host(p, name, where, &rc);
+    if (i >= 0)
+        p->hosts[i].slots += slots;
+    return rc;
+}
+
+/* "host" or "host:N": its name cut at the colon, and N (1 without). */
+static int split_colon(char *item, int *slots, const char *where)
+{
+    *slots = 1;
+    char *colon = strrchr(item, ':');
+    if (!colon)
+        return 0;
+    *colon = '\0';
+    if (parse_count(colon + 1, slots) == 0)
+        return 0;
+    smrun_msg("%s: '%s' is not a valid number of slots for host '%s' (see smrun --help)", where,
+              colon + 1, item);
+    return SMRUN_EXIT_USAGE;
+}
+
 static int add_host_colon(struct smrun_placement *p, char *item, const char *where)
 {
-    int slots = 1;
-    char *colon = strrchr(item, ':');
-    if (colon) {
-        *colon = '\0';
-        if (parse_count(colon + 1, &slots) != 0) {
-            smrun_msg("%s: '%s' is not a valid number of slots for host '%s' (see smrun --help)",
-                      where, colon + 1, item);
-            return SMRUN_EXIT_USAGE;
-        }
-    }
-    return add_host(p, item, slots, where);
+    int slots, rc = split_colon(item, &slots, where);
+    return rc ? rc : add_host(p, item, slots, where);
 }
 
 static int add_host_list(struct smrun_placement *p, const char *spec)
@@ -157,6 +178,37 @@ static int add_host_list(struct smrun_placement *p, const char *spec)
         rc = add_host_colon(p, item, "--host");
     if (rc == 0 && p->nhosts == 0) {
         smrun_msg("--host: '%s' names no host (see smrun --help)", spec);
+        rc = SMRUN_EXIT_USAGE;
+    }
+    free(copy);
+    return rc;
+}
+
+/* Hosts to fill, each with its slots for this fill. */
+struct fill_set {
+    int *idx, *slots;
+    int n;
+    int at, filled;          /* the cursor: host idx[at] has filled of its slots */
+};
+
+/* An MPMD part's own -host list: its hosts join the job's (a host already
+ * there is the same host), with the part's slots kept apart. */
+static int part_hosts(struct smrun_placement *p, const char *spec, int ppn, struct fill_set *f)
+{
+    char *copy = strdup(spec);
+    int rc = copy ? 0 : SMRUN_EXIT_FAILURE;
+    char *save = NULL;
+    for (char *item = copy ? strtok_r(copy, ",", &save) : NULL; item && rc == 0;
+         item = strtok_r(NULL, ",", &save)) {
+        int slots, i;
+        rc = split_colon(item, &slots, "an MPMD part's -host");
+        if (rc == 0 && (i = find_host(p, item, "an MPMD part's -host", &rc)) >= 0) {
+            f->idx[f->n] = i;
+            f->slots[f->n++] = ppn > 0 ? ppn : slots;
+        }
+    }
+    if (rc == 0 && f->n == 0) {
+        smrun_msg("an MPMD part's -host: '%s' names no host (see smrun --help)", spec);
         rc = SMRUN_EXIT_USAGE;
     }
     free(copy);
@@ -211,29 +263,78 @@ static int add_hostfile(struct smrun_placement *p, const char *path)
     return rc;
 }
 
+/* Places count ranks, from *next on: each host of f up to its slots before
+ * the next, wrapping around; f's cursor stays for the next call (MPMD parts
+ * without hosts of their own continue where the previous part left). */
+static void fill(struct smrun_placement *p, struct fill_set *f, int count, int *next)
+{
+    for (int k = 0; k < count; k++) {
+        while (f->filled >= f->slots[f->at]) {
+            f->at = (f->at + 1) % f->n;
+            f->filled = 0;
+        }
+        struct smrun_host *h = &p->hosts[f->idx[f->at]];
+        h->ranks[h->nranks++] = (*next)++;
+        f->filled++;
+    }
+}
+
+static void fill_free(struct fill_set *f)
+{
+    free(f->idx);
+    free(f->slots);
+}
+
+static int fill_alloc(struct fill_set *f, int n)
+{
+    memset(f, 0, sizeof *f);
+    f->idx = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+    f->slots = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+    return f->idx && f->slots ? 0 : SMRUN_EXIT_FAILURE;
+}
+
+/* The job's hosts are p->hosts[0..nglobal-1]; MPMD parts may name more. */
 static int place_ranks(struct smrun_placement *p, const struct smrun_options *o)
 {
+    int nglobal = p->nhosts, rc = 0;
     long total = 0;
-    for (int i = 0; i < p->nhosts; i++) {
+    for (int i = 0; i < nglobal; i++) {
         if (o->ppn > 0)
             p->hosts[i].slots = o->ppn;
         total += p->hosts[i].slots;
     }
     p->nranks = o->nranks_given ? o->nranks : (int)(total > 65536 ? 65536 : total);
-    for (int i = 0; i < p->nhosts; i++) {
-        p->hosts[i].ranks = calloc((size_t)p->nranks, sizeof(int));
-        if (!p->hosts[i].ranks)
-            return SMRUN_EXIT_FAILURE;
+    int nparts = o->napps > 1 ? o->napps : 1;
+    struct fill_set global, *parts = calloc((size_t)nparts, sizeof *parts);
+    if (!parts || fill_alloc(&global, nglobal) != 0) {
+        free(parts);
+        return SMRUN_EXIT_FAILURE;
     }
-    int next = 0;
-    while (next < p->nranks) {
-        for (int i = 0; i < p->nhosts && next < p->nranks; i++) {
-            struct smrun_host *h = &p->hosts[i];
-            for (int k = 0; k < h->slots && next < p->nranks; k++)
-                h->ranks[h->nranks++] = next++;
+    for (int i = 0; i < nglobal; i++) {
+        global.idx[global.n] = i;
+        global.slots[global.n++] = p->hosts[i].slots;
+    }
+    for (int a = 1; a < nparts && rc == 0; a++)
+        if (o->apps[a].hosts && (rc = fill_alloc(&parts[a], (int)strlen(o->apps[a].hosts) / 2 + 1)) == 0)
+            rc = part_hosts(p, o->apps[a].hosts, o->ppn, &parts[a]);
+    for (int i = 0; i < p->nhosts && rc == 0; i++)
+        if (!(p->hosts[i].ranks = calloc((size_t)p->nranks, sizeof(int))))
+            rc = SMRUN_EXIT_FAILURE;
+    for (int a = 0, next = 0; a < nparts && rc == 0; a++) {
+        int count = o->napps > 1 ? o->apps[a].nranks : p->nranks;
+        struct fill_set *f = a > 0 && o->apps[a].hosts ? &parts[a] : &global;
+        if (f->n == 0) {
+            smrun_msg("MPMD part %d has no -host and the job names no host (see smrun --help)", a);
+            rc = SMRUN_EXIT_USAGE;
+        } else {
+            fill(p, f, count, &next);
         }
     }
-    return 0;
+    for (int a = 0; a < nparts; a++)
+        fill_free(&parts[a]);
+    free(parts);
+    fill_free(&global);
+    return rc;
 }
 
 int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *p)
@@ -244,11 +345,39 @@ int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *
         rc = add_host_list(p, o->host_specs[i]);
     if (rc == 0 && o->hostfile)
         rc = add_hostfile(p, o->hostfile);
+    for (int i = 0; rc == 0 && !smrun_hosts_requested(o) && i < o->nalloc; i++)
+        rc = add_host(p, o->alloc[i].name, o->alloc[i].slots, o->alloc_src);
+    /* Only MPMD parts name hosts: the others run here, as with hydra. */
+    if (rc == 0 && p->nhosts == 0)
+        rc = add_host(p, "localhost", 1, "--host");
     if (rc == 0)
         rc = place_ranks(p, o);
     if (rc == SMRUN_EXIT_FAILURE)
         smrun_msg("out of memory");
     return rc;
+}
+
+int smrun_iface_addr(const char *ifname, struct sockaddr_storage *ss, socklen_t *len)
+{
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) != 0)
+        return -1;
+    int found = 0;
+    for (int family = AF_INET; !found && family != -1; family = family == AF_INET ? AF_INET6 : -1) {
+        for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next) {
+            if (!i->ifa_addr || i->ifa_addr->sa_family != family || strcmp(i->ifa_name, ifname) != 0)
+                continue;
+            if (family == AF_INET6 &&
+                IN6_IS_ADDR_LINKLOCAL(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr))
+                continue;   /* would need a scope on every host */
+            *len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+            memset(ss, 0, sizeof *ss);
+            memcpy(ss, i->ifa_addr, *len);
+            found = 1;
+        }
+    }
+    freeifaddrs(ifs);
+    return found ? 0 : -1;
 }
 
 void smrun_map_print(const char *host, const int *ranks, int n)

@@ -54,6 +54,9 @@ static int job_init(struct smrun_job *job, const struct smrun_options *opt, cons
         snprintf(job->kvsname, sizeof job->kvsname, "%s", share->kvsname);
     }
     job->launcher_pid = getpid();
+    job->node_index = share ? share->node : 0;
+    if (gethostname(job->host_name, sizeof job->host_name - 1) != 0)
+        snprintf(job->host_name, sizeof job->host_name, "localhost");
     job->devnull = job->wake_fd = -1;
     job->in.src = job->in.dst = job->in.child_fd = -1;
     job->ranks = calloc((size_t)job->n, sizeof *job->ranks);
@@ -64,7 +67,7 @@ static int job_init(struct smrun_job *job, const struct smrun_options *opt, cons
         r->rank = share ? share->ranks[i] : i;
         while (!share && app + 1 < opt->napps && i >= first + opt->apps[app].nranks)
             first += opt->apps[app++].nranks;
-        r->app = share ? 0 : app;
+        r->app = share ? (share->rank_app ? share->rank_app[i] : 0) : app;
         r->cpu = -1;
         r->pmi.fd = r->child_pmi_fd = r->child_out_fd = r->child_err_fd = -1;
         smrun_stream_init(&r->out, -1, STDOUT_FILENO, i);
@@ -98,6 +101,7 @@ static void job_free(struct smrun_job *job)
     free(job->ranks);
     free(job->cpus);
     smrun_env_free(job->env);
+    smrun_env_free(job->env_bare);
     smrun_kvs_free(&job->kvs);
 }
 
@@ -172,10 +176,20 @@ static int change_dir(struct smrun_options *o)
 /* Each MPMD part's program, found before any rank starts (a typo in the
  * last part must not leave the first parts running).  A relative path is
  * taken from the part's -wdir, where the rank will start. */
-static int resolve_parts(struct smrun_options *o)
+int smrun_app_of(const struct smrun_options *o, int r)
+{
+    int a = 0;
+    for (int first = 0; a + 1 < o->napps && r >= first + o->apps[a].nranks; a++)
+        first += o->apps[a].nranks;
+    return a;
+}
+
+int smrun_resolve_parts(struct smrun_options *o, const unsigned char *used)
 {
     for (int a = 0; a < o->napps; a++) {
         struct smrun_app *app = &o->apps[a];
+        if (used && !used[a])
+            continue;
         char name[PATH_MAX], path[PATH_MAX];
         const char *prog = app->argv[0];
         if (app->wdir && strchr(prog, '/') && prog[0] != '/')
@@ -193,6 +207,38 @@ static int resolve_parts(struct smrun_options *o)
     return 0;
 }
 
+/* The batch allocation (alloc.c) replaces a host list.  One whose nodes
+ * are all this machine needs no agent: the job stays a one-node job, with
+ * as many ranks as slots unless -n says otherwise. */
+static int use_allocation(struct smrun_options *o)
+{
+    int rc = smrun_alloc_read(o);
+    if (rc != 0 || o->nalloc == 0)
+        return rc ? rc : -1;
+    long slots = 0;
+    for (int i = 0; i < o->nalloc; i++) {
+        if (!smrun_is_local_host(o->alloc[i].name) && o->launch != SMRUN_LAUNCH_FORK)
+            return -1;   /* across hosts */
+        slots += o->alloc[i].slots;
+    }
+    if (o->launch == SMRUN_LAUNCH_FORK && o->nalloc > 1)
+        return -1;       /* several nodes, all started here */
+    if (!o->nranks_given)
+        o->nranks = slots > 65536 ? 65536 : (int)slots;
+    smap_debug("%s: every node is this host: no agents", o->alloc_src);
+    smrun_alloc_free(o);
+    return -1;
+}
+
+/* One node: every rank's output file exists before any rank starts. */
+static int prepare_outfiles(const struct smrun_options *o)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    struct smrun_outfile_where w = { .host = host, .node = 0, .size = o->nranks };
+    return smrun_outfiles_prepare(o, &w, NULL, o->nranks);
+}
+
 int main(int argc, char **argv)
 {
     smap_log_set_name("smrun");
@@ -201,18 +247,22 @@ int main(int argc, char **argv)
         return smrun_agent_main(argc, argv);
     struct smrun_options opt;
     int rc = smrun_options_parse(argc, argv, &opt);
+    if (rc < 0)
+        rc = use_allocation(&opt);
     if (rc < 0 && opt.wdir)
         rc = change_dir(&opt);
     if (rc < 0) {
         if (opt.verbose)
             smap_log_set_level(SMAP_LOG_DEBUG);
         char program[PATH_MAX];
-        if (smrun_hosts_requested(&opt)) {
+        if (smrun_across_hosts(&opt)) {
             rc = smrun_head_run(&opt);   /* the program is looked up on each host */
         } else {
             rc = smrun_resolve_program(opt.argv[0], program, sizeof program);
             if (rc == 0 && opt.napps > 1)
-                rc = resolve_parts(&opt);
+                rc = smrun_resolve_parts(&opt, NULL);
+            if (rc == 0 && smrun_outfiles_wanted(&opt))
+                rc = prepare_outfiles(&opt);
             if (rc == 0)
                 rc = smrun_run_ranks(&opt, program, NULL);
         }

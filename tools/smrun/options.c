@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <net/if.h>
 
 #include "smap_config.h"
 
@@ -26,7 +29,7 @@ static const char usage_text[] =
 "    smrun [options] [--] program [arguments...]\n"
 "    smrun --host h1:2,h2:2 [--launcher CMD] [options] [--] program [args...]\n"
 "    smrun [options] -n N1 prog1 [args...] : [-n N2] [-env VAR VALUE] [-x VAR]\n"
-"          [-wdir DIR] prog2 [args...] : ...   (MPMD)\n"
+"          [-wdir DIR] [-host LIST] [-envnone] prog2 [args...] : ...   (MPMD)\n"
 "\n"
 "DESCRIPTION\n"
 "    smrun starts N copies (ranks) of program on this node, serves them the\n"
@@ -66,6 +69,23 @@ static const char usage_text[] =
 "    --timestamp-output\n"
 "        Prefix each line a rank writes with the wall-clock time it was\n"
 "        forwarded, \"[YYYY-MM-DD HH:MM:SS.mmm] \" (before -l's tag).\n"
+"    --output-filename DIR[:nocopy,nojobid]\n"
+"        (Open MPI) Each rank's stdout and stderr also go to the files\n"
+"        DIR/1/rank.N/stdout and DIR/1/rank.N/stderr, N zero-padded to the\n"
+"        width of the largest rank (rank.00 .. rank.10).  nocopy: to the\n"
+"        files only; nojobid: DIR/rank.N/.  A relative DIR is taken from\n"
+"        where smrun starts (not -wdir); DIR may not contain ':'.\n"
+"    -outfile-pattern PATTERN, -errfile-pattern PATTERN\n"
+"        (hydra) Each rank's stdout (stderr) goes to the file PATTERN, not\n"
+"        to the terminal, with %r the rank, %h the host as placed, %p the\n"
+"        host's index in the job, %g the process group (0), %t the seconds\n"
+"        since the start (0: files are made before the ranks start), %% a\n"
+"        '%'.  Ranks whose names coincide share the file, line by line.\n"
+"        Files are made (truncated, with the user's umask) by the launching\n"
+"        smrun before any rank starts, so an unwritable place stops the job\n"
+"        at once (exit 1); across hosts each agent then appends to its\n"
+"        ranks' files, which must be on a file system the hosts share.\n"
+"        Lines in the files carry no -l or --timestamp-output tag.\n"
 "    --display-map\n"
 "        Before the ranks start, print on stderr which ranks go to which\n"
 "        host (\"smrun: map: host NAME: ranks A-B (N)\").\n"
@@ -79,7 +99,18 @@ static const char usage_text[] =
 "        Export each named variable with smrun's current value (-x for\n"
 "        each).\n"
 "    -genvall, -envall\n"
-"        Pass smrun's whole environment on: what smrun always does.\n"
+"        Pass smrun's whole environment on (the default).\n"
+"    -genvnone, -envnone\n"
+"        Pass none of smrun's environment (nor, across hosts, the agent's):\n"
+"        the ranks get only -genv/-env/-x/-genvlist and what smartmap\n"
+"        itself needs: PMI_FD, PMI_RANK, PMI_SIZE, SMAP_SESSION_DIR,\n"
+"        SMAP_LAUNCHER, SMAP_NODE_CPUS, SMAP_LOCAL_RANK, SMAP_NODE_NAME,\n"
+"        LD_PRELOAD=libsmartmap_heap.so (the heap preload, unless\n"
+"        SMAP_PRELOAD=0 is passed with -genv) and -iface's variables.  No\n"
+"        PATH, HOME, LD_LIBRARY_PATH, SMAP_* tunable or network setting\n"
+"        (FI_PROVIDER, UCX_*) unless passed that way.  The last of\n"
+"        -genvall/-genvnone wins; in an MPMD part, -envnone/-envall\n"
+"        override it for that part.\n"
 "    -q, --quiet\n"
 "        No warnings from smrun (errors are still reported).\n"
 "    --mca KEY VALUE, -gmca KEY VALUE\n"
@@ -92,12 +123,19 @@ static const char usage_text[] =
 "\n"
 "  MPMD (several programs in one MPI_COMM_WORLD, as hydra and Open MPI):\n"
 "    A lone ':' after a program's arguments starts another part: its own\n"
-"    -n N (default 1), -env VAR VALUE (-genv too), -x VAR[=VALUE] and -wdir\n"
-"    DIR, then its program and arguments.  Ranks are numbered part after\n"
+"    -n N (default 1), -env VAR VALUE (-genv too), -x VAR[=VALUE], -wdir\n"
+"    DIR, -host LIST, -envnone and -envall, then its program and\n"
+"    arguments.  Ranks are numbered part after\n"
 "    part; MPI_APPNUM is the part's index (0 for the first); the options\n"
 "    before the first program are the first part's and apply to every part.\n"
-"    Every part's program is found before any rank starts.  On one host\n"
-"    only for now (with --host/--hostfile: a usage error).\n"
+"    Every part's program is found before any rank starts (across hosts:\n"
+"    by each host's agent, before its ranks start).  Across hosts the parts'\n"
+"    ranks are placed one after the other as the ranks of a one-part job\n"
+"    would be (each host up to its slots, then the next), except that a\n"
+"    part may name its own hosts with -host LIST (-hosts, -H; the same\n"
+"    \"name:N\" syntax): its ranks fill those.  Parts without -host use the\n"
+"    job's hosts (--host, --hostfile, the allocation; this machine when\n"
+"    only parts name hosts).\n"
 "\n"
 "  Across hosts (any of --host/--hostfile makes a job across hosts):\n"
 "    --host LIST, -host, -hosts, -H LIST\n"
@@ -111,11 +149,20 @@ static const char usage_text[] =
 "        Ranks fill the hosts in order, each up to its slots before the next\n"
 "        (rank blocks), and wrap around to the first host while ranks remain.\n"
 "        Without -n the job has as many ranks as slots.\n"
-"    --launcher CMD, -launcher-exec CMD\n"
+"    --launcher CMD, -launcher-exec CMD, -bootstrap-exec CMD\n"
 "        The remote shell (default ssh), called as CMD HOST COMMAND... like\n"
 "        ssh; CMD may hold options (\"ssh -p 2222\").  This machine, named\n"
 "        localhost, by its host name (short or long) or by one of its\n"
-"        addresses, is started directly, without CMD.\n"
+"        addresses, is started directly, without CMD.  Under -launcher\n"
+"        slurm, -launcher-exec CMD is the srun to run.\n"
+"    -launcher NAME, -bootstrap NAME\n"
+"        hydra's launcher names: ssh or rsh (that remote shell), fork (every\n"
+"        host's agent is started on this machine), slurm (each host's agent\n"
+"        is one srun step: \"srun --nodelist=HOST --nodes=1 --ntasks=1\n"
+"        --kill-on-bad-exit --cpu-bind=none --mpi=none --overlap smrun\n"
+"        --agent ...\"; the default inside a Slurm allocation whose nodes\n"
+"        smrun uses).  Any other word is a remote-shell command, as with\n"
+"        --launcher; pbs, lsf, sge, ll, manual and persist are refused.\n"
 "    --head-addr ADDR, -localhost ADDR\n"
 "        Address on which this smrun listens for its agents: IPv4 (or a\n"
 "        name), optionally ADDR:PORT, or IPv6 as ::1, [::1] or [::1]:PORT\n"
@@ -123,12 +170,34 @@ static const char usage_text[] =
 "        host.  Default: SMRUN_HEAD_ADDR,\n"
 "        else the first non-loopback IPv4 address of an interface that is\n"
 "        up (127.0.0.1 when every host is localhost).\n"
+"    -iface IF, --iface IF\n"
+"        (hydra) The network interface of the job: without --head-addr the\n"
+"        head listens on IF's first address (IPv4, else IPv6), and the\n"
+"        ranks' network engines get IF as FI_TCP_IFACE, FI_NET_IFACE,\n"
+"        FI_SOCKETS_IFACE and UCX_NET_DEVICES (over each host's own\n"
+"        values) unless smrun's environment or -genv/-x sets one.  IF must\n"
+"        exist on this machine (else exit 2) and, by that name, on every\n"
+"        host.\n"
 "        Each host runs one agent, \"smrun --agent ...\" (the same path as\n"
 "        this smrun), which connects back, forks that host's ranks, serves\n"
 "        them PMI-1 (the key-value space and barrier span every host) and\n"
 "        relays their output, signals and exits.  Ranks get the agent's\n"
 "        environment, plus the variables of smrun's environment the agent\n"
 "        lacks, plus -x/-genv, and start in smrun's working directory.\n"
+"\n"
+"  Batch allocations (without --host/--hostfile):\n"
+"    Inside a Slurm allocation (SLURM_JOB_NODELIST, else SLURM_NODELIST,\n"
+"    e.g. \"node[01-03,07],gpu5\", with SLURM_TASKS_PER_NODE, e.g.\n"
+"    \"2(x3),1,4\": slots per node in the list's order) or a PBS/Torque one\n"
+"    (PBS_NODEFILE: one line per slot), the allocation's nodes are the host\n"
+"    list: ranks fill them in order, each up to its slots, and without -n\n"
+"    the job has as many ranks as slots (as with Open MPI and hydra).\n"
+"    Slurm nodes are started through srun (see -launcher slurm; another\n"
+"    -launcher or --launcher wins), PBS nodes through the remote shell.\n"
+"    An allocation whose nodes are all this machine is a one-node job\n"
+"    without agents or srun.  --host/--hostfile win over the allocation\n"
+"    (and go through the remote shell unless -launcher slurm is given).\n"
+"    A malformed value is an error naming the variable (exit 2).\n"
 "\n"
 "    -v, --verbose\n"
 "        Trace the launch and the PMI traffic on stderr.\n"
@@ -156,7 +225,9 @@ static const char usage_text[] =
 "\n"
 "    Read by smrun:\n"
 "    MPIEXEC_TIMEOUT   default for --timeout, in seconds\n"
-"    SMRUN_HEAD_ADDR   default for --head-addr\n"
+"    SMRUN_HEAD_ADDR   default for --head-addr (-iface wins over it)\n"
+"    SLURM_JOB_NODELIST, SLURM_NODELIST, SLURM_TASKS_PER_NODE, PBS_NODEFILE\n"
+"                      the batch allocation (see Batch allocations)\n"
 "    SMRUN_BIND_TO     default for --bind-to (core or none), e.g. for test\n"
 "                      suites that run several jobs at once\n"
 "    PATH              searched for a program named without '/'\n"
@@ -329,6 +400,78 @@ static int opt_envlist(struct smrun_options *o, const char *opt, const char *lis
     return SMRUN_CONTINUE;
 }
 
+/* -launcher NAME (hydra): ssh, rsh, fork or slurm; any other word is the
+ * remote-shell command itself, as smrun's --launcher CMD always was. */
+static int opt_launcher(struct smrun_options *o, const char *opt, const char *arg)
+{
+    static const char *const unsupported[] = { "pbs", "ll", "lsf", "sge", "manual", "persist" };
+    if (!*arg)
+        return usage_error("%s: empty launcher command%s", opt, "");
+    for (size_t i = 0; i < SMAP_ARRAY_SIZE(unsupported); i++)
+        if (strcmp(arg, unsupported[i]) == 0)
+            return usage_error("%s %s: not supported (use ssh, rsh, fork, slurm or a remote-shell "
+                               "command)", opt, arg);
+    if (strcmp(arg, "fork") == 0) {
+        o->launch = SMRUN_LAUNCH_FORK;
+    } else if (strcmp(arg, "slurm") == 0) {
+        o->launch = SMRUN_LAUNCH_SLURM;
+    } else {
+        o->launch = SMRUN_LAUNCH_RSH;
+        o->launcher = arg;
+    }
+    return SMRUN_CONTINUE;
+}
+
+/* --output-filename DIR[:nocopy,nojobid] (Open MPI's directives, any
+ * case); DIR is taken from where smrun starts, before -wdir. */
+static int opt_output_filename(struct smrun_options *o, const char *opt, const char *arg)
+{
+    char dir[PATH_MAX], cwd[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", arg);
+    char *colon = strrchr(dir, ':');
+    if (colon) {
+        *colon = '\0';
+        char *save = NULL;
+        for (char *d = strtok_r(colon + 1, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+            if (strcasecmp(d, "nocopy") == 0)
+                o->output_nocopy = 1;
+            else if (strcasecmp(d, "nojobid") == 0)
+                o->output_nojobid = 1;
+            else
+                return usage_error("--output-filename: unknown directive '%s' (known: nocopy, "
+                                   "nojobid)%s", d, "");
+        }
+    }
+    if (!dir[0])
+        return usage_error("%s: empty directory%s", opt, "");
+    if (dir[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return usage_error("%s: cannot tell the current directory%s", opt, "");
+    free(o->output_dir);
+    if (asprintf(&o->output_dir, "%s%s%s", dir[0] == '/' ? "" : cwd, dir[0] == '/' ? "" : "/",
+                 dir) < 0) {
+        o->output_dir = NULL;
+        return SMRUN_EXIT_FAILURE;
+    }
+    return SMRUN_CONTINUE;
+}
+
+/* hydra's -outfile-pattern/-errfile-pattern: %r %h %p %g %t %%. */
+static int opt_pattern(char **dst, const char *opt, const char *arg)
+{
+    char bad = 0;
+    if (!*arg)
+        return usage_error("%s: empty file name%s", opt, "");
+    if (smrun_outfiles_check_pattern(arg, &bad) != 0) {
+        char what[8];
+        snprintf(what, sizeof what, "%%%c", bad);
+        return usage_error(bad ? "%s: unknown specifier '%s' (known: %%r, %%h, %%p, %%g, %%t, %%%%)"
+                               : "%s: a '%%' at the end%s", opt, bad ? what : "");
+    }
+    free(*dst);
+    *dst = strdup(arg);
+    return *dst ? SMRUN_CONTINUE : SMRUN_EXIT_FAILURE;
+}
+
 static int opt_host(struct smrun_options *o, char *arg)
 {
     char **specs = realloc(o->host_specs, (size_t)(o->nhost_specs + 1) * sizeof *specs);
@@ -341,8 +484,9 @@ static int opt_host(struct smrun_options *o, char *arg)
 
 enum opt_id {
     O_NP, O_X, O_GENV, O_BIND, O_REPORT, O_TAG, O_TIMEOUT, O_VERBOSE, O_HELP, O_VERSION,
-    O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_HEAD_ADDR,
+    O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
+    O_ENVNONE, O_ENVALL, O_OUTPUT_FILENAME, O_OUTFILE, O_ERRFILE, O_IFACE,
 };
 
 struct opt_def {
@@ -366,8 +510,10 @@ static const struct opt_def opt_table[] = {
     { "host", O_HOST, 1 },      { "hosts", O_HOST, 1 },     { "H", O_HOST, 1 },
     { "hostfile", O_HOSTFILE, 1 }, { "f", O_HOSTFILE, 1 }, { "machinefile", O_HOSTFILE, 1 },
     { "ppn", O_PPN, 1 },        { "npernode", O_PPN, 1 },
-    { "launcher", O_LAUNCHER, 1 }, { "launcher-exec", O_LAUNCHER, 1 },
+    { "launcher", O_LAUNCHER, 1 }, { "bootstrap", O_LAUNCHER, 1 },
+    { "launcher-exec", O_LAUNCHER_EXEC, 1 }, { "bootstrap-exec", O_LAUNCHER_EXEC, 1 },
     { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
+    { "iface", O_IFACE, 1 },
     { "N", O_PPN, 1 },
     { "timestamp-output", O_TIMESTAMP, 0 },
     { "display-map", O_DISPLAY_MAP, 0 },
@@ -378,7 +524,10 @@ static const struct opt_def opt_table[] = {
     /* What smartmap does anyway: accepted so that scripts written for
      * Open MPI or hydra run unchanged. */
     { "oversubscribe", O_ACCEPTED, 0 }, { "allow-run-as-root", O_ACCEPTED, 0 },
-    { "genvall", O_ACCEPTED, 0 }, { "envall", O_ACCEPTED, 0 },
+    { "genvall", O_ENVALL, 0 }, { "envall", O_ENVALL, 0 },
+    { "genvnone", O_ENVNONE, 0 }, { "envnone", O_ENVNONE, 0 },
+    { "output-filename", O_OUTPUT_FILENAME, 1 },
+    { "outfile-pattern", O_OUTFILE, 1 }, { "errfile-pattern", O_ERRFILE, 1 },
 };
 
 /* Finds the option for "-name", "--name" or "--name=value". */
@@ -411,12 +560,18 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         if (parse_nranks(args[0], &o->ppn))
             return usage_error("%s: '%s' is not a valid number of ranks per host", opt, args[0]);
         return SMRUN_CONTINUE;
-    case O_LAUNCHER:
+    case O_LAUNCHER:       return opt_launcher(o, opt, args[0]);
+    case O_LAUNCHER_EXEC:
         if (!*args[0])
             return usage_error("%s: empty launcher command%s", opt, "");
         o->launcher = args[0];
         return SMRUN_CONTINUE;
     case O_HEAD_ADDR: o->head_addr = args[0]; return SMRUN_CONTINUE;
+    case O_IFACE:
+        if (!*args[0])
+            return usage_error("%s: empty interface name%s", opt, "");
+        o->iface = args[0];
+        return SMRUN_CONTINUE;
     case O_X:       return opt_export(o, args[0]);
     case O_GENV:    return opt_genv(o, args[0], args[1]);
     case O_BIND:    return opt_bind(o, args[0]);
@@ -437,6 +592,11 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
                       "(its tunables are SMAP_* variables: smartmap_info)", opt, args[0], args[1]);
         return SMRUN_CONTINUE;
     case O_ACCEPTED: return SMRUN_CONTINUE;
+    case O_ENVNONE: o->envnone = 1; return SMRUN_CONTINUE;
+    case O_ENVALL:  o->envnone = 0; return SMRUN_CONTINUE;
+    case O_OUTPUT_FILENAME: return opt_output_filename(o, opt, args[0]);
+    case O_OUTFILE: return opt_pattern(&o->outfile_pattern, opt, args[0]);
+    case O_ERRFILE: return opt_pattern(&o->errfile_pattern, opt, args[0]);
     case O_VERBOSE: o->verbose = 1; return SMRUN_CONTINUE;
     case O_TIMEOUT:
         if (parse_seconds(args[0], &o->timeout_s))
@@ -470,6 +630,37 @@ static int defaults_from_env(struct smrun_options *o)
     return SMRUN_CONTINUE;
 }
 
+/* -iface IF: the interface must exist here (where the head listens); the
+ * ranks' network engines get it through their variables, unless the user
+ * set one (in smrun's environment or with -genv/-x). */
+static int apply_iface(struct smrun_options *o)
+{
+    static const char *const vars[] = { "FI_TCP_IFACE", "FI_NET_IFACE", "FI_SOCKETS_IFACE",
+                                        "UCX_NET_DEVICES" };
+    if (!o->iface)
+        return SMRUN_CONTINUE;
+    if (if_nametoindex(o->iface) == 0) {
+        char names[512] = "";
+        struct if_nameindex *ifs = if_nameindex();
+        for (struct if_nameindex *i = ifs; i && i->if_name; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     names[0] ? ", " : "", i->if_name);
+        if (ifs)
+            if_freenameindex(ifs);
+        smrun_msg("-iface %s: no such network interface here (there are: %s)", o->iface, names);
+        return SMRUN_EXIT_USAGE;
+    }
+    for (size_t v = 0; v < SMAP_ARRAY_SIZE(vars); v++) {
+        size_t n = strlen(vars[v]);
+        int given = getenv(vars[v]) != NULL;
+        for (int i = 0; i < o->nenv && !given; i++)
+            given = strncmp(o->env[i], vars[v], n) == 0 && o->env[i][n] == '=';
+        if (!given && add_env(o, vars[v], n, o->iface))
+            return SMRUN_EXIT_FAILURE;
+    }
+    return SMRUN_CONTINUE;
+}
+
 /* ---- MPMD: "-n 1 ./a x : -n 2 -env V 1 ./b y" ------------------------- */
 
 static int is_colon(const char *a)
@@ -489,11 +680,18 @@ static int parse_part_options(int argc, char **argv, int k, struct smrun_app *a,
             break;
         }
         const char *name = arg + (arg[1] == '-' ? 2 : 1);
+        if (!strcmp(name, "envnone") || !strcmp(name, "envall")) {
+            a->envnone = !strcmp(name, "envnone");
+            k++;
+            continue;
+        }
+        int is_host = !strcmp(name, "host") || !strcmp(name, "hosts") || !strcmp(name, "H");
         int nargs = !strcmp(name, "env") || !strcmp(name, "genv") ? 2 :
                     !strcmp(name, "n") || !strcmp(name, "np") || !strcmp(name, "x") ||
-                    !strcmp(name, "wdir") || !strcmp(name, "wd") ? 1 : -1;
+                    !strcmp(name, "wdir") || !strcmp(name, "wd") || is_host ? 1 : -1;
         if (nargs < 0)
-            return usage_error("option '%s' is not one of an MPMD part's (-n, -env, -x, -wdir); "
+            return usage_error("option '%s' is not one of an MPMD part's (-n, -env, -x, -wdir, "
+                               "-host, -envnone, -envall); "
                                "put it before the first program%s", arg, "");
         if (k + nargs >= argc)
             return usage_error("option '%s' needs %s", arg, nargs == 2 ? "two arguments" : "an argument");
@@ -504,6 +702,10 @@ static int parse_part_options(int argc, char **argv, int k, struct smrun_app *a,
                                    arg, v);
         } else if (!strcmp(name, "wdir") || !strcmp(name, "wd")) {
             a->wdir = v;
+        } else if (is_host) {
+            if (!*v)
+                return usage_error("%s: empty host list%s", arg, "");
+            a->hosts = v;
         } else if (nargs == 2 || strchr(v, '=')) {
             const char *eq = nargs == 2 ? NULL : strchr(v, '=');
             size_t nlen = eq ? (size_t)(eq - v) : strlen(v);
@@ -532,14 +734,12 @@ static int parse_mpmd(int argc, char **argv, int first, struct smrun_options *o)
         k++;
     if (k >= argc)
         return SMRUN_CONTINUE;
-    if (smrun_hosts_requested(o))
-        return usage_error("MPMD (':') across hosts is not supported yet: run one program per job "
-                           "there, or start the parts on this host%s%s", "", "");
     struct smrun_app *apps = calloc(1, sizeof *apps);
     if (!apps)
         return SMRUN_EXIT_FAILURE;
     apps[0].argv = o->argv;
     apps[0].nranks = o->nranks;
+    apps[0].envnone = -1;
     o->apps = apps;
     long total = o->nranks;
     while (k < argc && is_colon(argv[k])) {
@@ -551,6 +751,7 @@ static int parse_mpmd(int argc, char **argv, int first, struct smrun_options *o)
         struct smrun_app *a = &apps[o->napps++];
         memset(a, 0, sizeof *a);
         a->nranks = 1;
+        a->envnone = -1;
         int prog = 0;
         int rc = parse_part_options(argc, argv, k + 1, a, &prog);
         if (rc != SMRUN_CONTINUE)
@@ -604,8 +805,14 @@ int smrun_options_parse(int argc, char **argv, struct smrun_options *o)
             return rc;
         i += used;
     }
+    if (o->output_dir && (o->outfile_pattern || o->errfile_pattern))
+        return usage_error("--output-filename and -outfile-pattern/-errfile-pattern: use one "
+                           "or the other%s%s", "", "");
     if (i >= argc)
         return usage_error("no program to run%s%s", "", "");
+    rc = apply_iface(o);
+    if (rc != SMRUN_CONTINUE)
+        return rc;
     o->argv = &argv[i];
     return parse_mpmd(argc, argv, i, o);
 }
@@ -626,6 +833,11 @@ void smrun_options_free(struct smrun_options *o)
         free(o->env[i]);
     free(o->env);
     free(o->host_specs);
+    smrun_alloc_free(o);
+    free(o->output_dir);
+    free(o->outfile_pattern);
+    free(o->errfile_pattern);
+    o->output_dir = o->outfile_pattern = o->errfile_pattern = NULL;
     o->host_specs = NULL;
     o->nhost_specs = 0;
     o->env = NULL;

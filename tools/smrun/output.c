@@ -91,6 +91,7 @@ void smrun_stream_init(struct smrun_stream *s, int fd, int dest, int rank)
 {
     memset(s, 0, sizeof *s);
     s->fd = fd;
+    s->file_fd = -1;
     s->dest = dest;
     s->rank = rank;
 }
@@ -112,21 +113,45 @@ static size_t make_tag(int what, int rank, char *tag, size_t cap)
     return n;
 }
 
+/* A rank's output file gets what the rank wrote, untagged, in whole lines
+ * (O_APPEND: ranks sharing the file never cut each other's lines). */
+static void to_file(struct smrun_stream *s, const char *p, size_t n)
+{
+    while (n > 0 && s->file_fd >= 0) {
+        ssize_t w = write(s->file_fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            smrun_msg("warning: rank %d's output file: %s; its output is lost from here on",
+                      s->rank, w < 0 ? strerror(errno) : "nothing written");
+            close(s->file_fd);
+            s->file_fd = -1;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
 static void forward(struct smrun_job *job, struct smrun_stream *s, enum forward_mode mode)
 {
     static struct emitter e;
     e.job = job;
     e.fd = s->dest;
     e.len = 0;
+    int term = s->file_fd < 0 || s->copy;   /* to smrun's stdout/stderr too */
     char tag[64];
     size_t taglen = job->opt->tag_output ? make_tag(job->opt->tag_output, s->rank, tag, sizeof tag) : 0;
+    if (!term)
+        taglen = 0;
     size_t start = 0;
     char *nl;
     while ((nl = memchr(s->buf + start, '\n', s->len - start)) != NULL) {
         size_t end = (size_t)(nl - s->buf) + 1;
         if (taglen && !s->mid_line)
             emit(&e, tag, taglen);
-        emit(&e, s->buf + start, end - start);
+        if (term)
+            emit(&e, s->buf + start, end - start);
         s->mid_line = 0;
         start = end;
     }
@@ -134,7 +159,8 @@ static void forward(struct smrun_job *job, struct smrun_stream *s, enum forward_
     if (rest && mode != FWD_LINES) {
         if (taglen && !s->mid_line)
             emit(&e, tag, taglen);
-        emit(&e, s->buf + start, rest);
+        if (term)
+            emit(&e, s->buf + start, rest);
         s->mid_line = 1;
         if (mode == FWD_FINAL && taglen) {
             emit(&e, "\n", 1);   /* a tagged stream always ends its line */
@@ -143,6 +169,7 @@ static void forward(struct smrun_job *job, struct smrun_stream *s, enum forward_
         start = s->len;
         rest = 0;
     }
+    to_file(s, s->buf, start);
     emit_flush(&e);
     memmove(s->buf, s->buf + start, rest);
     s->len = rest;
@@ -220,6 +247,9 @@ void smrun_stream_close(struct smrun_job *job, struct smrun_stream *s)
     if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;
+    if (s->file_fd >= 0)
+        close(s->file_fd);
+    s->file_fd = -1;
     free(s->buf);
     s->buf = NULL;
     s->len = s->cap = 0;

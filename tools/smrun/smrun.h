@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "base/compiler.h"
@@ -43,7 +44,23 @@ struct smrun_app {
     char **env;              /* "VAR=value" of this part's -env/-x, over the global ones */
     int nenv;
     const char *wdir;        /* NULL: the job's */
+    int envnone;             /* -envnone 1, -envall 0, -1: the global choice */
+    const char *hosts;       /* this part's -host list (hydra, Open MPI); NULL: the job's */
     char *path;              /* the program as found (main.c), malloc'd */
+};
+
+/* How agents are started on hosts other than this one (-launcher). */
+enum smrun_launch {
+    SMRUN_LAUNCH_DEFAULT,    /* srun in a Slurm allocation whose nodes we use, else the remote shell */
+    SMRUN_LAUNCH_RSH,        /* the remote shell: --launcher CMD (default ssh) */
+    SMRUN_LAUNCH_FORK,       /* every agent here (hydra's -launcher fork) */
+    SMRUN_LAUNCH_SLURM,      /* srun --nodelist=HOST ... (hydra's -launcher slurm) */
+};
+
+/* A node of the batch allocation (alloc.c). */
+struct smrun_alloc_host {
+    char *name;
+    int slots;
 };
 
 /* What each forwarded line is prefixed with (-l, --timestamp-output). */
@@ -67,18 +84,59 @@ struct smrun_options {
     int nhost_specs;
     const char *hostfile;
     int ppn;                 /* 0: the hosts' slots */
-    const char *launcher;    /* remote shell; NULL: ssh */
+    const char *launcher;    /* remote shell (or srun's path under -launcher slurm); NULL: ssh, srun */
+    enum smrun_launch launch;
+    /* The batch allocation, when no host option is given (alloc.c). */
+    struct smrun_alloc_host *alloc;
+    int nalloc;
+    const char *alloc_src;   /* the variable it came from, for messages */
+    int alloc_slurm;         /* from Slurm: agents start through srun by default */
     const char *head_addr;   /* NULL: SMRUN_HEAD_ADDR or chosen */
+    const char *iface;       /* -iface: the network interface of the head and the ranks */
     const char *wdir;        /* -wdir: the ranks' working directory; NULL: smrun's */
     struct smrun_app *apps;  /* MPMD parts after the first (index 1..napps-1); NULL: none */
     int napps;               /* 1 without ':' */
     int quiet;               /* -q: no warnings */
+    int envnone;             /* -genvnone: ranks inherit no variable of smrun's environment */
+    /* Per-rank output files (outfiles.c). */
+    char *output_dir;        /* --output-filename, made absolute; malloc'd */
+    int output_nocopy, output_nojobid;
+    char *outfile_pattern, *errfile_pattern;   /* hydra's; malloc'd */
 };
 
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
  * (0 after --help/--version, SMRUN_EXIT_USAGE after an error). */
 int smrun_options_parse(int argc, char **argv, struct smrun_options *o);
 void smrun_options_free(struct smrun_options *o);
+
+/* ---- alloc.c: the batch system's allocation ------------------------------ */
+
+/* Without --host/--hostfile: reads a Slurm (SLURM_JOB_NODELIST and
+ * SLURM_TASKS_PER_NODE) or PBS (PBS_NODEFILE) allocation into o->alloc.
+ * Returns 0 (nothing found is fine), or an exit code after a message. */
+int smrun_alloc_read(struct smrun_options *o);
+void smrun_alloc_free(struct smrun_options *o);
+
+/* ---- outfiles.c: per-rank output files --------------------------------- */
+
+struct smrun_outfile_where {
+    const char *host;        /* %h: the host as placed */
+    int node;                /* %p: its index among the job's hosts */
+    int size;                /* ranks in the job (--output-filename's padding) */
+};
+
+int smrun_outfiles_wanted(const struct smrun_options *o);
+/* 0, or -1 with *bad the unknown specifier ('\0': a '%' at the end). */
+int smrun_outfiles_check_pattern(const char *pattern, char *bad);
+/* Rank's stdout (which 1) or stderr (2) file: 0, 1 when it has none, -1
+ * when the name does not fit. */
+int smrun_outfiles_path(const struct smrun_options *o, int which, const struct smrun_outfile_where *w,
+                        int rank, char *out, size_t len);
+/* The launching smrun, before anything starts: makes (truncates) the files
+ * of ranks[0..n-1] (NULL: 0..n-1) on host w.  0, or an exit code after a
+ * message. */
+int smrun_outfiles_prepare(const struct smrun_options *o, const struct smrun_outfile_where *w,
+                           const int *ranks, int n);
 
 /* ---- preload.c -------------------------------------------------------- */
 
@@ -137,12 +195,20 @@ struct smrun_placement {
     int nranks;
 };
 
-/* Nonzero when the command line names hosts (the job goes through agents). */
+/* Nonzero when the command line names hosts. */
 int smrun_hosts_requested(const struct smrun_options *o);
+/* Nonzero when the job goes through agents: hosts named, or an allocation
+ * with a node other than this machine (main.c drops an all-local one). */
+int smrun_across_hosts(const struct smrun_options *o);
+/* This machine by one of its names or addresses (never looked up). */
+int smrun_is_local_host(const char *name);
 /* Reads --host/--hostfile/-ppn/-n into a placement: hosts in order, each
  * filled with its slots (or -ppn) before the next, wrapping around while
  * ranks remain.  Returns 0, or an exit code after a message. */
 int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *p);
+/* The first address of interface ifname (IPv4 first, then IPv6 other than
+ * link-local) into ss: 0, or -1 when it has none. */
+int smrun_iface_addr(const char *ifname, struct sockaddr_storage *ss, socklen_t *len);
 /* --display-map: "smrun: map: host NAME: ranks 0-3,8 (5)". */
 void smrun_map_print(const char *host, const int *ranks, int n);
 void smrun_placement_free(struct smrun_placement *p);
@@ -187,6 +253,8 @@ struct smrun_stream {
     char *buf;
     size_t len, cap;
     int mid_line;            /* tagged output stopped inside a line */
+    int file_fd;             /* its output file (outfiles.c), -1: none */
+    int copy;                /* with a file: to dest too */
     double partial_since;    /* when the buffered partial line arrived, 0 if none */
 };
 
@@ -236,6 +304,8 @@ struct smrun_job {
     struct smrun_rank *ranks;
     struct smrun_agent *agent;   /* non-NULL: this smrun is an agent of a head */
     const char *node_name;   /* SMAP_NODE_NAME for the ranks (agent), or NULL */
+    int node_index;          /* the host's index in the job (0 on one node) */
+    char host_name[256];     /* this machine's name (one node: for %h) */
     pid_t launcher_pid;
     int alive;               /* ranks not yet reaped */
 
@@ -243,6 +313,7 @@ struct smrun_job {
     int ncpus;
     int bind;                /* ranks are pinned */
     char **env;              /* environment shared by all ranks (NULL-terminated) */
+    char **env_bare;         /* the same without smrun's inherited environment (-envnone), or NULL */
 
     struct smrun_session session;
     char kvsname[64];
@@ -289,6 +360,10 @@ int smrun_allowed_cpus(int **cpus);
 int smrun_spawn_all(struct smrun_job *job);
 void smrun_env_free(char **env);
 
+/* Opens the output files of rank r (after its channels exist); 0, or -1
+ * after failing the job. */
+int smrun_outfiles_attach(struct smrun_job *job, struct smrun_rank *r);
+
 /* ---- foreign.c -------------------------------------------------------- */
 
 /* Copies into lib the first library of another MPI (Open MPI, MPICH) the
@@ -334,9 +409,17 @@ struct smrun_share {
     int n, size;             /* ranks here, ranks in the job */
     const int *ranks;        /* their global ranks */
     const char *kvsname, *node_name;
+    int node;                /* the host's index */
+    const int *rank_app;     /* each rank's MPMD part; NULL: all part 0 */
     char **kv;               /* key, value, key, value... to preload */
     int nkv;
 };
+
+/* Finds the program of each MPMD part whose used[] is set (NULL: every
+ * part) before any rank starts.  0 or an exit code after a message. */
+int smrun_resolve_parts(struct smrun_options *o, const unsigned char *used);
+/* The MPMD part of global rank r (0 without ':'). */
+int smrun_app_of(const struct smrun_options *o, int r);
 
 /* Starts the ranks on this node and runs them to the end (share NULL: the
  * whole job is here).  Returns smrun's exit code. */

@@ -163,12 +163,13 @@ static char *format_var(const char *name, const char *fmt, ...)
     return s;
 }
 
-/* smrun's environment, then -x/-genv, then the job-wide variables of smrun.
- * PMI_FD and PMI_RANK are added per rank in the child. */
-static char **build_env(const struct smrun_job *job)
+/* smrun's environment (unless inherit is 0: -genvnone), then -x/-genv, then
+ * the job-wide variables of smrun.  PMI_FD and PMI_RANK are added per rank
+ * in the child. */
+static char **build_env(const struct smrun_job *job, int inherit)
 {
     size_t n = 0;
-    while (environ[n])
+    while (inherit && environ[n])
         n++;
     char **env = calloc(n + (size_t)job->opt->nenv + 8, sizeof *env);
     if (!env)
@@ -235,8 +236,10 @@ static _Noreturn void exec_rank(struct smrun_job *job, struct smrun_rank *r)
     const struct smrun_app *app = job->opt->napps > 1 ? &job->opt->apps[r->app] : NULL;
     if (app && app->wdir && chdir(app->wdir) != 0)
         child_fail(app->wdir);
+    int none = app && app->envnone >= 0 ? app->envnone : job->opt->envnone;
+    char **base = none ? job->env_bare : job->env;
     size_t n = 0;
-    while (job->env[n])
+    while (base[n])
         n++;
     int nlocal = app ? app->nenv : 0;
     char **env = calloc(n + (size_t)nlocal + 4, sizeof *env);
@@ -245,7 +248,7 @@ static _Noreturn void exec_rank(struct smrun_job *job, struct smrun_rank *r)
     /* The part's own variables first: getenv takes the first match. */
     if (nlocal)
         memcpy(env, app->env, (size_t)nlocal * sizeof *env);
-    memcpy(env + nlocal, job->env, n * sizeof *env);
+    memcpy(env + nlocal, base, n * sizeof *env);
     n += (size_t)nlocal;
     env[n] = format_var("PMI_FD", "%d", r->child_pmi_fd);
     env[n + 1] = format_var("PMI_RANK", "%d", r->rank);
@@ -339,15 +342,34 @@ static void choose_binding(struct smrun_job *job)
         job->ranks[i].cpu = job->bind ? job->cpus[i % job->ncpus] : -1;
 }
 
+static char **make_env(const struct smrun_job *job, int inherit)
+{
+    char **env = build_env(job, inherit);
+    if (env && smrun_preload_apply(&env) != 0) {   /* interpreters' heap */
+        smrun_env_free(env);
+        env = NULL;
+    }
+    return env;
+}
+
+/* -genvnone, or an MPMD part's -envnone. */
+static int wants_bare(const struct smrun_job *job)
+{
+    if (job->opt->envnone)
+        return 1;
+    for (int a = 0; a < job->opt->napps && job->opt->apps; a++)
+        if (job->opt->apps[a].envnone == 1)
+            return 1;
+    return 0;
+}
+
 int smrun_spawn_all(struct smrun_job *job)
 {
     choose_binding(job);
-    job->env = build_env(job);
-    if (job->env && smrun_preload_apply(&job->env) != 0) {   /* interpreters' heap */
-        smrun_env_free(job->env);
-        job->env = NULL;
-    }
-    if (!job->env || make_stdin(job) != 0) {
+    job->env = make_env(job, 1);
+    if (job->env && wants_bare(job))
+        job->env_bare = make_env(job, 0);
+    if (!job->env || (wants_bare(job) && !job->env_bare) || make_stdin(job) != 0) {
         smrun_job_fail(job, SMRUN_EXIT_FAILURE, "cannot set up the job: %s", strerror(errno));
         return -1;
     }
@@ -356,6 +378,10 @@ int smrun_spawn_all(struct smrun_job *job)
         if (make_channels(r) != 0) {
             smrun_job_fail(job, SMRUN_EXIT_FAILURE, "cannot create the channels of rank %d: %s",
                            i, strerror(errno));
+            return -1;
+        }
+        if (smrun_outfiles_attach(job, r) != 0) {
+            close_child_ends(r);
             return -1;
         }
         pid_t pid = fork();
