@@ -226,6 +226,20 @@ static int place_ranks(struct smrun_placement *p, const struct smrun_options *o)
             return SMRUN_EXIT_FAILURE;
     }
     int next = 0;
+    if (o->map == SMRUN_LV_NODE || o->rank_by == SMRUN_LV_NODE) {
+        /* --map-by node: one rank per host in turn, hosts whose slots are
+         * used up skipped until every host's are */
+        for (int full = 0; next < p->nranks;) {
+            int placed = 0;
+            for (int i = 0; i < p->nhosts && next < p->nranks; i++) {
+                struct smrun_host *h = &p->hosts[i];
+                if (full || h->nranks < h->slots)
+                    h->ranks[h->nranks++] = next++, placed = 1;
+            }
+            full |= !placed;
+        }
+        return 0;
+    }
     while (next < p->nranks) {
         for (int i = 0; i < p->nhosts && next < p->nranks; i++) {
             struct smrun_host *h = &p->hosts[i];
