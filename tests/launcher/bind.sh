@@ -1,4 +1,4 @@
-# --bind-to core pins rank i to the i-th CPU of smrun's own affinity mask
+# --bind-to core pins rank i to the i-th core of smrun's own affinity mask
 # (seen with sched_getaffinity in the ranks); none leaves the mask alone;
 # the default binds only when the ranks fit; --report-bindings prints it.
 source "$SMAP_SRC/tests/launcher/lib.sh"
@@ -45,7 +45,7 @@ done
 # ...but round robin when asked.
 run_job --bind-to core -n $n "$RANKPROG" affinity
 expect_rc 0
-expect_err "binding round robin"
+expect_err "mapping wraps around, ranks share CPUs"
 [ "$(cpus_of $((n - 1)))" = "$first" ] || fail "rank $((n - 1)) should wrap to CPU $first"
 
 # SMRUN_BIND_TO sets the default; the command line wins.
@@ -55,11 +55,23 @@ expect_rc 0
 SMRUN_BIND_TO=none run_job --bind-to core -n 1 "$RANKPROG" affinity
 expect_rc 0
 [ "$(cpus_of 0)" = "$first" ] || fail "--bind-to core did not override SMRUN_BIND_TO"
-SMRUN_BIND_TO=sockets run_job "$RANKPROG"
+SMRUN_BIND_TO=sockts run_job "$RANKPROG"
 expect_rc 2
-expect_err "SMRUN_BIND_TO='sockets' is not supported"
+expect_err "SMRUN_BIND_TO: 'sockts' is not a binding level"
 
-run_job --bind-to socket "$RANKPROG"
+run_job --bind-to slot "$RANKPROG"
 expect_rc 2
-expect_err "--bind-to: 'socket' is not supported"
+expect_err "--bind-to: 'slot' is not a binding level"
+
+# A socket (package) of this machine: every CPU of the package of the
+# rank's core (here the package holds smrun's whole mask or part of it).
+run_job --bind-to socket -n 1 "$RANKPROG" affinity
+expect_rc 0
+case ",$all," in *",$first,"*) ;; *) fail "--bind-to socket: rank 0 on '$(cpus_of 0)'" ;; esac
+# PE=2: two cores per rank, so both CPUs of a 2-CPU mask.
+if [ "$ncpu" -ge 2 ]; then
+    run_job --map-by core:PE=2 -n 1 "$RANKPROG" affinity
+    expect_rc 0
+    case "$(cpus_of 0)" in *,*) ;; *) fail "--map-by core:PE=2: rank 0 on one CPU '$(cpus_of 0)'" ;; esac
+fi
 echo PASS

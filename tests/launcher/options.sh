@@ -20,7 +20,7 @@ run_job --help=x "$RANKPROG";          expect_rc 2; expect_err "takes no argumen
 
 run_job --help
 expect_rc 0
-for word in "-n N" "-np N" "-x VAR" "-genv VAR VALUE" "--bind-to core|none" "--report-bindings" \
+for word in "-n N" "-np N" "-x VAR" "-genv VAR VALUE" "--bind-to hwthread|core|l3cache|socket|numa|none" "--map-by slot|core" "--rank-by slot|core" "--report-bindings" \
             "-l, --tag-output" "--timeout SECONDS" "-v, --verbose" "-h, --help" "-V, --version" \
             "PMI_FD" "PMI_RANK" "PMI_SIZE" "SMAP_SESSION_DIR" "SMAP_LAUNCHER" "SMAP_NODE_CPUS" \
             "PMI_PORT" "MPIEXEC_TIMEOUT" "SMRUN_BIND_TO" "TMPDIR" "PATH" "EXIT STATUS" "SYNOPSIS"; do

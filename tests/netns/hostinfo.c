@@ -25,14 +25,16 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Get_processor_name(host, &len);
     /* The node as smartmap sees it, then a message around the node's ring
-     * through MPI (never to another node).  smrun places ranks in blocks,
-     * so a node's ranks are rank-node_rank .. rank-node_rank+node_size-1. */
+     * through MPI (never to another node): the ring of MPI's shared-memory
+     * communicator, whose order is the world ranks' (blocks or, with
+     * --map-by node, every n-th rank). */
     int nsize = smap_local_size(), nrank = smap_local_rank();
-    int first = rank - nrank;
-    int next_world = first + (nrank + 1) % nsize, prev_world = first + (nrank + nsize - 1) % nsize;
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int got = -1;
-    MPI_Sendrecv(&rank, 1, MPI_INT, next_world, 5, &got, 1, MPI_INT, prev_world, 5,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&rank, 1, MPI_INT, (nrank + 1) % nsize, 5, &got, 1, MPI_INT,
+                 (nrank + nsize - 1) % nsize, 5, node, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&node);
     printf("rank %d of %d host %s node_size %d node_rank %d got %d\n", rank, size, host, nsize,
            nrank, got);
     fflush(stdout);

@@ -1,5 +1,5 @@
 # Placement across 3 emulated hosts: --host lists with and without counts,
-# host files in both formats, -ppn, -n; every rank runs on the host it was
+# host files in both formats, -ppn, -n, --map-by node; every rank runs on the host it was
 # placed on, sees exactly its host's ranks as its node (SMARTMAP between
 # them, MPI messages around each node's ring), and leaves no file behind.
 NHOSTS=3
@@ -17,6 +17,17 @@ run_job $MH -hosts h1:1,h2:2,h3:3 -l "$HOSTINFO"
 expect_rc 0
 expect_layout "0 h1 1 0" "1 h2 2 0" "2 h2 2 1" "3 h3 3 0" "4 h3 3 1" "5 h3 3 2"
 expect_ring "0 1" "1 2" "3 3"
+expect_sessions_gone
+
+# --map-by node: one rank per host in turn (node ranks follow); each
+# agent maps and binds over its own host and reports it by name.
+run_job $MH --host h1:2,h2:2 --map-by node --report-bindings --bind-to none -l "$HOSTINFO"
+expect_rc 0
+expect_layout "0 h1 2 0" "1 h2 2 0" "2 h1 2 1" "3 h2 2 1"
+expect_out "[0] rank 0 of 4 host h1 node_size 2 node_rank 0 got 2"
+expect_out "[3] rank 3 of 4 host h2 node_size 2 node_rank 1 got 1"
+expect_err "rank 1 (pid"
+expect_err "on h2: not bound (--bind-to none)"
 expect_sessions_gone
 
 # Plain names mean one slot each; -n beyond the slots wraps around (hydra).

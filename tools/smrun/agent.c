@@ -131,6 +131,7 @@ struct setup {
     int n, size;
     char kvsname[64];
     char node_name[256];
+    char place[3][64];       /* --bind-to, --map-by, --rank-by as given ("-": not) */
     char **kv;
     int nkv;
     int go;
@@ -232,15 +233,17 @@ static int setup_message(struct setup *s, const struct smrun_link_msg *m)
             smap_debug("cannot enter %s here: %s", m->w[1], strerror(errno));
         return 0;
     }
-    if (strcmp(v, "job") == 0) {   /* job SIZE KVSNAME NODE_NAME TAG BIND VERBOSE REPORT */
+    if (strcmp(v, "job") == 0) {   /* job SIZE KVSNAME NODE_NAME TAG BIND VERBOSE REPORT MAP RANKBY */
         s->size = atoi(m->w[1]);
         snprintf(s->kvsname, sizeof s->kvsname, "%s", m->w[2]);
         snprintf(s->node_name, sizeof s->node_name, "%s", m->w[3]);
         s->opt.tag_output = atoi(m->w[4]);
-        s->opt.bind = (enum smrun_bind)atoi(m->w[5]);
         s->opt.verbose = atoi(m->w[6]);
         s->opt.report_bindings = atoi(m->w[7]);
-        return 0;
+        /* the words live in the message: keep copies */
+        for (int k = 0; k < 3; k++)
+            snprintf(s->place[k], sizeof s->place[k], "%s", m->w[k == 0 ? 5 : 7 + k]);
+        return smrun_options_placement(&s->opt, s->place[0], s->place[1], s->place[2]) ? -1 : 0;
     }
     if (strcmp(v, "rank") == 0) {   /* rank R [APP] */
         int *r = realloc(s->ranks, (size_t)(s->n + 1) * sizeof *r);

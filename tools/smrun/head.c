@@ -410,13 +410,17 @@ static void send_job(struct head *h, struct agent_conn *a)
         smrun_link_send(l, "env", h->opt.env[i], NULL);
     for (char **arg = h->opt.argv; *arg; arg++)
         smrun_link_send(l, "arg", *arg, NULL);
-    char size[16], tag[4], bind[4], verbose[4], report[4], rank[16];
+    char size[16], tag[4], verbose[4], report[4], rank[16];
     snprintf(size, sizeof size, "%d", h->pl.nranks);
     snprintf(tag, sizeof tag, "%d", h->tag_output);
-    snprintf(bind, sizeof bind, "%d", (int)h->opt.bind);
     snprintf(verbose, sizeof verbose, "%d", h->opt.verbose);
     snprintf(report, sizeof report, "%d", h->opt.report_bindings);
-    smrun_link_send(l, "job", size, h->job.kvsname, a->host->name, tag, bind, verbose, report, NULL);
+    /* the placement options as given: each agent maps over its own host */
+    const char *bind = h->opt.bind_spec ? h->opt.bind_spec : "-";
+    const char *map = h->opt.map_spec ? h->opt.map_spec : "-";
+    const char *rank_by = h->opt.rank_spec ? h->opt.rank_spec : "-";
+    smrun_link_send(l, "job", size, h->job.kvsname, a->host->name, tag, bind, verbose, report,
+                    map, rank_by, NULL);
     send_settings(h, l);
     send_parts(h, l);
     for (int k = 0; k < a->host->nranks; k++) {

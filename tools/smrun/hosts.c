@@ -279,6 +279,21 @@ static void fill(struct smrun_placement *p, struct fill_set *f, int count, int *
     }
 }
 
+/* --map-by node: one rank per host in turn, hosts whose slots are used
+ * up skipped until every host's are. */
+static void fill_cyclic(struct smrun_placement *p, struct fill_set *f, int count, int *next)
+{
+    for (int k = 0, full = 0; k < count;) {
+        int placed = 0;
+        for (int j = 0; j < f->n && k < count; j++) {
+            struct smrun_host *h = &p->hosts[f->idx[j]];
+            if (full || h->nranks < f->slots[j])
+                h->ranks[h->nranks++] = (*next)++, k++, placed = 1;
+        }
+        full |= !placed;
+    }
+}
+
 static void fill_free(struct fill_set *f)
 {
     free(f->idx);
@@ -305,6 +320,7 @@ static int place_ranks(struct smrun_placement *p, const struct smrun_options *o)
     }
     p->nranks = o->nranks_given ? o->nranks : (int)(total > 65536 ? 65536 : total);
     int nparts = o->napps > 1 ? o->napps : 1;
+    int cyclic = o->map == SMRUN_LV_NODE || o->rank_by == SMRUN_LV_NODE;
     struct fill_set global, *parts = calloc((size_t)nparts, sizeof *parts);
     if (!parts || fill_alloc(&global, nglobal) != 0) {
         free(parts);
@@ -327,7 +343,7 @@ static int place_ranks(struct smrun_placement *p, const struct smrun_options *o)
             smrun_msg("MPMD part %d has no -host and the job names no host (see smrun --help)", a);
             rc = SMRUN_EXIT_USAGE;
         } else {
-            fill(p, f, count, &next);
+            (cyclic ? fill_cyclic : fill)(p, f, count, &next);
         }
     }
     for (int a = 0; a < nparts; a++)

@@ -68,7 +68,7 @@ static int job_init(struct smrun_job *job, const struct smrun_options *opt, cons
         while (!share && app + 1 < opt->napps && i >= first + opt->apps[app].nranks)
             first += opt->apps[app++].nranks;
         r->app = share ? (share->rank_app ? share->rank_app[i] : 0) : app;
-        r->cpu = -1;
+        r->cpulist = NULL;
         r->pmi.fd = r->child_pmi_fd = r->child_out_fd = r->child_err_fd = -1;
         smrun_stream_init(&r->out, -1, STDOUT_FILENO, i);
         smrun_stream_init(&r->err, -1, STDERR_FILENO, i);
@@ -94,6 +94,7 @@ static void job_free(struct smrun_job *job)
         close_fd(&r->child_pmi_fd);
         close_fd(&r->child_out_fd);
         close_fd(&r->child_err_fd);
+        free(r->cpulist);
     }
     smrun_stdin_close(job);
     close_fd(&job->in.child_fd);

@@ -6,6 +6,7 @@
 #include "smrun.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -55,13 +56,35 @@ static const char usage_text[] =
 "        Export VAR to every rank with smrun's current value, or with VALUE.\n"
 "    -genv VAR VALUE, -env VAR VALUE\n"
 "        Set VAR to VALUE in every rank (MPICH style).\n"
-"    --bind-to core|none\n"
-"        core: pin rank i to the i-th CPU of smrun's affinity mask (round\n"
-"        robin when there are more ranks than CPUs).  none: no pinning.\n"
-"        Default: core when N is at most the number of CPUs smrun may run\n"
-"        on, none otherwise.\n"
+"    --map-by slot|core|hwthread|l3cache|socket|numa|node|ppr:N:LEVEL[:PE=n]\n"
+"        Where each host's ranks go on its CPUs (hwloc's view of the host,\n"
+"        limited to the CPUs smrun may use).  slot, core: one core after the\n"
+"        other (the default); hwthread: one hardware thread after the other;\n"
+"        l3cache, socket, numa: round robin over those objects, each rank\n"
+"        on the next free core of its object; node: round robin over the\n"
+"        hosts (one rank per host in turn) instead of filling each host's\n"
+"        slots first; ppr:N:socket (numa, l3cache): N ranks per object, in\n"
+"        order, at most N times their number per host; ppr:N:node: N ranks\n"
+"        per host (as -N).  :PE=n gives each rank n cores (n hardware\n"
+"        threads with hwthread), e.g. for OpenMP threads.  More ranks than\n"
+"        cores: the mapping wraps around (with a warning).  Also -map-by.\n"
+"    --rank-by slot|core|hwthread|fill|l3cache|socket|numa|span|node\n"
+"        The order of the ranks over the mapped places: slot, core,\n"
+"        hwthread, fill: by CPU number; socket, numa, l3cache, span:\n"
+"        alternating over those objects (rank 0 on the first, rank 1 on the\n"
+"        second...); node: as --map-by node.  Default: the mapping's order.\n"
+"    --bind-to hwthread|core|l3cache|socket|numa|none[:overload-allowed]\n"
+"        Pin each rank to its mapped CPUs widened to that level: one\n"
+"        hardware thread per mapped core, the cores, or the whole L3\n"
+"        cache, package or NUMA node holding them; none: no pinning.\n"
+"        Default: core (hwthread with --map-by hwthread) while every rank\n"
+"        has a core of its own, none once ranks outnumber the cores.  Also\n"
+"        -bind-to and hydra's -bind.\n"
 "    --report-bindings\n"
-"        Print each rank's binding on stderr.\n"
+"        Print each rank's binding on stderr (\"rank R (pid P) on HOST:\n"
+"        bound to CPUs 0-3 (--bind-to socket)\").  Under a topology that is\n"
+"        not this machine's (hwloc's HWLOC_SYNTHETIC or HWLOC_XMLFILE) the\n"
+"        binding is computed and reported but not applied.\n"
 "    -l, --tag-output, -prepend-rank\n"
 "        Prefix each line a rank writes (stdout and stderr) with \"[rank] \".\n"
 "        Output is forwarded whole lines at a time, so lines of different\n"
@@ -228,7 +251,7 @@ static const char usage_text[] =
 "    SMRUN_HEAD_ADDR   default for --head-addr (-iface wins over it)\n"
 "    SLURM_JOB_NODELIST, SLURM_NODELIST, SLURM_TASKS_PER_NODE, PBS_NODEFILE\n"
 "                      the batch allocation (see Batch allocations)\n"
-"    SMRUN_BIND_TO     default for --bind-to (core or none), e.g. for test\n"
+"    SMRUN_BIND_TO     default for --bind-to (a level as above), e.g. for test\n"
 "                      suites that run several jobs at once\n"
 "    PATH              searched for a program named without '/'\n"
 "    TMPDIR            session directory location when /dev/shm is unusable\n"
@@ -275,10 +298,14 @@ static void print_version(void)
     printf("smrun (smartmap) %s\n%s\n", SMAP_VERSION_STRING, SMAP_BUILD_OPTIONS);
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+static int usage_error(const char *fmt, ...) SMAP_PRINTF_LIKE(1, 2);
+static int usage_error(const char *fmt, ...)
 {
     char text[512];
-    snprintf(text, sizeof text, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
     smrun_msg("%s (see smrun --help)", text);
     return SMRUN_EXIT_USAGE;
 }
@@ -365,15 +392,106 @@ static int opt_genv(struct smrun_options *o, const char *name, const char *value
     return add_env(o, name, strlen(name), value) ? SMRUN_EXIT_FAILURE : SMRUN_CONTINUE;
 }
 
-static int opt_bind(struct smrun_options *o, const char *arg)
+/* --bind-to LEVEL[:qualifiers] (Open MPI's overload-allowed and
+ * if-supported qualifiers change nothing here: binding never refuses). */
+static int parse_bind(struct smrun_options *o, const char *opt, const char *arg)
 {
-    if (strcmp(arg, "core") == 0 || strcmp(arg, "cores") == 0)
-        o->bind = SMRUN_BIND_CORE;
-    else if (strcmp(arg, "none") == 0)
-        o->bind = SMRUN_BIND_NONE;
-    else
-        return usage_error("--bind-to: '%s' is not supported (use core or none)%s", arg, "");
+    size_t len = strcspn(arg, ":");
+    enum smrun_level lv;
+    if (smrun_level_parse(arg, len, &lv) != 0 || lv == SMRUN_LV_SLOT || lv == SMRUN_LV_NODE ||
+        lv == SMRUN_LV_FILL || lv == SMRUN_LV_SPAN || lv == SMRUN_LV_DEFAULT)
+        return usage_error("%s: '%s' is not a binding level (hwthread, core, l3cache, socket, "
+                           "numa or none)", opt, arg);
+    o->bind_level = lv;
+    o->bind_spec = arg;
     return SMRUN_CONTINUE;
+}
+
+/* The qualifiers of --map-by: ":PE=n" (CPUs per rank); others (Open MPI's
+ * oversubscribe, span, ...) are accepted and change nothing. */
+static int map_qualifiers(struct smrun_options *o, const char *opt, const char *arg, const char *q)
+{
+    while (*q == ':') {
+        q++;
+        size_t len = strcspn(q, ":");
+        if (strncasecmp(q, "PE=", 3) == 0) {
+            char num[16];
+            size_t nl = len - 3 < sizeof num - 1 ? len - 3 : sizeof num - 1;
+            memcpy(num, q + 3, nl);
+            num[nl] = '\0';
+            if (parse_nranks(num, &o->map_pe))
+                return usage_error("%s: '%s': PE= needs a positive number of CPUs per rank", opt, arg);
+        }
+        q += len;
+    }
+    return SMRUN_CONTINUE;
+}
+
+/* --map-by slot|hwthread|core|l3cache|socket|numa|node|ppr:N:LEVEL[:PE=n] */
+static int parse_map(struct smrun_options *o, const char *opt, const char *arg)
+{
+    const char *q = arg;
+    if (strncasecmp(arg, "ppr:", 4) == 0) {
+        char *end;
+        long n = strtol(arg + 4, &end, 10);
+        size_t len = *end == ':' ? strcspn(end + 1, ":") : 0;
+        enum smrun_level lv;
+        if (n <= 0 || n > 65536 || !len || smrun_level_parse(end + 1, len, &lv) != 0 ||
+            (lv != SMRUN_LV_NODE && lv != SMRUN_LV_SOCKET && lv != SMRUN_LV_NUMA &&
+             lv != SMRUN_LV_L3 && lv != SMRUN_LV_CORE && lv != SMRUN_LV_HWTHREAD))
+            return usage_error("%s: '%s' is not ppr:N:LEVEL (N ranks per node, socket, numa, "
+                               "l3cache, core or hwthread)", opt, arg);
+        if (lv == SMRUN_LV_NODE) {
+            o->ppn = (int)n;     /* as -N / --npernode */
+            lv = SMRUN_LV_CORE;
+        } else if (lv == SMRUN_LV_CORE || lv == SMRUN_LV_HWTHREAD) {
+            if (n > 1)
+                return usage_error("%s: '%s': more than one rank per %s would share it; use "
+                                   "ppr:N:socket or --map-by %s", opt, arg,
+                                   smrun_level_name(lv), smrun_level_name(lv));
+        } else {
+            o->map_ppr = (int)n;
+        }
+        o->map = lv;
+        q = end + 1 + len;
+    } else {
+        size_t len = strcspn(arg, ":");
+        enum smrun_level lv;
+        if (smrun_level_parse(arg, len, &lv) != 0 || lv == SMRUN_LV_NONE ||
+            lv == SMRUN_LV_FILL || lv == SMRUN_LV_SPAN || lv == SMRUN_LV_DEFAULT)
+            return usage_error("%s: '%s' is not a mapping (slot, hwthread, core, l3cache, "
+                               "socket, numa, node or ppr:N:LEVEL)", opt, arg);
+        o->map = lv == SMRUN_LV_SLOT ? SMRUN_LV_CORE : lv;
+        q = arg + len;
+    }
+    o->map_spec = arg;
+    return map_qualifiers(o, opt, arg, q);
+}
+
+/* --rank-by slot|hwthread|core|l3cache|socket|numa|node|fill|span */
+static int parse_rank(struct smrun_options *o, const char *opt, const char *arg)
+{
+    size_t len = strcspn(arg, ":");
+    enum smrun_level lv;
+    if (smrun_level_parse(arg, len, &lv) != 0 || lv == SMRUN_LV_NONE || lv == SMRUN_LV_DEFAULT)
+        return usage_error("%s: '%s' is not a ranking (slot, hwthread, core, l3cache, socket, "
+                           "numa, node, fill or span)", opt, arg);
+    o->rank_by = lv;
+    o->rank_spec = arg;
+    return SMRUN_CONTINUE;
+}
+
+int smrun_options_placement(struct smrun_options *o, const char *bind, const char *map,
+                            const char *rank)
+{
+    int rc = SMRUN_CONTINUE;
+    if (bind && *bind && strcmp(bind, "-") != 0)
+        rc = parse_bind(o, "--bind-to", bind);
+    if (rc == SMRUN_CONTINUE && map && *map && strcmp(map, "-") != 0)
+        rc = parse_map(o, "--map-by", map);
+    if (rc == SMRUN_CONTINUE && rank && *rank && strcmp(rank, "-") != 0)
+        rc = parse_rank(o, "--rank-by", rank);
+    return rc == SMRUN_CONTINUE ? 0 : rc;
 }
 
 /* -genvlist A,B,C: -x for each name, with smrun's value. */
@@ -487,6 +605,7 @@ enum opt_id {
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
     O_ENVNONE, O_ENVALL, O_OUTPUT_FILENAME, O_OUTFILE, O_ERRFILE, O_IFACE,
+    O_MAP, O_RANK,
 };
 
 struct opt_def {
@@ -499,7 +618,8 @@ static const struct opt_def opt_table[] = {
     { "n", O_NP, 1 },           { "np", O_NP, 1 },
     { "x", O_X, 1 },
     { "genv", O_GENV, 2 },      { "env", O_GENV, 2 },
-    { "bind-to", O_BIND, 1 },
+    { "bind-to", O_BIND, 1 },   { "bind", O_BIND, 1 },
+    { "map-by", O_MAP, 1 },     { "rank-by", O_RANK, 1 },
     { "report-bindings", O_REPORT, 0 },
     { "l", O_TAG, 0 },          { "tag-output", O_TAG, 0 }, { "prepend-rank", O_TAG, 0 },
     { "timeout", O_TIMEOUT, 1 },
@@ -574,7 +694,9 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         return SMRUN_CONTINUE;
     case O_X:       return opt_export(o, args[0]);
     case O_GENV:    return opt_genv(o, args[0], args[1]);
-    case O_BIND:    return opt_bind(o, args[0]);
+    case O_BIND:    return parse_bind(o, opt, args[0]);
+    case O_MAP:     return parse_map(o, opt, args[0]);
+    case O_RANK:    return parse_rank(o, opt, args[0]);
     case O_REPORT:  o->report_bindings = 1; return SMRUN_CONTINUE;
     case O_TAG:     o->tag_output |= SMRUN_TAG_RANK; return SMRUN_CONTINUE;
     case O_TIMESTAMP: o->tag_output |= SMRUN_TAG_TIME; return SMRUN_CONTINUE;
@@ -619,14 +741,8 @@ static int defaults_from_env(struct smrun_options *o)
     if (s && *s && parse_seconds(s, &o->timeout_s))
         return usage_error("MPIEXEC_TIMEOUT='%s' is not a valid number of seconds%s", s, "");
     s = getenv("SMRUN_BIND_TO");
-    if (s && *s) {
-        if (strcmp(s, "core") == 0)
-            o->bind = SMRUN_BIND_CORE;
-        else if (strcmp(s, "none") == 0)
-            o->bind = SMRUN_BIND_NONE;
-        else
-            return usage_error("SMRUN_BIND_TO='%s' is not supported (use core or none)%s", s, "");
-    }
+    if (s && *s && parse_bind(o, "SMRUN_BIND_TO", s) != SMRUN_CONTINUE)
+        return SMRUN_EXIT_USAGE;
     return SMRUN_CONTINUE;
 }
 
@@ -772,7 +888,6 @@ int smrun_options_parse(int argc, char **argv, struct smrun_options *o)
 {
     memset(o, 0, sizeof *o);
     o->nranks = 1;
-    o->bind = SMRUN_BIND_DEFAULT;
     int rc = defaults_from_env(o);
     if (rc != SMRUN_CONTINUE)
         return rc;

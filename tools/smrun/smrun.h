@@ -33,7 +33,11 @@
 
 /* ---- options.c ------------------------------------------------------- */
 
-enum smrun_bind { SMRUN_BIND_DEFAULT, SMRUN_BIND_CORE, SMRUN_BIND_NONE };
+/* The levels of --map-by, --rank-by and --bind-to (topo.c). */
+enum smrun_level {
+    SMRUN_LV_DEFAULT, SMRUN_LV_NONE, SMRUN_LV_HWTHREAD, SMRUN_LV_CORE, SMRUN_LV_SLOT,
+    SMRUN_LV_L3, SMRUN_LV_SOCKET, SMRUN_LV_NUMA, SMRUN_LV_NODE, SMRUN_LV_FILL, SMRUN_LV_SPAN,
+};
 
 /* One part of an MPMD command line ("-n 1 ./a : -n 2 ./b"): its ranks
  * follow the previous parts' in MPI_COMM_WORLD and get MPI_APPNUM = its
@@ -69,7 +73,11 @@ struct smrun_alloc_host {
 
 struct smrun_options {
     int nranks;
-    enum smrun_bind bind;
+    /* --bind-to, --map-by (ppr:N:level, :PE=n), --rank-by (topo.c); the
+     * texts as given travel to the agents, which parse them again */
+    enum smrun_level bind_level, map, rank_by;
+    int map_ppr, map_pe;
+    const char *bind_spec, *map_spec, *rank_spec;
     int report_bindings;
     int tag_output;          /* SMRUN_TAG_RANK | SMRUN_TAG_TIME; 0: lines as they are */
     int display_map;         /* --display-map: where the ranks go, before they start */
@@ -107,6 +115,10 @@ struct smrun_options {
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
  * (0 after --help/--version, SMRUN_EXIT_USAGE after an error). */
 int smrun_options_parse(int argc, char **argv, struct smrun_options *o);
+/* An agent's --bind-to, --map-by, --rank-by, as the head's command line
+ * gave them ("-": not given): 0, or an exit code after a message. */
+int smrun_options_placement(struct smrun_options *o, const char *bind, const char *map,
+                            const char *rank);
 void smrun_options_free(struct smrun_options *o);
 
 /* ---- alloc.c: the batch system's allocation ------------------------------ */
@@ -203,7 +215,8 @@ int smrun_across_hosts(const struct smrun_options *o);
 /* This machine by one of its names or addresses (never looked up). */
 int smrun_is_local_host(const char *name);
 /* Reads --host/--hostfile/-ppn/-n into a placement: hosts in order, each
- * filled with its slots (or -ppn) before the next, wrapping around while
+ * filled with its slots (or -ppn) before the next (--map-by node: one rank
+ * per host in turn), wrapping around while
  * ranks remain.  Returns 0, or an exit code after a message. */
 int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *p);
 /* The first address of interface ifname (IPv4 first, then IPv6 other than
@@ -215,7 +228,7 @@ void smrun_placement_free(struct smrun_placement *p);
 
 /* ---- link.c: head <-> agent messages ------------------------------------ */
 
-#define SMRUN_LINK_MAX_WORDS 8
+#define SMRUN_LINK_MAX_WORDS 12
 
 struct smrun_link {
     int fd;                  /* -1: closed */
@@ -272,7 +285,7 @@ struct smrun_rank {
     int alive;               /* forked and not yet reaped */
     int status;              /* wait status once reaped */
     int unjudged;            /* reaped, exit status not judged yet */
-    int cpu;                 /* CPU it is bound to, -1 if unbound */
+    char *cpulist;           /* CPUs it is bound to ("0-3,8"), NULL if unbound */
     int app;                 /* its MPMD part (MPI_APPNUM), 0 without ':' */
     int child_pmi_fd;        /* the rank's ends, open only around fork */
     int child_out_fd, child_err_fd;
@@ -312,6 +325,9 @@ struct smrun_job {
     int *cpus;               /* CPUs in smrun's affinity mask */
     int ncpus;
     int bind;                /* ranks are pinned */
+    enum smrun_level bind_level;   /* what --bind-to meant here */
+    int topo_foreign;        /* hwloc's topology is not this machine's: nothing applied */
+    int ncores;              /* the units ranks were mapped over (cores or PUs) */
     char **env;              /* environment shared by all ranks (NULL-terminated) */
     char **env_bare;         /* the same without smrun's inherited environment (-envnone), or NULL */
 
@@ -354,6 +370,17 @@ void smrun_session_remove(struct smrun_session *s);
 int smrun_resolve_program(const char *name, char *path, size_t len);
 /* CPUs smrun may run on; returns their count (>= 1) and a malloc'd list. */
 int smrun_allowed_cpus(int **cpus);
+
+/* ---- topo.c: --map-by, --rank-by, --bind-to over hwloc ----------------- */
+
+int smrun_level_parse(const char *s, size_t len, enum smrun_level *out);
+const char *smrun_level_name(enum smrun_level lv);
+/* Each rank's CPU list (job->ranks[k].cpulist) from the options; 0, or an
+ * exit code (smrun_topo_why() says why). */
+int smrun_topo_place(struct smrun_job *job);
+const char *smrun_topo_why(void);
+/* In a rank before exec: binds to the CPU list. */
+void smrun_topo_bind_self(const char *cpulist);
 /* Builds the shared environment, then forks and execs every rank.
  * Returns 0, or -1 after failing the job (ranks already started remain and
  * are stopped by the loop). */

@@ -107,19 +107,6 @@ int smrun_allowed_cpus(int **cpus)
     return 1;
 }
 
-static void bind_self(int cpu)
-{
-    cpu_set_t *set = CPU_ALLOC(cpu + 1);
-    size_t size = CPU_ALLOC_SIZE(cpu + 1);
-    if (!set)
-        return;
-    CPU_ZERO_S(size, set);
-    CPU_SET_S(cpu, size, set);
-    if (sched_setaffinity(0, size, set) != 0)
-        dprintf(STDERR_FILENO, "smrun: warning: cannot bind to CPU %d: %s\n", cpu, strerror(errno));
-    CPU_FREE(set);
-}
-
 /* ---- environment ------------------------------------------------------ */
 
 /* Set per rank by smrun, or inherited from an enclosing launcher where they
@@ -228,8 +215,8 @@ static _Noreturn void exec_rank(struct smrun_job *job, struct smrun_rank *r)
     if (dup2(in, STDIN_FILENO) < 0 || dup2(r->child_out_fd, STDOUT_FILENO) < 0 ||
         dup2(r->child_err_fd, STDERR_FILENO) < 0)
         child_fail("dup2");
-    if (job->bind)
-        bind_self(r->cpu);
+    if (job->bind && r->cpulist)
+        smrun_topo_bind_self(r->cpulist);
     /* Every other descriptor smrun made is close-on-exec; this one stays. */
     if (fcntl(r->child_pmi_fd, F_SETFD, 0) != 0)
         child_fail("PMI_FD");
@@ -321,25 +308,23 @@ static int make_stdin(struct smrun_job *job)
 
 static void report_binding(const struct smrun_job *job, const struct smrun_rank *r)
 {
-    if (r->cpu >= 0)
-        smrun_msg("rank %d (pid %d) bound to CPU %d", r->rank, (int)r->pid, r->cpu);
-    else if (job->opt->bind == SMRUN_BIND_NONE)
-        smrun_msg("rank %d (pid %d) not bound (--bind-to none)", r->rank, (int)r->pid);
+    const char *host = job->node_name ? job->node_name : "this host";
+    if (r->cpulist && job->topo_foreign)
+        smrun_msg("rank %d (pid %d) on %s: would be bound to CPU%s %s (--bind-to %s; the "
+                  "topology is not this machine's: not applied)",
+                  r->rank, (int)r->pid, host, strpbrk(r->cpulist, ",-") ? "s" : "", r->cpulist,
+                  smrun_level_name(job->bind_level));
+    else if (r->cpulist)
+        smrun_msg("rank %d (pid %d) on %s: bound to CPU%s %s (--bind-to %s)", r->rank,
+                  (int)r->pid, host, strpbrk(r->cpulist, ",-") ? "s" : "", r->cpulist,
+                  smrun_level_name(job->bind_level));
+    else if (job->opt->bind_level == SMRUN_LV_NONE)
+        smrun_msg("rank %d (pid %d) on %s: not bound (--bind-to none)", r->rank, (int)r->pid,
+                  host);
     else
-        smrun_msg("rank %d (pid %d) not bound (%d ranks, %d CPUs)", r->rank, (int)r->pid,
-                  job->n, job->ncpus);
-}
-
-static void choose_binding(struct smrun_job *job)
-{
-    int want = job->opt->bind == SMRUN_BIND_CORE ||
-               (job->opt->bind == SMRUN_BIND_DEFAULT && job->n <= job->ncpus);
-    job->bind = want && job->cpus != NULL;
-    if (job->bind && job->n > job->ncpus)
-        smrun_msg("warning: %d ranks on %d CPUs: binding round robin, ranks share CPUs",
-                  job->n, job->ncpus);
-    for (int i = 0; i < job->n; i++)
-        job->ranks[i].cpu = job->bind ? job->cpus[i % job->ncpus] : -1;
+        smrun_msg("rank %d (pid %d) on %s: not bound (%d ranks, %d %s)", r->rank, (int)r->pid,
+                  host, job->n, job->ncores ? job->ncores : job->ncpus,
+                  job->ncores ? "cores" : "CPUs");
 }
 
 static char **make_env(const struct smrun_job *job, int inherit)
@@ -365,7 +350,11 @@ static int wants_bare(const struct smrun_job *job)
 
 int smrun_spawn_all(struct smrun_job *job)
 {
-    choose_binding(job);
+    int rc = smrun_topo_place(job);
+    if (rc) {
+        smrun_job_fail(job, rc, "%s", smrun_topo_why());
+        return -1;
+    }
     job->env = make_env(job, 1);
     if (job->env && wants_bare(job))
         job->env_bare = make_env(job, 0);
@@ -397,7 +386,7 @@ int smrun_spawn_all(struct smrun_job *job)
         r->alive = 1;
         job->alive++;
         close_child_ends(r);
-        smap_debug("rank %d: pid %d, cpu %d", i, (int)pid, r->cpu);
+        smap_debug("rank %d: pid %d, cpus %s", i, (int)pid, r->cpulist ? r->cpulist : "any");
         if (job->opt->report_bindings)
             report_binding(job, r);
     }
