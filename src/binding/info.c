@@ -211,11 +211,6 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 /* The hints we accept (MPI-5.0 section 7.4.4): assertions a later matching
  * engine may exploit.  Their values are "true" or "false"; other keys and
  * values are ignored, as the standard allows. */
-static const char *const comm_hints[] = {
-    "mpi_assert_no_any_tag", "mpi_assert_no_any_source", "mpi_assert_exact_length",
-    "mpi_assert_allow_overtaking",
-};
-
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char F[] = "MPI_Comm_set_info";
@@ -226,16 +221,8 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
     CHECK_INFO(F, comm, info, i);
-    for (size_t k = 0; k < SMAP_ARRAY_SIZE(comm_hints); k++) {
-        const char *v = smap_info_lookup(i, comm_hints[k]);
-        if (!v || (strcmp(v, "true") != 0 && strcmp(v, "false") != 0))
-            continue;
-        if (!c->hints && !(c->hints = smap_info_new()))
-            return smap_err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory");
-        if (smap_info_set(c->hints, comm_hints[k], v) != 0)
-            return smap_err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory");
-    }
-    return MPI_SUCCESS;
+    int rc = smap_comm_take_hints(c, i);
+    return rc == MPI_SUCCESS ? rc : smap_err_raise(comm, rc, F, "out of memory");
 }
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)

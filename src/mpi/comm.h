@@ -221,4 +221,8 @@ static inline void smap_comm_idle(MPI_Comm h, int delta)
                                   memory_order_acq_rel);
 }
 
+/* The assertions of info that a communicator keeps (mpi_assert_*, "true"
+ * or "false"; comm_hints.c): MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int smap_comm_take_hints(struct MPI_ABI_Comm *c, const struct MPI_ABI_Info *info);
+
 #endif

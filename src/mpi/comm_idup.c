@@ -29,7 +29,7 @@
 struct idup {
     struct MPI_ABI_Comm *parent;
     MPI_Comm *newcomm;
-    MPI_Info info;          /* _with_info: our duplicate, or MPI_INFO_NULL */
+    struct MPI_ABI_Info *info;   /* _with_info: our duplicate, or NULL */
     int with_info;
     int inter;              /* the parent is an intercommunicator: both groups agree */
     uint32_t m[SMAP_CTX_WORDS + 1];   /* free ids, free control blocks */
@@ -94,8 +94,8 @@ static int make(struct idup *d, const struct smap_comm_ids *ids)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = smap_attr_copy_all(c, n);
-    if (rc == MPI_SUCCESS && d->info != MPI_INFO_NULL)   /* _with_info(MPI_INFO_NULL): no hints */
-        rc = PMPI_Comm_set_info(nc, d->info);
+    if (rc == MPI_SUCCESS && d->info)   /* _with_info(MPI_INFO_NULL): no hints */
+        rc = smap_comm_take_hints(n, d->info);
     if (rc != MPI_SUCCESS) {
         (void)smap_attr_delete_all(n);
         (void)smap_coll_release(n);
@@ -121,8 +121,8 @@ static int settle(struct smap_sched *s, void *arg)
     int rc = make(d, &ids);
     /* made (or failed): the communicator holds the id and block now */
     smap_comm_ctx_nb_release(d->held_ctx, d->held_slot);
-    if (d->info != MPI_INFO_NULL)
-        PMPI_Info_free(&d->info);
+    smap_info_free(d->info);
+    d->info = NULL;
     return rc;
 }
 
@@ -167,17 +167,20 @@ int smap_comm_idup(struct MPI_ABI_Comm *c, MPI_Info info, int with_info, MPI_Com
         smap_sched_free(s);
         return smap_err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory");
     }
-    *d = (struct idup){ .parent = c, .newcomm = newcomm, .info = MPI_INFO_NULL,
+    *d = (struct idup){ .parent = c, .newcomm = newcomm, .info = NULL,
                         .with_info = with_info, .inter = smap_comm_is_inter(c), .ctx = -1,
                         .slot = -1, .held_ctx = -1,
                         .held_slot = -1 };
-    if (with_info && info != MPI_INFO_NULL && PMPI_Info_dup(info, &d->info) != MPI_SUCCESS) {
+    const struct MPI_ABI_Info *given = with_info ? smap_info_get(info) : NULL;
+    if (given && !(d->info = smap_info_dup(given))) {
         smap_sched_free(s);
         return smap_err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory");
     }
     add_attempt(s, d);
     int rc = smap_sched_start(s, request);
-    if (rc != MPI_SUCCESS && d->info != MPI_INFO_NULL)
-        PMPI_Info_free(&d->info);
+    if (rc != MPI_SUCCESS) {
+        smap_info_free(d->info);
+        d->info = NULL;
+    }
     return rc == MPI_SUCCESS ? rc : smap_err_raise(comm, rc, F, "out of memory");
 }

@@ -83,7 +83,6 @@ static const char *comm_name(MPI_Comm comm)
     return c ? smap_comm_label(c) : "a communicator";
 }
 
-static SMAP_COLD void predefined_abort(MPI_Errhandler h, const char *what, int code);
 
 void smap_errhandler_invoke(MPI_Comm comm, int code)
 {
@@ -96,7 +95,7 @@ void smap_errhandler_invoke(MPI_Comm comm, int code)
         user->fn(&comm, &code);
         return;
     }
-    predefined_abort(h, comm_name(comm), code);
+    smap_errhandler_abort(h, comm_name(comm), code);
 }
 
 void smap_errhandler_call(MPI_Errhandler h, void *obj, const char *what, int code)
@@ -110,15 +109,15 @@ void smap_errhandler_call(MPI_Errhandler h, void *obj, const char *what, int cod
         ((MPI_Session_errhandler_function *)(void (*)(void))user->fn)((MPI_Session *)obj, &code);
         return;
     }
-    predefined_abort(h, what, code);
+    smap_errhandler_abort(h, what, code);
 }
 
-static void predefined_abort(MPI_Errhandler h, const char *what, int code)
+void smap_errhandler_abort(MPI_Errhandler h, const char *what, int code)
 {
-    char text[MPI_MAX_ERROR_STRING];
+    char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0, cls = MPI_ERR_UNKNOWN;
-    PMPI_Error_string(code, text, &len);
-    PMPI_Error_class(code, &cls);
+    (void)smap_error_string(code, text, &len);
+    (void)smap_error_class(code, &cls);
     char why[256];
     snprintf(why, sizeof why, "%s is the error handler of %s: %s",
              h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL", what,

@@ -44,4 +44,10 @@ void smap_errhandler_invoke(MPI_Comm comm, int code);
  * predefined handler aborts.  Returns only if the handler does. */
 void smap_errhandler_call(MPI_Errhandler h, void *obj, const char *what, int code);
 
+/* A predefined fatal handler's end (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT)
+ * for `code` raised on the object named `what` ("the window", "a
+ * communicator derived from MPI_COMM_WORLD"): logs the code's text and
+ * stops the job with its class. */
+_Noreturn void smap_errhandler_abort(MPI_Errhandler h, const char *what, int code);
+
 #endif

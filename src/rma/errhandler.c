@@ -21,15 +21,7 @@ void smap_win_invoke(MPI_Win h, int code)
         fn(&h, &code);
         return;
     }
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0, cls = MPI_ERR_UNKNOWN;
-    PMPI_Error_string(code, text, &len);
-    PMPI_Error_class(code, &cls);
-    smap_log(SMAP_LOG_ERROR, "%s", text);
-    smap_boot_abort_error(cls, eh == MPI_ERRORS_ABORT
-                                   ? "MPI_ERRORS_ABORT is the error handler of the window: aborting"
-                                   : "MPI_ERRORS_ARE_FATAL is the error handler of the window: "
-                                     "aborting the job");
+    smap_errhandler_abort(eh, "the window", code);
 }
 
 int smap_win_raise(MPI_Win h, int cls, const char *func, const char *fmt, ...)
