@@ -42,11 +42,15 @@ void smap_log(int level, const char *fmt, ...)
     va_end(ap);
 }
 
+void smap_vfatal(const char *fmt, va_list ap)
+{
+    smap_vlog(SMAP_LOG_ERROR, fmt, ap);
+    exit(1);
+}
+
 void smap_fatal(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    smap_vlog(SMAP_LOG_ERROR, fmt, ap);
-    va_end(ap);
-    exit(1);
+    smap_vfatal(fmt, ap);
 }

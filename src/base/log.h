@@ -18,6 +18,7 @@ int smap_log_level(void);
 void smap_log(int level, const char *fmt, ...) SMAP_PRINTF_LIKE(2, 3);
 void smap_vlog(int level, const char *fmt, va_list ap);
 _Noreturn void smap_fatal(const char *fmt, ...) SMAP_PRINTF_LIKE(1, 2);
+_Noreturn void smap_vfatal(const char *fmt, va_list ap);
 
 #define smap_warn(...)  smap_log(SMAP_LOG_WARN, __VA_ARGS__)
 #define smap_info(...)  smap_log(SMAP_LOG_INFO, __VA_ARGS__)

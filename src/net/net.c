@@ -1,19 +1,71 @@
-/* Choosing and opening the inter-node transport (net.h).  One engine
- * today, libfabric; the vtable is the seam where another would plug in. */
-#include "net/net.h"
+/* Choosing, loading and opening the inter-node transport (net.h): the
+ * engine SMAP_NET_ENGINE selects is a plugin (net/engine.h) found beside
+ * this library, loaded here, at the first job that spans nodes, and kept
+ * loaded until the process exits (libfabric's providers do not expect to
+ * be unloaded, and LeakSanitizer names their frames only while mapped). */
+#include "net/engine.h"
 
+#include <limits.h>
 #include <stdio.h>
+
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
 
 struct smap_net smap_net;
 
+/* What the engine is told of the library; built once, kept for its life. */
+static const struct smap_net_lib lib = {
+    .abi = SMAP_NET_ENGINE_ABI,
+    .size = sizeof(struct smap_net_lib),
+    .net_size = sizeof(struct smap_net),
+    .ops_size = sizeof(struct smap_net_ops),
+    .job_size = sizeof(struct smap_job),
+    .tun_size = sizeof(struct smap_tunables),
+    .net = &smap_net,
+    .job = &smap_job,
+    .tun = &smap_tun,
+    .vlog = smap_vlog,
+    .vfatal = smap_vfatal,
+    .kv_put = smap_boot_put,
+    .kv_fence = smap_boot_fence,
+    .kv_get = smap_boot_get,
+};
+
+/* The engine's table from its plugin: NULL with a message naming the
+ * file and the reason. */
+static const struct smap_net_ops *load_engine(char *err, size_t errlen)
+{
+    char why[192], dir[PATH_MAX], path[PATH_MAX + 64];
+    const char *name = smap_net_engine_choose(smap_tun.net_engine, why, sizeof why, err, errlen);
+    if (!name)
+        return NULL;
+    if (smap_net_engine_libdir(dir, sizeof dir) != 0) {
+        snprintf(err, errlen, "cannot tell where libmpi_abi.so lies (dladdr), so where its "
+                              "network engine plugin is");
+        return NULL;
+    }
+    smap_net_engine_file(dir, name, path, sizeof path);
+    smap_net_engine_entry_fn *entry;
+    if (!smap_net_engine_load(path, &entry, err, errlen))
+        return NULL;
+    const struct smap_net_ops *ops = entry(&lib, err, errlen);
+    if (!ops)
+        return NULL;
+    smap_log(SMAP_LOG_INFO, "network engine %s (%s) loaded from %s", ops->name, why, path);
+    return ops;
+}
+
 int smap_net_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 {
-    const struct smap_net_ops *ops = &smap_net_ofi;
-    if (ops->open(up, err, errlen) != 0) {
-        ops->close();
+    static const struct smap_net_ops *loaded;
+    if (!loaded && !(loaded = load_engine(err, errlen)))
+        return -1;
+    if (loaded->open(up, err, errlen) != 0) {
+        loaded->close();
         return -1;
     }
-    smap_net.ops = ops;
+    smap_net.ops = loaded;
     return 0;
 }
 

@@ -22,8 +22,9 @@
  * round, in order.  Completions of data transfers and reads reach the
  * `done` upcall with the caller's cookie.
  *
- * Behind a small vtable (struct smap_net_ops) so that a second engine
- * (UCX) could follow; today the one implementation is libfabric (ofi.c).
+ * Behind one function table (struct smap_net_ops), each engine a plugin
+ * loaded when the job spans nodes (net/engine.h): libfabric (net/ofi/)
+ * today, UCX to follow.
  * Ranks are job (world) ranks.  Not thread-safe by itself: p2p calls it
  * under smap_p2p_lk.  Opened only when the job spans more than one node
  * (smap_net.ops is NULL otherwise and nothing here is ever called). */
@@ -190,8 +191,5 @@ void smap_net_rma_unregister(void *handle);
  * target's memory).  buf stays the caller's until then. */
 void smap_net_rma(int write, int peer, void *buf, size_t len, uint64_t raddr, uint64_t key,
                   void (*fn)(void *), void *cookie);
-
-/* The libfabric implementation (ofi.c). */
-extern const struct smap_net_ops smap_net_ofi;
 
 #endif

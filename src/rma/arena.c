@@ -7,7 +7,11 @@
  * system (MADV_REMOVE on the shared mapping), so a long job that creates
  * and frees windows does not grow.  Control blocks are never returned to
  * the extent list: they go to a list of their own and are reused only as
- * control blocks, keeping their fence word (internal.h says why). */
+ * control blocks, keeping their fence word (internal.h says why).
+ *
+ * The region is MADV_DONTDUMP (a core dump would allocate every hole of
+ * it); the pages of what is handed out are MADV_DODUMP, so a rank's core
+ * holds its windows and control blocks and nothing else of the region. */
 #define _GNU_SOURCE
 #include "rma/internal.h"
 
@@ -58,6 +62,17 @@ static void remove_at(size_t i)
     next--;
 }
 
+/* The whole pages of [off, off+len) of the region r, outward (dump) or
+ * inward (do not dump: pages still partly in use keep being dumped). */
+static void mark_dump(char *r, size_t off, size_t len, int dump)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t a = dump ? off & ~(pg - 1) : (off + pg - 1) & ~(pg - 1);
+    size_t b = dump ? (off + len + pg - 1) & ~(pg - 1) : (off + len) & ~(pg - 1);
+    if (b > a)
+        (void)madvise(r + a, b - a, dump ? MADV_DODUMP : MADV_DONTDUMP);
+}
+
 /* Under arena_lock: the region, with the extent list set up once. */
 static char *region(void)
 {
@@ -96,6 +111,7 @@ static void *take(size_t len, size_t align)
         } else {
             remove_at(i);
         }
+        mark_dump(r, start, len, 1);
         return r + start;
     }
     return NULL;
@@ -127,6 +143,7 @@ static void give(size_t off, size_t len)
     size_t a = (ext[i].off + pg - 1) & ~(pg - 1), b = (ext[i].off + ext[i].len) & ~(pg - 1);
     if (b > a)
         madvise(r + a, b - a, MADV_REMOVE);
+    mark_dump(r, ext[i].off, ext[i].len, 0);
 }
 
 void *smap_rma_arena_alloc(size_t len)

@@ -74,8 +74,14 @@ int smap_rma_region_create(char *err, size_t errlen)
     if (!rma_base) {
         size_t size = smap_rma_region_size();
         rma_base = smap_shared_region_create(SMAP_REGION_RMA, "smartmap-rma", size, err, errlen);
-        if (rma_base)
+        if (rma_base) {
             rma_size = size;
+            /* A core dump reads (and so allocates) every hole of a shared
+             * mapping: the node's memory's worth here (a 24 GB core for a
+             * two-rank job).  src/rma/arena.c marks what it hands out
+             * MADV_DODUMP and what comes back MADV_DONTDUMP again. */
+            (void)madvise(rma_base, size, MADV_DONTDUMP);
+        }
     }
     return rma_base ? 0 : -1;
 }

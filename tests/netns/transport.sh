@@ -24,6 +24,13 @@ job 0 $MH --host h1:2,h2:2 "$TESTS_BIN/comm/comm_split"
 # Communicators from groups that span hosts (MPI_Comm_create_from_group,
 # MPI_Intercomm_create_from_groups: refused "on another node" before).
 job 0 $MH --host h1:2,h2:1 "$TESTS_BIN/session/session_only"
+# The network engine is a plugin loaded by jobs across hosts only
+# (src/net/engine.h): here every rank maps it and libfabric, and the ranks
+# of a one-host job (h1 alone) map no network library.
+job 0 $MH --host h1:1,h2:2 "$TESTS_BIN/net/net_engine" ofi
+expect_out "net_engine: 3 ranks OK (libfabric engine mapped)"
+job 0 $MH --host h1:2 "$TESTS_BIN/net/net_engine" none
+expect_out "net_engine: 2 ranks OK (no network library mapped)"
 # (The p2p and collective suites across hosts, by every launcher: suites.sh.)
 
 # hydra across the same hosts.

@@ -30,6 +30,12 @@ soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
     fail "libmpi.so is not the same library as libmpi_abi.so"
 [ -e "$libdir/libsmartmap_heap.so.1" ] && [ -L "$libdir/libsmartmap_heap.so" ] ||
     fail "libsmartmap_heap.so(.1) is missing from $libdir"
+# The network engine: a plugin in the private lib/smartmap/ (DESIGN D9),
+# which alone needs libfabric; the library and the programs do not.
+plugin=$libdir/smartmap/libsmartmap_net_ofi.so
+[ -f "$plugin" ] || fail "the network engine plugin $plugin is missing"
+readelf -d "$plugin" | grep -q 'NEEDED.*\[libfabric\.so' || fail "$plugin does not need libfabric"
+! readelf -d "$so" | grep -q 'NEEDED.*fabric' || fail "libmpi_abi.so needs libfabric itself"
 
 # --- pkg-config -----------------------------------------------------------------------
 real_libdir=$(cd -P "$libdir" && pwd -P)
@@ -83,7 +89,9 @@ done <<<"$(runpath_of "$TMP/hello")"
 "$prefix/bin/mpicxx" -std=c++17 "$(dirname "$0")/mpicxx_prog.cpp" -o "$TMP/prog" ||
     fail "installed mpicxx could not build a C++ program"
 
-expect_contains "$("$prefix/bin/smartmap_info")" "install prefix:       $(cd -P "$prefix" && pwd -P)" \
+info=$("$prefix/bin/smartmap_info")
+expect_contains "$info" "install prefix:       $(cd -P "$prefix" && pwd -P)" "installed smartmap_info"
+expect_contains "$info" "engine plugin:        $(cd -P "$libdir" && pwd -P)/smartmap/libsmartmap_net_ofi.so (loads)" \
     "installed smartmap_info"
 
 out=$(cd "$TMP" && run_job 60 "$prefix/bin/mpiexec" -n 2 ./hello) || fail "installed mpiexec -n 2 ./hello failed: $out"

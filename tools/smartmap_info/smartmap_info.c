@@ -1,6 +1,7 @@
 /* smartmap_info — what this smartmap is, where it lives, and every tunable
  * (DESIGN.md D4, D10).  One function per section of the report; see README.md. */
 #include "base/tunables.h"
+#include "net/engine.h"
 #include "smap_config.h"
 #include "smap_section.h"
 
@@ -34,9 +35,10 @@ static void usage(FILE *f, const char *prog)
             "Usage: %s [--tunables | --version | --help]\n"
             "\n"
             "Prints smartmap's version, the MPI standard and ABI it implements, its\n"
-            "build options, where it is installed, which copy levels it can use, and\n"
-            "every tunable: the environment variable SMAP_<NAME>, its type, default,\n"
-            "current value (from the environment when set) and what it does.\n"
+            "build options, where it is installed, which network engine a job spanning\n"
+            "nodes would load (and whether its plugin loads), which copy levels it can\n"
+            "use, and every tunable: the environment variable SMAP_<NAME>, its type,\n"
+            "default, current value (from the environment when set) and what it does.\n"
             "\n"
             "  --tunables   print only the table of tunables\n"
             "  --version    print only smartmap's version\n"
@@ -84,28 +86,70 @@ static int find_prefix(char *out, size_t len)
     return 0;
 }
 
-static void print_install(void)
+/* The directory holding libmpi_abi.so.N below the prefix: 0, or -1. */
+static int find_libdir(const char *prefix, char *out, size_t len)
+{
+    /* The installed tree uses GNUInstallDirs' libdir, the build tree lib/. */
+    static const char *const libdirs[] = { SMAP_INFO_LIBDIR, "lib" };
+    for (size_t i = 0; i < sizeof libdirs / sizeof libdirs[0]; i++) {
+        char dir[PATH_MAX + 64], lib[PATH_MAX + 128];
+        if (libdirs[i][0] == '/')
+            snprintf(dir, sizeof dir, "%s", libdirs[i]);
+        else
+            snprintf(dir, sizeof dir, "%s/%s", prefix, libdirs[i]);
+        snprintf(lib, sizeof lib, "%s/libmpi_abi.so.%d", dir, INFO_ABI_VERSION);
+        if (access(lib, F_OK) == 0) {
+            snprintf(out, len, "%s", dir);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* libdir: where the library lies, or "" when unknown. */
+static void print_install(char *libdir, size_t len)
 {
     char prefix[PATH_MAX];
+    libdir[0] = '\0';
     if (find_prefix(prefix, sizeof prefix) != 0) {
         printf("install prefix:       (unknown: cannot resolve /proc/self/exe)\n");
         return;
     }
     printf("install prefix:       %s\n", prefix);
-    /* The installed tree uses GNUInstallDirs' libdir, the build tree lib/. */
-    static const char *const libdirs[] = { SMAP_INFO_LIBDIR, "lib" };
-    for (size_t i = 0; i < sizeof libdirs / sizeof libdirs[0]; i++) {
-        char lib[PATH_MAX + 64];
-        if (libdirs[i][0] == '/')
-            snprintf(lib, sizeof lib, "%s/libmpi_abi.so.%d", libdirs[i], INFO_ABI_VERSION);
-        else
-            snprintf(lib, sizeof lib, "%s/%s/libmpi_abi.so.%d", prefix, libdirs[i], INFO_ABI_VERSION);
-        if (access(lib, F_OK) == 0) {
-            printf("library:              %s\n", lib);
-            return;
-        }
+    if (find_libdir(prefix, libdir, len) != 0) {
+        libdir[0] = '\0';
+        printf("library:              (libmpi_abi.so.%d not found under %s)\n", INFO_ABI_VERSION,
+               prefix);
+        return;
     }
-    printf("library:              (libmpi_abi.so.%d not found under %s)\n", INFO_ABI_VERSION, prefix);
+    printf("library:              %s/libmpi_abi.so.%d\n", libdir, INFO_ABI_VERSION);
+}
+
+/* ---- section: network engine ------------------------------------------------
+ * The engine a rank of a job spanning nodes would load (the same choice,
+ * src/net/load.c), its plugin file, and whether it loads here: a missing
+ * libfabric shows now rather than at a multi-node job's MPI_Init.  Loading
+ * it here is harmless (this program is no rank; nothing is called). */
+static void print_net_engine(const char *libdir)
+{
+    char why[192], err[PATH_MAX + 512], path[PATH_MAX + 64];
+    const char *name = smap_net_engine_choose(getenv("SMAP_NET_ENGINE"), why, sizeof why, err,
+                                              sizeof err);
+    if (!name) {
+        printf("network engine:       (none: %s)\n", err);
+        return;
+    }
+    printf("network engine:       %s (%s; loaded only by jobs that span nodes)\n", name, why);
+    if (!*libdir) {
+        printf("engine plugin:        (unknown: the library was not found)\n");
+        return;
+    }
+    smap_net_engine_file(libdir, name, path, sizeof path);
+    smap_net_engine_entry_fn *entry;
+    if (smap_net_engine_load(path, &entry, err, sizeof err))
+        printf("engine plugin:        %s (loads)\n", path);
+    else
+        printf("engine plugin:        %s (does not load: %s)\n", path, err);
 }
 
 /* ---- section: SMARTMAP ------------------------------------------------------
@@ -183,7 +227,9 @@ int main(int argc, char **argv)
     if (!only_tunables) {
         print_versions();
         print_build();
-        print_install();
+        char libdir[PATH_MAX + 64];
+        print_install(libdir, sizeof libdir);
+        print_net_engine(libdir);
         print_copy_levels();
         printf("\n");
     }

@@ -9,8 +9,13 @@
  * picks (provider.c): FI_PROVIDER when set, else "net" (libfabric's native RDM over
  * TCP sockets), else "tcp;ofi_rxm"; its memory-registration
  * rules (FI_MR_LOCAL, FI_MR_VIRT_ADDR, FI_MR_PROV_KEY, FI_MR_ENDPOINT) are
- * followed, so a fast provider needs no change here. */
-#include "net/net.h"
+ * followed, so a fast provider needs no change here.
+ *
+ * Built as the plugin libsmartmap_net_ofi.so (net/engine.h), which alone
+ * links libfabric: the library's state (smap_lib->net, ->job, ->tun) and
+ * services (log, boot key-value store: net/plugin/lib.c) come through the
+ * table the library hands to the entry point at the end of this file. */
+#include "net/engine.h"
 
 #include <poll.h>
 #include <stddef.h>
@@ -30,7 +35,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
-#include "net/provider.h"
+#include "net/ofi/provider.h"
 
 /* Message buffers posted at once.  Not fewer: with fewer posted buffers
  * than a window of small sends (bench/bw: 64), rxm now and then holds the
@@ -109,7 +114,7 @@ static struct {
 
 static SMAP_COLD _Noreturn void fail(const char *what, ssize_t rc)
 {
-    smap_fatal("inter-node transport (libfabric %s): %s failed: %s", smap_net.provider, what,
+    smap_fatal("inter-node transport (libfabric %s): %s failed: %s", smap_lib->net->provider, what,
                fi_strerror((int)-rc));
 }
 
@@ -425,7 +430,7 @@ static int ofi_progress(void)
             fi_cq_readerr(F.cq, &ee, 0);
             const struct op *bad = ee.op_context;
             smap_fatal("inter-node transport (libfabric %s): %s %s rank %d failed: %s (%s)",
-                       smap_net.provider, bad ? op_name(bad->kind) : "an operation",
+                       smap_lib->net->provider, bad ? op_name(bad->kind) : "an operation",
                        bad && bad->kind == OP_RECV_MSG ? "from" : "with",
                        bad ? bad->peer : -1, fi_strerror(ee.err),
                        fi_cq_strerror(F.cq, ee.prov_errno, ee.err_data, NULL, 0));
@@ -499,7 +504,7 @@ static int ofi_busy(void)
  * then waits for, means the injected ones before it are in the kernel. */
 static void ofi_drain(void)
 {
-    for (int peer = 0; peer < smap_job.size; peer++) {
+    for (int peer = 0; peer < smap_lib->job->size; peer++) {
         if (!F.injected[peer])
             continue;
         struct op *o = op_new(OP_SEND_MSG, peer, FRAME);
@@ -567,7 +572,7 @@ static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data
  * (or coalescing off) it leaves at once. */
 static void ofi_send_lazy(int dst, const void *hdr, size_t hlen)
 {
-    if (smap_net.manual_progress && hlen <= F.coalesce) {
+    if (smap_lib->net->manual_progress && hlen <= F.coalesce) {
         stage_msg(dst, hdr, hlen, NULL, 0, NULL);
         return;
     }
@@ -734,12 +739,12 @@ static int exchange_addresses(char *err, size_t errlen)
     }
     char key[48], val[2 * ADDR_MAX + 1];
     hex(val, me, alen);
-    snprintf(key, sizeof key, "smap.net.%d", smap_job.rank);
+    snprintf(key, sizeof key, "smap.net.%d", smap_lib->job->rank);
     if (smap_boot_put(key, val) || smap_boot_fence()) {
         snprintf(err, errlen, "could not exchange the endpoint addresses through PMI");
         return -1;
     }
-    int n = smap_job.size;
+    int n = smap_lib->job->size;
     unsigned char *all = calloc((size_t)n, alen);
     F.addr = calloc((size_t)n, sizeof *F.addr);
     if (!all || !F.addr) {
@@ -749,7 +754,7 @@ static int exchange_addresses(char *err, size_t errlen)
     }
     for (int r = 0; r < n; r++) {
         snprintf(key, sizeof key, "smap.net.%d", r);
-        if (r == smap_job.rank) {
+        if (r == smap_lib->job->rank) {
             memcpy(all + (size_t)r * alen, me, alen);
             continue;
         }
@@ -774,7 +779,7 @@ static int exchange_addresses(char *err, size_t errlen)
         int rc_ = (call);                                                           \
         if (rc_) {                                                                  \
             snprintf(err, errlen, "%s: %s (provider %s)", what, fi_strerror(-rc_),  \
-                     smap_net.provider);                                            \
+                     smap_lib->net->provider);                                     \
             return -1;                                                              \
         }                                                                           \
     } while (0)
@@ -786,7 +791,7 @@ static int exchange_addresses(char *err, size_t errlen)
 static void open_cq(void)
 {
     struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_FD };
-    if (!smap_tun.net_sleep_max || fi_cq_open(F.domain, &cq, &F.cq, NULL) != 0) {
+    if (!smap_lib->tun->net_sleep_max || fi_cq_open(F.domain, &cq, &F.cq, NULL) != 0) {
         F.cq = NULL;
         return;
     }
@@ -801,56 +806,58 @@ static void open_cq(void)
 
 static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 {
+    struct smap_net *net = smap_lib->net;
+    int nranks = smap_lib->job->size;
     memset(&F, 0, sizeof F);
     F.wait_fd = -1;
     F.up = *up;
     smap_ofi_prepare_env(WIRE_HDR);
     /* writes and reads for one-sided windows (SMAP_RMA_NET_RMA), reads for
      * the rendezvous (SMAP_NET_RMA), else messages alone */
-    int top = smap_tun.rma_net_rma ? 2 : smap_tun.net_rma ? 1 : 0, level;
+    int top = smap_lib->tun->rma_net_rma ? 2 : smap_lib->tun->net_rma ? 1 : 0, level;
     struct fi_info *info = smap_ofi_choose(top, &level, err, errlen);
     if (!info)
         return -1;
-    smap_net.rma = level >= 1 && smap_tun.net_rma;
-    smap_net.rma_rw = level == 2;
+    net->rma = level >= 1 && smap_lib->tun->net_rma;
+    net->rma_rw = level == 2;
     F.info = info;
-    snprintf(smap_net.provider, sizeof smap_net.provider, "%s", info->fabric_attr->prov_name);
-    size_t eager = smap_ofi_eager_wanted(smap_net.provider);
+    snprintf(net->provider, sizeof net->provider, "%s", info->fabric_attr->prov_name);
+    size_t eager = smap_ofi_eager_wanted(net->provider);
     F.mr_mode = info->domain_attr->mr_mode;
     F.next_key = 1;
     F.inject_max = info->tx_attr->inject_size;
     F.iov_limit = info->tx_attr->iov_limit;
-    smap_net.manual_progress = info->domain_attr->data_progress != FI_PROGRESS_AUTO;
-    smap_net.ordered = (info->tx_attr->msg_order & FI_ORDER_SAS) != 0;
+    net->manual_progress = info->domain_attr->data_progress != FI_PROGRESS_AUTO;
+    net->ordered = (info->tx_attr->msg_order & FI_ORDER_SAS) != 0;
     size_t max_msg = info->ep_attr->max_msg_size;
     if (eager + WIRE_HDR > max_msg)
         eager = max_msg > WIRE_HDR ? max_msg - WIRE_HDR : 0;
-    smap_net.eager_max = eager;
+    net->eager_max = eager;
     /* Control traffic (one-sided requests, src/rma) needs room even when
      * the eager limit is tiny: receive buffers hold at least this much. */
     size_t room = eager > SMAP_NET_ROOM_MIN ? eager : SMAP_NET_ROOM_MIN;
     if (room + WIRE_HDR > max_msg)
         room = max_msg > WIRE_HDR ? max_msg - WIRE_HDR : 0;
-    smap_net.room = room;
+    net->room = room;
     F.msg_cap = WIRE_HDR + room;
     /* coalescing: records of at most half a bundle (two fit at least) */
-    size_t co = smap_ofi_coalesce_wanted(smap_net.provider), co_max = F.msg_cap / 2 - FRAME - 8;
+    size_t co = smap_ofi_coalesce_wanted(net->provider), co_max = F.msg_cap / 2 - FRAME - 8;
     if (co > co_max)
         co = co_max;
-    smap_net.coalesce = co > HDR_MAX ? co - HDR_MAX : 0;
-    F.coalesce = smap_net.coalesce ? smap_net.coalesce + HDR_MAX : 0;
-    F.stage = calloc((size_t)smap_job.size, sizeof *F.stage);
-    F.dirty = calloc((size_t)smap_job.size, sizeof *F.dirty);
-    F.injected = calloc((size_t)smap_job.size, sizeof *F.injected);
-    F.sending = calloc((size_t)smap_job.size, sizeof *F.sending);
+    net->coalesce = co > HDR_MAX ? co - HDR_MAX : 0;
+    F.coalesce = net->coalesce ? net->coalesce + HDR_MAX : 0;
+    F.stage = calloc((size_t)nranks, sizeof *F.stage);
+    F.dirty = calloc((size_t)nranks, sizeof *F.dirty);
+    F.injected = calloc((size_t)nranks, sizeof *F.injected);
+    F.sending = calloc((size_t)nranks, sizeof *F.sending);
     if (!F.stage || !F.dirty || !F.injected || !F.sending) {
-        snprintf(err, errlen, "out of memory for %d peers' bundles", smap_job.size);
+        snprintf(err, errlen, "out of memory for %d peers' bundles", nranks);
         return -1;
     }
-    size_t chunk = smap_ofi_chunk_wanted(smap_net.provider);
+    size_t chunk = smap_ofi_chunk_wanted(net->provider);
     if (!chunk)
         chunk = 1;
-    smap_net.chunk = chunk < max_msg ? chunk : max_msg;
+    net->chunk = chunk < max_msg ? chunk : max_msg;
 
     TRY(fi_fabric(info->fabric_attr, &F.fabric, NULL), "fi_fabric");
     TRY(fi_domain(F.fabric, info, &F.domain, NULL), "fi_domain");
@@ -859,7 +866,7 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
         struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE };
         TRY(fi_cq_open(F.domain, &cq, &F.cq, NULL), "fi_cq_open");
     }
-    struct fi_av_attr av = { .type = FI_AV_TABLE, .count = (size_t)smap_job.size };
+    struct fi_av_attr av = { .type = FI_AV_TABLE, .count = (size_t)nranks };
     TRY(fi_av_open(F.domain, &av, &F.av, NULL), "fi_av_open");
     TRY(fi_endpoint(F.domain, info, &F.ep, NULL), "fi_endpoint");
     TRY(fi_ep_bind(F.ep, &F.av->fid, 0), "fi_ep_bind (address vector)");
@@ -872,7 +879,7 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
         F.recvs[i] = o;
         if (post(o) != 0) {
             snprintf(err, errlen, "cannot post the receive buffers (provider %s)",
-                     smap_net.provider);
+                     net->provider);
             return -1;
         }
     }
@@ -881,10 +888,10 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     smap_log(SMAP_LOG_INFO,
              "inter-node transport: libfabric %s, eager %zu bytes, coalescing %zu, chunk %zu, "
              "%s progress%s, %s, %s, waits %s",
-             smap_net.provider, smap_net.eager_max, smap_net.coalesce, smap_net.chunk,
-             smap_net.manual_progress ? "manual" : "auto", smap_net.ordered ? ", ordered" : "",
-             smap_net.rma ? "rendezvous by RDMA read" : "rendezvous by pipelined sends",
-             smap_net.rma_rw ? "one-sided by RDMA write/read" : "one-sided by messages",
+             net->provider, net->eager_max, net->coalesce, net->chunk,
+             net->manual_progress ? "manual" : "auto", net->ordered ? ", ordered" : "",
+             net->rma ? "rendezvous by RDMA read" : "rendezvous by pipelined sends",
+             net->rma_rw ? "one-sided by RDMA write/read" : "one-sided by messages",
              F.wait_fd >= 0 ? "sleep on the CQ's fd" : "nap");
     return 0;
 }
@@ -920,7 +927,7 @@ static void ofi_close(void)
     F.wait_fd = -1;
 }
 
-const struct smap_net_ops smap_net_ofi = {
+static const struct smap_net_ops ofi_ops = {
     .name = "ofi",
     .open = ofi_open,
     .close = ofi_close,
@@ -939,3 +946,12 @@ const struct smap_net_ops smap_net_ofi = {
     .rma_xfer = ofi_rma_xfer,
     .expose_rw = ofi_expose_rw,
 };
+
+/* The plugin's one export (net/engine.h). */
+SMAP_NET_ENGINE_EXPORT const struct smap_net_ops *
+smap_net_engine_entry(const struct smap_net_lib *lib, char *err, size_t errlen)
+{
+    if (smap_net_engine_accept(lib, err, errlen) != 0)
+        return NULL;
+    return &ofi_ops;
+}

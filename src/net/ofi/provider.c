@@ -4,7 +4,7 @@
  * socket providers (net, tcp;ofi_rxm, sockets) move data through the
  * kernel, where copies are cheap and round trips dear; a NIC's provider is
  * the other way round. */
-#include "net/provider.h"
+#include "net/ofi/provider.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include <rdma/fabric.h>
 
 #include "base/tunables.h"
-#include "net/net.h"
+#include "net/engine.h"
 
 /* The providers tried, in order, when FI_PROVIDER is not set: net
  * (libfabric's native reliable datagrams over TCP sockets, no rxm layer
@@ -59,7 +59,7 @@ size_t smap_ofi_eager_wanted(const char *prov)
 {
     const char *env = getenv("SMAP_NET_EAGER_LIMIT");
     if ((env && *env) || socket_provider(prov))
-        return smap_tun.net_eager_limit;
+        return smap_lib->tun->net_eager_limit;
     return (size_t)8 << 10;
 }
 
@@ -72,7 +72,7 @@ size_t smap_ofi_coalesce_wanted(const char *prov)
 {
     const char *env = getenv("SMAP_NET_COALESCE");
     if ((env && *env) || socket_provider(prov))
-        return smap_tun.net_coalesce ? smap_tun.net_coalesce + SMAP_NET_HDR_MAX : 0;
+        return smap_lib->tun->net_coalesce ? smap_lib->tun->net_coalesce + SMAP_NET_HDR_MAX : 0;
     return 0;
 }
 
@@ -87,7 +87,7 @@ size_t smap_ofi_chunk_wanted(const char *prov)
 {
     const char *env = getenv("SMAP_NET_CHUNK");
     if ((env && *env) || !socket_provider(prov))
-        return smap_tun.net_chunk;
+        return smap_lib->tun->net_chunk;
     return (size_t)512 << 10;
 }
 

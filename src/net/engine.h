@@ -1,0 +1,81 @@
+/* The contract between the library and a network engine plugin (DESIGN.md
+ * D9).  Each engine (libfabric today, UCX later) is a shared object of its
+ * own, libsmartmap_net_<engine>.so in the private directory `smartmap/`
+ * beside libmpi_abi.so, opened with dlopen only when a job spans nodes: a
+ * one-node job maps no network library, and none of the signal handlers
+ * their providers install (libpsm_infinipath's SIGSEGV handler turned every
+ * rank's crash into "exit 1").
+ *
+ * A plugin exports one symbol, SMAP_NET_ENGINE_ENTRY, and links nothing of
+ * the library: libmpi's internal symbols are hidden, so what an engine
+ * needs of the library (its state: the job, the tunables, struct smap_net
+ * to fill in; its services: diagnostics, the boot key-value store) comes in
+ * struct smap_net_lib, which the entry point keeps in smap_lib for the
+ * engine's calls.  net/plugin/lib.c, linked into every plugin, defines
+ * smap_log, smap_fatal and smap_boot_put/get/fence there as forwarders, so
+ * an engine's code calls them as the rest of the library does.
+ *
+ * The library and its plugins are built together: the entry point refuses
+ * a table of another version or layout (a plugin left from another build)
+ * with a message instead of misreading it. */
+#ifndef SMAP_NET_ENGINE_H
+#define SMAP_NET_ENGINE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "net/net.h"
+
+struct smap_job;
+struct smap_tunables;
+
+/* Bump when struct smap_net_lib, struct smap_net or struct smap_net_ops
+ * changes in a way sizes would not show. */
+#define SMAP_NET_ENGINE_ABI 1
+
+/* The exported symbol, and its type. */
+#define SMAP_NET_ENGINE_ENTRY "smap_net_engine_entry"
+#define SMAP_NET_ENGINE_EXPORT __attribute__((visibility("default")))
+
+struct smap_net_lib {
+    int abi;                              /* SMAP_NET_ENGINE_ABI */
+    size_t size, net_size, ops_size, job_size, tun_size;   /* the structs' sizes */
+    struct smap_net *net;                 /* the engine fills in eager_max, room... */
+    const struct smap_job *job;
+    const struct smap_tunables *tun;
+    void (*vlog)(int level, const char *fmt, va_list ap);
+    void (*vfatal)(const char *fmt, va_list ap);   /* does not return */
+    int (*kv_put)(const char *key, const char *value);
+    int (*kv_fence)(void);
+    int (*kv_get)(const char *key, char *value, size_t len);
+};
+
+/* Checks the library's table against this plugin's build and keeps it in
+ * smap_lib; the engine's table, or NULL with a message in err. */
+typedef const struct smap_net_ops *smap_net_engine_entry_fn(const struct smap_net_lib *lib,
+                                                            char *err, size_t errlen);
+
+/* ---- inside a plugin (net/plugin/lib.c) ---- */
+/* The library's table, set by the entry point before the engine's open. */
+extern const struct smap_net_lib *smap_lib;
+/* The entry point's check: 0 and smap_lib set, or -1 with a message. */
+int smap_net_engine_accept(const struct smap_net_lib *lib, char *err, size_t errlen);
+
+/* ---- inside the library (net/load.c; also in smap_internal for
+ * smartmap_info, so that its report and a rank's choice agree) ---- */
+/* The engine SMAP_NET_ENGINE's value `want` (auto|ofi|ucx) selects: its
+ * name ("ofi"), with why it was taken in `why`; NULL with a message in err
+ * when that engine is not built into this smartmap. */
+const char *smap_net_engine_choose(const char *want, char *why, size_t whylen, char *err,
+                                   size_t errlen);
+/* The plugin file of engine `name` beside a library in directory libdir. */
+void smap_net_engine_file(const char *libdir, const char *name, char *out, size_t len);
+/* The directory of the shared object that holds this code (libmpi_abi.so),
+ * from dladdr: 0, or -1 when it cannot be told. */
+int smap_net_engine_libdir(char *out, size_t len);
+/* dlopen(path, RTLD_NOW | RTLD_LOCAL) and the entry point: the handle, or
+ * NULL with a message naming the file and dlerror()'s reason. */
+void *smap_net_engine_load(const char *path, smap_net_engine_entry_fn **entry, char *err,
+                           size_t errlen);
+
+#endif

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The network engine plugin (src/net/engine.h, net/load.c) and its errors,
+# with jobs of 2 emulated nodes (SMAP_NODE_NAME per MPMD part of smrun,
+# libfabric's tcp on loopback; smrun, not multinode.sh's hydra, because
+# hydra may drop the output of ranks that abort at once) and of one node:
+#   1. SMAP_NET_ENGINE=ucx (not built): a job across nodes stops in
+#      MPI_Init with a message saying so; a one-node job, which loads no
+#      engine, runs;
+#   2. SMAP_NET_ENGINE=bogus: any job stops with a message naming it;
+#   3. the plugin missing beside libmpi_abi.so (a copy of the library in
+#      a directory of its own): a job across nodes stops with a message
+#      naming the file it looked for and dlerror()'s reason; a one-node
+#      job runs;
+#   4. a plugin whose own library is missing (as libfabric would be):
+#      the message names the plugin and the missing library.
+# Usage: engine.sh  (SMAP_TEST_BIN: the build's tests/net, SMAP_STAGE)
+set -uo pipefail
+bin=${SMAP_TEST_BIN:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=$work/out
+fail() { echo "FAIL: $*"; cat "$out"; exit 1; }
+
+# across ENV...: a 2-node job of net_engine (it expects libfabric mapped)
+across() {
+    local node=(-env SMAP_LOCAL_RANK 0 -env SMAP_NODE_NAME)
+    env FI_PROVIDER=tcp FI_TCP_IFACE=lo FI_NET_IFACE=lo "$@" \
+        "$SMAP_STAGE/bin/smrun" --timeout 60 -n 1 "${node[@]}" node0 "$bin/net_engine" ofi \
+        : -n 1 "${node[@]}" node1 "$bin/net_engine" ofi >"$out" 2>&1
+}
+# one_node ENV...: a 2-rank job on this node (it expects no network library)
+one_node() {
+    env "$@" "$SMAP_STAGE/bin/smrun" -n 2 "$bin/net_engine" none >"$out" 2>&1
+}
+expect() { grep -qF -- "$1" "$out" || fail "$2: the output lacks '$1'"; }
+
+# 1. an engine this build lacks
+across SMAP_NET_ENGINE=ucx && fail "ucx: a job across nodes ran without its engine"
+expect "SMAP_NET_ENGINE=ucx: the UCX engine is not built into this smartmap" ucx
+one_node SMAP_NET_ENGINE=ucx || fail "ucx: a one-node job failed"
+expect "no network library mapped" "ucx, one node"
+
+# 2. a word that names no engine
+one_node SMAP_NET_ENGINE=bogus && fail "bogus: a job ran"
+expect "SMAP_NET_ENGINE" bogus
+expect "bogus" bogus
+
+# 3. no plugin beside the library (LD_LIBRARY_PATH wins over the test
+# programs' RUNPATH, so they load this copy)
+mkdir -p "$work/lib"
+cp "$SMAP_STAGE/lib/libmpi_abi.so.1" "$work/lib/"
+across LD_LIBRARY_PATH="$work/lib" && fail "no plugin: a job across nodes ran"
+expect "cannot load the network engine $work/lib/smartmap/libsmartmap_net_ofi.so: " "no plugin"
+expect "cannot open shared object file" "no plugin"
+across || fail "the same job with the plugin in place failed"
+expect "libfabric engine mapped" "plugin in place"
+one_node LD_LIBRARY_PATH="$work/lib" || fail "no plugin: a one-node job failed"
+
+# 4. a plugin that needs a library this machine lacks
+mkdir -p "$work/lib/smartmap" "$work/gone"
+echo 'int smap_gone(void) { return 0; }' >"$work/gone.c"
+echo 'int smap_gone(void); int smap_net_engine_entry(void) { return smap_gone(); }' \
+    >"$work/plugin.c"
+cc -shared -fPIC -o "$work/gone/libsmap_gone.so" "$work/gone.c" &&
+    cc -shared -fPIC -o "$work/lib/smartmap/libsmartmap_net_ofi.so" "$work/plugin.c" \
+        -L"$work/gone" -lsmap_gone || fail "cannot build the stand-in plugin"
+rm "$work/gone/libsmap_gone.so"
+across LD_LIBRARY_PATH="$work/lib" && fail "plugin without its library: a job ran"
+expect "cannot load the network engine $work/lib/smartmap/libsmartmap_net_ofi.so: " \
+    "plugin without its library"
+expect "libsmap_gone.so: cannot open shared object file" "plugin without its library"
+echo PASS
