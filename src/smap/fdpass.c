@@ -22,12 +22,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "boot/boot.h"
 
 int smap_attach_parse(const char *s)
@@ -97,39 +99,56 @@ struct fdmsg_hdr {
 };
 #define FDMSG_MAGIC 0x534d4150u   /* "SMAP" */
 
-/* Abstract names live in the network namespace: the job's kvsname (hashed
- * when long) and the node id keep jobs and emulated nodes apart. */
-static socklen_t sock_name(struct sockaddr_un *a, int node, int lr)
+/* Abstract names live in the network namespace, where any local user may
+ * take a name first: each rank's is random ("smartmap.<64 random bits>",
+ * drawn again when taken) and reaches its peers in its description
+ * (peers.c), so no name can be taken in advance to stop a job, whatever
+ * the launcher (D18); a connector still checks the listener's pid. */
+static socklen_t sock_name(struct sockaddr_un *a, uint64_t token)
 {
     memset(a, 0, sizeof *a);
     a->sun_family = AF_UNIX;
-    const char *kvs = smap_job.kvsname;
-    int n;
-    if (strlen(kvs) <= 64) {
-        n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "smartmap.%s.%d.%d", kvs, node, lr);
-    } else {
-        uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-        for (const char *p = kvs; *p; p++)
-            h = (h ^ (unsigned char)*p) * 1099511628211ull;
-        n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "smartmap.%016llx.%d.%d",
-                     (unsigned long long)h, node, lr);
-    }
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "smartmap.%016llx",
+                     (unsigned long long)token);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
-int smap_fdsock_listen(int node, int lr, int backlog, char *err, size_t errlen)
+static uint64_t random_token(void)
 {
-    struct sockaddr_un a;
-    socklen_t alen = sock_name(&a, node, lr);
+    uint64_t t = 0;
+    if (getrandom(&t, sizeof t, GRND_NONBLOCK) != (ssize_t)sizeof t) {
+        struct timespec ts;   /* no entropy yet: unpredictable enough to retry on */
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        t = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 16);
+    }
+    return t ? t : 1;
+}
+
+int smap_fdsock_listen(int backlog, uint64_t *token, char *err, size_t errlen)
+{
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s < 0 || bind(s, (struct sockaddr *)&a, alen) != 0 || listen(s, backlog) != 0) {
-        snprintf(err, errlen, "cannot listen on the abstract socket @%s: %s", a.sun_path + 1,
-                 strerror(errno));
-        if (s >= 0)
-            close(s);
+    if (s < 0) {
+        snprintf(err, errlen, "cannot create the attach socket: %s", strerror(errno));
         return -1;
     }
-    return s;
+    struct sockaddr_un a;
+    for (int tries = 0; tries < 16; tries++) {
+        *token = random_token();
+        socklen_t alen = sock_name(&a, *token);
+        if (bind(s, (struct sockaddr *)&a, alen) == 0) {
+            if (listen(s, backlog) == 0) {
+                smap_debug("attach socket @%s", a.sun_path + 1);
+                return s;
+            }
+            break;
+        }
+        if (errno != EADDRINUSE)
+            break;
+    }
+    snprintf(err, errlen, "cannot listen on the abstract socket @%s: %s", a.sun_path + 1,
+             strerror(errno));
+    close(s);
+    return -1;
 }
 
 static pid_t sock_peer_pid(int s)
@@ -170,10 +189,10 @@ static int wait_readable(int fd, int nlocal, int me, const pid_t *pids, char *er
     }
 }
 
-static int connect_to(int node, int lr, pid_t expect, char *err, size_t errlen)
+static int connect_to(uint64_t token, int lr, pid_t expect, char *err, size_t errlen)
 {
     struct sockaddr_un a;
-    socklen_t alen = sock_name(&a, node, lr);
+    socklen_t alen = sock_name(&a, token);
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int rc = -1;
     if (s >= 0) {
@@ -295,8 +314,9 @@ static int serve_one(int lsock, int me, int nlocal, const pid_t *pids, const int
     return rc;
 }
 
-int smap_fdsock_exchange(int lsock, int node, int me, int nlocal, const pid_t *pids,
-                         const int *own_fds, int *peer_fds, char *err, size_t errlen)
+int smap_fdsock_exchange(int lsock, int me, int nlocal, const pid_t *pids,
+                         const uint64_t *tokens, const int *own_fds, int *peer_fds, char *err,
+                         size_t errlen)
 {
     int rc = 0;
     int conns[nlocal > 0 ? nlocal : 1];
@@ -307,7 +327,7 @@ int smap_fdsock_exchange(int lsock, int node, int me, int nlocal, const pid_t *p
      * only for connects, which everyone does first; the sends need no
      * reader; the receives wait only for sends. */
     for (int lr = 0; lr < nlocal && rc == 0; lr++)
-        if (lr != me && (conns[lr] = connect_to(node, lr, pids[lr], err, errlen)) < 0)
+        if (lr != me && (conns[lr] = connect_to(tokens[lr], lr, pids[lr], err, errlen)) < 0)
             rc = -1;
     for (int served = 0; rc == 0 && served < nlocal - 1;) {
         int r = serve_one(lsock, me, nlocal, pids, own_fds, err, errlen);

@@ -55,6 +55,7 @@ struct pdesc {
     long pid;
     int dumpable;
     unsigned uid;
+    unsigned long long sock;   /* the attach socket's random name (fdpass.c), 0: none */
     struct rdesc r[SMAP_REGION_KINDS];
 };
 
@@ -113,7 +114,7 @@ static void describe_self(struct pdesc *d)
 /* PMI values may not contain blanks: fields are ':'/';'/','-separated hex. */
 static void encode(const struct pdesc *d, char *s, size_t len)
 {
-    size_t n = (size_t)snprintf(s, len, "%lx:%d:%x", d->pid, d->dumpable, d->uid);
+    size_t n = (size_t)snprintf(s, len, "%lx:%d:%x:%llx", d->pid, d->dumpable, d->uid, d->sock);
     for (int k = 0; k < SMAP_REGION_KINDS && n < len; k++) {
         const struct rdesc *r = &d->r[k];
         n += (size_t)snprintf(s + n, len - n, ";%lx,%zx,%d,%zx,%llx", (unsigned long)r->base, r->len,
@@ -125,7 +126,8 @@ static int decode(const char *s, struct pdesc *d)
 {
     int used = 0;
     memset(d, 0, sizeof *d);
-    if (sscanf(s, "%lx:%d:%x%n", &d->pid, &d->dumpable, &d->uid, &used) != 3 || d->pid <= 0)
+    if (sscanf(s, "%lx:%d:%x:%llx%n", &d->pid, &d->dumpable, &d->uid, &d->sock, &used) != 4 ||
+        d->pid <= 0)
         return -1;
     s += used;
     for (int k = 0; k < SMAP_REGION_KINDS; k++) {
@@ -342,7 +344,10 @@ static int attach_socket(struct attach *a)
     for (int k = 0; k < SMAP_REGION_KINDS; k++)
         own[k] = a->d[a->me].r[k].fd;
     close_fds(a);
-    if (smap_fdsock_exchange(a->lsock, smap_job.node, a->me, a->n, a->pids, own, a->fds, a->err,
+    uint64_t tokens[a->n];
+    for (int lr = 0; lr < a->n; lr++)
+        tokens[lr] = a->d[lr].sock;
+    if (smap_fdsock_exchange(a->lsock, a->me, a->n, a->pids, tokens, own, a->fds, a->err,
                              a->errlen))
         return ATTACH_HARD;
     for (int lr = 0; lr < a->n; lr++)
@@ -427,9 +432,11 @@ static int prepare(struct attach *a)
     describe_self(&a->d[a->me]);
     a->pids[a->me] = getpid();
     if (a->n > 1 && (a->requested == SMAP_ATTACH_AUTO || a->requested == SMAP_ATTACH_SOCKET)) {
-        a->lsock = smap_fdsock_listen(smap_job.node, a->me, a->n + 4, a->err, a->errlen);
+        uint64_t token;
+        a->lsock = smap_fdsock_listen(a->n + 4, &token, a->err, a->errlen);
         if (a->lsock < 0)
             return -1;
+        a->d[a->me].sock = token;
     }
     return 0;
 }

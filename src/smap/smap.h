@@ -177,15 +177,17 @@ const char *smap_attach_name(int mode);
  * O_CLOEXEC descriptor with its own file offset, or -1 with a message. */
 int smap_fd_from_proc(pid_t pid, int fd, char *err, size_t errlen);
 int smap_fd_from_pidfd(int pidfd, int fd, char *err, size_t errlen);
-/* SCM_RIGHTS over abstract Unix sockets named after the job, node and local
- * rank: works for non-dumpable ranks and across uids.  listen() before the
- * bootstrap fence that publishes the descriptions; then exchange() connects
- * to every peer, serves every peer its fds own_fds[SMAP_REGION_KINDS]
- * (-1: none) and receives theirs into peer_fds[lr * SMAP_REGION_KINDS + k].
- * Credentials are checked against pids[] (the node's ranks by local rank). */
-int smap_fdsock_listen(int node, int lr, int backlog, char *err, size_t errlen);
-int smap_fdsock_exchange(int lsock, int node, int me, int nlocal, const pid_t *pids,
-                         const int *own_fds, int *peer_fds, char *err, size_t errlen);
+/* SCM_RIGHTS over abstract Unix sockets with random names (*token, which
+ * the description published at the bootstrap fence carries): works for
+ * non-dumpable ranks and across uids.  listen() before that fence; then
+ * exchange() connects to every peer (tokens[lr]), serves every peer its
+ * fds own_fds[SMAP_REGION_KINDS] (-1: none) and receives theirs into
+ * peer_fds[lr * SMAP_REGION_KINDS + k].  Credentials are checked against
+ * pids[] (the node's ranks by local rank). */
+int smap_fdsock_listen(int backlog, uint64_t *token, char *err, size_t errlen);
+int smap_fdsock_exchange(int lsock, int me, int nlocal, const pid_t *pids,
+                         const uint64_t *tokens, const int *own_fds, int *peer_fds, char *err,
+                         size_t errlen);
 
 /* Shared regions that exist whatever SMAP_EXPOSE says (shared_region.c): a
  * sparse memfd `name` of `size` bytes, mapped here and registered as kind

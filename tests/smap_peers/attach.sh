@@ -19,4 +19,18 @@ for np in 2 3; do
     [ "$n" = "$np" ] || fail "$n of $np ranks report attaching by $PEERS_MODE"
     expect_clean
 done
+if [ "$PEERS_MODE" = socket ]; then
+    # Each rank's socket name is random (D18: a local user cannot take the
+    # names of a job in advance): 16 hex digits, different per rank and run.
+    run_job -n 2 -x SMAP_VERBOSE=3 -x SMAP_ATTACH=socket "$RW_PROG"
+    expect_rc 0
+    names=$(sed -n 's/.*attach socket @\(smartmap\.[0-9a-f]\{16\}\)$/\1/p' "$WORK/err" | sort -u)
+    [ "$(echo "$names" | grep -c .)" = 2 ] || fail "expected 2 random socket names, got '$names'"
+    first=$names
+    run_job -n 2 -x SMAP_VERBOSE=3 -x SMAP_ATTACH=socket "$RW_PROG"
+    expect_rc 0
+    again=$(sed -n 's/.*attach socket @\(smartmap\.[0-9a-f]\{16\}\)$/\1/p' "$WORK/err" | sort -u)
+    [ -n "$again" ] && [ -z "$(comm -12 <(echo "$first") <(echo "$again"))" ] ||
+        fail "the socket names repeat between runs: '$first' / '$again'"
+fi
 echo PASS
