@@ -28,6 +28,11 @@ static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct extent *ext;      /* sorted by offset, disjoint, not adjacent */
 static size_t next, cap;
 static int ready;
+/* The region is MADV_DONTDUMP from its creation (smap/shared_region.c):
+ * [0, dumped) has been handed out at some time and is dumpable again.
+ * First fit keeps what is used near the start, so one high-water mark
+ * (two VMAs) is enough and a core holds the windows without the rest. */
+static size_t dumped;
 
 struct cb_free {
     struct cb_free *next;
@@ -70,6 +75,17 @@ static char *region(void)
     return r;
 }
 
+/* Under arena_lock: makes [0, end) part of a core dump. */
+static void mark_dumpable(char *r, size_t end)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    end = (end + pg - 1) & ~(pg - 1);
+    if (end <= dumped)
+        return;
+    if (madvise(r + dumped, end - dumped, MADV_DODUMP) == 0)
+        dumped = end;
+}
+
 static void *take(size_t len, size_t align)
 {
     char *r = region();
@@ -96,6 +112,7 @@ static void *take(size_t len, size_t align)
         } else {
             remove_at(i);
         }
+        mark_dumpable(r, start + len);
         return r + start;
     }
     return NULL;

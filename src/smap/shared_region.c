@@ -74,8 +74,14 @@ int smap_rma_region_create(char *err, size_t errlen)
     if (!rma_base) {
         size_t size = smap_rma_region_size();
         rma_base = smap_shared_region_create(SMAP_REGION_RMA, "smartmap-rma", size, err, errlen);
-        if (rma_base)
+        if (rma_base) {
             rma_size = size;
+            /* A core dump reads every page of a shared mapping and so
+             * allocates every hole: the whole region (as large as the
+             * machine's memory) would be written.  The arena marks what it
+             * hands out dumpable again (rma/arena.c). */
+            (void)madvise(rma_base, size, MADV_DONTDUMP);
+        }
     }
     return rma_base ? 0 : -1;
 }
