@@ -58,6 +58,11 @@ size_t smap_rma_region_size(void)
 {
     if (rma_size)
         return rma_size;
+    /* memcheck's leak scan reads (and so allocates) every page of our region
+     * and of every peer's view: MPI_Win_allocate falls back to the heap
+     * beyond this, MPI_Win_allocate_shared fails with MPI_ERR_NO_MEM. */
+    if (smap_under_valgrind())
+        return SMAP_RMA_REGION_VALGRIND;
     const size_t gib = (size_t)1 << 30;
     long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
     size_t mem = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : gib;
