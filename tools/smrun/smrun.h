@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "base/compiler.h"
@@ -143,6 +144,10 @@ int smrun_hosts_requested(const struct smrun_options *o);
  * filled with its slots (or -ppn) before the next, wrapping around while
  * ranks remain.  Returns 0, or an exit code after a message. */
 int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *p);
+/* The source address of this machine's route toward host (an address
+ * literal or a name of /etc/hosts, never looked up otherwise), port 0:
+ * route.c.  0, or -1 when host is neither or no route leads there. */
+int smrun_route_source(const char *host, struct sockaddr_storage *src, socklen_t *srclen);
 /* --display-map: "smrun: map: host NAME: ranks 0-3,8 (5)". */
 void smrun_map_print(const char *host, const int *ranks, int n);
 void smrun_placement_free(struct smrun_placement *p);
