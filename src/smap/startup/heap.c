@@ -324,7 +324,8 @@ size_t smap_heap_used(void)
 
 void smap_heap_purge(void)
 {
-    (void)smap_heap_mode();
+    if (smap_heap_mode() == SMAP_HEAP_LIBC)
+        return;   /* jemalloc serves nothing */
     int slot = atomic_load_explicit(&smap_heap_slot_base, memory_order_relaxed) != 0;
     char name[48] = "arena.";
     struct msg m = { .n = 0 };
