@@ -10,8 +10,8 @@
  * control blocks, keeping their fence word (internal.h says why).
  *
  * The region is MADV_DONTDUMP (a core dump would allocate every hole of
- * it); the pages of what is handed out are MADV_DODUMP, so a rank's core
- * holds its windows and control blocks and nothing else of the region. */
+ * it); what was ever handed out is dumpable again (mark_dumpable), so a
+ * rank's core holds its windows and control blocks, not the region. */
 #define _GNU_SOURCE
 #include "rma/internal.h"
 
@@ -32,6 +32,11 @@ static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct extent *ext;      /* sorted by offset, disjoint, not adjacent */
 static size_t next, cap;
 static int ready;
+/* The region is MADV_DONTDUMP from its creation (smap/shared_region.c):
+ * [0, dumped) has been handed out at some time and is dumpable again.
+ * First fit keeps what is used near the start, so one high-water mark
+ * (two VMAs) is enough and a core holds the windows without the rest. */
+static size_t dumped;
 
 struct cb_free {
     struct cb_free *next;
@@ -62,17 +67,6 @@ static void remove_at(size_t i)
     next--;
 }
 
-/* The whole pages of [off, off+len) of the region r, outward (dump) or
- * inward (do not dump: pages still partly in use keep being dumped). */
-static void mark_dump(char *r, size_t off, size_t len, int dump)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    size_t a = dump ? off & ~(pg - 1) : (off + pg - 1) & ~(pg - 1);
-    size_t b = dump ? (off + len + pg - 1) & ~(pg - 1) : (off + len) & ~(pg - 1);
-    if (b > a)
-        (void)madvise(r + a, b - a, dump ? MADV_DODUMP : MADV_DONTDUMP);
-}
-
 /* Under arena_lock: the region, with the extent list set up once. */
 static char *region(void)
 {
@@ -83,6 +77,17 @@ static char *region(void)
             return NULL;
     }
     return r;
+}
+
+/* Under arena_lock: makes [0, end) part of a core dump. */
+static void mark_dumpable(char *r, size_t end)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    end = (end + pg - 1) & ~(pg - 1);
+    if (end <= dumped)
+        return;
+    if (madvise(r + dumped, end - dumped, MADV_DODUMP) == 0)
+        dumped = end;
 }
 
 static void *take(size_t len, size_t align)
@@ -111,7 +116,7 @@ static void *take(size_t len, size_t align)
         } else {
             remove_at(i);
         }
-        mark_dump(r, start, len, 1);
+        mark_dumpable(r, start + len);
         return r + start;
     }
     return NULL;
@@ -143,7 +148,6 @@ static void give(size_t off, size_t len)
     size_t a = (ext[i].off + pg - 1) & ~(pg - 1), b = (ext[i].off + ext[i].len) & ~(pg - 1);
     if (b > a)
         madvise(r + a, b - a, MADV_REMOVE);
-    mark_dump(r, ext[i].off, ext[i].len, 0);
 }
 
 void *smap_rma_arena_alloc(size_t len)

@@ -10,6 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef SMAP_HAVE_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
+
 extern char **environ;
 
 const char *smap_early_getenv(const char *name)
@@ -56,15 +60,43 @@ int smap_parse_expose(const char *s, const char **bad, size_t *badlen)
     return (int)mask;
 }
 
+/* valgrind's own client request where its header was found at build time;
+ * otherwise its preloaded core, which it puts in every client's LD_PRELOAD. */
+int smap_under_valgrind(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+#ifdef SMAP_HAVE_VALGRIND_H
+        cached = RUNNING_ON_VALGRIND != 0;
+#else
+        const char *p = smap_early_getenv("LD_PRELOAD");
+        cached = p && strstr(p, "/vgpreload_core-") != NULL;
+#endif
+    }
+    return cached;
+}
+
 unsigned smap_expose_mask(void)
 {
     static int cached = -1;
     if (cached < 0) {
         const char *v = smap_early_getenv("SMAP_EXPOSE");
         int m = v ? smap_parse_expose(v, NULL, NULL) : -1;
-        cached = m >= 0 ? m : (int)SMAP_EXPOSE_ALL;
+        /* Under valgrind nothing by default: memcheck's leak scan reads
+         * every page of every shared mapping (64 GiB per heap slot) and
+         * its allocator must see the program's blocks (malloc_api.c). */
+        if (m < 0)
+            m = smap_under_valgrind() && !v ? 0 : (int)SMAP_EXPOSE_ALL;
+        cached = m;
     }
     return (unsigned)cached;
+}
+
+const char *smap_expose_excluded_why(void)
+{
+    if (smap_under_valgrind() && !smap_early_getenv("SMAP_EXPOSE"))
+        return "running under valgrind (SMAP_EXPOSE=all overrides)";
+    return "SMAP_EXPOSE excludes it";
 }
 
 int smap_parse_copy_level(const char *s)

@@ -58,6 +58,11 @@ size_t smap_rma_region_size(void)
 {
     if (rma_size)
         return rma_size;
+    /* memcheck's leak scan reads (and so allocates) every page of our region
+     * and of every peer's view: MPI_Win_allocate falls back to the heap
+     * beyond this, MPI_Win_allocate_shared fails with MPI_ERR_NO_MEM. */
+    if (smap_under_valgrind())
+        return SMAP_RMA_REGION_VALGRIND;
     const size_t gib = (size_t)1 << 30;
     long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
     size_t mem = pages > 0 && pg > 0 ? (size_t)pages * (size_t)pg : gib;
@@ -76,10 +81,10 @@ int smap_rma_region_create(char *err, size_t errlen)
         rma_base = smap_shared_region_create(SMAP_REGION_RMA, "smartmap-rma", size, err, errlen);
         if (rma_base) {
             rma_size = size;
-            /* A core dump reads (and so allocates) every hole of a shared
-             * mapping: the node's memory's worth here (a 24 GB core for a
-             * two-rank job).  src/rma/arena.c marks what it hands out
-             * MADV_DODUMP and what comes back MADV_DONTDUMP again. */
+            /* A core dump reads every page of a shared mapping and so
+             * allocates every hole: the whole region (as large as the
+             * machine's memory) would be written.  The arena marks what it
+             * hands out dumpable again (rma/arena.c). */
             (void)madvise(rma_base, size, MADV_DONTDUMP);
         }
     }

@@ -50,8 +50,15 @@ const char *smap_early_getenv(const char *name);
  * stack, threads).  Returns the mask, or -1 and the bad word in *bad. */
 int smap_parse_expose(const char *s, const char **bad, size_t *badlen);
 /* The mask in force (parsed once from the environment; an unparsable value
- * gives the default here and an error at MPI_Init). */
+ * gives the default here and an error at MPI_Init).  The default is "all",
+ * and "none" when the process runs under valgrind. */
 unsigned smap_expose_mask(void);
+/* True when the process runs under valgrind (any tool): nothing is exposed
+ * by default, malloc is glibc's (which valgrind replaces), the one-sided
+ * region is small.  docs/USAGE.md, "Debugging". */
+int smap_under_valgrind(void);
+/* Why a part is not exposed when SMAP_EXPOSE leaves it out. */
+const char *smap_expose_excluded_why(void);
 /* Parses SMAP_COPY (direct|cma|bounce); -1 when malformed. */
 int smap_parse_copy_level(const char *s);
 /* True when a launcher started this process as a rank (PMI_RANK, PMI_FD or
@@ -216,6 +223,7 @@ void *smap_rma_region(void);
  * address space.  Fixed once the region exists. */
 #define SMAP_RMA_VIEWS_MAX ((size_t)32 << 40)
 size_t smap_rma_region_size(void);
+#define SMAP_RMA_REGION_VALGRIND ((size_t)64 << 20)
 
 /* ---- Copy engine (copy.c) ---------------------------------------------- */
 /* Copies len bytes from peer `lr`'s address src into local dst (or from

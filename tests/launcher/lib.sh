@@ -10,7 +10,7 @@
 # start_job ARGS... / finish_job  the same in two halves, for tests that act on
 #                   the running job (signals, kill) in between.
 set -u
-ulimit -S -c 0                    # crashing ranks must not write cores (soft: segv_core.sh raises it)
+ulimit -S -c 0                    # crashing ranks must not write cores (soft: segv_core.sh and core_dump.sh raise it)
 
 SMRUN="$SMAP_STAGE/bin/smrun"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/smrun-test.XXXXXX")

@@ -15,7 +15,8 @@
 #                              smrun --launcher, hydra -launcher-exec and
 #                              Open MPI --mca plm_rsh_agent)
 #   hosts.sh exec HOST CMD [ARGS...]
-#       Runs CMD on emulated host HOST (h1..hN) of set $SMAP_NETNS_ID, with
+#       Runs CMD on emulated host HOST (h1..hN, or its address) of set
+#       $SMAP_NETNS_ID, with
 #       host name HOST, FI_PROVIDER=tcp (or $SMAP_NETNS_PROVIDER; "default":
 #       unset) and FI_TCP_IFACE=FI_NET_IFACE=eth0 (its veth).
 #       Like ssh, the words of CMD are joined by spaces into one shell
@@ -25,7 +26,10 @@
 #       The two halves of run, for interactive use:
 #       eval "$(hosts.sh up 2)"; ...; hosts.sh down
 #
-# Host hI has address 198.18.0.(10+I) on eth0.  Exit status 77 (CTest's
+# Host hI has address 198.18.0.(10+I) on eth0.  With SMAP_NETNS_MULTIHOMED=1
+# in up's environment the head has a first interface that reaches no host:
+# mgmt0, 198.19.0.1/24 (one end of a veth pair whose other end, mgmt1, is
+# in the head too), listed before br0.  Exit status 77 (CTest's
 # SKIP_RETURN_CODE) when namespaces cannot be made here (not root, no ip,
 # no unshare, a container that forbids them): such tests are skipped, never
 # passed.  Sets of runs whose owner process is gone are removed by the next
@@ -82,6 +86,14 @@ up() {
     if ! ip netns exec "$head" unshare --uts true 2>/dev/null; then
         down_set "$id"; skip "unshare --uts failed"
     fi
+    # Made before br0: interfaces are listed by index.
+    if [ "${SMAP_NETNS_MULTIHOMED:-0}" = 1 ]; then
+        {
+            ip -n "$head" link add mgmt0 type veth peer name mgmt1 &&
+            ip -n "$head" addr add 198.19.0.1/24 dev mgmt0 &&
+            ip -n "$head" link set mgmt1 up && ip -n "$head" link set mgmt0 up
+        } || { down_set "$id"; skip "cannot make the head's second interface"; }
+    fi
     {
         ip -n "$head" link set lo up &&
         ip -n "$head" link add br0 type bridge &&
@@ -132,6 +144,9 @@ run)
 exec)
     [ $# -ge 2 ] || { echo "usage: hosts.sh exec HOST CMD [ARGS...]" >&2; exit 2; }
     host=$1; shift
+    case $host in   # by address, as a launcher given numeric hosts calls it
+    198.18.0.*) i=${host#198.18.0.}; [ "$i" -gt 10 ] 2>/dev/null && host=h$((i - 10)) ;;
+    esac
     [ -n "${SMAP_NETNS_ID:-}" ] || { echo "hosts.sh exec: SMAP_NETNS_ID is not set" >&2; exit 255; }
     [ -e "/run/netns/$SMAP_NETNS_ID-$host" ] || { echo "hosts.sh: no emulated host '$host'" >&2; exit 255; }
     # SMAP_NETNS_PROVIDER: another FI_PROVIDER ("default": none, the MPI's

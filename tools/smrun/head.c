@@ -130,10 +130,26 @@ static int split_head_addr(const char *want, char *host, size_t cap, int *port)
     return 0;
 }
 
-/* --head-addr, else SMRUN_HEAD_ADDR, else the first non-loopback IPv4
- * address of an interface that is up (loopback when every host is
- * "localhost" or nothing else exists).  An IPv4 or IPv6 address, or a
- * name (its first address), with an optional port. */
+/* The route toward the first host that is not this machine (route.c). */
+static int route_to_first_remote(const struct head *h, struct sockaddr_storage *ss,
+                                 socklen_t *sslen)
+{
+    for (int i = 0; i < h->nagents; i++)
+        if (!h->agents[i].host->local) {
+            if (smrun_route_source(h->agents[i].host->name, ss, sslen) != 0)
+                return -1;
+            smap_debug("head address: the source of the route toward %s",
+                       h->agents[i].host->name);
+            return 0;
+        }
+    return -1;
+}
+
+/* --head-addr, else SMRUN_HEAD_ADDR, else the address from which the first
+ * remote host is routed, else the first non-loopback IPv4 address of an
+ * interface that is up (loopback when every host is "localhost" or
+ * nothing else exists).  An IPv4 or IPv6 address, or a name (its first
+ * address), with an optional port. */
 static int choose_addr(struct head *h, struct sockaddr_storage *ss, socklen_t *sslen)
 {
     const char *want = h->opt.head_addr ? h->opt.head_addr
@@ -170,6 +186,8 @@ static int choose_addr(struct head *h, struct sockaddr_storage *ss, socklen_t *s
     sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     *sslen = sizeof *sin;
     if (all_local(h))
+        return 0;
+    if (route_to_first_remote(h, ss, sslen) == 0)
         return 0;
     struct ifaddrs *ifs;
     if (getifaddrs(&ifs) != 0)

@@ -222,6 +222,10 @@ int smrun_placement_make(const struct smrun_options *o, struct smrun_placement *
 /* The first address of interface ifname (IPv4 first, then IPv6 other than
  * link-local) into ss: 0, or -1 when it has none. */
 int smrun_iface_addr(const char *ifname, struct sockaddr_storage *ss, socklen_t *len);
+/* The source address of this machine's route toward host (an address
+ * literal or a name of /etc/hosts, never looked up otherwise), port 0:
+ * route.c.  0, or -1 when host is neither or no route leads there. */
+int smrun_route_source(const char *host, struct sockaddr_storage *src, socklen_t *srclen);
 /* --display-map: "smrun: map: host NAME: ranks 0-3,8 (5)". */
 void smrun_map_print(const char *host, const int *ranks, int n);
 void smrun_placement_free(struct smrun_placement *p);

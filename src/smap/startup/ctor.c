@@ -74,11 +74,11 @@ SMAP_CONSTRUCTOR static void smap_expose_ctor(void)
     if (mask & SMAP_EXPOSE_DATA)
         smap_expose_data();
     else
-        smap_region_unexposed(SMAP_REGION_DATA, "SMAP_EXPOSE excludes it");
+        smap_region_unexposed(SMAP_REGION_DATA, smap_expose_excluded_why());
     if (mask & SMAP_EXPOSE_STACK)
         smap_expose_stack();
     else
-        smap_region_unexposed(SMAP_REGION_STACK, "SMAP_EXPOSE excludes it");
+        smap_region_unexposed(SMAP_REGION_STACK, smap_expose_excluded_why());
     if (early_verbose() >= 3)
         report_costs();
 }

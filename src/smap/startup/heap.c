@@ -32,7 +32,7 @@
 
 enum { ST_NEW, ST_BUSY, ST_READY };
 static _Atomic int state = ST_NEW;
-_Atomic int smap_heap_flags = -1;
+_Atomic int smap_heap_flags = SMAP_HEAP_UNDECIDED;
 /* initial-exec: a dynamic TLS access could itself call malloc. */
 static __thread int init_owner SMAP_TLS_INITIAL_EXEC;
 static unsigned arena_ind;
@@ -174,7 +174,7 @@ static const char *decide(void)
     if (!smap_launched())
         return "not started by a launcher";
     if (!(smap_expose_mask() & SMAP_EXPOSE_HEAP))
-        return "SMAP_EXPOSE excludes it";
+        return smap_expose_excluded_why();
     if (atomic_load_explicit(&interposed, memory_order_relaxed))
         return "malloc is interposed by another allocator (LD_PRELOAD or AddressSanitizer?)";
     return NULL;
@@ -209,9 +209,19 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* Before anything of ours allocates, so that every block is glibc's. */
+static int libc_mode(void)
+{
+    if (!smap_under_valgrind() || (smap_expose_mask() & SMAP_EXPOSE_HEAP))
+        return 0;
+    atomic_store_explicit(&smap_heap_flags, SMAP_HEAP_LIBC, memory_order_release);
+    return 1;
+}
+
 static void heap_init(void)
 {
     uint64_t t0 = now_ns();
+    int libc = libc_mode();
     struct msg why = { .n = 0 };
     const char *err = decide();
     int want = err == NULL;
@@ -236,7 +246,8 @@ static void heap_init(void)
     }
     atomic_store_explicit(&exposed, err == NULL, memory_order_relaxed);
     init_ns = now_ns() - t0;
-    atomic_store_explicit(&smap_heap_flags, err == NULL ? MALLOCX_ARENA(arena_ind) : 0,
+    atomic_store_explicit(&smap_heap_flags,
+                          err == NULL ? MALLOCX_ARENA(arena_ind) : libc ? SMAP_HEAP_LIBC : 0,
                           memory_order_release);
     if (early_verbose() >= 3)
         report();
@@ -244,8 +255,10 @@ static void heap_init(void)
 
 int smap_heap_first_call(void)
 {
-    if (init_owner)
-        return MALLOCX_TCACHE_NONE;
+    if (init_owner) {
+        int f = atomic_load_explicit(&smap_heap_flags, memory_order_acquire);
+        return f == SMAP_HEAP_LIBC ? f : MALLOCX_TCACHE_NONE;
+    }
     int expect = ST_NEW;
     if (atomic_compare_exchange_strong_explicit(&state, &expect, ST_BUSY, memory_order_acq_rel,
                                                 memory_order_acquire)) {
@@ -311,7 +324,8 @@ size_t smap_heap_used(void)
 
 void smap_heap_purge(void)
 {
-    (void)smap_heap_mode();
+    if (smap_heap_mode() == SMAP_HEAP_LIBC)
+        return;   /* jemalloc serves nothing */
     int slot = atomic_load_explicit(&smap_heap_slot_base, memory_order_relaxed) != 0;
     char name[48] = "arena.";
     struct msg m = { .n = 0 };

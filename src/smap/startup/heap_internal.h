@@ -56,10 +56,14 @@ static inline int smap_heap_in_slot(const void *p)
 }
 
 /* ---- The mode (heap.c, read by malloc_api.c) ----------------------------
- * smap_heap_flags is -1 until the first call has decided, then the mallocx
- * flags of every allocation: MALLOCX_ARENA(slot arena) when the slot serves
- * the process, 0 when jemalloc's automatic arenas do (not a rank, heap not
- * exposed, slot unavailable). */
+ * smap_heap_flags is SMAP_HEAP_UNDECIDED until the first call has decided,
+ * then the mallocx flags of every allocation: MALLOCX_ARENA(slot arena) when
+ * the slot serves the process, 0 when jemalloc's automatic arenas do (not a
+ * rank, heap not exposed, slot unavailable); or SMAP_HEAP_LIBC: glibc's
+ * malloc serves the process, under valgrind with the heap unexposed, so
+ * that valgrind's replacement of it sees the program's blocks. */
+#define SMAP_HEAP_UNDECIDED (-1)
+#define SMAP_HEAP_LIBC (-2)
 extern _Atomic int smap_heap_flags;
 /* Runs the first-call initialisation once (other threads wait; a recursive
  * call from the initialising thread gets MALLOCX_TCACHE_NONE, i.e. an
@@ -70,7 +74,7 @@ int smap_heap_first_call(void);
 static inline int smap_heap_mode(void)
 {
     int f = atomic_load_explicit(&smap_heap_flags, memory_order_acquire);
-    if (SMAP_UNLIKELY(f < 0))
+    if (SMAP_UNLIKELY(f == SMAP_HEAP_UNDECIDED))
         f = smap_heap_first_call();
     return f;
 }
@@ -78,5 +82,13 @@ static inline int smap_heap_mode(void)
 /* True when malloc_api.c's malloc is the process's malloc (not interposed
  * by ASan, an LD_PRELOADed allocator or an earlier library). */
 int smap_heap_malloc_is_ours(void);
+
+/* glibc's own entry points (the same functions as its malloc, free, ...,
+ * which valgrind replaces by address): SMAP_HEAP_LIBC calls them. */
+void *__libc_malloc(size_t size);
+void __libc_free(void *p);
+void *__libc_calloc(size_t n, size_t m);
+void *__libc_realloc(void *p, size_t size);
+void *__libc_memalign(size_t align, size_t size);
 
 #endif

@@ -7,7 +7,10 @@
  * exposed, on jemalloc's automatic arenas otherwise, so that one allocator
  * serves the whole process either way and any pointer may be freed by any
  * function.  Semantics follow glibc's (realloc(p, 0) frees, aligned_alloc
- * needs a power of two, errno ENOMEM), not jemalloc's defaults.
+ * needs a power of two, errno ENOMEM), not jemalloc's defaults.  Under
+ * valgrind with the heap unexposed (SMAP_HEAP_LIBC) everything goes to
+ * glibc's malloc instead, which valgrind replaces: its leak check and
+ * block checks then see the program's allocations.
  *
  * The thread cache is not per arena: an object from outside the slot that
  * is freed into it would later be handed out by a slot allocation.  So in
@@ -53,6 +56,8 @@ static SMAP_COLD void free_outside_slot(void *p)
     int f = atomic_load_explicit(&smap_heap_flags, memory_order_relaxed);
     if (f == 0)
         smap_je_free(p);
+    else if (f == SMAP_HEAP_LIBC)
+        __libc_free(p);
     else if (p)
         smap_je_dallocx(p, MALLOCX_TCACHE_NONE);
 }
@@ -73,6 +78,8 @@ SMAP_EXPORT void *malloc(size_t size)
     int f = smap_heap_mode();
     if (f == 0)
         return smap_je_malloc(size);
+    if (SMAP_UNLIKELY(f == SMAP_HEAP_LIBC))
+        return __libc_malloc(size);
     return alloc_flags(size, f);
 }
 
@@ -89,6 +96,8 @@ SMAP_EXPORT void *calloc(size_t n, size_t m)
     int f = smap_heap_mode();
     if (f == 0)
         return smap_je_calloc(n, m);
+    if (SMAP_UNLIKELY(f == SMAP_HEAP_LIBC))
+        return __libc_calloc(n, m);
     size_t total;
     if (smap_mul_overflow_size(n, m, &total))
         return out_of_memory();
@@ -98,6 +107,8 @@ SMAP_EXPORT void *calloc(size_t n, size_t m)
 SMAP_EXPORT void *realloc(void *p, size_t size)
 {
     int f = smap_heap_mode();
+    if (SMAP_UNLIKELY(f == SMAP_HEAP_LIBC))
+        return __libc_realloc(p, size);
     if (!p)
         return f == 0 ? smap_je_malloc(size) : alloc_flags(size, f);
     if (size == 0) {   /* glibc: frees and returns NULL */
@@ -120,15 +131,35 @@ SMAP_EXPORT void *reallocarray(void *p, size_t n, size_t m)
     return realloc(p, total);
 }
 
+/* glibc exports no second name for it: found once, after start-up. */
+static SMAP_COLD size_t libc_usable_size(void *p)
+{
+    static size_t (*_Atomic real)(void *);
+    size_t (*fn)(void *) = atomic_load_explicit(&real, memory_order_relaxed);
+    if (!fn) {
+        fn = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+        if (!fn)
+            return 0;
+        atomic_store_explicit(&real, fn, memory_order_relaxed);
+    }
+    return fn(p);
+}
+
 SMAP_EXPORT size_t malloc_usable_size(void *p)
 {
-    return p ? smap_je_malloc_usable_size(p) : 0;
+    if (!p)
+        return 0;
+    if (SMAP_UNLIKELY(atomic_load_explicit(&smap_heap_flags, memory_order_relaxed) == SMAP_HEAP_LIBC))
+        return libc_usable_size(p);
+    return smap_je_malloc_usable_size(p);
 }
 
 /* align: a power of two. */
 static void *aligned(size_t align, size_t size)
 {
     int f = smap_heap_mode();
+    if (SMAP_UNLIKELY(f == SMAP_HEAP_LIBC))
+        return __libc_memalign(align, size);
     if (align <= NATURAL_ALIGN)
         return f == 0 ? smap_je_malloc(size) : alloc_flags(size, f);
     return alloc_flags(size, f | MALLOCX_LG_ALIGN(lg2(align)));
@@ -187,6 +218,8 @@ SMAP_EXPORT void *pvalloc(size_t size)
 SMAP_EXPORT int malloc_trim(size_t pad)
 {
     (void)pad;
+    if (smap_heap_mode() == SMAP_HEAP_LIBC)
+        return 0;
     const struct smap_region *r = smap_region_self(SMAP_REGION_HEAP);
     struct stat before, after;
     int have = r->fd >= 0 && fstat(r->fd, &before) == 0;
