@@ -196,11 +196,15 @@ static void rank_keys(hwloc_topology_t t, enum smrun_level by, hwloc_obj_t *unit
     free(objs);
 }
 
-static const struct pick *sort_base;
-static enum smrun_level sort_by;
-static int by_rank_order(const void *a, const void *b)
+struct rank_order {
+    const struct pick *picks;
+    enum smrun_level by;
+};
+static int by_rank_order(const void *a, const void *b, void *arg)
 {
-    const struct pick *x = &sort_base[*(const int *)a], *y = &sort_base[*(const int *)b];
+    const struct rank_order *ro = arg;
+    const struct pick *x = &ro->picks[*(const int *)a], *y = &ro->picks[*(const int *)b];
+    enum smrun_level sort_by = ro->by;
     if (sort_by == SMRUN_LV_SPAN || sort_by == SMRUN_LV_SOCKET || sort_by == SMRUN_LV_NUMA ||
         sort_by == SMRUN_LV_L3) {
         if (x->nth != y->nth)
@@ -296,13 +300,12 @@ int smrun_topo_place(struct smrun_job *job)
                   nunits, o->map == SMRUN_LV_HWTHREAD ? "hardware threads" : "cores");
     for (int k = 0; k < job->n; k++)
         order[k] = k;
-    sort_base = picks;
-    sort_by = o->rank_by;
     if (o->rank_by == SMRUN_LV_SPAN || o->rank_by == SMRUN_LV_SOCKET ||
         o->rank_by == SMRUN_LV_NUMA || o->rank_by == SMRUN_LV_L3)
         rank_keys(t, o->rank_by, units, picks, job->n);
     if (o->rank_by != SMRUN_LV_DEFAULT && o->rank_by != SMRUN_LV_NODE)
-        qsort(order, (size_t)job->n, sizeof *order, by_rank_order);
+        qsort_r(order, (size_t)job->n, sizeof *order, by_rank_order,
+                &(struct rank_order){ picks, o->rank_by });
     job->ncores = nunits;
     job->bind = bind != SMRUN_LV_NONE && !job->topo_foreign;
     job->bind_level = bind;
