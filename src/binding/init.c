@@ -63,8 +63,10 @@ int PMPI_Finalize(void)
      * collectives first, so a peer still waiting in one for a step of ours
      * learns that it never comes and stops the job instead of waiting for
      * ever (D18); across nodes the barrier itself runs on control blocks,
-     * and the collectives are left after it (smap_runtime_release). */
-    if (smap_job.nnodes == 1)
+     * and the collectives are left after it (smap_runtime_release).  A
+     * live session keeps this rank in the collectives (its communicators
+     * go on after MPI_Finalize): it leaves them with the last user. */
+    if (smap_job.nnodes == 1 && smap_runtime_sole_user())
         smap_coll_leave();
     (void)PMPI_Barrier(MPI_COMM_WORLD);
     int rc = smap_runtime_release(1);

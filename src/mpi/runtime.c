@@ -206,6 +206,14 @@ int smap_runtime_release(int world)
     return rc;
 }
 
+int smap_runtime_sole_user(void)
+{
+    pthread_mutex_lock(&life_lock);
+    int sole = users == 1;
+    pthread_mutex_unlock(&life_lock);
+    return sole;
+}
+
 int smap_runtime_is_main_thread(void)
 {
     return pthread_equal(pthread_self(), main_thread);

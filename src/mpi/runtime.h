@@ -25,6 +25,9 @@ int smap_runtime_acquire(int required, int *provided, int world);
  * the process exits, so that MPI_Init or MPI_Session_init may follow. */
 int smap_runtime_release(int world);
 int smap_runtime_is_main_thread(void);
+/* Whether this process has no user of the runtime but the one calling
+ * (MPI_Finalize with no live session): its collectives end with it. */
+int smap_runtime_sole_user(void);
 
 static inline int smap_running(void)
 {

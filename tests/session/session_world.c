@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "smap_test.h"
 
@@ -101,6 +102,15 @@ int main(int argc, char **argv)
     MPI_Finalize();
     MPI_Finalized(&flag);
     CHECK(flag, "MPI_Finalized false after MPI_Finalize");
+    /* Rank 0 comes late to the session's collectives: rank 1 waits in
+     * them past its spin phase for a rank that has been through
+     * MPI_Finalize, which must not read as having left them (the live
+     * session keeps it in). */
+    if (rank == 0)
+        usleep(300000);
+    int one = 1, ranks = 0;
+    OK(MPI_Allreduce(&one, &ranks, 1, MPI_INT, MPI_SUM, c));
+    CHECK(ranks == size, "allreduce after MPI_Finalize: %d", ranks);
     ring(c);   /* the session keeps the library up */
     OK(MPI_Comm_free(&c));
     OK(MPI_Session_finalize(&s));
