@@ -30,6 +30,29 @@ expect_err "rank 1 (pid"
 expect_err "on h2: not bound (--bind-to none)"
 expect_sessions_gone
 
+# The emulated hosts are one machine (one boot id): by default their ranks
+# are bound as the machine's ranks, each host's on CPUs of their own (both
+# local ranks 0 pinned to CPU 0 made a ping-pong 100 times slower, issue
+# 38); with more ranks than cores none is bound.
+SMRUN_BIND_TO= run_job $MH -H h1,h2 --report-bindings -l "$HOSTINFO"
+expect_rc 0
+c1=$(sed -n 's/.* on h1: bound to CPUs\{0,1\} \([0-9,-]*\) .*/\1/p' "$WORK/err")
+c2=$(sed -n 's/.* on h2: bound to CPUs\{0,1\} \([0-9,-]*\) .*/\1/p' "$WORK/err")
+if [ -n "$c1" ] || [ -n "$c2" ]; then
+    [ -n "$c1" ] && [ -n "$c2" ] && [ "$c1" != "$c2" ] ||
+        fail "hosts of one machine bound to the same CPUs (h1: '$c1', h2: '$c2')"
+else
+    expect_err "on h1: not bound (2 ranks on this machine's hosts"
+fi
+SMRUN_BIND_TO= run_job $MH --host h1:3,h2:3 --report-bindings -l "$HOSTINFO"
+expect_rc 0
+if [ "$(grep -c ': bound to CPU' "$WORK/err")" != 0 ]; then
+    [ "$(sort -u <(sed -n 's/.*: bound to CPUs\{0,1\} \([0-9,-]*\) .*/\1/p' "$WORK/err") | wc -l)" = 6 ] ||
+        fail "6 ranks of one machine not on 6 distinct CPU sets"
+else
+    expect_err "on h2: not bound (6 ranks on this machine's hosts"
+fi
+
 # Plain names mean one slot each; -n beyond the slots wraps around (hydra).
 run_job $MH -H h1,h2 -n 2 -l "$RANKPROG" print:host={rank} env:SMAP_NODE_NAME
 expect_rc 0

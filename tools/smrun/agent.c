@@ -174,6 +174,10 @@ static int apply_setting(struct setup *s, const char *name, const char *value)
     }
     if (strcmp(name, "envnone") == 0)
         o->envnone = atoi(value) != 0;
+    else if (strcmp(name, "machine-slice") == 0 &&
+             (sscanf(value, "%d:%d", &o->slice_first, &o->slice_total) != 2 ||
+              o->slice_first < 0 || o->slice_total < 0 || o->slice_first > o->slice_total))
+        o->slice_first = o->slice_total = 0;
     else if (strcmp(name, "output-nocopy") == 0)
         o->output_nocopy = atoi(value) != 0;
     else if (strcmp(name, "output-nojobid") == 0)
@@ -377,7 +381,9 @@ int smrun_agent_main(int argc, char **argv)
         return SMRUN_EXIT_FAILURE;
     }
     smrun_link_init(&agent.link, fd);
-    smrun_link_send(&agent.link, "hello", argv[4], argv[5], NULL);
+    char boot_id[64];
+    smrun_machine_id(boot_id, sizeof boot_id);
+    smrun_link_send(&agent.link, "hello", argv[4], argv[5], boot_id, NULL);
     smrun_link_flush_blocking(&agent.link, 10.0);
     static struct setup s;
     if (receive_setup(&s) != 0) {

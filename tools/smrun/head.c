@@ -47,6 +47,7 @@ struct agent_conn {
     struct smrun_stream out, err;
     struct smrun_link link;  /* fd -1 until it says hello */
     int connected, done, in_barrier;
+    char boot_id[40];        /* its machine's (hello), "": unknown */
 };
 
 struct head {
@@ -62,6 +63,7 @@ struct head {
     char cookie[40];
     struct smrun_link *pending;   /* accepted, before hello */
     int npending;
+    int nconnected;               /* the job goes out when all have said hello */
     struct smrun_kvs kvs;
     char **fresh;            /* puts since the last barrier: key, value, ... */
     int nfresh;
@@ -399,6 +401,29 @@ static void send_settings(const struct head *h, struct smrun_link *l)
         smrun_link_send(l, "set", "errfile-pattern", o->errfile_pattern, NULL);
 }
 
+/* Hosts of one machine (their agents' boot ids match: emulated hosts,
+ * containers) bind over it as one: each agent hears which slice of the
+ * machine's ranks its ranks are, in host order (topo.c). */
+static void send_slice(const struct head *h, struct agent_conn *a)
+{
+    if (!a->boot_id[0])
+        return;
+    int first = 0, total = 0;
+    for (int i = 0; i < h->nagents; i++) {
+        const struct agent_conn *b = &h->agents[i];
+        if (strcmp(b->boot_id, a->boot_id) != 0)
+            continue;
+        if (b < a)
+            first += b->host->nranks;
+        total += b->host->nranks;
+    }
+    if (total == a->host->nranks)
+        return;   /* a machine of its own */
+    char slice[32];
+    snprintf(slice, sizeof slice, "%d:%d", first, total);
+    smrun_link_send(&a->link, "set", "machine-slice", slice, NULL);
+}
+
 /* MPMD: "app A WDIR ENVNONE", then its "aarg A WORD" and "aenv A VAR=VALUE"
  * (the part's own -env/-x), for every part. */
 static void send_parts(const struct head *h, struct smrun_link *l)
@@ -440,6 +465,7 @@ static void send_job(struct head *h, struct agent_conn *a)
     smrun_link_send(l, "job", size, h->job.kvsname, a->host->name, tag, bind, verbose, report,
                     map, rank_by, NULL);
     send_settings(h, l);
+    send_slice(h, a);
     send_parts(h, l);
     for (int k = 0; k < a->host->nranks; k++) {
         char app[16];
@@ -622,9 +648,18 @@ static void pending_readable(struct head *h, int i)
     struct agent_conn *a = &h->agents[node];
     a->link = *l;
     a->connected = 1;
+    /* a boot id is hex and dashes; anything else (an older agent) is none */
+    if (strlen(m.w[3]) < sizeof a->boot_id && strspn(m.w[3], "0123456789abcdef-") == strlen(m.w[3]) &&
+        strcmp(m.w[3], "-") != 0)
+        snprintf(a->boot_id, sizeof a->boot_id, "%s", m.w[3]);
     h->pending[i] = h->pending[--h->npending];
     smap_debug("host %s: agent connected", a->host->name);
-    send_job(h, a);
+    /* every agent must be known before any hears its slice of a shared
+     * machine; the ranks of the first could only wait for the last's in
+     * their first fence anyway */
+    if (++h->nconnected == h->nagents)
+        for (int k = 0; k < h->nagents; k++)
+            send_job(h, &h->agents[k]);
 }
 
 static void accept_agents(struct head *h)

@@ -110,6 +110,12 @@ struct smrun_options {
     char *output_dir;        /* --output-filename, made absolute; malloc'd */
     int output_nocopy, output_nojobid;
     char *outfile_pattern, *errfile_pattern;   /* hydra's; malloc'd */
+    /* Agents on hosts that are one machine (the same boot_id: emulated
+     * hosts, containers) map their ranks as slices of the machine's
+     * ranks, so that they are bound to distinct CPUs (head.c, topo.c):
+     * this agent's ranks are slice_first.. of slice_total there (0: the
+     * host is a machine of its own). */
+    int slice_first, slice_total;
 };
 
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
@@ -332,6 +338,7 @@ struct smrun_job {
     enum smrun_level bind_level;   /* what --bind-to meant here */
     int topo_foreign;        /* hwloc's topology is not this machine's: nothing applied */
     int ncores;              /* the units ranks were mapped over (cores or PUs) */
+    int machine_ranks;       /* ranks mapped over them: ours, or the machine's when hosts share it */
     char **env;              /* environment shared by all ranks (NULL-terminated) */
     char **env_bare;         /* the same without smrun's inherited environment (-envnone), or NULL */
 
@@ -385,6 +392,10 @@ int smrun_topo_place(struct smrun_job *job);
 const char *smrun_topo_why(void);
 /* In a rank before exec: binds to the CPU list. */
 void smrun_topo_bind_self(const char *cpulist);
+/* This machine's boot id (the kernel's, one per boot of one machine:
+ * emulated hosts and containers of one machine share it), "-" when
+ * unknown. */
+void smrun_machine_id(char *buf, size_t len);
 /* Builds the shared environment, then forks and execs every rank.
  * Returns 0, or -1 after failing the job (ranks already started remain and
  * are stopped by the loop). */

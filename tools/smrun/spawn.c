@@ -322,8 +322,10 @@ static void report_binding(const struct smrun_job *job, const struct smrun_rank 
         smrun_msg("rank %d (pid %d) on %s: not bound (--bind-to none)", r->rank, (int)r->pid,
                   host);
     else
-        smrun_msg("rank %d (pid %d) on %s: not bound (%d ranks, %d %s)", r->rank, (int)r->pid,
-                  host, job->n, job->ncores ? job->ncores : job->ncpus,
+        smrun_msg("rank %d (pid %d) on %s: not bound (%d ranks%s, %d %s)", r->rank, (int)r->pid,
+                  host, job->machine_ranks > job->n ? job->machine_ranks : job->n,
+                  job->machine_ranks > job->n ? " on this machine's hosts" : "",
+                  job->ncores ? job->ncores : job->ncpus,
                   job->ncores ? "cores" : "CPUs");
 }
 
