@@ -18,12 +18,15 @@
  * exchange, which needs no further fence.
  *
  * A peer that dies stays mapped (its memory is not freed while we map it,
- * §3.7): smap_peers_reap() notices through the pidfd and unmaps it. */
+ * §3.7): smap_peers_reap() notices through the pidfd and unmaps it.
+ * MPI_Finalize leaves the views to the process's exit, or to a thread
+ * SMAP_UNMAP_DELAY ms later (see "unmapping at MPI_Finalize" below). */
 #define _GNU_SOURCE
 #include "smap/smap.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,14 +474,94 @@ static int attach_all(struct attach *a, int failed)
     return 0;
 }
 
-static void teardown(void)
+/* ---- unmapping at MPI_Finalize, deferred -------------------------------
+ * Unmapping a populated view of a live process costs TLB shootdowns, one
+ * per batch of pages (an IPI to every CPU the process ran on; in a virtual
+ * machine a hypercall), where the same pages cost next to nothing when the
+ * process exits (nothing else can be using its page tables then).  With
+ * every view unmapped in MPI_Finalize, a 32-rank job on 2 CPUs spent
+ * 0.4-1 s per rank there, more than MPI_Init.  Most programs exit right
+ * after MPI_Finalize, so the views are left to the exit: a thread unmaps
+ * them after SMAP_UNMAP_DELAY ms only if the process is still running then
+ * (their memory must not stay pinned by a process that lingers). */
+struct span {
+    uintptr_t lo;
+    size_t len;
+};
+static struct span *pending;   /* views left mapped by MPI_Finalize */
+static int npending;
+
+static void unmap_pending(void)
+{
+    for (int i = 0; i < npending; i++)
+        munmap((void *)pending[i].lo, pending[i].len);
+    npending = 0;
+}
+
+static void *unmap_later(void *arg)
+{
+    long ms = (long)(intptr_t)arg;
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&t, &t) != 0 && errno == EINTR)
+        ;
+    unmap_pending();
+    return NULL;
+}
+
+/* Hands every view to the unmapping thread; 0, or -1 when it cannot be
+ * (the caller unmaps them now). */
+static int defer_unmap(int n)
+{
+    long ms = smap_tun.unmap_delay;
+    if (ms <= 0 || npending || !(pending = malloc((size_t)n * SMAP_REGION_KINDS * sizeof *pending)))
+        return -1;
+    for (int lr = 0; lr < n; lr++)
+        for (int k = 0; k < SMAP_REGION_KINDS; k++) {
+            struct smap_view *v = &smap_peers[lr].view[k];
+            if (v->len)
+                pending[npending++] =
+                    (struct span){ v->base + (uintptr_t)v->delta, page_round(v->len) };
+        }
+    pthread_attr_t at;
+    pthread_t tid;
+    sigset_t all, old;
+    sigfillset(&all);
+    /* the thread takes no signal of the program's */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_attr_init(&at) ? -1 : 0;
+    if (!rc) {
+        (void)pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        (void)pthread_attr_setstacksize(&at, (size_t)64 << 10);
+        rc = pthread_create(&tid, &at, unmap_later, (void *)(intptr_t)ms) ? -1 : 0;
+        pthread_attr_destroy(&at);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        npending = 0;
+        free(pending);
+        pending = NULL;
+        return -1;
+    }
+    for (int lr = 0; lr < n; lr++)
+        for (int k = 0; k < SMAP_REGION_KINDS; k++)
+            smap_peers[lr].view[k].len = 0;   /* translation fails from now on */
+    return 0;
+}
+
+/* defer: MPI_Finalize's teardown (a fork child unmaps at once and must not
+ * allocate). */
+static void teardown(int defer)
 {
     int n = smap_nlocal;
     attached = 0;
     smap_nlocal = 0;   /* translations fail from here on */
     smap_my_local_rank = -1;
-    for (int lr = 0; smap_peers && lr < n; lr++) {
-        unmap_peer(lr);
+    if (!smap_peers)
+        return;
+    if (!defer || defer_unmap(n) != 0)
+        for (int lr = 0; lr < n; lr++)
+            unmap_peer(lr);
+    for (int lr = 0; lr < n; lr++) {
         if (smap_peers[lr].pidfd >= 0)
             close(smap_peers[lr].pidfd);
         smap_peers[lr].pidfd = -1;
@@ -532,7 +615,7 @@ int smap_init(char *err, size_t errlen)
     free(a.pids);
     free(a.fds);
     if (rc) {
-        teardown();
+        teardown(0);
         free(smap_peers);
         smap_peers = NULL;
         return -1;
@@ -540,7 +623,7 @@ int smap_init(char *err, size_t errlen)
     attached = 1;
     /* The copy engine's probe needs live, attached peers. */
     if (smap_caps_probe(err, errlen) != 0) {
-        teardown();
+        teardown(0);
         free(smap_peers);
         smap_peers = NULL;
         return -1;
@@ -556,7 +639,7 @@ void smap_finalize(void)
         return;
     /* Nobody unmaps while a peer may still be reading our memory. */
     (void)smap_node_barrier();
-    teardown();
+    teardown(1);
     free(smap_peers);
     smap_peers = NULL;
 }
@@ -598,5 +681,6 @@ int smap_peers_reap(void)
 void smap_peers_forget(void)
 {
     if (smap_peers)
-        teardown();
+        teardown(0);
+    unmap_pending();   /* the parent's unmapping thread is not ours */
 }

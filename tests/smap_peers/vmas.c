@@ -26,7 +26,8 @@ int main(int argc, char **argv)
     CHECK(smap_node_barrier() == 0, "node barrier");
     CHECK_RC(MPI_Finalize());
     /* Finalize unmaps the views again (our control, collectives and
-     * one-sided regions stay). */
+     * one-sided regions stay): at once under SMAP_UNMAP_DELAY=0, which
+     * CMakeLists.txt sets (unmap_late.c tests the default). */
     int sm_fin = count_maps("/memfd:smartmap-");
     CHECK(sm_fin - sm_before <= 3, "%d smartmap mappings after MPI_Finalize, %d before MPI_Init",
           sm_fin, sm_before);
