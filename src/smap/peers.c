@@ -225,7 +225,14 @@ static int resolve_mode(const struct attach *a)
 /* ---- views ------------------------------------------------------------- */
 
 /* Page tables for the populated parts only: SEEK_DATA/SEEK_HOLE find them,
- * MADV_POPULATE_READ fills them (writable PTEs too, for shmem). */
+ * MADV_POPULATE_READ fills them (writable PTEs too, for shmem).  Always
+ * for the control, collectives and one-sided regions, which every message
+ * or collective touches; for the heap, globals and stack only up to
+ * SMAP_PREFAULT_MAX ranks on the node: it covers just what was populated
+ * before MPI_Init, every rank does it for every peer (n^2 at start-up:
+ * 130-160 ms of MPI_Init's mapping at 32 ranks on 2 CPUs, 8-14 ms
+ * without), and a first touch later costs about 0.5 us a page read, 1.5
+ * us written (../shared/notes/baseline-peers.md). */
 static void prefault(int fd, const struct rdesc *r, char *local)
 {
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -274,7 +281,8 @@ static int map_view(struct attach *a, int lr, int k, int fd)
                  smap_region_name((enum smap_region_kind)k), len, strerror(errno));
         return -1;
     }
-    prefault(fd, r, p);
+    if (k >= SMAP_REGION_CTL || a->n <= smap_tun.prefault_max)
+        prefault(fd, r, p);
     (void)madvise(p, len, MADV_DONTDUMP);
     smap_peers[lr].view[k] = (struct smap_view){ r->base, r->len, (intptr_t)((uintptr_t)p - r->base) };
     return 0;
