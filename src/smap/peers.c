@@ -232,7 +232,7 @@ static int resolve_mode(const struct attach *a)
  * before MPI_Init, every rank does it for every peer (n^2 at start-up:
  * 130-160 ms of MPI_Init's mapping at 32 ranks on 2 CPUs, 8-14 ms
  * without), and a first touch later costs about 0.5 us a page read, 1.5
- * us written (../shared/notes/baseline-peers.md). */
+ * us written (the project notes on this machine kind). */
 static void prefault(int fd, const struct rdesc *r, char *local)
 {
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
