@@ -49,31 +49,25 @@ static int same_machine(const char *a, const char *b)
     return a[0] != '-' && la == strcspn(b, "/") && strncmp(a, b, la) == 0;
 }
 
-/* Publishes our machine and node name (the host name unless
- * SMAP_NODE_NAME says otherwise), then groups ranks by node name in order
- * of first appearance, so node ids and local ranks agree on every rank;
- * counts the ranks on our machine (smap_wait_machine_ranks). */
-static int learn_node_layout(const char *node_name, char *err, size_t errlen)
+/* Groups ranks by node name in order of first appearance, so node ids
+ * and local ranks agree on every rank; machine[r] is rank r's machine
+ * group (ranks whose published machine ids match; -1: unknown). */
+struct layout {
+    int n, nnodes;
+    int *node_of, *machine;
+};
+
+/* Reads every rank's "<machine>/<node name>" (ours is `me`) into l. */
+static int read_hosts(struct layout *l, const char *me, char *err, size_t errlen)
 {
-    char key[64], val[320], me[320];
-    int n = smap_job.size, machine = 0;
-    machine_id(me, sizeof me);
-    snprintf(me + strlen(me), sizeof me - strlen(me), "%s", node_name);
-    snprintf(key, sizeof key, "smap.host.%d", smap_job.rank);
-    if (smap_boot_put(key, me) || smap_boot_fence()) {
-        snprintf(err, errlen, "could not publish the host name through PMI");
-        return -1;
-    }
-    char **hosts = calloc((size_t)n, sizeof *hosts);
-    smap_job.node_of = calloc((size_t)n, sizeof(int));
-    smap_job.local_ranks = calloc((size_t)n, sizeof(int));
-    if (!hosts || !smap_job.node_of || !smap_job.local_ranks) {
-        free(hosts);
+    char key[64], val[320];
+    char **hosts = calloc((size_t)l->n, sizeof *hosts), **mids = calloc((size_t)l->n, sizeof *mids);
+    int nm = 0, rc = 0;
+    if (!hosts || !mids) {
         snprintf(err, errlen, "out of memory learning the node layout");
-        return -1;
+        rc = -1;
     }
-    int nnodes = 0, rc = 0;
-    for (int r = 0; r < n && rc == 0; r++) {
+    for (int r = 0; r < l->n && rc == 0; r++) {
         snprintf(key, sizeof key, "smap.host.%d", r);
         if (r == smap_job.rank)
             snprintf(val, sizeof val, "%s", me);
@@ -82,21 +76,182 @@ static int learn_node_layout(const char *node_name, char *err, size_t errlen)
             rc = -1;
             break;
         }
-        machine += same_machine(me, val);
         const char *name = strchr(val, '/') ? strchr(val, '/') + 1 : val;
-        int node = node_index_of(hosts, nnodes, name);
+        int node = node_index_of(hosts, l->nnodes, name);
         if (node < 0) {
-            node = nnodes;
-            hosts[nnodes++] = strdup(name);
+            node = l->nnodes;
+            if (!(hosts[l->nnodes++] = strdup(name)))
+                rc = -1;
         }
-        smap_job.node_of[r] = node;
+        l->node_of[r] = node;
+        l->machine[r] = -1;
+        for (int m = 0; val[0] != '-' && m < nm && l->machine[r] < 0; m++)
+            if (same_machine(val, mids[m]))
+                l->machine[r] = m;
+        if (val[0] != '-' && l->machine[r] < 0 && rc == 0) {
+            l->machine[r] = nm;
+            if (!(mids[nm++] = strdup(val)))
+                rc = -1;
+        }
     }
-    for (int i = 0; i < nnodes; i++)
+    for (int i = 0; hosts && i < l->nnodes; i++)
         free(hosts[i]);
+    for (int i = 0; mids && i < nm; i++)
+        free(mids[i]);
     free(hosts);
-    if (rc)
+    free(mids);
+    if (rc && !*err)
+        snprintf(err, errlen, "out of memory learning the node layout");
+    return rc;
+}
+
+/* Above this many ranks, rank 0 alone reads every rank's host and
+ * publishes the layout, which the others read in a few values: each rank
+ * reading all n hosts is n^2 round trips to the PMI server (a launcher's
+ * single thread), which made start-up grow faster than the rank count.
+ * One more fence is cheaper than that from here on. */
+#define LAYOUT_GATHER_MIN 9
+#define LAYOUT_CHUNK (SMAP_PMI_VALLEN_MAX - 32)
+
+/* The layout as text: "NNODES;" then runs "node*count,machine*count;"
+ * over the ranks (usually one run per node). */
+static char *layout_encode(const struct layout *l)
+{
+    size_t cap = 64 + (size_t)l->n * 24, len = 0;
+    char *t = malloc(cap);
+    if (!t)
+        return NULL;
+    len += (size_t)snprintf(t, cap, "%d;", l->nnodes);
+    for (int r = 0; r < l->n;) {
+        int k = r;
+        while (k < l->n && l->node_of[k] == l->node_of[r] && l->machine[k] == l->machine[r])
+            k++;
+        len += (size_t)snprintf(t + len, cap - len, "%d*%d*%d,", l->node_of[r], l->machine[r], k - r);
+        r = k;
+    }
+    return t;
+}
+
+static int layout_decode(struct layout *l, const char *t)
+{
+    char *end;
+    long nn = strtol(t, &end, 10);
+    if (*end != ';' || nn < 1 || nn > l->n)
+        return -1;
+    l->nnodes = (int)nn;
+    const char *p = end + 1;
+    int r = 0;
+    while (*p && r < l->n) {
+        int node, mach, cnt, used;
+        if (sscanf(p, "%d*%d*%d,%n", &node, &mach, &cnt, &used) != 3 || node < 0 ||
+            node >= l->nnodes || mach < -1 || cnt < 1 || cnt > l->n - r)
+            return -1;
+        for (int k = 0; k < cnt; k++, r++)
+            l->node_of[r] = node, l->machine[r] = mach;
+        p += used;
+    }
+    return r == l->n && !*p ? 0 : -1;
+}
+
+/* Rank 0 publishes the layout in chunks "smap.layout.<i>", the first
+ * prefixed by the chunk count; after a fence every rank reads them. */
+static int gather_layout(struct layout *l, const char *me, char *err, size_t errlen)
+{
+    char key[64], val[SMAP_PMI_VALLEN_MAX + 1];
+    int rc = 0;
+    if (smap_job.rank == 0) {
+        char *t = NULL;
+        rc = read_hosts(l, me, err, errlen);
+        if (!rc && !(t = layout_encode(l))) {
+            snprintf(err, errlen, "out of memory learning the node layout");
+            rc = -1;
+        }
+        /* published even after a failure, so nobody waits for it */
+        size_t len = t ? strlen(t) : 0;
+        int chunks = rc ? 1 : (int)((len + LAYOUT_CHUNK - 1) / LAYOUT_CHUNK);
+        for (int i = 0; i < chunks; i++) {
+            snprintf(key, sizeof key, "smap.layout.%d", i);
+            if (i == 0)
+                snprintf(val, sizeof val, "%d|%.*s", rc ? 0 : chunks, LAYOUT_CHUNK,
+                         t ? t : "");
+            else
+                snprintf(val, sizeof val, "%.*s", LAYOUT_CHUNK, t + (size_t)i * LAYOUT_CHUNK);
+            if (smap_boot_put(key, val) != 0 && !rc) {
+                snprintf(err, errlen, "could not publish the node layout through PMI");
+                rc = -1;
+            }
+        }
+        free(t);
+    }
+    if (smap_boot_fence() != 0) {
+        snprintf(err, errlen, "could not exchange the node layout through PMI");
+        return -1;
+    }
+    if (smap_job.rank == 0 || rc)
         return rc;
-    smap_job.nnodes = nnodes;
+    size_t cap = (size_t)l->n * 24 + 64, len = 0;
+    char *t = malloc(cap);
+    int chunks = 0;
+    for (int i = 0; t && (i == 0 || i < chunks); i++) {
+        snprintf(key, sizeof key, "smap.layout.%d", i);
+        if (smap_boot_get(key, val, sizeof val) != 0)
+            break;
+        const char *body = val;
+        if (i == 0) {
+            chunks = atoi(val);
+            body = strchr(val, '|') ? strchr(val, '|') + 1 : "";
+        }
+        size_t bl = strlen(body);
+        if (len + bl + 1 > cap)
+            break;
+        memcpy(t + len, body, bl + 1);
+        len += bl;
+        if (i + 1 == chunks && layout_decode(l, t) == 0) {
+            free(t);
+            return 0;
+        }
+    }
+    free(t);
+    snprintf(err, errlen, chunks == 0 ? "rank 0 could not learn the node layout"
+                                      : "the node layout published by rank 0 is malformed");
+    return -1;
+}
+
+/* Publishes our machine and node name (the host name unless
+ * SMAP_NODE_NAME says otherwise), then learns every rank's node and how
+ * many ranks share our machine (smap_wait_machine_ranks). */
+static int learn_node_layout(const char *node_name, char *err, size_t errlen)
+{
+    char key[64], me[320];
+    int n = smap_job.size;
+    machine_id(me, sizeof me);
+    snprintf(me + strlen(me), sizeof me - strlen(me), "%s", node_name);
+    snprintf(key, sizeof key, "smap.host.%d", smap_job.rank);
+    if (smap_boot_put(key, me) || smap_boot_fence()) {
+        snprintf(err, errlen, "could not publish the host name through PMI");
+        return -1;
+    }
+    struct layout l = { .n = n };
+    l.node_of = smap_job.node_of = calloc((size_t)n, sizeof(int));
+    smap_job.local_ranks = calloc((size_t)n, sizeof(int));
+    l.machine = calloc((size_t)n, sizeof(int));
+    if (!l.machine || !smap_job.node_of || !smap_job.local_ranks) {
+        free(l.machine);
+        snprintf(err, errlen, "out of memory learning the node layout");
+        return -1;
+    }
+    err[0] = 0;
+    int rc = n >= LAYOUT_GATHER_MIN && !smap_job.singleton ? gather_layout(&l, me, err, errlen)
+                                                           : read_hosts(&l, me, err, errlen);
+    if (rc) {
+        free(l.machine);
+        return rc;
+    }
+    int mine = l.machine[smap_job.rank], machine = 0;
+    for (int r = 0; r < n && mine >= 0; r++)
+        machine += l.machine[r] == mine;
+    free(l.machine);
+    smap_job.nnodes = l.nnodes;
     smap_wait_machine_ranks = machine;
     smap_job.node = smap_job.node_of[smap_job.rank];
     smap_job.local_size = 0;

@@ -25,6 +25,7 @@
 #include "smap/smap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -168,27 +169,92 @@ static void reason_unpack(const char *in, char *out, size_t len)
         snprintf(out, len, "see its message");
 }
 
+/* What the node's ranks tell each other at start-up (the descriptions,
+ * then the verdicts of fence 2) also goes into a file of the node's
+ * session directory, one slot per rank and kind, so that each rank reads
+ * its node peers' with local preads: through the key-value space alone, a
+ * node of n ranks made 2 n^2 round trips to the launcher's single thread
+ * at every start-up.  The key-value copy stays the fallback (no session
+ * directory: another launcher; a slot that could not be written). */
+#define BOARD_SLOT 1280
+enum { BOARD_DESC, BOARD_VERDICT, BOARD_KINDS };
+static const char *const board_key[BOARD_KINDS] = { "smap.peer", "smap.attached" };
+static int board_fd = -1;
+
+static void board_open(void)
+{
+    /* named after the job (a spawned job shares the directory), in
+     * characters any file system takes */
+    const char *dir = smap_boot_session_dir();
+    char path[4096], job[sizeof smap_job.kvsname];
+    size_t i = 0;
+    for (; smap_job.kvsname[i] && i + 1 < sizeof job; i++) {
+        char c = smap_job.kvsname[i];
+        job[i] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ? c : '_';
+    }
+    job[i] = 0;
+    if (board_fd < 0 && dir &&
+        (size_t)snprintf(path, sizeof path, "%s/smartmap-peers-%s", dir, job) < sizeof path)
+        board_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+}
+
+static void board_close(void)
+{
+    if (board_fd >= 0)
+        close(board_fd);
+    board_fd = -1;
+}
+
+static off_t board_at(int kind, int rank)
+{
+    return ((off_t)rank * BOARD_KINDS + kind) * BOARD_SLOT;
+}
+
+static int board_put(int kind, const char *val)
+{
+    char key[64];
+    size_t len = strlen(val) + 1;
+    board_open();
+    if (board_fd >= 0 && len <= BOARD_SLOT)
+        (void)!pwrite(board_fd, val, len, board_at(kind, smap_job.rank));
+    snprintf(key, sizeof key, "%s.%d", board_key[kind], smap_job.rank);
+    return smap_boot_put(key, val);
+}
+
+/* Rank r's value from the file, else from the key-value space. */
+static int board_get(int kind, int r, char *val, size_t len)
+{
+    if (board_fd >= 0) {
+        size_t want = len - 1 < BOARD_SLOT ? len - 1 : BOARD_SLOT;
+        ssize_t got = pread(board_fd, val, want, board_at(kind, r));
+        if (got > 0 && val[0] && memchr(val, 0, (size_t)got))
+            return 0;
+    }
+    char key[64];
+    snprintf(key, sizeof key, "%s.%d", board_key[kind], r);
+    return smap_boot_get(key, val, len);
+}
+
 static int publish(const struct pdesc *self, int failed, const char *why)
 {
-    char key[64], val[SMAP_REASON_MAX + 16];
-    snprintf(key, sizeof key, "smap.peer.%d", smap_job.rank);
+    char val[SMAP_REASON_MAX + 16];
+    _Static_assert(sizeof val <= BOARD_SLOT, "a description fits its slot");
     if (failed) {
         int n = snprintf(val, sizeof val, "failed:");
         reason_pack(why, val + n, sizeof val - (size_t)n);
     } else {
         encode(self, val, sizeof val);
     }
-    return smap_boot_put(key, val);
+    return board_put(BOARD_DESC, val);
 }
 
 static int read_peers(struct attach *a)
 {
-    char key[64], val[1100];
+    char val[BOARD_SLOT + 1];
     for (int lr = 0; lr < a->n; lr++) {
         if (lr == a->me)
             continue;
-        snprintf(key, sizeof key, "smap.peer.%d", smap_job.local_ranks[lr]);
-        if (smap_boot_get(key, val, sizeof val) != 0) {
+        if (board_get(BOARD_DESC, smap_job.local_ranks[lr], val, sizeof val) != 0) {
             snprintf(a->err, a->errlen, "local rank %d's region description is missing", lr);
             return -1;
         }
@@ -384,19 +450,19 @@ static void open_pidfds(struct attach *a)
  * elsewhere, the first local rank that failed. */
 static int agree(struct attach *a, int mine, int *who, char *why, size_t whylen)
 {
-    char key[64], val[SMAP_REASON_MAX + 16];
-    snprintf(key, sizeof key, "smap.attached.%d", smap_job.rank);
+    char val[SMAP_REASON_MAX + 16];
     int n = snprintf(val, sizeof val, "%d:", mine);
     reason_pack(mine ? a->err : "", val + n, sizeof val - (size_t)n);
-    if (smap_boot_put(key, val) || smap_boot_fence())
+    if (board_put(BOARD_VERDICT, val) || smap_boot_fence())
         return ATTACH_HARD;
     int worst = mine;
     *who = mine ? a->me : -1;
     for (int lr = 0; lr < a->n; lr++) {
         if (lr == a->me)
             continue;
-        snprintf(key, sizeof key, "smap.attached.%d", smap_job.local_ranks[lr]);
-        int f = smap_boot_get(key, val, sizeof val) == 0 ? atoi(val) : ATTACH_HARD;
+        int f = board_get(BOARD_VERDICT, smap_job.local_ranks[lr], val, sizeof val) == 0
+                    ? atoi(val)
+                    : ATTACH_HARD;
         if (f > worst)
             worst = f;
         if (f && *who < 0) {
@@ -614,6 +680,7 @@ int smap_init(char *err, size_t errlen)
     if (!failed)
         failed = read_peers(&a);
     int rc = attach_all(&a, failed);
+    board_close();
     double t2 = now_ms();
     if (a.fds)
         close_fds(&a);
