@@ -4,6 +4,8 @@
 #                         (on this node, then across 2 emulated hosts)
 #   make bench-net        only its inter-node part (bench/results/internode)
 #   make bench-smap       the SMARTMAP microbenchmarks (copy bandwidth, start-up, fork)
+#   make bench-startup    job start-up against Open MPI and MPICH: 2-192 ranks on
+#                         this node, quiet and loaded, and 8 emulated hosts x 8
 #   make bench-crossover  the collectives' inline/direct crossovers (src/coll/select.c)
 #                         and flat vs hierarchical across emulated nodes (src/coll/hier)
 #   make install PREFIX=/some/dir
@@ -15,7 +17,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build check check-asan install bench bench-net bench-net3 bench-smap bench-crossover clean regen
+.PHONY: all deps configure build check check-asan install bench bench-net bench-net3 bench-smap bench-startup bench-crossover clean regen
 
 all: build
 
@@ -57,6 +59,7 @@ bench: deps
 	    if [ $$rc = 77 ]; then echo "bench: inter-node part skipped (no network namespaces here)"; \
 	    else exit $$rc; fi
 	@$(MAKE) --no-print-directory bench-net3
+	@$(MAKE) --no-print-directory bench-startup
 
 bench-net: deps
 	@$(MAKE) --no-print-directory build
@@ -72,6 +75,14 @@ bench-net3:
 	else BUILD_DIR=$(BUILD_DIR) BENCH_NET=1 BENCH_NET_HOSTS=3 scripts/bench.sh; rc=$$?; \
 	    if [ $$rc = 77 ]; then echo "bench: inter-node part skipped (no network namespaces here)"; \
 	    else exit $$rc; fi; fi
+
+# Start-up (MPI_Init + Barrier + Finalize) side by side with both peers:
+# bench/results/startup.txt (STARTUP_NPS, STARTUP_ROUNDS, STARTUP_HOSTS...
+# in scripts/bench_startup.sh).
+bench-startup: deps
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory build
+	@BUILD_DIR=$(BUILD_DIR) scripts/bench_startup.sh
 
 # Copy bandwidth from a peer's heap/stack/globals vs private memcpy, CMA,
 # start-up exposure cost and fork cost: bench/results/smap_copy.txt.

@@ -116,6 +116,20 @@ static void tune_rxm(size_t need)
     setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
 }
 
+/* rxm over tcp posts FI_OFI_RXM_MSG_RX_SIZE receive buffers of the eager
+ * size to its shared receive context, 4096 by default: at our 64 KiB
+ * eager limit 256 MiB per rank, which fi_enable allocated and touched in
+ * 0.8-1.4 s of every multi-node MPI_Init (2 emulated hosts, 2 CPUs; MPICH
+ * over UCX started the same job in 0.9 s).  256 buffers (16 MiB) hold a
+ * burst of 256 eager messages not yet taken; past that the kernel's TCP
+ * flow control holds the senders.  fi_enable then takes 0.2 s.  Read at
+ * the first fi_getinfo; a value the user set wins. */
+static void small_rxm_rx_pool(void)
+{
+    if (may_use_rxm_tcp())
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", "256", 0);
+}
+
 /* The socket providers (tcp, net) copy a send into a staging buffer and
  * report it complete at once; what the kernel does not take then waits in
  * that buffer for a later progress call of ours.  A rank whose last sends
@@ -174,6 +188,7 @@ void smap_ofi_prepare_env(size_t wire_hdr)
     /* rxm reads its eager limit at the first fi_getinfo, before we know
      * which provider answers: tune it for the socket default */
     tune_rxm(smap_ofi_eager_wanted("tcp;ofi_rxm") + wire_hdr);
+    small_rxm_rx_pool();
     no_send_staging();
     net_iface_from_tcp();
 }
