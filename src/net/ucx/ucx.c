@@ -86,6 +86,7 @@ static struct {
     ucp_ep_h *ep;             /* by job rank, made at first use */
     struct smap_net_upcalls up;
     struct rslot ring[NRECV];
+    unsigned char *spare;     /* message buffers not posted, linked through their first bytes */
     int head;                 /* the ring's oldest posted receive */
     int nposted;              /* receives posted (NRECV once open) */
     size_t msg_cap;           /* bytes of a message: header and room */
@@ -212,31 +213,47 @@ static const char *uop_name(enum uop_kind k)
     return "an operation";
 }
 
+/* A message buffer: from the spares, else a new one. */
+static unsigned char *buf_get(void)
+{
+    unsigned char *b = U.spare;
+    if (b) {
+        memcpy(&U.spare, b, sizeof U.spare);
+        return b;
+    }
+    if (!(b = malloc(U.msg_cap)))
+        smap_fatal("inter-node transport (UCX): out of memory for a message buffer");
+    return b;
+}
+
+static void buf_put(unsigned char *b)
+{
+    memcpy(b, &U.spare, sizeof U.spare);
+    U.spare = b;
+}
+
+/* Posts ring slot i with a fresh buffer.  Always through the callback
+ * (UCP_OP_ATTR_FLAG_NO_IMM_CMPL): a message already waiting completes
+ * the receive inside this call, and the callback records it alike.  (An
+ * immediate completion's UCP_OP_ATTR_FIELD_RECV_INFO is not filled in by
+ * UCX 1.13, Debian 12's: the length and tag came out as garbage.) */
 static void post_recv(int i)
 {
     struct rslot *s = &U.ring[i];
-    ucp_tag_recv_info_t info;
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_RECV_INFO,
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
         .cb.recv = msg_cb,
         .user_data = s,
         .datatype = ucp_dt_make_contig(1),
-        .recv_info.tag_info = &info,
     };
     s->done = 0;
     s->req = NULL;
+    s->buf = buf_get();
     ucs_status_ptr_t r = ucp_tag_recv_nbx(U.worker, s->buf, U.msg_cap, MSG_BIT, MSG_BIT, &p);
-    if (r == NULL) {   /* an unexpected message was waiting: completed at once */
-        s->status = UCS_OK;
-        s->len = info.length;
-        s->tag = info.sender_tag;
-        s->done = 1;
-    } else if (UCS_PTR_IS_ERR(r)) {
+    if (UCS_PTR_IS_ERR(r))
         fail("posting a message receive", UCS_PTR_STATUS(r));
-    } else {
-        s->req = r;
-    }
+    s->req = r;
 }
 
 /* Hands on what completed: messages in the ring's order, then the other
@@ -245,16 +262,21 @@ static int reap(void)
 {
     int n = 0;
     while (U.nposted && U.ring[U.head].done) {
+        /* The slot is posted again (with another buffer) before the
+         * upcall, so the ring is as UCP has it, in posting order, while
+         * the upcall runs (should it ever progress: a nested reap). */
         struct rslot *s = &U.ring[U.head];
-        if (s->req)
-            ucp_request_free(s->req);
-        s->req = NULL;
+        ucp_request_free(s->req);
         if (s->status != UCS_OK)
             smap_fatal("inter-node transport (UCX): a message receive failed: %s",
                        ucs_status_string(s->status));
-        U.up.incoming((int)(uint32_t)(s->tag & 0xffffffffu), s->buf, s->len);
+        unsigned char *buf = s->buf;
+        size_t len = s->len;
+        int src = (int)(uint32_t)(s->tag & 0xffffffffu);
         post_recv(U.head);
         U.head = (U.head + 1) % NRECV;
+        U.up.incoming(src, buf, len);
+        buf_put(buf);
         n++;
     }
     while (U.done_head) {
@@ -335,6 +357,16 @@ static void send_uop(struct uop *o, int dst, const void *buf, size_t count, ucp_
     started(o, ucp_tag_send_nbx(ep_of(dst), buf, count, tag, &p), "ucp_tag_send_nbx");
 }
 
+/* A message fits a posted buffer: header and payload within
+ * SMAP_NET_HDR_MAX + room (one-sided requests carry a longer header and
+ * a shorter payload). */
+static void check_len(size_t hlen, size_t dlen)
+{
+    if (hlen + dlen > U.msg_cap)
+        smap_fatal("inter-node transport (UCX): a %zu+%zu-byte message exceeds the %zu bytes "
+                   "of a receive buffer", hlen, dlen, U.msg_cap);
+}
+
 static inline uint64_t msg_tag(void)
 {
     return MSG_BIT | (uint64_t)(uint32_t)smap_lib->job->rank;
@@ -344,9 +376,7 @@ static inline uint64_t msg_tag(void)
 static void ucx_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
     size_t len = hlen + dlen;
-    if (hlen > SMAP_NET_HDR_MAX || dlen > smap_lib->net->room)
-        smap_fatal("inter-node transport (UCX): a %zu+%zu-byte message exceeds the room", hlen,
-                   dlen);
+    check_len(hlen, dlen);
     struct uop *o = uop_new(U_SEND, dst, len);
     memcpy(o->data, hdr, hlen);
     if (dlen)
@@ -367,9 +397,7 @@ static int ucx_send_msgv(int dst, const void *hdr, size_t hlen, const void *data
                          void *cookie, int flags)
 {
     (void)flags;
-    if (hlen > SMAP_NET_HDR_MAX || dlen > smap_lib->net->room)
-        smap_fatal("inter-node transport (UCX): a %zu+%zu-byte message exceeds the room", hlen,
-                   dlen);
+    check_len(hlen, dlen);
     struct uop *o = uop_new(U_SEND, dst, hlen);
     memcpy(o->data, hdr, hlen);
     o->iov[0] = (ucp_dt_iov_t){ o->data, hlen };
@@ -413,14 +441,12 @@ static void ucx_trecv(int src, void *buf, size_t len, uint64_t tag, void *cookie
     check_tag(tag);
     struct uop *o = uop_new(U_TRECV, src, 0);
     o->cookie = cookie;
-    ucp_tag_recv_info_t info;
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_RECV_INFO,
+                        UCP_OP_ATTR_FIELD_DATATYPE,
         .cb.recv = trecv_cb,
         .user_data = o,
         .datatype = ucp_dt_make_contig(1),
-        .recv_info.tag_info = &info,
     };
     started(o, ucp_tag_recv_nbx(U.worker, buf, len, tag, ~(uint64_t)0, &p), "ucp_tag_recv_nbx");
 }
@@ -591,12 +617,6 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory for %d peers", n);
         return -1;
     }
-    for (int i = 0; i < NRECV; i++) {
-        if (!(U.ring[i].buf = malloc(U.msg_cap))) {
-            snprintf(err, errlen, "out of memory for the message ring");
-            return -1;
-        }
-    }
     for (int i = 0; i < NRECV; i++)
         post_recv(i);
     U.nposted = NRECV;
@@ -640,6 +660,7 @@ static void ucx_close(void)
                 ucp_worker_progress(U.worker);
             ucp_request_free(s->req);
             s->req = NULL;
+            buf_put(s->buf);
         }
         /* Forced: a flushing close waits for the peer, which may be gone
          * past the job's last barrier; everything was drained before. */
@@ -656,8 +677,10 @@ static void ucx_close(void)
         free(U.addr[r]);
     free(U.addr);
     free(U.ep);
-    for (int i = 0; i < NRECV; i++)
-        free(U.ring[i].buf);
+    while (U.spare) {
+        unsigned char *b = buf_get();
+        free(b);
+    }
     memset(&U, 0, sizeof U);
     U.efd = -1;
 }
