@@ -84,6 +84,7 @@ static struct {
     ucp_worker_h worker;
     ucp_address_t **addr;     /* by job rank: the peers' worker addresses */
     ucp_ep_h *ep;             /* by job rank, made at first use */
+    ucs_status_t *ep_err;     /* by job rank: why its endpoint failed (UCS_OK: it did not) */
     struct smap_net_upcalls up;
     struct rslot ring[NRECV];
     unsigned char *spare;     /* message buffers not posted, linked through their first bytes */
@@ -145,20 +146,27 @@ static void msg_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, 
     s->done = 1;
 }
 
-/* A peer's endpoint failed: its rank died or its host went away.  At
- * close the peers force their endpoints shut: that is no failure. */
+/* A peer's endpoint failed: its rank died, its host went away, or it
+ * closed its endpoints (MPI_Finalize, forced: a peer past the job's last
+ * barrier may still be polling here).  Only noted: what was under way
+ * with that peer fails with the status (reap says so), and so does any
+ * later use of the endpoint (ep_of); a rank that died stops the job
+ * through the launcher anyway. */
 static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 {
     (void)ep;
-    if (U.closing)
-        return;
-    smap_fatal("inter-node transport (UCX): the connection to rank %d failed: %s (that rank "
-               "or its host is gone)",
-               (int)(intptr_t)arg, ucs_status_string(st));
+    int rank = (int)(intptr_t)arg;
+    U.ep_err[rank] = st;
+    if (!U.closing)
+        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): the connection to rank %d "
+                                "failed: %s", rank, ucs_status_string(st));
 }
 
 static ucp_ep_h ep_of(int rank)
 {
+    if (SMAP_UNLIKELY(U.ep_err[rank] != UCS_OK))
+        smap_fatal("inter-node transport (UCX): the connection to rank %d failed: %s (that "
+                   "rank or its host is gone)", rank, ucs_status_string(U.ep_err[rank]));
     if (U.ep[rank])
         return U.ep[rank];
     ucp_ep_params_t p = {
@@ -613,7 +621,8 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
         U.efd = -1;
     U.addr = calloc((size_t)n, sizeof *U.addr);
     U.ep = calloc((size_t)n, sizeof *U.ep);
-    if (!U.addr || !U.ep) {
+    U.ep_err = calloc((size_t)n, sizeof *U.ep_err);
+    if (!U.addr || !U.ep || !U.ep_err) {
         snprintf(err, errlen, "out of memory for %d peers", n);
         return -1;
     }
@@ -677,6 +686,7 @@ static void ucx_close(void)
         free(U.addr[r]);
     free(U.addr);
     free(U.ep);
+    free(U.ep_err);
     while (U.spare) {
         unsigned char *b = buf_get();
         free(b);
