@@ -10,7 +10,8 @@
 #   - collectives at 1,2,3 (non-blocking) and 2x2 (reductions);
 #   - one-sided communication (net_rma: flush, accumulates, locks, dynamic
 #     windows) over the engine's messages;
-#   - a rank killed on the second host stops the job with its signal.
+#   - a rank killed on the second host stops the job with its signal;
+#   - a job started by Open MPI's mpirun (PMIx key-value store).
 # Skipped (77) where namespaces cannot be made or the engine is not built.
 NHOSTS=3
 source "$SMAP_SRC/tests/netns/lib.sh"
@@ -57,4 +58,15 @@ expect_rc 137
 expect_err "rank 3 (pid $(rank_pid 3)) killed by signal 9 (SIGKILL)"
 expect_within 5
 expect_gone $pids
+# Started by Open MPI's mpirun (PMIx: boot asks a key's last part, the
+# rank that put it, so the address parts must name theirs), when there.
+OMPI=$(command -v mpirun.openmpi || true)
+if [ -n "$OMPI" ] && ldconfig -p 2>/dev/null | grep -q 'libpmix\.so'; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
+    export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SMAP_SRC/tests/pmi/lsan-libpmix.supp"
+    SMRUN=$OMPI
+    job 0 --host h1:1,h2:2 -n 3 --bind-to none --mca plm_rsh_agent "$SMAP_NETNS_LAUNCHER" \
+        --mca oob_tcp_if_include 198.18.0.0/24 "${U[@]}" "$TESTS_BIN/net/net_engine" ucx
+    expect_out "net_engine: 3 ranks OK (UCX engine mapped)"
+fi
 echo "UCX engine across emulated hosts: ok"

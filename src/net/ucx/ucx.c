@@ -504,8 +504,9 @@ static size_t unhex(unsigned char *out, size_t cap, const char *s)
 
 /* Every rank's worker address (network transports only: node peers never
  * come here) through the boot key-value store: smap.ucx.<rank> holds its
- * length, smap.ucx.<rank>.<i> its parts (an IB address outgrows one PMI
- * value). */
+ * length, smap.ucx<i>.<rank> its parts (an IB address outgrows one PMI
+ * value).  The putting rank is each key's last part: under PMIx, boot
+ * asks that rank (boot/pmix_client.c). */
 static int exchange_addresses(char *err, size_t errlen)
 {
     ucp_worker_attr_t wa = {
@@ -525,7 +526,7 @@ static int exchange_addresses(char *err, size_t errlen)
     snprintf(val, sizeof val, "%zu", alen);
     bad |= smap_boot_put(key, val);
     for (size_t off = 0, i = 0; off < alen; off += KV_PART, i++) {
-        snprintf(key, sizeof key, "smap.ucx.%d.%zu", rank, i);
+        snprintf(key, sizeof key, "smap.ucx%zu.%d", i, rank);
         hex(val, me + off, alen - off < KV_PART ? alen - off : KV_PART);
         bad |= smap_boot_put(key, val);
     }
@@ -546,7 +547,7 @@ static int exchange_addresses(char *err, size_t errlen)
         }
         for (size_t off = 0, i = 0; off < len; off += KV_PART, i++) {
             size_t part = len - off < KV_PART ? len - off : KV_PART;
-            snprintf(key, sizeof key, "smap.ucx.%d.%zu", r, i);
+            snprintf(key, sizeof key, "smap.ucx%zu.%d", i, r);
             if (smap_boot_get(key, val, sizeof val) != 0 ||
                 unhex((unsigned char *)U.addr[r] + off, part, val) != part) {
                 snprintf(err, errlen, "rank %d's UCX worker address is missing or malformed", r);
