@@ -1,7 +1,9 @@
 /* Job identity and the bootstrap services of boot.h, over PMI-1 or, for a
  * singleton, locally. */
+#define _GNU_SOURCE 1   /* sched_getaffinity, CPU_COUNT */
 #include "boot/boot.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +27,24 @@ static int node_index_of(char **hosts, int upto, const char *host)
     return -1;
 }
 
-/* The machine we run on, as "<kernel boot id>/": several emulated nodes
- * (network namespaces, containers) on one machine share its CPUs, and
- * the waiting policy must count all their ranks (base/wait.h).  "-/"
- * when unknown: then nothing is shared beyond the node. */
+/* The CPU this process is bound to, or -1 when it may run on several. */
+static int bound_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
+        return -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            return c;
+    return -1;
+}
+
+/* The machine we run on and the CPU we are bound to, as "<kernel boot
+ * id>@<cpu>/" ("@*": not bound to one): several emulated nodes (network
+ * namespaces, containers) on one machine share its CPUs, and the waiting
+ * policy must count all their ranks and know when two of them are bound
+ * to one CPU (base/wait.h).  "-@.../" when the machine is unknown: then
+ * nothing is shared beyond the node. */
 static void machine_id(char *buf, size_t len)
 {
     char id[64] = "";
@@ -38,25 +54,39 @@ static void machine_id(char *buf, size_t len)
             id[0] = 0;
         fclose(f);
     }
-    id[strcspn(id, "\n/ \t")] = 0;
-    snprintf(buf, len, "%s/", id[0] ? id : "-");
+    id[strcspn(id, "\n/@ \t")] = 0;
+    int cpu = bound_cpu();
+    if (cpu >= 0)
+        snprintf(buf, len, "%s@%d/", id[0] ? id : "-", cpu);
+    else
+        snprintf(buf, len, "%s@*/", id[0] ? id : "-");
 }
 
-/* Whether two published values ("<machine>/<node name>") are one machine. */
+/* Whether two published values ("<machine>@<cpu>/<node name>") are one
+ * machine. */
 static int same_machine(const char *a, const char *b)
 {
-    size_t la = strcspn(a, "/");
-    return a[0] != '-' && la == strcspn(b, "/") && strncmp(a, b, la) == 0;
+    size_t la = strcspn(a, "@/");
+    return a[0] != '-' && la == strcspn(b, "@/") && strncmp(a, b, la) == 0;
+}
+
+/* Whether they are one machine and both bound to the same single CPU. */
+static int same_cpu(const char *a, const char *b)
+{
+    size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
+    const char *at = memchr(a, '@', la);
+    return same_machine(a, b) && la == lb && at && at[1] != '*' && strncmp(a, b, la) == 0;
 }
 
 /* Publishes our machine and node name (the host name unless
  * SMAP_NODE_NAME says otherwise), then groups ranks by node name in order
  * of first appearance, so node ids and local ranks agree on every rank;
- * counts the ranks on our machine (smap_wait_machine_ranks). */
+ * counts the ranks on our machine (smap_wait_machine_ranks) and those
+ * bound to our CPU (smap_wait_cpu_shared). */
 static int learn_node_layout(const char *node_name, char *err, size_t errlen)
 {
     char key[64], val[320], me[320];
-    int n = smap_job.size, machine = 0;
+    int n = smap_job.size, machine = 0, cpu_mates = 0;
     machine_id(me, sizeof me);
     snprintf(me + strlen(me), sizeof me - strlen(me), "%s", node_name);
     snprintf(key, sizeof key, "smap.host.%d", smap_job.rank);
@@ -83,6 +113,7 @@ static int learn_node_layout(const char *node_name, char *err, size_t errlen)
             break;
         }
         machine += same_machine(me, val);
+        cpu_mates += r != smap_job.rank && same_cpu(me, val);
         const char *name = strchr(val, '/') ? strchr(val, '/') + 1 : val;
         int node = node_index_of(hosts, nnodes, name);
         if (node < 0) {
@@ -98,6 +129,10 @@ static int learn_node_layout(const char *node_name, char *err, size_t errlen)
         return rc;
     smap_job.nnodes = nnodes;
     smap_wait_machine_ranks = machine;
+    smap_wait_cpu_shared = cpu_mates > 0;
+    if (cpu_mates)
+        smap_log(SMAP_LOG_INFO, "job rank %d: %d other rank(s) of this machine are bound to "
+                                "its CPU: its waits yield at once", smap_job.rank, cpu_mates);
     smap_job.node = smap_job.node_of[smap_job.rank];
     smap_job.local_size = 0;
     for (int r = 0; r < n; r++) {

@@ -4,6 +4,8 @@
 # smrun's agents.  A representative subset of what the libfabric engine
 # runs across hosts (transport.sh, suites.sh, failures.sh):
 #   - the engine is loaded, libfabric is not, SMAP_VERBOSE names it;
+#   - two ranks bound to one CPU by their hosts' agents know it (their
+#     waits yield at once: base/wait.h);
 #   - the cross-transport rules (net_rules: eager, rendezvous by pipelined
 #     tagged sends, sizes around the eager limit) at 2x2, and with a small
 #     eager limit and chunk (many chunks per message) at 2,1;
@@ -33,6 +35,18 @@ job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:1,h2:2 "$TESTS_BIN/net/net_engin
 expect_out "net_engine: 3 ranks OK (UCX engine mapped)"
 expect_err "network engine ucx (SMAP_NET_ENGINE=ucx) loaded from"
 expect_err "inter-node transport: ucx"
+
+# Two hosts of one machine, each binding its one rank to CPU 0 (smrun's
+# default binding, asked for explicitly here): the ranks find that they
+# share a CPU (src/boot) and their waits yield at once instead of spinning
+# (base/wait.h); unbound, they do not.
+job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --bind-to core --host h1:1,h2:1 \
+    "$TESTS_BIN/net/net_engine" ucx
+expect_err "job rank 0: 1 other rank(s) of this machine are bound to its CPU"
+expect_err "job rank 1: 1 other rank(s) of this machine are bound to its CPU"
+job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --bind-to none --host h1:1,h2:1 \
+    "$TESTS_BIN/net/net_engine" ucx
+expect_no_err "bound to its CPU"
 
 # Point-to-point: the rules at the default sizes, then many small chunks
 # and a small eager limit (rendezvous at 2 KiB, 8 KiB transfers).
