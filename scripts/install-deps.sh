@@ -4,14 +4,15 @@
 #                           Open MPI (mpirun: a test of the PMIx client; libmpi.so:
 #                           tools_link_redirect), Meson + Ninja (tools_meson), jemalloc
 #                           (vendored into libsmartmap_heap: libjemalloc_pic.a), PMIx headers
-#                           (libpmix is dlopen'ed), libfabric (src/net), iproute2 (emulated
+#                           (libpmix is dlopen'ed), libfabric and UCX (src/net's two
+#                           engines: libfabric-dev, libucx-dev), iproute2 (emulated
 #                           hosts in tests/netns), hwloc (smrun's --map-by/--bind-to), gdb
 #                           and valgrind (launcher.core_dump, launcher.valgrind; valgrind.h
 #                           lets smap/config.c ask valgrind)
 #   install-deps.sh bench   the above plus MPICH's headers and gnuplot
 set -euo pipefail
 want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev openmpi-bin
-      meson ninja-build libfabric-dev libpmix-dev libhwloc-dev iproute2 gdb valgrind)
+      meson ninja-build libfabric-dev libucx-dev libpmix-dev libhwloc-dev iproute2 gdb valgrind)
 [ "${1:-build}" = bench ] && want+=(libmpich-dev gnuplot-nox)
 missing=()
 for p in "${want[@]}"; do

@@ -5,6 +5,7 @@
 
 unsigned smap_wait_nap_us, smap_wait_sleep_max_us;
 int smap_wait_machine_ranks;
+int smap_wait_cpu_shared;
 void (*smap_wait_sleep_hook)(unsigned us);
 
 /* The nth nap (0, 1, ...) of one wait. */

@@ -3,8 +3,8 @@
  *
  * The spin bound depends on oversubscription: when the node runs more
  * local ranks than the CPUs the launcher gave us (SMAP_NODE_CPUS, else the
- * online CPUs), a spinning rank only delays the rank it waits for, so the
- * bound drops to a handful of polls.  Used by the node barrier and by the
+ * online CPUs), or another rank is bound to our CPU, a spinning rank only
+ * delays the rank it waits for, so the bound drops to a handful of polls.  Used by the node barrier and by the
  * point-to-point progress loop.  Header-only: the hot path is inline. */
 #ifndef SMAP_BASE_WAIT_H
 #define SMAP_BASE_WAIT_H
@@ -30,32 +30,38 @@ static inline void smap_cpu_relax(void)
  * more than the node's when several emulated nodes (network namespaces,
  * containers) share one machine and so its CPUs. */
 extern int smap_wait_machine_ranks;
+/* Set at startup by src/boot when this rank is bound to one CPU and
+ * another rank of the job on this machine is bound to that same CPU (two
+ * emulated hosts, each pinning its local rank 0 to CPU 0): a spinning
+ * waiter then holds the CPU its peer needs, whatever the counts say. */
+extern int smap_wait_cpu_shared;
 
-/* Polls before yielding, for `nlocal` ranks sharing the node (or more
- * sharing the machine: smap_wait_machine_ranks).  Computed
- * once (the layout of a job does not change); threads that race to compute
- * it store the same value (atomic: MPI_THREAD_MULTIPLE). */
-static inline unsigned smap_wait_spin_bound(int nlocal)
+/* Whether `nlocal` ranks sharing the node (or more sharing the machine:
+ * smap_wait_machine_ranks) outnumber the CPUs the launcher gave us
+ * (SMAP_NODE_CPUS, else the online CPUs).  Computed once (the layout of a
+ * job does not change); threads that race to compute it store the same
+ * value (atomic: MPI_THREAD_MULTIPLE). */
+static inline int smap_wait_oversubscribed(int nlocal)
 {
-    static _Atomic unsigned bound;
-    unsigned b = atomic_load_explicit(&bound, memory_order_relaxed);
-    if (SMAP_UNLIKELY(!b)) {
+    static _Atomic int over;   /* 0: not known yet, 1: no, 2: yes */
+    int o = atomic_load_explicit(&over, memory_order_relaxed);
+    if (SMAP_UNLIKELY(!o)) {
         const char *v = getenv("SMAP_NODE_CPUS");
         long cpus = v ? strtol(v, NULL, 10) : 0;
         if (cpus <= 0)
             cpus = sysconf(_SC_NPROCESSORS_ONLN);
         int on = nlocal > smap_wait_machine_ranks ? nlocal : smap_wait_machine_ranks;
-        b = on > cpus ? 8 : 4000;
-        atomic_store_explicit(&bound, b, memory_order_relaxed);
+        o = on > cpus ? 2 : 1;
+        atomic_store_explicit(&over, o, memory_order_relaxed);
     }
-    return b;
+    return o == 2;
 }
 
-/* Whether `nlocal` ranks oversubscribe the node's CPUs (the spin bound's
- * criterion): a waiter then needs the CPU of the rank it waits for. */
-static inline int smap_wait_oversubscribed(int nlocal)
+/* Polls before yielding: a handful when oversubscribed or when our CPU is
+ * shared (a spinning rank only delays the rank it waits for), else many. */
+static inline unsigned smap_wait_spin_bound(int nlocal)
 {
-    return smap_wait_spin_bound(nlocal) < 4000;
+    return smap_wait_oversubscribed(nlocal) || smap_wait_cpu_shared ? 8u : 4000u;
 }
 
 /* One waiter per blocking call: smap_wait_step() after every unsuccessful

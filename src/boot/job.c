@@ -1,7 +1,9 @@
 /* Job identity and the bootstrap services of boot.h, over PMI-1 or, for a
  * singleton, locally. */
+#define _GNU_SOURCE 1   /* sched_getaffinity, CPU_COUNT */
 #include "boot/boot.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +27,24 @@ static int node_index_of(char **hosts, int upto, const char *host)
     return -1;
 }
 
-/* The machine we run on, as "<kernel boot id>/": several emulated nodes
- * (network namespaces, containers) on one machine share its CPUs, and
- * the waiting policy must count all their ranks (base/wait.h).  "-/"
- * when unknown: then nothing is shared beyond the node. */
+/* The CPU this process is bound to, or -1 when it may run on several. */
+static int bound_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
+        return -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            return c;
+    return -1;
+}
+
+/* The machine we run on and the CPU we are bound to, as "<kernel boot
+ * id>@<cpu>/" ("@*": not bound to one): several emulated nodes (network
+ * namespaces, containers) on one machine share its CPUs, and the waiting
+ * policy must count all their ranks and know when two of them are bound
+ * to one CPU (base/wait.h).  "-@.../" when the machine is unknown: then
+ * nothing is shared beyond the node. */
 static void machine_id(char *buf, size_t len)
 {
     char id[64] = "";
@@ -38,26 +54,72 @@ static void machine_id(char *buf, size_t len)
             id[0] = 0;
         fclose(f);
     }
-    id[strcspn(id, "\n/ \t")] = 0;
-    snprintf(buf, len, "%s/", id[0] ? id : "-");
+    id[strcspn(id, "\n/@ \t")] = 0;
+    int cpu = bound_cpu();
+    if (cpu >= 0)
+        snprintf(buf, len, "%s@%d/", id[0] ? id : "-", cpu);
+    else
+        snprintf(buf, len, "%s@*/", id[0] ? id : "-");
 }
 
-/* Whether two published values ("<machine>/<node name>") are one machine. */
+/* Whether two published values ("<machine>@<cpu>/<node name>") are one
+ * machine. */
 static int same_machine(const char *a, const char *b)
 {
-    size_t la = strcspn(a, "/");
-    return a[0] != '-' && la == strcspn(b, "/") && strncmp(a, b, la) == 0;
+    size_t la = strcspn(a, "@/");
+    return a[0] != '-' && la == strcspn(b, "@/") && strncmp(a, b, la) == 0;
+}
+
+/* Whether they are one machine and both bound to the same single CPU. */
+static int same_cpu(const char *a, const char *b)
+{
+    size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
+    const char *at = memchr(a, '@', la);
+    return same_machine(a, b) && la == lb && at && at[1] != '*' && strncmp(a, b, la) == 0;
 }
 
 /* Groups ranks by node name in order of first appearance, so node ids
  * and local ranks agree on every rank; machine[r] is rank r's machine
- * group (ranks whose published machine ids match; -1: unknown). */
+ * group (ranks whose published machine ids match; -1: unknown), cpu[r]
+ * the one CPU it is bound to (-1: several), shared[r] whether another
+ * rank of its machine is bound to that CPU too (base/wait.h). */
 struct layout {
     int n, nnodes;
-    int *node_of, *machine;
+    int *node_of, *machine, *cpu, *shared;
 };
 
-/* Reads every rank's "<machine>/<node name>" (ours is `me`) into l. */
+static const struct layout *by_cpu_of;
+static int by_cpu(const void *x, const void *y)
+{
+    const struct layout *l = by_cpu_of;
+    int a = *(const int *)x, b = *(const int *)y;
+    if (l->machine[a] != l->machine[b])
+        return l->machine[a] < l->machine[b] ? -1 : 1;
+    return l->cpu[a] < l->cpu[b] ? -1 : l->cpu[a] > l->cpu[b];
+}
+
+/* shared[] from machine[] and cpu[]: ranks sorted by (machine, cpu), so
+ * equal pairs are neighbours (n log n: rank 0 does it for the job). */
+static int mark_shared_cpus(struct layout *l)
+{
+    int *order = malloc((size_t)l->n * sizeof *order);
+    if (!order)
+        return -1;
+    for (int r = 0; r < l->n; r++)
+        order[r] = r, l->shared[r] = 0;
+    by_cpu_of = l;   /* qsort has no argument: boot runs single-threaded */
+    qsort(order, (size_t)l->n, sizeof *order, by_cpu);
+    for (int i = 1; i < l->n; i++) {
+        int a = order[i - 1], b = order[i];
+        if (l->machine[a] >= 0 && l->cpu[a] >= 0 && l->machine[a] == l->machine[b] &&
+            l->cpu[a] == l->cpu[b])
+            l->shared[a] = l->shared[b] = 1;
+    }
+    free(order);
+    return 0;
+}
+
+/* Reads every rank's "<machine>@<cpu>/<node name>" (ours is `me`) into l. */
 static int read_hosts(struct layout *l, const char *me, char *err, size_t errlen)
 {
     char key[64], val[320];
@@ -84,6 +146,8 @@ static int read_hosts(struct layout *l, const char *me, char *err, size_t errlen
                 rc = -1;
         }
         l->node_of[r] = node;
+        const char *at = strchr(val, '@');
+        l->cpu[r] = at && at[1] >= '0' && at[1] <= '9' ? atoi(at + 1) : -1;
         l->machine[r] = -1;
         for (int m = 0; val[0] != '-' && m < nm && l->machine[r] < 0; m++)
             if (same_machine(val, mids[m]))
@@ -100,6 +164,8 @@ static int read_hosts(struct layout *l, const char *me, char *err, size_t errlen
         free(mids[i]);
     free(hosts);
     free(mids);
+    if (!rc && mark_shared_cpus(l) != 0)
+        rc = -1;
     if (rc && !*err)
         snprintf(err, errlen, "out of memory learning the node layout");
     return rc;
@@ -113,7 +179,7 @@ static int read_hosts(struct layout *l, const char *me, char *err, size_t errlen
 #define LAYOUT_GATHER_MIN 9
 #define LAYOUT_CHUNK (SMAP_PMI_VALLEN_MAX - 32)
 
-/* The layout as text: "NNODES;" then runs "node*count,machine*count;"
+/* The layout as text: "NNODES;" then runs "node*machine*shared*count,"
  * over the ranks (usually one run per node). */
 static char *layout_encode(const struct layout *l)
 {
@@ -124,9 +190,11 @@ static char *layout_encode(const struct layout *l)
     len += (size_t)snprintf(t, cap, "%d;", l->nnodes);
     for (int r = 0; r < l->n;) {
         int k = r;
-        while (k < l->n && l->node_of[k] == l->node_of[r] && l->machine[k] == l->machine[r])
+        while (k < l->n && l->node_of[k] == l->node_of[r] && l->machine[k] == l->machine[r] &&
+               l->shared[k] == l->shared[r])
             k++;
-        len += (size_t)snprintf(t + len, cap - len, "%d*%d*%d,", l->node_of[r], l->machine[r], k - r);
+        len += (size_t)snprintf(t + len, cap - len, "%d*%d*%d*%d,", l->node_of[r], l->machine[r],
+                                l->shared[r], k - r);
         r = k;
     }
     return t;
@@ -142,12 +210,13 @@ static int layout_decode(struct layout *l, const char *t)
     const char *p = end + 1;
     int r = 0;
     while (*p && r < l->n) {
-        int node, mach, cnt, used;
-        if (sscanf(p, "%d*%d*%d,%n", &node, &mach, &cnt, &used) != 3 || node < 0 ||
-            node >= l->nnodes || mach < -1 || cnt < 1 || cnt > l->n - r)
+        int node, mach, shared, cnt, used;
+        if (sscanf(p, "%d*%d*%d*%d,%n", &node, &mach, &shared, &cnt, &used) != 4 || node < 0 ||
+            node >= l->nnodes || mach < -1 || (shared != 0 && shared != 1) || cnt < 1 ||
+            cnt > l->n - r)
             return -1;
         for (int k = 0; k < cnt; k++, r++)
-            l->node_of[r] = node, l->machine[r] = mach;
+            l->node_of[r] = node, l->machine[r] = mach, l->shared[r] = shared;
         p += used;
     }
     return r == l->n && !*p ? 0 : -1;
@@ -235,24 +304,32 @@ static int learn_node_layout(const char *node_name, char *err, size_t errlen)
     l.node_of = smap_job.node_of = calloc((size_t)n, sizeof(int));
     smap_job.local_ranks = calloc((size_t)n, sizeof(int));
     l.machine = calloc((size_t)n, sizeof(int));
-    if (!l.machine || !smap_job.node_of || !smap_job.local_ranks) {
-        free(l.machine);
+    l.cpu = calloc((size_t)n, sizeof(int));
+    l.shared = calloc((size_t)n, sizeof(int));
+    int rc = 0;
+    if (!l.machine || !l.cpu || !l.shared || !smap_job.node_of || !smap_job.local_ranks) {
         snprintf(err, errlen, "out of memory learning the node layout");
-        return -1;
-    }
-    err[0] = 0;
-    int rc = n >= LAYOUT_GATHER_MIN && !smap_job.singleton ? gather_layout(&l, me, err, errlen)
+        rc = -1;
+    } else {
+        err[0] = 0;
+        rc = n >= LAYOUT_GATHER_MIN && !smap_job.singleton ? gather_layout(&l, me, err, errlen)
                                                            : read_hosts(&l, me, err, errlen);
-    if (rc) {
-        free(l.machine);
-        return rc;
     }
-    int mine = l.machine[smap_job.rank], machine = 0;
+    int mine = rc ? -1 : l.machine[smap_job.rank], machine = 0;
     for (int r = 0; r < n && mine >= 0; r++)
         machine += l.machine[r] == mine;
+    int shared = rc ? 0 : l.shared[smap_job.rank];
     free(l.machine);
+    free(l.cpu);
+    free(l.shared);
+    if (rc)
+        return rc;
     smap_job.nnodes = l.nnodes;
     smap_wait_machine_ranks = machine;
+    smap_wait_cpu_shared = shared;
+    if (shared)
+        smap_log(SMAP_LOG_INFO, "job rank %d: another rank of this machine is bound to its CPU: "
+                                "its waits yield at once", smap_job.rank);
     smap_job.node = smap_job.node_of[smap_job.rank];
     smap_job.local_size = 0;
     for (int r = 0; r < n; r++) {

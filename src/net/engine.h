@@ -1,5 +1,5 @@
 /* The contract between the library and a network engine plugin (DESIGN.md
- * D9).  Each engine (libfabric today, UCX later) is a shared object of its
+ * D9).  Each engine (libfabric, UCX) is a shared object of its
  * own, libsmartmap_net_<engine>.so in the private directory `smartmap/`
  * beside libmpi_abi.so, opened with dlopen only when a job spans nodes: a
  * one-node job maps no network library, and none of the signal handlers
@@ -64,10 +64,21 @@ int smap_net_engine_accept(const struct smap_net_lib *lib, char *err, size_t err
 /* ---- inside the library (net/load.c; also in smap_internal for
  * smartmap_info, so that its report and a rank's choice agree) ---- */
 /* The engine SMAP_NET_ENGINE's value `want` (auto|ofi|ucx) selects: its
- * name ("ofi"), with why it was taken in `why`; NULL with a message in err
- * when that engine is not built into this smartmap. */
-const char *smap_net_engine_choose(const char *want, char *why, size_t whylen, char *err,
-                                   size_t errlen);
+ * name ("ofi", "ucx"), with why it was taken in `why` and, for auto, the
+ * engine to take instead when its plugin does not load in *fallback (or
+ * NULL); NULL with a message in err when that engine is not built into
+ * this smartmap.  auto: UCX when the machine has an InfiniBand/RoCE device
+ * (/sys/class/infiniband non-empty), else libfabric. */
+const char *smap_net_engine_choose(const char *want, const char **fallback, char *why,
+                                   size_t whylen, char *err, size_t errlen);
+/* Chooses (smap_net_engine_choose) and loads the plugin beside a library
+ * in libdir, falling back to the other engine under auto: the dlopen
+ * handle with the engine's *name, its file in path and its *entry; NULL
+ * with a message in err (*name and path: the engine that failed, or
+ * *name NULL when none was chosen). */
+void *smap_net_engine_find(const char *want, const char *libdir, const char **name, char *path,
+                           size_t pathlen, smap_net_engine_entry_fn **entry, char *why,
+                           size_t whylen, char *err, size_t errlen);
 /* The plugin file of engine `name` beside a library in directory libdir. */
 void smap_net_engine_file(const char *libdir, const char *name, char *out, size_t len);
 /* The directory of the shared object that holds this code (libmpi_abi.so),

@@ -1,15 +1,20 @@
 /* Finding and opening a network engine plugin (net/engine.h).  Also in the
  * smap_internal archive: smartmap_info reports the same choice and file a
  * rank of a multi-node job would take. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "net/engine.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <dirent.h>
+
 /* The engines this build made a plugin of (CMake: SMAP_NET_ENGINES_BUILT,
- * "ofi" or "ofi ucx"), in the order auto prefers them. */
+ * "ofi", "ucx" or "ofi ucx"). */
 #ifndef SMAP_NET_ENGINES_BUILT
 #define SMAP_NET_ENGINES_BUILT "ofi"
 #endif
@@ -28,14 +33,70 @@ static int built(const char *name)
     }
 }
 
-const char *smap_net_engine_choose(const char *want, char *why, size_t whylen, char *err,
-                                   size_t errlen)
+/* Where the kernel lists InfiniBand and RoCE devices (one entry per
+ * device, mlx5_0, rxe0...).  tests/net/engine_choose.c includes this
+ * file with another directory. */
+#ifndef SMAP_NET_IB_SYSFS
+#define SMAP_NET_IB_SYSFS "/sys/class/infiniband"
+#endif
+
+/* The name of the first InfiniBand/RoCE device in `dev`: 1, or 0 when the
+ * machine has none. */
+static int ib_device(char *dev, size_t len)
 {
+    DIR *d = opendir(SMAP_NET_IB_SYSFS);
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(dev, len, "%.*s", (int)(len - 1), e->d_name);
+        found = 1;
+    }
+    closedir(d);
+    return found;
+}
+
+static const char *engine_label(const char *name)
+{
+    return !strcmp(name, "ucx") ? "UCX" : "libfabric";
+}
+
+const char *smap_net_engine_choose(const char *want, const char **fallback, char *why,
+                                   size_t whylen, char *err, size_t errlen)
+{
+    *fallback = NULL;
     if (!want || !*want || !strcmp(want, "auto")) {
-        /* UCX first where it is built and finds an InfiniBand/RoCE device
-         * (DESIGN D9); with libfabric alone built, libfabric. */
-        snprintf(why, whylen, "SMAP_NET_ENGINE=auto: libfabric, the only engine built");
-        return "ofi";
+        /* UCX where it finds an InfiniBand/RoCE device (what users and
+         * both peers run there, DESIGN D9), libfabric elsewhere; the other
+         * engine, when built, stands in for a plugin that does not load. */
+        char dev[128];
+        int ib = ib_device(dev, sizeof dev), ofi = built("ofi"), ucx = built("ucx");
+        if (ib && ucx) {
+            snprintf(why, whylen, "SMAP_NET_ENGINE=auto: InfiniBand/RoCE device %s in %s", dev,
+                     SMAP_NET_IB_SYSFS);
+            *fallback = ofi ? "ofi" : NULL;
+            return "ucx";
+        }
+        if (ofi) {
+            if (ib)
+                snprintf(why, whylen, "SMAP_NET_ENGINE=auto: InfiniBand/RoCE device %s, but the "
+                                      "UCX engine is not built", dev);
+            else
+                snprintf(why, whylen, "SMAP_NET_ENGINE=auto: no InfiniBand/RoCE device in %s",
+                         SMAP_NET_IB_SYSFS);
+            *fallback = ucx ? "ucx" : NULL;
+            return "ofi";
+        }
+        if (ucx) {
+            snprintf(why, whylen, "SMAP_NET_ENGINE=auto: UCX, the only engine built");
+            return "ucx";
+        }
+        snprintf(err, errlen, "no network engine is built into this smartmap (neither "
+                              "libfabric nor UCX was found when it was built)");
+        return NULL;
     }
     if (strcmp(want, "ofi") && strcmp(want, "ucx")) {
         snprintf(err, errlen, "SMAP_NET_ENGINE='%s' names no network engine (auto, ofi or ucx)",
@@ -46,11 +107,43 @@ const char *smap_net_engine_choose(const char *want, char *why, size_t whylen, c
         snprintf(err, errlen,
                  "SMAP_NET_ENGINE=%s: the %s engine is not built into this smartmap "
                  "(engines built: %s); unset SMAP_NET_ENGINE or set it to one of those",
-                 want, !strcmp(want, "ucx") ? "UCX" : "libfabric", SMAP_NET_ENGINES_BUILT);
+                 want, engine_label(want),
+                 *SMAP_NET_ENGINES_BUILT ? SMAP_NET_ENGINES_BUILT : "none");
         return NULL;
     }
     snprintf(why, whylen, "SMAP_NET_ENGINE=%s", want);
     return !strcmp(want, "ofi") ? "ofi" : "ucx";
+}
+
+void *smap_net_engine_find(const char *want, const char *libdir, const char **name, char *path,
+                           size_t pathlen, smap_net_engine_entry_fn **entry, char *why,
+                           size_t whylen, char *err, size_t errlen)
+{
+    const char *fallback;
+    *name = smap_net_engine_choose(want, &fallback, why, whylen, err, errlen);
+    if (!*name)
+        return NULL;
+    smap_net_engine_file(libdir, *name, path, pathlen);
+    void *h = smap_net_engine_load(path, entry, err, errlen);
+    if (h || !fallback)
+        return h;
+    /* auto: the other engine, saying why */
+    char first[512];
+    snprintf(first, sizeof first, "%s", err);
+    char alt[PATH_MAX + 64];
+    smap_net_engine_file(libdir, fallback, alt, sizeof alt);
+    if (!(h = smap_net_engine_load(alt, entry, err, errlen))) {
+        char second[512];
+        snprintf(second, sizeof second, "%s", err);
+        snprintf(err, errlen, "%s; and the other engine: %s", first, second);
+        return NULL;
+    }
+    size_t used = strlen(why);
+    snprintf(why + used, whylen - used, "; the %s engine does not load (%s), so %s",
+             engine_label(*name), first, engine_label(fallback));
+    *name = fallback;
+    snprintf(path, pathlen, "%s", alt);
+    return h;
 }
 
 void smap_net_engine_file(const char *libdir, const char *name, char *out, size_t len)

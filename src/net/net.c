@@ -36,18 +36,16 @@ static const struct smap_net_lib lib = {
  * file and the reason. */
 static const struct smap_net_ops *load_engine(char *err, size_t errlen)
 {
-    char why[192], dir[PATH_MAX], path[PATH_MAX + 64];
-    const char *name = smap_net_engine_choose(smap_tun.net_engine, why, sizeof why, err, errlen);
-    if (!name)
-        return NULL;
+    char why[1024], dir[PATH_MAX], path[PATH_MAX + 64];
     if (smap_net_engine_libdir(dir, sizeof dir) != 0) {
         snprintf(err, errlen, "cannot tell where libmpi_abi.so lies (dladdr), so where its "
                               "network engine plugin is");
         return NULL;
     }
-    smap_net_engine_file(dir, name, path, sizeof path);
+    const char *name;
     smap_net_engine_entry_fn *entry;
-    if (!smap_net_engine_load(path, &entry, err, errlen))
+    if (!smap_net_engine_find(smap_tun.net_engine, dir, &name, path, sizeof path, &entry, why,
+                              sizeof why, err, errlen))
         return NULL;
     const struct smap_net_ops *ops = entry(&lib, err, errlen);
     if (!ops)

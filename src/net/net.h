@@ -24,7 +24,7 @@
  *
  * Behind one function table (struct smap_net_ops), each engine a plugin
  * loaded when the job spans nodes (net/engine.h): libfabric (net/ofi/)
- * today, UCX to follow.
+ * and UCX (net/ucx/).
  * Ranks are job (world) ranks.  Not thread-safe by itself: p2p calls it
  * under smap_p2p_lk.  Opened only when the job spans more than one node
  * (smap_net.ops is NULL otherwise and nothing here is ever called). */

@@ -3,16 +3,20 @@
 # with jobs of 2 emulated nodes (SMAP_NODE_NAME per MPMD part of smrun,
 # libfabric's tcp on loopback; smrun, not multinode.sh's hydra, because
 # hydra may drop the output of ranks that abort at once) and of one node:
-#   1. SMAP_NET_ENGINE=ucx (not built): a job across nodes stops in
-#      MPI_Init with a message saying so; a one-node job, which loads no
-#      engine, runs;
+#   1. SMAP_NET_ENGINE=ucx: where the UCX engine is built, a job across
+#      nodes runs with it (UCX over tcp on loopback), libfabric unmapped;
+#      where it is not, the job stops in MPI_Init with a message saying
+#      so; a one-node job, which loads no engine, runs either way;
 #   2. SMAP_NET_ENGINE=bogus: any job stops with a message naming it;
 #   3. the plugin missing beside libmpi_abi.so (a copy of the library in
 #      a directory of its own): a job across nodes stops with a message
 #      naming the file it looked for and dlerror()'s reason; a one-node
 #      job runs;
 #   4. a plugin whose own library is missing (as libfabric would be):
-#      the message names the plugin and the missing library.
+#      the message names the plugin and the missing library;
+#   5. (UCX built) auto with the libfabric plugin missing: the job runs
+#      with UCX, and SMAP_VERBOSE says why.
+# (Every engine/build combination of the choice: engine_choose.c.)
 # Usage: engine.sh  (SMAP_TEST_BIN: the build's tests/net, SMAP_STAGE)
 set -uo pipefail
 bin=${SMAP_TEST_BIN:?}
@@ -21,22 +25,31 @@ trap 'rm -rf "$work"' EXIT
 out=$work/out
 fail() { echo "FAIL: $*"; cat "$out"; exit 1; }
 
-# across ENV...: a 2-node job of net_engine (it expects libfabric mapped)
+# across ENV...: a 2-node job of net_engine, which expects the engine
+# $want (default ofi) mapped; UCX, when chosen, runs over tcp on loopback.
 across() {
     local node=(-env SMAP_LOCAL_RANK 0 -env SMAP_NODE_NAME)
-    env FI_PROVIDER=tcp FI_TCP_IFACE=lo FI_NET_IFACE=lo "$@" \
-        "$SMAP_STAGE/bin/smrun" --timeout 60 -n 1 "${node[@]}" node0 "$bin/net_engine" ofi \
-        : -n 1 "${node[@]}" node1 "$bin/net_engine" ofi >"$out" 2>&1
+    env FI_PROVIDER=tcp FI_TCP_IFACE=lo FI_NET_IFACE=lo UCX_TLS=tcp UCX_NET_DEVICES=lo "$@" \
+        "$SMAP_STAGE/bin/smrun" --timeout 60 -n 1 "${node[@]}" node0 "$bin/net_engine" \
+        "${want:-ofi}" : -n 1 "${node[@]}" node1 "$bin/net_engine" "${want:-ofi}" >"$out" 2>&1
 }
+ucx_built=0
+[ -e "$SMAP_STAGE/lib/smartmap/libsmartmap_net_ucx.so" ] && ucx_built=1
 # one_node ENV...: a 2-rank job on this node (it expects no network library)
 one_node() {
     env "$@" "$SMAP_STAGE/bin/smrun" -n 2 "$bin/net_engine" none >"$out" 2>&1
 }
 expect() { grep -qF -- "$1" "$out" || fail "$2: the output lacks '$1'"; }
 
-# 1. an engine this build lacks
-across SMAP_NET_ENGINE=ucx && fail "ucx: a job across nodes ran without its engine"
-expect "SMAP_NET_ENGINE=ucx: the UCX engine is not built into this smartmap" ucx
+# 1. UCX asked for: it runs where built, stops with a clear message where not
+if [ $ucx_built = 1 ]; then
+    want=ucx across SMAP_NET_ENGINE=ucx SMAP_VERBOSE=2 || fail "ucx: a job across nodes failed"
+    expect "net_engine: 2 ranks OK (UCX engine mapped)" ucx
+    expect "network engine ucx (SMAP_NET_ENGINE=ucx) loaded from" ucx
+else
+    across SMAP_NET_ENGINE=ucx && fail "ucx: a job across nodes ran without its engine"
+    expect "SMAP_NET_ENGINE=ucx: the UCX engine is not built into this smartmap" ucx
+fi
 one_node SMAP_NET_ENGINE=ucx || fail "ucx: a one-node job failed"
 expect "no network library mapped" "ucx, one node"
 
@@ -69,4 +82,19 @@ across LD_LIBRARY_PATH="$work/lib" && fail "plugin without its library: a job ra
 expect "cannot load the network engine $work/lib/smartmap/libsmartmap_net_ofi.so: " \
     "plugin without its library"
 expect "libsmap_gone.so: cannot open shared object file" "plugin without its library"
+
+# 5. auto, the libfabric plugin missing: UCX stands in, and says why
+if [ $ucx_built = 1 ]; then
+    rm "$work/lib/smartmap/libsmartmap_net_ofi.so"
+    cp "$SMAP_STAGE/lib/smartmap/libsmartmap_net_ucx.so" "$work/lib/smartmap/"
+    want=ucx across LD_LIBRARY_PATH="$work/lib" SMAP_VERBOSE=2 ||
+        fail "auto with the libfabric plugin missing: the job failed"
+    expect "net_engine: 2 ranks OK (UCX engine mapped)" fallback
+    expect "network engine ucx (SMAP_NET_ENGINE=auto: " fallback
+    expect "the libfabric engine does not load (cannot load the network engine " fallback
+    expect "), so UCX) loaded from $work/lib/smartmap/libsmartmap_net_ucx.so" fallback
+    # asked for by name, no fallback: libfabric's error alone
+    across LD_LIBRARY_PATH="$work/lib" SMAP_NET_ENGINE=ofi && fail "ofi asked, ran without it"
+    expect "cannot load the network engine $work/lib/smartmap/libsmartmap_net_ofi.so: " "ofi asked"
+fi
 echo PASS

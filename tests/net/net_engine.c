@@ -3,7 +3,10 @@
  *                     libfabric, none of its providers' libraries (whose
  *                     signal handlers would catch the rank's crashes);
  *   net_engine ofi    a job spanning nodes: the libfabric engine's plugin
- *                     and libfabric are mapped, and traffic crosses.
+ *                     and libfabric are mapped, and traffic crosses;
+ *   net_engine ucx    the same with the UCX engine (SMAP_NET_ENGINE=ucx):
+ *                     its plugin, libucp and libuct mapped, libfabric not
+ *                     (the engine not chosen is never loaded).
  * Each rank reads its own /proc/self/maps after MPI_Init. */
 #include <mpi.h>
 #include <stdio.h>
@@ -38,10 +41,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *want = argc > 1 ? argv[1] : "";
-    int ofi = !strcmp(want, "ofi");
-    if (!ofi && strcmp(want, "none")) {
+    int ofi = !strcmp(want, "ofi"), ucx = !strcmp(want, "ucx");
+    if (!ofi && !ucx && strcmp(want, "none")) {
         if (rank == 0)
-            fprintf(stderr, "usage: net_engine none|ofi\n");
+            fprintf(stderr, "usage: net_engine none|ofi|ucx\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int found[NLIBS] = { 0 };
@@ -51,8 +54,10 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < NLIBS; i++) {
         /* ofi: the plugin (0) and libfabric (1) must be there; the rest
-         * is whatever this libfabric pulls in */
-        int must = ofi && i <= 1, may = ofi;
+         * is whatever this libfabric pulls in.  ucx: the plugin, libucp
+         * (6) and libuct (7); libfabric never, the rest is UCX's (its
+         * verbs transports) */
+        int must = (ofi && i <= 1) || (ucx && (i == 0 || i >= 6)), may = ofi || (ucx && i != 1);
         if (must && !found[i]) {
             fprintf(stderr, "rank %d: FAIL: %s is not mapped in a job across nodes\n", rank,
                     network_libs[i]);
@@ -79,8 +84,9 @@ int main(int argc, char **argv)
     }
     MPI_Allreduce(&bad, &bad_any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0 && !bad_any)
-        printf("net_engine: %d ranks OK (%s)\n", size, ofi ? "libfabric engine mapped"
-                                                            : "no network library mapped");
+        printf("net_engine: %d ranks OK (%s)\n", size,
+               ofi ? "libfabric engine mapped" : ucx ? "UCX engine mapped"
+                                                     : "no network library mapped");
     MPI_Finalize();
     return bad ? 1 : 0;
 }

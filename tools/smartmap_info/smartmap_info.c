@@ -132,24 +132,30 @@ static void print_install(char *libdir, size_t len)
  * it here is harmless (this program is no rank; nothing is called). */
 static void print_net_engine(const char *libdir)
 {
-    char why[192], err[PATH_MAX + 512], path[PATH_MAX + 64];
-    const char *name = smap_net_engine_choose(getenv("SMAP_NET_ENGINE"), why, sizeof why, err,
-                                              sizeof err);
-    if (!name) {
-        printf("network engine:       (none: %s)\n", err);
-        return;
-    }
-    printf("network engine:       %s (%s; loaded only by jobs that span nodes)\n", name, why);
+    char why[1024], err[PATH_MAX + 1024], path[PATH_MAX + 64];
+    const char *name, *fallback;
     if (!*libdir) {
-        printf("engine plugin:        (unknown: the library was not found)\n");
+        name = smap_net_engine_choose(getenv("SMAP_NET_ENGINE"), &fallback, why, sizeof why, err,
+                                      sizeof err);
+        if (!name)
+            printf("network engine:       (none: %s)\n", err);
+        else
+            printf("network engine:       %s (%s; loaded only by jobs that span nodes)\n"
+                   "engine plugin:        (unknown: the library was not found)\n", name, why);
         return;
     }
-    smap_net_engine_file(libdir, name, path, sizeof path);
+    /* the same choice and fallback as a rank's (net/net.c) */
     smap_net_engine_entry_fn *entry;
-    if (smap_net_engine_load(path, &entry, err, sizeof err))
+    if (smap_net_engine_find(getenv("SMAP_NET_ENGINE"), libdir, &name, path, sizeof path, &entry,
+                             why, sizeof why, err, sizeof err)) {
+        printf("network engine:       %s (%s; loaded only by jobs that span nodes)\n", name, why);
         printf("engine plugin:        %s (loads)\n", path);
-    else
+    } else if (!name) {
+        printf("network engine:       (none: %s)\n", err);
+    } else {
+        printf("network engine:       %s (%s; loaded only by jobs that span nodes)\n", name, why);
         printf("engine plugin:        %s (does not load: %s)\n", path, err);
+    }
 }
 
 /* ---- section: SMARTMAP ------------------------------------------------------

@@ -1,0 +1,726 @@
+/* The inter-node transport over UCX's UCP layer (DESIGN.md D9): one worker
+ * per rank, an endpoint per remote rank made at its first use from the
+ * worker addresses every rank published through the boot key-value store,
+ * progress by ucp_worker_progress from p2p's progress loop, and the
+ * worker's event fd (UCP_FEATURE_WAKEUP) as the wait object of blocked
+ * ranks (DESIGN D7).
+ *
+ * Everything travels as UCP tagged messages, in two tag spaces split by
+ * the top bit:
+ *   - messages (net.h: header plus at most `room` payload bytes) carry
+ *     MSG_BIT | the sender's job rank, and land in a ring of NRECV posted
+ *     receives matching MSG_BIT alone.  UCP matches a worker's posted
+ *     receives in the order they were posted and keeps each sender's
+ *     messages in order, so delivering the ring's completed buffers from
+ *     its head on (a receive of a large message completes later than a
+ *     small one matched after it, UCP's own rendezvous) keeps every pair's
+ *     order: `ordered` holds.
+ *   - tagged data transfers carry the receiver's 64-bit tag (p2p's chunk
+ *     tags leave the top bits zero, checked in tsend/trecv).  Under them
+ *     UCP runs its own protocols: eager copies, or a rendezvous that reads
+ *     the sender's buffer (get zcopy over verbs, emulated over tcp).
+ * Reads of exposed buffers (`rma`) and one-sided windows (`rma_rw`) are
+ * not offered: net.h names a remote buffer with a 64-bit key, and a UCP
+ * rkey is a packed blob of tens to hundreds of bytes.  p2p's rendezvous
+ * then takes its pipelined tagged sends (CTS, then chunks), which UCP
+ * itself moves zero-copy, and src/rma its messages served by the
+ * target's progress.
+ *
+ * UCP's callbacks only record what completed (a completion list, the
+ * ring's flags); the upcalls run after ucp_worker_progress has returned,
+ * so p2p's answers (sends from an upcall) never enter UCP from inside it.
+ *
+ * Built as the plugin libsmartmap_net_ucx.so (net/engine.h), which alone
+ * links UCX: the library's state and services come through smap_lib
+ * (net/plugin/lib.c). */
+#include "net/engine.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ucp/api/ucp.h>
+
+#include "base/compiler.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
+
+/* Message receives posted at once (as the libfabric engine: a window of
+ * 64 small sends finds a posted buffer each). */
+#define NRECV 64
+#define MSG_BIT ((uint64_t)1 << 63)
+/* Address bytes one key-value entry carries (PMI values: 1024 chars, hex). */
+#define KV_PART 480
+
+enum uop_kind { U_SEND, U_TSEND, U_TRECV, U_FLUSH };
+
+/* One operation UCP owes a completion: the callbacks put it on the
+ * completion list, reap() hands it on. */
+struct uop {
+    struct uop *next;         /* on the completion list */
+    enum uop_kind kind;
+    int peer;
+    ucs_status_t status;
+    void *req;                /* UCP's request, freed once reaped */
+    void *cookie;             /* the done upcall's, or NULL (a copied message) */
+    ucp_dt_iov_t iov[2];      /* send_msgv: header (in data[]) and the caller's payload */
+    unsigned char data[];     /* a copied message */
+};
+
+/* A posted message receive of the ring. */
+struct rslot {
+    void *req;
+    int done;                 /* completed, not delivered yet */
+    ucs_status_t status;
+    size_t len;
+    uint64_t tag;
+    unsigned char *buf;
+};
+
+static struct {
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_address_t **addr;     /* by job rank: the peers' worker addresses */
+    ucp_ep_h *ep;             /* by job rank, made at first use */
+    ucs_status_t *ep_err;     /* by job rank: why its endpoint failed (UCS_OK: it did not) */
+    struct smap_net_upcalls up;
+    struct rslot ring[NRECV];
+    unsigned char *spare;     /* message buffers not posted, linked through their first bytes */
+    int head;                 /* the ring's oldest posted receive */
+    int nposted;              /* receives posted (NRECV once open) */
+    size_t msg_cap;           /* bytes of a message: header and room */
+    struct uop *done_head, *done_tail;
+    long inflight;            /* uops not reaped yet (busy) */
+    int efd;                  /* the worker's event fd, or -1 (no sleeping) */
+    int closing;              /* endpoint errors from now on are the peers' goodbyes */
+} U;
+
+static SMAP_COLD _Noreturn void fail(const char *what, ucs_status_t st)
+{
+    smap_fatal("inter-node transport (UCX): %s failed: %s", what, ucs_status_string(st));
+}
+
+/* ---- completions ---------------------------------------------------------- */
+
+static void push_done(struct uop *o, ucs_status_t st)
+{
+    o->status = st;
+    o->next = NULL;
+    if (U.done_tail)
+        U.done_tail->next = o;
+    else
+        U.done_head = o;
+    U.done_tail = o;
+}
+
+static void send_cb(void *req, ucs_status_t st, void *user)
+{
+    (void)req;
+    push_done(user, st);
+}
+
+static void trecv_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
+{
+    (void)req;
+    (void)info;
+    push_done(user, st);
+}
+
+static void flush_cb(void *req, ucs_status_t st, void *user)
+{
+    (void)req;
+    push_done(user, st);
+}
+
+static void msg_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
+{
+    (void)req;
+    struct rslot *s = user;
+    s->status = st;
+    if (st == UCS_OK) {
+        s->len = info->length;
+        s->tag = info->sender_tag;
+    }
+    s->done = 1;
+}
+
+/* A peer's endpoint failed: its rank died, its host went away, or it
+ * closed its endpoints (MPI_Finalize, forced: a peer past the job's last
+ * barrier may still be polling here).  Only noted: what was under way
+ * with that peer fails with the status (reap says so), and so does any
+ * later use of the endpoint (ep_of); a rank that died stops the job
+ * through the launcher anyway. */
+static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
+{
+    (void)ep;
+    int rank = (int)(intptr_t)arg;
+    U.ep_err[rank] = st;
+    if (!U.closing)
+        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): the connection to rank %d "
+                                "failed: %s", rank, ucs_status_string(st));
+}
+
+static ucp_ep_h ep_of(int rank)
+{
+    if (SMAP_UNLIKELY(U.ep_err[rank] != UCS_OK))
+        smap_fatal("inter-node transport (UCX): the connection to rank %d failed: %s (that "
+                   "rank or its host is gone)", rank, ucs_status_string(U.ep_err[rank]));
+    if (U.ep[rank])
+        return U.ep[rank];
+    ucp_ep_params_t p = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .address = U.addr[rank],
+        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = { .cb = ep_error, .arg = (void *)(intptr_t)rank },
+    };
+    ucs_status_t st = ucp_ep_create(U.worker, &p, &U.ep[rank]);
+    if (st != UCS_OK)
+        smap_fatal("inter-node transport (UCX): cannot reach rank %d (ucp_ep_create): %s", rank,
+                   ucs_status_string(st));
+    return U.ep[rank];
+}
+
+/* After a non-blocking call: NULL (done at once: the op is reaped like any
+ * other, by the next progress round, never inside this call), an error,
+ * or UCP's request (the callback will come). */
+static void started(struct uop *o, ucs_status_ptr_t r, const char *what)
+{
+    U.inflight++;
+    if (r == NULL) {
+        o->req = NULL;
+        push_done(o, UCS_OK);
+    } else if (UCS_PTR_IS_ERR(r)) {
+        fail(what, UCS_PTR_STATUS(r));
+    } else {
+        o->req = r;
+    }
+}
+
+static struct uop *uop_new(enum uop_kind kind, int peer, size_t extra)
+{
+    struct uop *o = malloc(sizeof *o + extra);
+    if (!o)
+        smap_fatal("inter-node transport (UCX): out of memory");
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->peer = peer;
+    return o;
+}
+
+static const char *uop_name(enum uop_kind k)
+{
+    switch (k) {
+    case U_SEND: return "a message send";
+    case U_TSEND: return "a tagged send";
+    case U_TRECV: return "a tagged receive";
+    case U_FLUSH: return "flushing the worker";
+    }
+    return "an operation";
+}
+
+/* A message buffer: from the spares, else a new one. */
+static unsigned char *buf_get(void)
+{
+    unsigned char *b = U.spare;
+    if (b) {
+        memcpy(&U.spare, b, sizeof U.spare);
+        return b;
+    }
+    if (!(b = malloc(U.msg_cap)))
+        smap_fatal("inter-node transport (UCX): out of memory for a message buffer");
+    return b;
+}
+
+static void buf_put(unsigned char *b)
+{
+    memcpy(b, &U.spare, sizeof U.spare);
+    U.spare = b;
+}
+
+/* Posts ring slot i with a fresh buffer.  Always through the callback
+ * (UCP_OP_ATTR_FLAG_NO_IMM_CMPL): a message already waiting completes
+ * the receive inside this call, and the callback records it alike.  (An
+ * immediate completion's UCP_OP_ATTR_FIELD_RECV_INFO is not filled in by
+ * UCX 1.13, Debian 12's: the length and tag came out as garbage.) */
+static void post_recv(int i)
+{
+    struct rslot *s = &U.ring[i];
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = msg_cb,
+        .user_data = s,
+        .datatype = ucp_dt_make_contig(1),
+    };
+    s->done = 0;
+    s->req = NULL;
+    s->buf = buf_get();
+    ucs_status_ptr_t r = ucp_tag_recv_nbx(U.worker, s->buf, U.msg_cap, MSG_BIT, MSG_BIT, &p);
+    if (UCS_PTR_IS_ERR(r))
+        fail("posting a message receive", UCS_PTR_STATUS(r));
+    s->req = r;
+}
+
+/* Hands on what completed: messages in the ring's order, then the other
+ * operations.  Upcalls may send (staying out of UCP's callbacks). */
+static int reap(void)
+{
+    int n = 0;
+    while (U.nposted && U.ring[U.head].done) {
+        /* The slot is posted again (with another buffer) before the
+         * upcall, so the ring is as UCP has it, in posting order, while
+         * the upcall runs (should it ever progress: a nested reap). */
+        struct rslot *s = &U.ring[U.head];
+        ucp_request_free(s->req);
+        if (s->status != UCS_OK)
+            smap_fatal("inter-node transport (UCX): a message receive failed: %s",
+                       ucs_status_string(s->status));
+        unsigned char *buf = s->buf;
+        size_t len = s->len;
+        int src = (int)(uint32_t)(s->tag & 0xffffffffu);
+        post_recv(U.head);
+        U.head = (U.head + 1) % NRECV;
+        U.up.incoming(src, buf, len);
+        buf_put(buf);
+        n++;
+    }
+    while (U.done_head) {
+        struct uop *o = U.done_head;
+        if (!(U.done_head = o->next))
+            U.done_tail = NULL;
+        U.inflight--;
+        if (o->req)
+            ucp_request_free(o->req);
+        if (o->status != UCS_OK)
+            smap_fatal("inter-node transport (UCX): %s %s rank %d failed: %s", uop_name(o->kind),
+                       o->kind == U_TRECV ? "from" : "to", o->peer,
+                       ucs_status_string(o->status));
+        void *cookie = o->cookie;
+        free(o);
+        if (cookie)
+            U.up.done(cookie);
+        n++;
+    }
+    return n;
+}
+
+static int ucx_progress(void)
+{
+    int n = 0;
+    /* A round's worth: UCP returns 0 once nothing more is there. */
+    for (int i = 0; i < 64 && ucp_worker_progress(U.worker); i++)
+        n++;
+    return reap() + (n > 0);
+}
+
+static int ucx_busy(void)
+{
+    return U.inflight > 0 || U.done_head != NULL;
+}
+
+/* MPI_Finalize's drain: a send UCP completed at once may still sit in a
+ * transport's buffer (tcp: a socket that was full), leaving only at later
+ * progress calls of ours; the flush completes once every operation of the
+ * worker has left (busy() waits for it). */
+static void ucx_drain(void)
+{
+    struct uop *o = uop_new(U_FLUSH, -1, 0);
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = flush_cb,
+        .user_data = o,
+    };
+    started(o, ucp_worker_flush_nbx(U.worker, &p), "ucp_worker_flush_nbx");
+}
+
+/* Sleeping: the worker's event fd once ucp_worker_arm says nothing is
+ * pending (UCS_ERR_BUSY: events are there, progress instead). */
+static int ucx_trywait(void)
+{
+    if (U.done_head || (U.nposted && U.ring[U.head].done))
+        return -1;
+    if (U.efd < 0)
+        return -2;
+    ucs_status_t st = ucp_worker_arm(U.worker);
+    if (st == UCS_ERR_BUSY)
+        return -1;
+    return st == UCS_OK ? U.efd : -2;
+}
+
+/* ---- sending -------------------------------------------------------------- */
+
+static void send_uop(struct uop *o, int dst, const void *buf, size_t count, ucp_datatype_t dt,
+                     uint64_t tag)
+{
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.send = send_cb,
+        .user_data = o,
+        .datatype = dt,
+    };
+    started(o, ucp_tag_send_nbx(ep_of(dst), buf, count, tag, &p), "ucp_tag_send_nbx");
+}
+
+/* A message fits a posted buffer: header and payload within
+ * SMAP_NET_HDR_MAX + room (one-sided requests carry a longer header and
+ * a shorter payload). */
+static void check_len(size_t hlen, size_t dlen)
+{
+    if (hlen + dlen > U.msg_cap)
+        smap_fatal("inter-node transport (UCX): a %zu+%zu-byte message exceeds the %zu bytes "
+                   "of a receive buffer", hlen, dlen, U.msg_cap);
+}
+
+static inline uint64_t msg_tag(void)
+{
+    return MSG_BIT | (uint64_t)(uint32_t)smap_lib->job->rank;
+}
+
+/* A copied message: the caller's buffers are free on return. */
+static void ucx_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
+{
+    size_t len = hlen + dlen;
+    check_len(hlen, dlen);
+    struct uop *o = uop_new(U_SEND, dst, len);
+    memcpy(o->data, hdr, hlen);
+    if (dlen)
+        memcpy(o->data + hlen, data, dlen);
+    send_uop(o, dst, o->data, len, ucp_dt_make_contig(1), msg_tag());
+}
+
+/* UCP sends each message at once (no bundles here): a lazy one too. */
+static void ucx_send_lazy(int dst, const void *hdr, size_t hlen)
+{
+    ucx_send_msg(dst, hdr, hlen, NULL, 0);
+}
+
+/* The payload leaves from the caller's buffer (an iovec with the copied
+ * header), done(cookie) once UCP is through with it; 1 when UCP completed
+ * it at once (then no upcall). */
+static int ucx_send_msgv(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
+                         void *cookie, int flags)
+{
+    (void)flags;
+    check_len(hlen, dlen);
+    struct uop *o = uop_new(U_SEND, dst, hlen);
+    memcpy(o->data, hdr, hlen);
+    o->iov[0] = (ucp_dt_iov_t){ o->data, hlen };
+    o->iov[1] = (ucp_dt_iov_t){ (void *)(uintptr_t)data, dlen };
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.send = send_cb,
+        .user_data = o,
+        .datatype = ucp_dt_make_iov(),
+    };
+    ucs_status_ptr_t r = ucp_tag_send_nbx(ep_of(dst), o->iov, dlen ? 2 : 1, msg_tag(), &p);
+    if (r == NULL) {
+        free(o);
+        return 1;
+    }
+    o->cookie = cookie;
+    started(o, r, "ucp_tag_send_nbx (message)");
+    return 0;
+}
+
+static void check_tag(uint64_t tag)
+{
+    if (tag & MSG_BIT)
+        smap_fatal("inter-node transport (UCX): data tag %#llx uses the message bit",
+                   (unsigned long long)tag);
+}
+
+static void ucx_tsend(int dst, const void *buf, size_t len, uint64_t tag, void *cookie)
+{
+    check_tag(tag);
+    struct uop *o = uop_new(U_TSEND, dst, 0);
+    o->cookie = cookie;
+    send_uop(o, dst, buf, len, ucp_dt_make_contig(1), tag);
+}
+
+/* The tag is the receiver's own (unique among its transfers), so it needs
+ * no source filter: UCP matches on the whole tag. */
+static void ucx_trecv(int src, void *buf, size_t len, uint64_t tag, void *cookie)
+{
+    check_tag(tag);
+    struct uop *o = uop_new(U_TRECV, src, 0);
+    o->cookie = cookie;
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.recv = trecv_cb,
+        .user_data = o,
+        .datatype = ucp_dt_make_contig(1),
+    };
+    started(o, ucp_tag_recv_nbx(U.worker, buf, len, tag, ~(uint64_t)0, &p), "ucp_tag_recv_nbx");
+}
+
+/* Not offered (rma = rma_wr = 0, see the top): p2p and src/rma never call
+ * these; a caller that did would be a bug, said so. */
+static void ucx_read(int src, void *buf, size_t len, uint64_t raddr, uint64_t key, void *cookie)
+{
+    (void)buf; (void)len; (void)raddr; (void)key; (void)cookie;
+    smap_fatal("inter-node transport (UCX): a read from rank %d, but reads are not offered", src);
+}
+
+static void ucx_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
+                       void **handle)
+{
+    (void)buf; (void)len; (void)raddr; (void)key; (void)handle;
+    smap_fatal("inter-node transport (UCX): exposing a buffer, but reads are not offered");
+}
+
+static void ucx_unexpose(void *handle)
+{
+    (void)handle;
+}
+
+/* ---- opening: context, worker, address exchange --------------------------- */
+
+static void hex(char *out, const unsigned char *p, size_t n)
+{
+    static const char d[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = d[p[i] >> 4];
+        out[2 * i + 1] = d[p[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static size_t unhex(unsigned char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; s[0] && s[1] && n < cap; s += 2) {
+        int hi = s[0] <= '9' ? s[0] - '0' : s[0] - 'a' + 10;
+        int lo = s[1] <= '9' ? s[1] - '0' : s[1] - 'a' + 10;
+        out[n++] = (unsigned char)(hi << 4 | lo);
+    }
+    return n;
+}
+
+/* Every rank's worker address (network transports only: node peers never
+ * come here) through the boot key-value store: smap.ucx.<rank> holds its
+ * length, smap.ucx<i>.<rank> its parts (an IB address outgrows one PMI
+ * value).  The putting rank is each key's last part: under PMIx, boot
+ * asks that rank (boot/pmix_client.c). */
+static int exchange_addresses(char *err, size_t errlen)
+{
+    ucp_worker_attr_t wa = {
+        .field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS,
+        .address_flags = UCP_WORKER_ADDRESS_FLAG_NET_ONLY,
+    };
+    ucs_status_t st = ucp_worker_query(U.worker, &wa);
+    if (st != UCS_OK) {
+        snprintf(err, errlen, "ucp_worker_query (address): %s", ucs_status_string(st));
+        return -1;
+    }
+    const unsigned char *me = (const unsigned char *)wa.address;
+    size_t alen = wa.address_length;
+    char key[64], val[2 * KV_PART + 1];
+    int rank = smap_lib->job->rank, n = smap_lib->job->size, bad = 0;
+    snprintf(key, sizeof key, "smap.ucx.%d", rank);
+    snprintf(val, sizeof val, "%zu", alen);
+    bad |= smap_boot_put(key, val);
+    for (size_t off = 0, i = 0; off < alen; off += KV_PART, i++) {
+        snprintf(key, sizeof key, "smap.ucx%zu.%d", i, rank);
+        hex(val, me + off, alen - off < KV_PART ? alen - off : KV_PART);
+        bad |= smap_boot_put(key, val);
+    }
+    ucp_worker_release_address(U.worker, wa.address);
+    if (bad || smap_boot_fence()) {
+        snprintf(err, errlen, "could not exchange the UCX worker addresses through PMI");
+        return -1;
+    }
+    for (int r = 0; r < n; r++) {
+        if (r == rank)
+            continue;
+        snprintf(key, sizeof key, "smap.ucx.%d", r);
+        size_t len = 0;
+        if (smap_boot_get(key, val, sizeof val) != 0 || sscanf(val, "%zu", &len) != 1 || !len ||
+            len > ((size_t)1 << 20) || !(U.addr[r] = malloc(len))) {
+            snprintf(err, errlen, "rank %d's UCX worker address is missing or malformed", r);
+            return -1;
+        }
+        for (size_t off = 0, i = 0; off < len; off += KV_PART, i++) {
+            size_t part = len - off < KV_PART ? len - off : KV_PART;
+            snprintf(key, sizeof key, "smap.ucx%zu.%d", i, r);
+            if (smap_boot_get(key, val, sizeof val) != 0 ||
+                unhex((unsigned char *)U.addr[r] + off, part, val) != part) {
+                snprintf(err, errlen, "rank %d's UCX worker address is missing or malformed", r);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Eager limit and chunk: the tunables (SMAP_NET_EAGER_LIMIT, 64K by
+ * default: the posted ring then holds 4 MiB per rank; SMAP_NET_CHUNK). */
+static void sizes(struct smap_net *net)
+{
+    const struct smap_tunables *t = smap_lib->tun;
+    net->eager_max = t->net_eager_limit;
+    net->room = net->eager_max > SMAP_NET_ROOM_MIN ? net->eager_max : SMAP_NET_ROOM_MIN;
+    net->chunk = t->net_chunk ? t->net_chunk : 1;
+    net->coalesce = 0;
+    net->rma = 0;
+    net->rma_rw = 0;
+    /* data moves only inside ucp_worker_progress (no progress thread) */
+    net->manual_progress = 1;
+    net->ordered = 1;   /* the ring's order (top of this file) */
+    U.msg_cap = SMAP_NET_HDR_MAX + net->room;
+}
+
+static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
+{
+    struct smap_net *net = smap_lib->net;
+    int n = smap_lib->job->size;
+    memset(&U, 0, sizeof U);
+    U.efd = -1;
+    U.up = *up;
+    sizes(net);
+    unsigned major, minor, release;
+    ucp_get_version(&major, &minor, &release);
+    snprintf(net->provider, sizeof net->provider, "ucx %u.%u.%u", major, minor, release);
+
+    ucp_config_t *cfg;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &cfg);
+    if (st != UCS_OK) {
+        snprintf(err, errlen, "ucp_config_read: %s (check the UCX_* variables)",
+                 ucs_status_string(st));
+        return -1;
+    }
+    int wake = smap_lib->tun->net_sleep_max > 0;
+    ucp_params_t cp = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+        .features = UCP_FEATURE_TAG | (wake ? UCP_FEATURE_WAKEUP : 0),
+        .estimated_num_eps = (size_t)n,
+    };
+    st = ucp_init(&cp, cfg, &U.ctx);
+    ucp_config_release(cfg);
+    if (st != UCS_OK) {
+        U.ctx = NULL;
+        snprintf(err, errlen, "ucp_init: %s (no usable UCX transport? UCX_TLS, UCX_NET_DEVICES)",
+                 ucs_status_string(st));
+        return -1;
+    }
+    /* one thread at a time: p2p calls in under smap_p2p_lk */
+    ucp_worker_params_t wp = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_SINGLE,
+    };
+    if ((st = ucp_worker_create(U.ctx, &wp, &U.worker)) != UCS_OK) {
+        U.worker = NULL;
+        snprintf(err, errlen, "ucp_worker_create: %s", ucs_status_string(st));
+        return -1;
+    }
+    if (wake && ucp_worker_get_efd(U.worker, &U.efd) != UCS_OK)
+        U.efd = -1;
+    U.addr = calloc((size_t)n, sizeof *U.addr);
+    U.ep = calloc((size_t)n, sizeof *U.ep);
+    U.ep_err = calloc((size_t)n, sizeof *U.ep_err);
+    if (!U.addr || !U.ep || !U.ep_err) {
+        snprintf(err, errlen, "out of memory for %d peers", n);
+        return -1;
+    }
+    for (int i = 0; i < NRECV; i++)
+        post_recv(i);
+    U.nposted = NRECV;
+    if (exchange_addresses(err, errlen))
+        return -1;
+    smap_log(SMAP_LOG_INFO,
+             "inter-node transport: %s (transports: UCX_TLS=%s), eager %zu bytes, chunk %zu, "
+             "rendezvous by pipelined tagged sends, one-sided by messages, waits %s",
+             net->provider, getenv("UCX_TLS") ? getenv("UCX_TLS") : "(UCX's choice)",
+             net->eager_max, net->chunk, U.efd >= 0 ? "sleep on the worker's fd" : "nap");
+    return 0;
+}
+
+/* Waits for a request of UCP's own (cancel, endpoint close). */
+static void wait_req(ucs_status_ptr_t r)
+{
+    if (r == NULL || UCS_PTR_IS_ERR(r))
+        return;
+    while (ucp_request_check_status(r) == UCS_INPROGRESS)
+        ucp_worker_progress(U.worker);
+    ucp_request_free(r);
+}
+
+static void ucx_close(void)
+{
+    U.closing = 1;
+    if (U.worker) {
+        while (U.done_head || U.inflight)
+            ucx_progress();
+        /* the ring's receives: cancelled, then their callbacks come */
+        for (int i = 0; i < NRECV; i++) {
+            struct rslot *s = &U.ring[i];
+            if (s->req && !s->done)
+                ucp_request_cancel(U.worker, s->req);
+        }
+        for (int i = 0; i < NRECV; i++) {
+            struct rslot *s = &U.ring[i];
+            if (!s->req)
+                continue;
+            while (!s->done)
+                ucp_worker_progress(U.worker);
+            ucp_request_free(s->req);
+            s->req = NULL;
+            buf_put(s->buf);
+        }
+        /* Forced: a flushing close waits for the peer, which may be gone
+         * past the job's last barrier; everything was drained before. */
+        ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                  .flags = UCP_EP_CLOSE_FLAG_FORCE };
+        for (int r = 0; U.ep && r < smap_lib->job->size; r++)
+            if (U.ep[r])
+                wait_req(ucp_ep_close_nbx(U.ep[r], &p));
+        ucp_worker_destroy(U.worker);
+    }
+    if (U.ctx)
+        ucp_cleanup(U.ctx);
+    for (int r = 0; U.addr && r < smap_lib->job->size; r++)
+        free(U.addr[r]);
+    free(U.addr);
+    free(U.ep);
+    free(U.ep_err);
+    while (U.spare) {
+        unsigned char *b = buf_get();
+        free(b);
+    }
+    memset(&U, 0, sizeof U);
+    U.efd = -1;
+}
+
+static const struct smap_net_ops ucx_ops = {
+    .name = "ucx",
+    .open = ucx_open,
+    .close = ucx_close,
+    .progress = ucx_progress,
+    .busy = ucx_busy,
+    .drain = ucx_drain,
+    .trywait = ucx_trywait,
+    .send_msg = ucx_send_msg,
+    .send_lazy = ucx_send_lazy,
+    .send_msgv = ucx_send_msgv,
+    .tsend = ucx_tsend,
+    .trecv = ucx_trecv,
+    .read = ucx_read,
+    .expose = ucx_expose,
+    .unexpose = ucx_unexpose,
+    .rma_xfer = NULL,
+    .expose_rw = NULL,
+};
+
+/* The plugin's one export (net/engine.h). */
+SMAP_NET_ENGINE_EXPORT const struct smap_net_ops *
+smap_net_engine_entry(const struct smap_net_lib *lib, char *err, size_t errlen)
+{
+    if (smap_net_engine_accept(lib, err, errlen) != 0)
+        return NULL;
+    return &ucx_ops;
+}
