@@ -2,13 +2,13 @@
  * MPI_Comm_create, MPI_Comm_free, and the queries on them (compare,
  * test_inter, names).  Splits are in comm_split.c.
  * The argument checks; the members' agreement on a context id and a
- * control block is src/mpi/comm_agree.c. */
+ * control block is src/comm/comm_agree.c. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "binding/check.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/intercomm.h"
 #include "coll/coll.h"
 #include "coll/hier/hier.h"

@@ -18,7 +18,7 @@
 
 #include "coll/inter/inter.h"
 #include "mpi/attr.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/errors.h"
 #include "mpi/intercomm.h"
 #include "p2p/p2p.h"

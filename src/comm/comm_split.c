@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/errors.h"
 #include "mpi/intercomm.h"
 

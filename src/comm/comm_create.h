@@ -6,8 +6,8 @@
  * constructors and the Sessions constructors use the agreement directly.
  * Every function raises its errors on the parent's handler (func names the
  * MPI function) and returns the code. */
-#ifndef SMAP_MPI_COMM_CREATE_H
-#define SMAP_MPI_COMM_CREATE_H
+#ifndef SMAP_COMM_COMM_CREATE_H
+#define SMAP_COMM_COMM_CREATE_H
 
 #include <mpi.h>
 #include <stdint.h>
