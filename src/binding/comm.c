@@ -7,7 +7,6 @@
 #include "boot/boot.h"
 #include "base/wait.h"
 #include "coll/coll.h"
-#include "coll/hier/hier.h"
 #include "p2p/p2p.h"
 #include "smap/smap.h"
 
@@ -73,11 +72,8 @@ int PMPI_Barrier(MPI_Comm comm)
     /* (between nodes: a schedule, which keeps point-to-point moving; the
      * launcher's barrier would not) */
     if (c != &smap_comm_world || smap_job.nnodes > 1) {
-        int hier = c->slot < 0 && smap_hier_use(c);   /* spanning nodes: src/coll/hier */
-        int rc = hier ? smap_hier_barrier(c) : smap_coll_barrier(c);
-        return rc ? smap_err_raise(comm, rc, "MPI_Barrier", "%s",
-                                   hier ? smap_hier_why() : smap_coll_why())
-                  : MPI_SUCCESS;
+        int rc = smap_coll_barrier(c);   /* c's table: hierarchy, blocks or schedule */
+        return rc ? smap_err_raise(comm, rc, "MPI_Barrier", "%s", smap_coll_why()) : MPI_SUCCESS;
     }
     if (smap_job.nnodes == 1 && smap_job.local_size == c->size && smap_peers_attached())
         return node_barrier(comm);

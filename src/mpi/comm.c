@@ -42,6 +42,9 @@ void smap_comm_init(int rank, int size)
     smap_comm_self.group = &smap_group_self;
     /* A job over several nodes: MPI_COMM_WORLD's collectives are schedules. */
     smap_comm_world.slot = smap_job.nnodes > 1 ? -1 : 0;
+    /* their collectives' implementation is chosen again on first use */
+    atomic_store_explicit(&smap_comm_world.coll, NULL, memory_order_relaxed);
+    atomic_store_explicit(&smap_comm_self.coll, NULL, memory_order_relaxed);
 }
 
 int smap_comm_group_on_node(const struct MPI_ABI_Group *g)

@@ -17,6 +17,7 @@ struct MPI_ABI_Session;
 struct smap_attr;
 struct smap_topo;
 struct smap_hier;
+struct smap_coll_ops;
 
 struct MPI_ABI_Comm {
     uint32_t magic;
@@ -32,6 +33,9 @@ struct MPI_ABI_Comm {
     struct smap_attr *attrs;     /* cached attributes, newest first (src/mpi/attr.h) */
     struct MPI_ABI_Info *hints;  /* info hints accepted by MPI_Comm_set_info, or NULL */
     int slot;                    /* collectives control block (src/coll), or -1: none free */
+    /* Which implementation runs its collectives (src/coll/dispatch.c):
+     * NULL until its first collective, then one of coll's tables. */
+    const struct smap_coll_ops *_Atomic coll;
     /* Intercommunicators (src/mpi/intercomm.h): the remote group (one
      * reference), NULL for an intracommunicator.  local_comm is unused
      * (NULL): the intercommunicator collectives run over point-to-point. */

@@ -8,6 +8,7 @@
 #include "base/tunables.h"
 #include "coll/hier/hier.h"
 #include "coll/nbc/nbc.h"
+#include "coll/smap/cb.h"
 
 /* One per communicator spanning nodes (c->hier). */
 struct smap_hier {

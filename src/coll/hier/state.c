@@ -29,7 +29,7 @@ int hier_fail(int cls, const char *why)
 
 int hier_fail_coll(int rc)
 {
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_coll_why());
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_cb_why());
 }
 
 int hier_fail_nbc(int rc)
@@ -175,7 +175,7 @@ int hier_node_bcast(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_
     smap_comm_t *n = h->node;
     if (n->size == 1)
         return MPI_SUCCESS;
-    return n->slot >= 0 ? hier_fail_coll(smap_coll_bcast(buf, count, t, root, n))
+    return n->slot >= 0 ? hier_fail_coll(smap_cb_bcast(buf, count, t, root, n))
                         : hier_fail_nbc(smap_nbc_bcast(buf, count, t, root, n, NULL));
 }
 
@@ -193,7 +193,7 @@ int hier_node_reduce(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Coun
         return hier_fail_nbc(smap_sched_run(s));
     }
     return n->slot >= 0
-               ? hier_fail_coll(smap_coll_reduce(sbuf, rbuf, count, t, type, op, root, n))
+               ? hier_fail_coll(smap_cb_reduce(sbuf, rbuf, count, t, type, op, root, n))
                : hier_fail_nbc(smap_nbc_reduce(sbuf, rbuf, count, t, type, op, root, n, NULL));
 }
 
@@ -201,7 +201,7 @@ int hier_node_barrier(struct smap_hier *h)
 {
     if (h->node->size == 1)
         return MPI_SUCCESS;
-    return hier_fail_coll(smap_coll_barrier(h->node));
+    return hier_fail_coll(smap_cb_barrier(h->node));
 }
 
 int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int from,
@@ -309,6 +309,6 @@ int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount
         return hier_node_self(h, sbuf, scount, st, rbuf, counts[0], displs[0], rt);
     struct smap_cvec cv = { counts, 1 }, dv = { displs, 1 };
     return n->slot >= 0
-               ? hier_fail_coll(smap_coll_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n))
+               ? hier_fail_coll(smap_cb_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n))
                : hier_fail_nbc(smap_nbc_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n, NULL));
 }
