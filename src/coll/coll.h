@@ -1,6 +1,8 @@
-/* Blocking collectives: the interface the bindings call (DESIGN.md D6).
+/* The collectives: the interface of src/coll to the layers above it
+ * (DESIGN.md §2, D6): the binding, communicator construction (src/comm),
+ * windows (src/rma).
  *
- * The binding has checked every argument (communicator, root range, counts,
+ * The caller has checked every argument (communicator, root range, counts,
  * committed types, MPI_IN_PLACE rules, the op/type pair) and resolved the
  * handles; these functions only move data.  Each returns MPI_SUCCESS or an
  * MPI error class, and then smap_coll_why() says why in words.
@@ -253,6 +255,31 @@ static inline int smap_coll_ialltoall(const struct smap_a2a *a, smap_comm_t *c,
 {
     return smap_coll_ops_of(c)->ialltoall(a, c, req);
 }
+
+/* MPI_Comm_free of c (collective over c when it ran collectives): frees
+ * its hierarchy's sub-communicators, then its control block.  MPI_SUCCESS
+ * or an MPI error class (smap_coll_why()). */
+int smap_coll_free(smap_comm_t *c);
+/* c is destroyed without MPI_Comm_free (MPI_Finalize's sweep, WORLD at the
+ * teardown): frees the memory of its collective state only (the
+ * hierarchy's; its sub-communicators are swept with the other live ones). */
+void smap_coll_forget(smap_comm_t *c);
+
+/* Where the hierarchy (coll/hier) gets its node and leaders
+ * sub-communicators:
+ * construction belongs to src/comm, above coll, which registers this
+ * table at start (src/comm/hier_comms.c says why a table).  make:
+ * collective over c (nnodes nodes; node_of by rank in c, leader_of by node
+ * index, in rank order): *node the communicator of c's members on this
+ * node, by rank; *lead the leaders', at a leader, else NULL.  free:
+ * collective over sub's members, frees it.  Both return MPI_SUCCESS or an
+ * MPI error class. */
+struct smap_hier_comms {
+    int (*make)(smap_comm_t *c, int nnodes, const int *node_of, const int *leader_of,
+                smap_comm_t **node, smap_comm_t **lead);
+    int (*free)(smap_comm_t *sub);
+};
+void smap_hier_set_comms(const struct smap_hier_comms *comms);
 
 /* Why the last collective of this thread that failed did (static text):
  * the failing implementation's own reason. */

@@ -605,6 +605,21 @@ static const struct smap_coll_ops inter_ops = {
     .iallgather = inter_iallgather, .ialltoall = inter_ialltoall,
 };
 
+/* ---- MPI_Comm_free ---- */
+
+int smap_coll_free(smap_comm_t *c)
+{
+    int rc = smap_hier_release(c);   /* its node and leaders sub-communicators */
+    if (rc != MPI_SUCCESS)
+        return done(rc, smap_hier_why);
+    return done(smap_coll_release(c), smap_cb_why);
+}
+
+void smap_coll_forget(smap_comm_t *c)
+{
+    smap_hier_forget(c);
+}
+
 /* ---- the choice ---- */
 
 static const struct smap_coll_ops *choose(const smap_comm_t *c)

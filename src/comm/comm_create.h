@@ -105,4 +105,12 @@ int smap_inter_dup(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
 int smap_inter_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm,
                      const char *func);
 
+/* Registers what the layers below need from this one (start.c): the
+ * hierarchy's sub-communicators, the destroy and teardown hooks.  Called
+ * by MPI_Init and MPI_Session_init before they start the runtime;
+ * idempotent. */
+void smap_comm_layer_start(void);
+/* The hierarchy's sub-communicators' maker (hier_comms.c). */
+const struct smap_hier_comms *smap_comm_hier_comms(void);
+
 #endif

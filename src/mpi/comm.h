@@ -193,6 +193,14 @@ struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI
 /* Releases what a user communicator holds and the object itself (its
  * attributes must have been deleted and its control block released). */
 void smap_comm_destroy(struct MPI_ABI_Comm *c);
+/* What the layers above keep on a communicator (the hierarchy's state of
+ * src/coll/hier, the topology of src/topo) is freed by a hook each
+ * registers (src/comm does, at start: smap_comm_layer_start), so that this
+ * layer does not call them by name: run when c is destroyed, and for
+ * MPI_COMM_WORLD at the final teardown.  At most SMAP_COMM_HOOKS;
+ * registering one twice keeps one. */
+#define SMAP_COMM_HOOKS 4
+void smap_comm_on_destroy(void (*hook)(struct MPI_ABI_Comm *c));
 
 /* Drops one reference; the last one destroys c (smap_comm_destroy).
  * MPI_Comm_free drops the handle's, after clearing the magic so that the

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/sched/sched.h"
 #include "dtype/engine.h"
+#include "mpi/comm.h"
 #include "mpi/status.h"
 
 #define CACHE_MAX 256
@@ -96,6 +96,7 @@ struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
     r->tmp = NULL;
     r->udt = NULL;
     r->sched = NULL;
+    r->sched_ops = NULL;
     r->greq = NULL;
     r->part = NULL;
     return r;
@@ -108,7 +109,7 @@ void smap_req_free(struct MPI_ABI_Request *r)
     if (r->udt)
         smap_dtype_release(r->udt);
     if (SMAP_UNLIKELY(r->sched)) {   /* a collective's schedule (complete by now) */
-        smap_sched_release(r->sched);
+        r->sched_ops->release(r->sched);
         r->sched = NULL;
     }
     if (SMAP_UNLIKELY(r->greq || r->part)) {
@@ -150,7 +151,7 @@ int smap_req_start(struct MPI_ABI_Request *r)
     if (r->persist == SMAP_REQ_PART)
         return smap_part_start(r);
     if (r->persist == SMAP_REQ_PCOLL) {
-        int rc = smap_sched_restart(r->sched);
+        int rc = r->sched_ops->restart(r->sched);
         if (rc != MPI_SUCCESS)
             smap_req_set_active(r, 0);
         return rc;

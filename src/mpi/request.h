@@ -32,6 +32,14 @@ enum smap_req_persist {
  * MPI_Grequest_complete sets p.done; `greq` holds the user's callbacks. */
 #define SMAP_PREQ_GREQ 4
 struct smap_sched;
+/* A collective's schedule belongs to src/coll/sched, above this layer: the
+ * engine hands its operations over with the schedule (r->sched_ops), so
+ * that the request can restart (MPI_Start of a persistent collective) and
+ * release it without calling up by name. */
+struct smap_sched_ops {
+    int (*restart)(struct smap_sched *s);
+    void (*release)(struct smap_sched *s);
+};
 struct smap_greq;
 struct smap_part;
 
@@ -55,6 +63,7 @@ struct MPI_ABI_Request {
     MPI_Count pcount;
     int prank, plr, pme, ptag, pctx, pmode;
     struct smap_sched *sched;   /* SMAP_PREQ_COLL: the schedule, released with the request */
+    const struct smap_sched_ops *sched_ops;   /* what to do with it (set with sched) */
     struct smap_greq *greq;     /* SMAP_PREQ_GREQ: callbacks, freed with the request */
     struct smap_part *part;     /* SMAP_PREQ_PART: partitions, freed with the request */
 };
