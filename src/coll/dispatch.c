@@ -6,7 +6,9 @@
  *           non-blocking forms);
  *   cb      a communicator with a control block (c->slot >= 0): the
  *           blocking forms through the blocks (coll/smap), the
- *           non-blocking ones as schedules (coll/nbc);
+ *           non-blocking ones as schedules (coll/nbc); MPI_COMM_WORLD of
+ *           a job on one node has the same with the node barrier
+ *           (world_ops);
  *   hier    no control block, and c spans nodes: the hierarchy
  *           (coll/hier) for the calls it takes, a schedule for those it
  *           declines (SMAP_HIER_FLAT) or while SMAP_COLL_HIER is off (a
@@ -245,11 +247,24 @@ static int cb_alltoall(const struct smap_a2a *a, smap_comm_t *c)
     return done(smap_cb_alltoall(a, c), smap_cb_why);
 }
 
+static int cb_world_barrier(smap_comm_t *c)
+{
+    return done(smap_cb_world_barrier(c), smap_cb_why);
+}
+
+#define CB_BLOCKING                                                                        \
+    .bcast = cb_bcast, .reduce = cb_reduce, .allreduce = cb_allreduce,                     \
+    .reduce_scatter = cb_reduce_scatter, .scan = cb_scan, .gather = cb_gather,             \
+    .scatter = cb_scatter, .allgather = cb_allgather, .alltoall = cb_alltoall
+
 static const struct smap_coll_ops cb_ops = {
-    .barrier = cb_barrier, .bcast = cb_bcast, .reduce = cb_reduce, .allreduce = cb_allreduce,
-    .reduce_scatter = cb_reduce_scatter, .scan = cb_scan, .gather = cb_gather,
-    .scatter = cb_scatter, .allgather = cb_allgather, .alltoall = cb_alltoall,
-    NBC_NONBLOCKING,
+    .barrier = cb_barrier, CB_BLOCKING, NBC_NONBLOCKING,
+};
+
+/* MPI_COMM_WORLD of a job on one node: the same, but the node barrier
+ * (coll/smap/world_barrier.c) for MPI_Barrier. */
+static const struct smap_coll_ops world_ops = {
+    .barrier = cb_world_barrier, CB_BLOCKING, NBC_NONBLOCKING,
 };
 
 /* ---- the hierarchy (coll/hier), a schedule where it declines ---- */
@@ -626,6 +641,8 @@ static const struct smap_coll_ops *choose(const smap_comm_t *c)
 {
     if (smap_comm_is_inter(c))
         return &inter_ops;
+    if (c == &smap_comm_world && smap_job.nnodes == 1)
+        return &world_ops;
     if (c->slot >= 0)
         return &cb_ops;
     if (c->size > 1 && smap_job.nnodes > 1 && smap_job.node_of)

@@ -9,6 +9,9 @@
 #include "coll/coll.h"
 
 int smap_cb_barrier(smap_comm_t *c);
+/* MPI_COMM_WORLD's barrier when the job is one node (world_barrier.c):
+ * the SMARTMAP node barrier, or the launcher's. */
+int smap_cb_world_barrier(smap_comm_t *c);
 int smap_cb_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c);
 int smap_cb_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                    MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c);
