@@ -10,7 +10,6 @@
 #include "binding/dtype_check.h"
 #include "binding/intercomm.h"
 #include "coll/coll.h"
-#include "coll/hier/hier.h"
 #include "coll/nbc/nbc.h"
 #include "dtype/engine.h"
 #include "mpi/op.h"
@@ -99,38 +98,12 @@ static inline int coll_done(const char *func, MPI_Comm comm, int rc, const char 
 }
 #define COLL_DONE(func, comm, rc) coll_done(func, comm, rc, smap_coll_why)
 
-/* Runs a checked collective: through the control blocks (`blocking`), or
- * through a schedule (`sched`, src/coll/nbc) when it is non-blocking (req
- * non-NULL) or when c has no control block (any number of communicators
- * can run collectives: the schedule engine needs none). */
-#define COLL_RUN(func, comm, c, req, blocking, sched)                                      \
-    ((req) || (c)->slot < 0 ? NBC_DONE(func, comm, sched)                                  \
-                            : (smap_coll_func = (func), COLL_DONE(func, comm, blocking)))
-
-/* Blocking collectives of a communicator spanning nodes take the
- * hierarchy (src/coll/hier) when it applies: COLL_HIER(func, comm, c, req,
- * call) returns from the entry point with the hierarchical call's verdict,
- * unless it answered SMAP_HIER_FLAT (then the flat schedule runs). */
-#define COLL_HIER(func, comm, c, req, call)                                                \
-    COLL_HIER_TRY(func, comm, !(req) && (c)->slot < 0 && smap_hier_use(c), call)
-
-/* The same for the non-blocking (and persistent) forms that have a
- * hierarchical schedule (req non-NULL). */
-#define COLL_HIER_NB(func, comm, c, req, call)                                             \
-    COLL_HIER_TRY(func, comm, (req) && (c)->slot < 0 && smap_hier_nb_use(c), call)
-
-/* Both: when `cond`, the hierarchical call's verdict ends the entry point
- * unless it is SMAP_HIER_FLAT. */
-#define COLL_HIER_TRY(func, comm, cond, call)                                              \
-    do {                                                                                   \
-        if (cond) {                                                                        \
-            int hrc_ = (call);                                                             \
-            if (hrc_ != SMAP_HIER_FLAT)                                                    \
-                return hrc_ == MPI_SUCCESS ? MPI_SUCCESS                                   \
-                                           : smap_err_raise(comm, hrc_, func, "%s",        \
-                                                            smap_hier_why());              \
-        }                                                                                  \
-    } while (0)
+/* Runs a checked collective through c's table (src/coll/dispatch.c,
+ * which chose its implementation once): `blocking` when req is NULL,
+ * else `nonblocking`, which starts a schedule in *req. */
+#define COLL_RUN(func, comm, req, blocking, nonblocking)                                   \
+    ((req) ? COLL_DONE(func, comm, nonblocking)                                            \
+           : (smap_coll_func = (func), COLL_DONE(func, comm, blocking)))
 
 #define NBC_DONE(func, comm, rc) coll_done(func, comm, rc, smap_nbc_why)
 

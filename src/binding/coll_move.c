@@ -17,10 +17,8 @@ int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype,
     if (buf == MPI_IN_PLACE)
         return COLL_IN_PLACE_ERR(F, comm, "buffer");
     COLL_CHECK_BUF(F, comm, buf, count, datatype, t);
-    COLL_HIER(F, comm, c, req, smap_hier_bcast(buf, count, t, root, c));
-    COLL_HIER_NB(F, comm, c, req, smap_hier_ibcast(buf, count, t, root, c, req));
-    return COLL_RUN(F, comm, c, req, smap_coll_bcast(buf, count, t, root, c),
-                    smap_nbc_bcast(buf, count, t, root, c, req));
+    return COLL_RUN(F, comm, req, smap_coll_bcast(buf, count, t, root, c),
+                    smap_coll_ibcast(buf, count, t, root, c, req));
 }
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -112,15 +110,6 @@ static int rooted_fail(int rc, int root_only, struct MPI_ABI_Comm *c, int root, 
     return rc;
 }
 
-/* Only the root reads a v-variant's counts, so others may pass NULL; the
- * control blocks tell a v-variant by non-NULL counts (its path must be
- * the root's), hence a stand-in there, never read. */
-static struct smap_cvec vec_counts(int vec, struct smap_cvec v)
-{
-    static const MPI_Count none[1];
-    return vec && !v.p ? (struct smap_cvec){ none, 1 } : v;
-}
-
 int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                 void *rbuf, MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                 MPI_Datatype rtype, int root, MPI_Comm comm, int vec, MPI_Request *req)
@@ -140,19 +129,11 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
                            &root_only);
     if (rc)
         return rooted_fail(rc, root_only, c, root, req, smap_coll_gatherv_fail);
-    COLL_HIER(F, comm, c, req,
-              vec ? smap_hier_gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c)
-                  : smap_hier_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
-                                     c));
-    COLL_HIER_NB(F, comm, c, req,
-                 vec ? smap_hier_igatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, c,
-                                          req)
-                     : smap_hier_igather(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
-    return COLL_RUN(F, comm, c, req,
-                    smap_coll_gather(sbuf, scount, st, rbuf, rcount, vec_counts(vec, rcounts),
-                                     displs, rt, root, c),
-                    smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
-                                    req));
+    return COLL_RUN(F, comm, req,
+                    smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
+                                     vec, c),
+                    smap_coll_igather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
+                                      vec, c, req));
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -206,19 +187,11 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
                            &root_only);
     if (rc)
         return rooted_fail(rc, root_only, c, root, req, smap_coll_scatterv_fail);
-    COLL_HIER(F, comm, c, req,
-              vec ? smap_hier_scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c)
-                  : smap_hier_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
-                                      c));
-    COLL_HIER_NB(F, comm, c, req,
-                 vec ? smap_hier_iscatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, c,
-                                           req)
-                     : smap_hier_iscatter(sbuf, scount, st, rbuf, rcount, rt, root, c, req));
-    return COLL_RUN(F, comm, c, req,
-                    smap_coll_scatter(sbuf, scount, vec_counts(vec, scounts), displs, st, rbuf,
-                                      rcount, rt, root, c),
-                    smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,
-                                     req));
+    return COLL_RUN(F, comm, req,
+                    smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
+                                      vec, c),
+                    smap_coll_iscatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
+                                       vec, c, req));
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -278,15 +251,10 @@ int coll_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Dataty
         COLL_CHECK_BUF(F, comm, rbuf, rcount, rtype, rt);
         COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, rcount > 0 && scount > 0);
     }
-    COLL_HIER(F, comm, c, req,
-              smap_hier_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c));
-    COLL_HIER_NB(F, comm, c, req,
-                 smap_hier_iallgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
-                                      req));
-    return COLL_RUN(F, comm, c, req,
+    return COLL_RUN(F, comm, req,
                     smap_coll_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
-                    smap_nbc_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
-                                       req));
+                    smap_coll_iallgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
+                                         req));
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -353,9 +321,7 @@ int coll_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Dat
         if (kind == 0)
             COLL_CHECK_ALIAS(F, comm, a->sbuf, a->rbuf, a->scount > 0 && a->rcount > 0);
     }
-    COLL_HIER(F, comm, c, req, smap_hier_alltoall(a, c));
-    COLL_HIER_NB(F, comm, c, req, smap_hier_ialltoall(a, c, req));
-    return COLL_RUN(F, comm, c, req, smap_coll_alltoall(a, c), smap_nbc_alltoall(a, c, req));
+    return COLL_RUN(F, comm, req, smap_coll_alltoall(a, c), smap_coll_ialltoall(a, c, req));
 }
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

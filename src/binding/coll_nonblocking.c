@@ -21,8 +21,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     COLL_ENTER_REQ(F, comm, c, request);
     if (smap_comm_is_inter(c))
         return inter_barrier(F, comm, c, request);
-    COLL_HIER_NB(F, comm, c, request, smap_hier_ibarrier(c, request));
-    return NBC_DONE(F, comm, smap_nbc_barrier(c, request));
+    return COLL_DONE(F, comm, smap_coll_ibarrier(c, request));
 }
 
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -38,8 +38,7 @@ static int persist_end(int rc)
 static int barrier_sched(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c,
                          MPI_Request *request)
 {
-    COLL_HIER_NB(F, comm, c, request, smap_hier_ibarrier(c, request));
-    return NBC_DONE(F, comm, smap_nbc_barrier(c, request));
+    return COLL_DONE(F, comm, smap_coll_ibarrier(c, request));
 }
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)

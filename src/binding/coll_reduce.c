@@ -25,11 +25,8 @@ int coll_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
         COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
     }
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    COLL_HIER(F, comm, c, req, smap_hier_reduce(sbuf, rbuf, count, t, datatype, op, root, c));
-    COLL_HIER_NB(F, comm, c, req,
-                 smap_hier_ireduce(sbuf, rbuf, count, t, datatype, op, root, 0, c, req));
-    return COLL_RUN(F, comm, c, req, smap_coll_reduce(sbuf, rbuf, count, t, datatype, op, root, c),
-                    smap_nbc_reduce(sbuf, rbuf, count, t, datatype, op, root, c, req));
+    return COLL_RUN(F, comm, req, smap_coll_reduce(sbuf, rbuf, count, t, datatype, op, root, c),
+                    smap_coll_ireduce(sbuf, rbuf, count, t, datatype, op, root, c, req));
 }
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -61,18 +58,12 @@ int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
     if (kind == K_ALLREDUCE) {
-        COLL_HIER(F, comm, c, req, smap_hier_allreduce(sbuf, rbuf, count, t, datatype, op, c));
-        COLL_HIER_NB(F, comm, c, req,
-                     smap_hier_ireduce(sbuf, rbuf, count, t, datatype, op, 0, 1, c, req));
-        return COLL_RUN(F, comm, c, req, smap_coll_allreduce(sbuf, rbuf, count, t, datatype, op, c),
-                        smap_nbc_allreduce(sbuf, rbuf, count, t, datatype, op, c, req));
+        return COLL_RUN(F, comm, req, smap_coll_allreduce(sbuf, rbuf, count, t, datatype, op, c),
+                        smap_coll_iallreduce(sbuf, rbuf, count, t, datatype, op, c, req));
     }
     int ex = kind == K_EXSCAN;
-    COLL_HIER(F, comm, c, req, smap_hier_scan(sbuf, rbuf, count, t, datatype, op, ex, c));
-    COLL_HIER_NB(F, comm, c, req,
-                 smap_hier_iscan(sbuf, rbuf, count, t, datatype, op, ex, c, req));
-    return COLL_RUN(F, comm, c, req, smap_coll_scan(sbuf, rbuf, count, t, datatype, op, ex, c),
-                    smap_nbc_scan(sbuf, rbuf, count, t, datatype, op, ex, c, req));
+    return COLL_RUN(F, comm, req, smap_coll_scan(sbuf, rbuf, count, t, datatype, op, ex, c),
+                    smap_coll_iscan(sbuf, rbuf, count, t, datatype, op, ex, c, req));
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -150,13 +141,10 @@ int coll_redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec r
         COLL_CHECK_BUF(F, comm, sbuf, total, datatype, t);
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, total > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    COLL_HIER(F, comm, c, req,
-              smap_hier_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c));
-    COLL_HIER_NB(F, comm, c, req,
-                 smap_hier_ireduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c, req));
-    return COLL_RUN(F, comm, c, req,
+    return COLL_RUN(F, comm, req,
                     smap_coll_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c),
-                    smap_nbc_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c, req));
+                    smap_coll_ireduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c,
+                                              req));
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],

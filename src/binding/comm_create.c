@@ -2,16 +2,15 @@
  * MPI_Comm_create, MPI_Comm_free, and the queries on them (compare,
  * test_inter, names).  Splits are in comm_split.c.
  * The argument checks; the members' agreement on a context id and a
- * control block is src/mpi/comm_agree.c. */
+ * control block is src/comm/comm_agree.c. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "binding/check.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/intercomm.h"
 #include "coll/coll.h"
-#include "coll/hier/hier.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/info.h"
@@ -113,10 +112,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     int rc = smap_attr_delete_all(c);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(*comm, rc, F, "%s", "an attribute delete callback failed");
-    rc = smap_hier_release(c);   /* its node and leaders sub-communicators */
-    if (rc != MPI_SUCCESS)
-        return smap_err_raise(*comm, rc, F, "%s", smap_hier_why());
-    rc = smap_coll_release(c);
+    rc = smap_coll_free(c);   /* its hierarchy's sub-communicators, its control block */
     if (rc != MPI_SUCCESS)
         return smap_err_raise(*comm, rc, F, "%s", smap_coll_why());
     smap_comm_buffer_free(c);   /* MPI 4.1: its attached buffer is flushed and detached */

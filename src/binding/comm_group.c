@@ -6,7 +6,7 @@
  * SMAP_CTX_MAX, a context no communicator has, so they never match the
  * parent's own traffic; the tag keeps concurrent creations apart. */
 #include "binding/check.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "p2p/p2p.h"
 
 /* Whether some member of g is not in c's group or cannot be reached. */

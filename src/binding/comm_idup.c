@@ -1,7 +1,7 @@
 /* MPI_Comm_idup and MPI_Comm_idup_with_info: the argument checks; the
- * agreement as a schedule is src/mpi/comm_idup.c. */
+ * agreement as a schedule is src/comm/comm_idup.c. */
 #include "binding/check.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/info.h"
 
 static int idup(const char *F, MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm,

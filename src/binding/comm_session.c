@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "binding/check.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/errhandler.h"
 #include "mpi/info.h"
 #include "mpi/session.h"

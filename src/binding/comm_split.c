@@ -1,12 +1,12 @@
 /* MPI_Comm_split and MPI_Comm_split_type: every member publishes (color,
- * key) and all agree on one context id (src/mpi/comm_split.c); here the
+ * key) and all agree on one context id (src/comm/comm_split.c); here the
  * argument checks and split_type's color. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binding/check.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "boot/boot.h"
 #include "mpi/info.h"
 

@@ -6,6 +6,7 @@
 #include "binding/check.h"
 #include "boot/boot.h"
 #include "coll/coll.h"
+#include "comm/comm_create.h"
 #include "mpi/comm.h"
 #include "mpi/runtime.h"
 
@@ -22,6 +23,7 @@ static int start(const char *func, int required, int *provided)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_OTHER, func,
                               "the MPI library was finalized by the last MPI_Session_finalize "
                               "after MPI_Finalize and cannot start again");
+    smap_comm_layer_start();
     int rc = smap_runtime_acquire(required, provided, 1);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(MPI_COMM_NULL, rc, func, "could not start the MPI library");

@@ -1,9 +1,9 @@
 /* Intercommunicators: the argument checks of MPI_Intercomm_create,
  * MPI_Intercomm_merge and MPI_Comm_remote_size / remote_group.  The
- * constructors' agreement is src/mpi/inter_create.c. */
+ * constructors' agreement is src/comm/inter_create.c. */
 #include "binding/check.h"
 #include "binding/intercomm.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 
 /* The entry of a function defined on intercommunicators only, with the
  * output argument `out`: c = comm's object. */

@@ -1,6 +1,6 @@
 /* The intercommunicator forms of the blocking collectives
  * (intercomm_coll.c), called by the intracommunicator entry points when
- * comm is an intercommunicator.  (The constructors: mpi/comm_create.h.) */
+ * comm is an intercommunicator.  (The constructors: comm/comm_create.h.) */
 #ifndef SMAP_BINDING_INTERCOMM_H
 #define SMAP_BINDING_INTERCOMM_H
 

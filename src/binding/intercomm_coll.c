@@ -9,16 +9,10 @@
  * checked.  MPI_IN_PLACE has no meaning on an intercommunicator.
  *
  * req non-NULL: the non-blocking twin (same checks), run as a schedule
- * (src/coll/nbc/inter_*.c) handed back as *req. */
+ * (src/coll/nbc/inter_*.c) handed back as *req.  Both through the
+ * communicator's table (src/coll/dispatch.c: its intercommunicator one). */
 #include "binding/coll_common.h"
 #include "binding/intercomm.h"
-#include "coll/inter/inter.h"
-
-#define INTER_DONE(func, comm, rc) coll_done(func, comm, rc, smap_inter_why)
-
-/* The blocking collective, or (req) the schedule. */
-#define INTER_RUN(func, comm, req, blocking, sched)                                        \
-    ((req) ? NBC_DONE(func, comm, sched) : INTER_DONE(func, comm, blocking))
 
 #define INTER_NO_IN_PLACE(func, comm, sbuf, rbuf)                                          \
     do {                                                                                   \
@@ -48,13 +42,13 @@ static int check_root(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, int 
         if (rc_ != MPI_SUCCESS)                                                            \
             return rc_;                                                                    \
         if ((root) == MPI_PROC_NULL)                                                       \
-            return (req) ? NBC_DONE(F, comm, smap_nbc_inter_none(c, req)) : MPI_SUCCESS;   \
+            return (req) ? NBC_DONE(F, comm, smap_nbc_inter_none(c, req)) : MPI_SUCCESS;  \
     } while (0)
 
 int inter_barrier(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c,
                   MPI_Request *req)
 {
-    return INTER_RUN(F, comm, req, smap_inter_barrier(c), smap_nbc_inter_barrier(c, req));
+    return COLL_RUN(F, comm, req, smap_coll_barrier(c), smap_coll_ibarrier(c, req));
 }
 
 int inter_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype, int root,
@@ -65,8 +59,8 @@ int inter_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype
     INTER_CHECK_ROOT(F, comm, c, root, req);
     INTER_NO_IN_PLACE(F, comm, buf, NULL);
     COLL_CHECK_BUF(F, comm, buf, count, datatype, t);
-    return INTER_RUN(F, comm, req, smap_inter_bcast(buf, count, t, root, c),
-                     smap_nbc_inter_bcast(buf, count, t, root, c, req));
+    return COLL_RUN(F, comm, req, smap_coll_bcast(buf, count, t, root, c),
+                    smap_coll_ibcast(buf, count, t, root, c, req));
 }
 
 /* One buffer of a rank (MPI_IN_PLACE has no meaning here): a block per
@@ -97,8 +91,11 @@ int inter_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype
                  : ONE_BLOCK("send", sbuf, scount, stype, &st);
     if (rc)
         return rc;
-    return INTER_RUN(F, comm, req, smap_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c),
- smap_nbc_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c, req));
+    return COLL_RUN(F, comm, req,
+                    smap_coll_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
+                                     vec, c),
+                    smap_coll_igather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root,
+                                      vec, c, req));
 }
 
 int inter_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
@@ -113,8 +110,11 @@ int inter_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap
                  : ONE_BLOCK("recv", rbuf, rcount, rtype, &rt);
     if (rc)
         return rc;
-    return INTER_RUN(F, comm, req, smap_inter_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c),
- smap_nbc_inter_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c, req));
+    return COLL_RUN(F, comm, req,
+                    smap_coll_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
+                                      vec, c),
+                    smap_coll_iscatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
+                                       vec, c, req));
 }
 
 int inter_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
@@ -129,8 +129,10 @@ int inter_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datat
     int rc = side(F, comm, c, "recv", rbuf, rcount, rcounts, displs, rtype, vec, &rt);
     if (rc)
         return rc;
-    return INTER_RUN(F, comm, req, smap_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
- smap_nbc_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c, req));
+    return COLL_RUN(F, comm, req,
+                    smap_coll_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
+                    smap_coll_iallgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
+                                         req));
 }
 
 int inter_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Datatype rtype,
@@ -146,8 +148,7 @@ int inter_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Da
                            stype, a->stypes, kind, &a->st);
     if (rc)
         return rc;
-    return INTER_RUN(F, comm, req, smap_inter_alltoall(a, c),
- smap_nbc_inter_alltoall(a, c, req));
+    return COLL_RUN(F, comm, req, smap_coll_alltoall(a, c), smap_coll_ialltoall(a, c, req));
 }
 
 int inter_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
@@ -161,8 +162,8 @@ int inter_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
     INTER_NO_IN_PLACE(F, comm, buf, NULL);
     COLL_CHECK_BUF(F, comm, buf, count, datatype, t);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    return INTER_RUN(F, comm, req, smap_inter_reduce(sbuf, rbuf, count, t, datatype, op, root, c),
- smap_nbc_inter_reduce(sbuf, rbuf, count, t, datatype, op, root, c, req));
+    return COLL_RUN(F, comm, req, smap_coll_reduce(sbuf, rbuf, count, t, datatype, op, root, c),
+                    smap_coll_ireduce(sbuf, rbuf, count, t, datatype, op, root, c, req));
 }
 
 int inter_allreduce(const char *F, int scan, const void *sbuf, void *rbuf, MPI_Count count,
@@ -179,8 +180,8 @@ int inter_allreduce(const char *F, int scan, const void *sbuf, void *rbuf, MPI_C
     COLL_CHECK_BUF(F, comm, sbuf, count, datatype, t);
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, count > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    return INTER_RUN(F, comm, req, smap_inter_allreduce(sbuf, rbuf, count, t, datatype, op, c),
- smap_nbc_inter_allreduce(sbuf, rbuf, count, t, datatype, op, c, req));
+    return COLL_RUN(F, comm, req, smap_coll_allreduce(sbuf, rbuf, count, t, datatype, op, c),
+                    smap_coll_iallreduce(sbuf, rbuf, count, t, datatype, op, c, req));
 }
 
 int inter_reduce_scatter(const char *F, const void *sbuf, void *rbuf, struct smap_cvec rcounts,
@@ -200,6 +201,8 @@ int inter_reduce_scatter(const char *F, const void *sbuf, void *rbuf, struct sma
     COLL_CHECK_BUF(F, comm, sbuf, total, datatype, t);
     COLL_CHECK_ALIAS(F, comm, sbuf, rbuf, total > 0);
     COLL_CHECK_OP(F, comm, op, t, datatype);
-    return INTER_RUN(F, comm, req, smap_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t, datatype, op, c),
- smap_nbc_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t, datatype, op, c, req));
+    return COLL_RUN(F, comm, req,
+                    smap_coll_reduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c),
+                    smap_coll_ireduce_scatter(sbuf, rbuf, rcounts, block, t, datatype, op, c,
+                                              req));
 }

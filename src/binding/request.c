@@ -1,6 +1,7 @@
 /* Completion of requests: MPI_Wait/Test on one, any, some or all, request
- * status, free, cancel, and starting persistent requests.  Every loop
- * drives progress itself, so completion never depends on another call. */
+ * status, free, cancel, and starting persistent requests: the checks,
+ * and finishing what is ready.  The waits themselves (progress loops)
+ * are src/mpi/request.c's (smap_req_wait*). */
 #include <stdlib.h>
 
 #include "binding/p2p_common.h"
@@ -30,10 +31,7 @@ static SMAP_COLD int request_error(const char *func)
 
 static inline int is_active(MPI_Request h)
 {
-    if (h == MPI_REQUEST_NULL)
-        return 0;
-    struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)h;
-    return !r->persist || r->active;
+    return smap_req_active(h);
 }
 
 /* Finishes *h and raises its error on its communicator. */
@@ -50,16 +48,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     SMAP_CHECK_PTR("MPI_Wait", MPI_COMM_NULL, request);
     if (SMAP_UNLIKELY(bad_request(*request)))
         return request_error("MPI_Wait");
-    if (!smap_req_ready(*request)) {
-        struct smap_waiter w;
-        smap_wait_init(&w, smap_nlocal);
-        for (;;) {
-            smap_p2p_progress();
-            if (smap_req_ready(*request))
-                break;
-            smap_wait_step(&w);
-        }
-    }
+    if (!smap_req_ready(*request))
+        smap_req_wait(*request);
     return finish_one("MPI_Wait", request, status);
 }
 
@@ -108,35 +98,16 @@ static int finish_set(const char *func, int n, MPI_Request reqs[], MPI_Status st
                           "a request failed: see the MPI_ERROR field of its status");
 }
 
-/* Index of the first request from `from` on that is not complete, or n.
- * Requests mostly complete in order, so Waitall resumes where it stopped
- * instead of rescanning the array after every progress round. */
-static int first_pending(int from, int n, MPI_Request reqs[])
-{
-    while (from < n && smap_req_ready(reqs[from]))
-        from++;
-    return from;
-}
-
 static int all_ready(int n, MPI_Request reqs[])
 {
-    return first_pending(0, n, reqs) == n;
+    return smap_req_first_pending(0, n, reqs) == n;
 }
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     SMAP_CHECK_RUNNING("MPI_Waitall");
     CHECK_ARRAY("MPI_Waitall", count, array_of_requests);
-    struct smap_waiter w;
-    smap_wait_init(&w, smap_nlocal);
-    int i = first_pending(0, count, array_of_requests);
-    while (i < count) {
-        smap_p2p_progress();
-        int j = first_pending(i, count, array_of_requests);
-        if (j == i)
-            smap_wait_step(&w);
-        i = j;
-    }
+    smap_req_wait_all(count, array_of_requests);
     return finish_set("MPI_Waitall", count, array_of_requests, array_of_statuses, NULL, 0);
 }
 
@@ -153,41 +124,13 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     return finish_set("MPI_Testall", count, array_of_requests, array_of_statuses, NULL, 0);
 }
 
-/* Index of the lowest ready active request, as Open MPI and MPICH report
- * (programs rely on it; fairness between peers is the progress engine's
- * business); -1 none ready, -2 none active. */
-static int find_any(int n, MPI_Request reqs[])
-{
-    int active = 0;
-    for (int i = 0; i < n; i++) {
-        if (!is_active(reqs[i]))
-            continue;
-        active = 1;
-        if (smap_req_ready(reqs[i]))
-            return i;
-    }
-    return active ? -1 : -2;
-}
-
 static int any_common(const char *func, int count, MPI_Request reqs[], int *index, int *flag,
                       MPI_Status *status, int blocking)
 {
     SMAP_CHECK_RUNNING(func);
     CHECK_ARRAY(func, count, reqs);
     SMAP_CHECK_PTR(func, MPI_COMM_NULL, index);
-    struct smap_waiter w;
-    smap_wait_init(&w, smap_nlocal);
-    int i;
-    for (;;) {
-        i = find_any(count, reqs);
-        if (i != -1)
-            break;
-        smap_p2p_progress();
-        i = find_any(count, reqs);
-        if (i != -1 || !blocking)
-            break;
-        smap_wait_step(&w);
-    }
+    int i = smap_req_wait_any(count, reqs, blocking);
     if (i == -2) {
         *index = MPI_UNDEFINED;
         if (flag)
@@ -224,30 +167,13 @@ static int some_common(const char *func, int incount, MPI_Request reqs[], int *o
     SMAP_CHECK_RUNNING(func);
     CHECK_ARRAY(func, incount, reqs);
     SMAP_CHECK_PTR(func, MPI_COMM_NULL, outcount);
-    struct smap_waiter w;
-    smap_wait_init(&w, smap_nlocal);
-    for (int round = 0;; round++) {
-        if (round)
-            smap_p2p_progress();
-        int n = 0, active = 0;
-        for (int i = 0; i < incount; i++) {
-            if (!is_active(reqs[i]))
-                continue;
-            active = 1;
-            if (smap_req_ready(reqs[i]))
-                indices[n++] = i;
-        }
-        if (!active) {
-            *outcount = MPI_UNDEFINED;
-            return MPI_SUCCESS;
-        }
-        if (n || (!blocking && round)) {
-            *outcount = n;
-            return finish_set(func, incount, reqs, sts, indices, n);
-        }
-        if (round)
-            smap_wait_step(&w);
+    int n = smap_req_wait_some(incount, reqs, indices, blocking);
+    if (n < 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
     }
+    *outcount = n;
+    return finish_set(func, incount, reqs, sts, indices, n);
 }
 
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
@@ -356,11 +282,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
     SMAP_CHECK_PTR(func, MPI_COMM_NULL, index);
     SMAP_CHECK_PTR(func, MPI_COMM_NULL, flag);
     MPI_Request *reqs = (MPI_Request *)(uintptr_t)array_of_requests;
-    int i = find_any(count, reqs);
-    if (i == -1) {
-        smap_p2p_progress();
-        i = find_any(count, reqs);
-    }
+    int i = smap_req_wait_any(count, reqs, 0);
     *flag = i != -1;
     *index = i >= 0 ? i : MPI_UNDEFINED;
     if (i == -2 && status != MPI_STATUS_IGNORE)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "binding/check.h"
+#include "comm/comm_create.h"
 #include "mpi/errhandler.h"
 #include "mpi/group.h"
 #include "mpi/info.h"
@@ -39,6 +40,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
                                  "info is not a valid info object");
     struct MPI_ABI_Session *s;
     const char *why = "";
+    smap_comm_layer_start();
     int rc = smap_session_init(in, errhandler, &s, &why);
     if (rc != MPI_SUCCESS)
         return smap_err_raise_on(errhandler, session, "MPI_Session_init", rc, F, "%s", why);

@@ -21,7 +21,7 @@
 
 #include "binding/check.h"
 #include "binding/topo_common.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/info.h"
 #include "topo/topo.h"
 

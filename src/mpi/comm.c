@@ -10,7 +10,6 @@
 #include "base/timer.h"
 #include "base/wait.h"
 #include "boot/boot.h"
-#include "coll/hier/hier.h"
 #include "mpi/attr.h"
 #include "mpi/errhandler.h"
 #include "mpi/group.h"
@@ -20,7 +19,6 @@
 #include "p2p/p2p.h"
 #include "smap/smap.h"
 #include "mpi/info.h"
-#include "topo/topo.h"
 
 struct MPI_ABI_Comm smap_comm_world = {
     .magic = SMAP_COMM_MAGIC, .rank = 0, .size = 1, .ctx = 0, .errhandler = MPI_ERRORS_ARE_FATAL,
@@ -42,6 +40,9 @@ void smap_comm_init(int rank, int size)
     smap_comm_self.group = &smap_group_self;
     /* A job over several nodes: MPI_COMM_WORLD's collectives are schedules. */
     smap_comm_world.slot = smap_job.nnodes > 1 ? -1 : 0;
+    /* their collectives' implementation is chosen again on first use */
+    atomic_store_explicit(&smap_comm_world.coll, NULL, memory_order_relaxed);
+    atomic_store_explicit(&smap_comm_self.coll, NULL, memory_order_relaxed);
 }
 
 int smap_comm_group_on_node(const struct MPI_ABI_Group *g)
@@ -76,10 +77,34 @@ static void sweep_live(void)
     }
 }
 
+static void (*destroy_hooks[SMAP_COMM_HOOKS])(struct MPI_ABI_Comm *c);
+static _Atomic int ndestroy_hooks;
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void smap_comm_on_destroy(void (*hook)(struct MPI_ABI_Comm *c))
+{
+    pthread_mutex_lock(&hooks_lock);
+    int n = atomic_load_explicit(&ndestroy_hooks, memory_order_relaxed), known = 0;
+    for (int i = 0; i < n; i++)
+        known |= destroy_hooks[i] == hook;
+    if (!known && n < SMAP_COMM_HOOKS) {
+        destroy_hooks[n] = hook;
+        atomic_store_explicit(&ndestroy_hooks, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&hooks_lock);
+}
+
+static void run_destroy_hooks(struct MPI_ABI_Comm *c)
+{
+    int n = atomic_load_explicit(&ndestroy_hooks, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        destroy_hooks[i](c);
+}
+
 void smap_comm_finalize(void)
 {
     sweep_live();
-    smap_hier_forget(&smap_comm_world);
+    run_destroy_hooks(&smap_comm_world);   /* its hierarchy's memory, if any */
     (void)smap_attr_delete_all(&smap_comm_world);
     smap_info_free(smap_comm_world.hints);
     smap_info_free(smap_comm_self.hints);
@@ -493,8 +518,7 @@ void smap_comm_destroy(struct MPI_ABI_Comm *c)
         smap_group_release(c->remote_group);
     smap_errhandler_release(c->errhandler);
     smap_info_free(c->hints);
-    smap_topo_free(c->topo);   /* its virtual topology (src/topo), if any */
-    smap_hier_forget(c);       /* its hierarchy's memory (src/coll/hier), if any */
+    run_destroy_hooks(c);   /* its virtual topology, its hierarchy's memory, if any */
     smap_session_release(c->session);
     c->magic = 0;   /* a stale handle no longer passes smap_comm_get */
     free(c);

@@ -17,6 +17,7 @@ struct MPI_ABI_Session;
 struct smap_attr;
 struct smap_topo;
 struct smap_hier;
+struct smap_coll_ops;
 
 struct MPI_ABI_Comm {
     uint32_t magic;
@@ -32,6 +33,9 @@ struct MPI_ABI_Comm {
     struct smap_attr *attrs;     /* cached attributes, newest first (src/mpi/attr.h) */
     struct MPI_ABI_Info *hints;  /* info hints accepted by MPI_Comm_set_info, or NULL */
     int slot;                    /* collectives control block (src/coll), or -1: none free */
+    /* Which implementation runs its collectives (src/coll/dispatch.c):
+     * NULL until its first collective, then one of coll's tables. */
+    const struct smap_coll_ops *_Atomic coll;
     /* Intercommunicators (src/mpi/intercomm.h): the remote group (one
      * reference), NULL for an intracommunicator.  local_comm is unused
      * (NULL): the intercommunicator collectives run over point-to-point. */
@@ -189,6 +193,14 @@ struct MPI_ABI_Comm *smap_comm_new(const struct MPI_ABI_Comm *parent, struct MPI
 /* Releases what a user communicator holds and the object itself (its
  * attributes must have been deleted and its control block released). */
 void smap_comm_destroy(struct MPI_ABI_Comm *c);
+/* What the layers above keep on a communicator (the hierarchy's state of
+ * src/coll/hier, the topology of src/topo) is freed by a hook each
+ * registers (src/comm does, at start: smap_comm_layer_start), so that this
+ * layer does not call them by name: run when c is destroyed, and for
+ * MPI_COMM_WORLD at the final teardown.  At most SMAP_COMM_HOOKS;
+ * registering one twice keeps one. */
+#define SMAP_COMM_HOOKS 4
+void smap_comm_on_destroy(void (*hook)(struct MPI_ABI_Comm *c));
 
 /* Drops one reference; the last one destroys c (smap_comm_destroy).
  * MPI_Comm_free drops the handle's, after clearing the magic so that the

@@ -1,5 +1,5 @@
 /* Intercommunicator objects (see intercomm.h); their constructors are in
- * src/mpi/inter_create.c, their collectives in src/coll/inter. */
+ * src/comm/inter_create.c, their collectives in src/coll/inter. */
 #include "mpi/intercomm.h"
 
 struct MPI_ABI_Comm *smap_inter_new(const struct MPI_ABI_Comm *parent, struct MPI_ABI_Group *local,

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/sched/sched.h"
+#include "base/wait.h"
 #include "dtype/engine.h"
+#include "mpi/comm.h"
 #include "mpi/status.h"
+#include "smap/smap.h"
 
 #define CACHE_MAX 256
 static struct MPI_ABI_Request *cache[CACHE_MAX];
@@ -96,6 +98,7 @@ struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
     r->tmp = NULL;
     r->udt = NULL;
     r->sched = NULL;
+    r->sched_ops = NULL;
     r->greq = NULL;
     r->part = NULL;
     return r;
@@ -108,7 +111,7 @@ void smap_req_free(struct MPI_ABI_Request *r)
     if (r->udt)
         smap_dtype_release(r->udt);
     if (SMAP_UNLIKELY(r->sched)) {   /* a collective's schedule (complete by now) */
-        smap_sched_release(r->sched);
+        r->sched_ops->release(r->sched);
         r->sched = NULL;
     }
     if (SMAP_UNLIKELY(r->greq || r->part)) {
@@ -150,7 +153,7 @@ int smap_req_start(struct MPI_ABI_Request *r)
     if (r->persist == SMAP_REQ_PART)
         return smap_part_start(r);
     if (r->persist == SMAP_REQ_PCOLL) {
-        int rc = smap_sched_restart(r->sched);
+        int rc = r->sched_ops->restart(r->sched);
         if (rc != MPI_SUCCESS)
             smap_req_set_active(r, 0);
         return rc;
@@ -213,4 +216,93 @@ int smap_req_finish(MPI_Request *h, MPI_Status *st)
         *h = MPI_REQUEST_NULL;
     }
     return err;
+}
+
+/* ---- completion waits (the binding's MPI_Wait/Test family) ---- */
+
+void smap_req_wait(MPI_Request h)
+{
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (;;) {
+        smap_p2p_progress();
+        if (smap_req_ready(h))
+            return;
+        smap_wait_step(&w);
+    }
+}
+
+int smap_req_first_pending(int from, int n, MPI_Request reqs[])
+{
+    while (from < n && smap_req_ready(reqs[from]))
+        from++;
+    return from;
+}
+
+void smap_req_wait_all(int n, MPI_Request reqs[])
+{
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    int i = smap_req_first_pending(0, n, reqs);
+    while (i < n) {
+        smap_p2p_progress();
+        int j = smap_req_first_pending(i, n, reqs);
+        if (j == i)
+            smap_wait_step(&w);
+        i = j;
+    }
+}
+
+/* Index of the lowest ready active request; -1 none ready, -2 none active. */
+static int find_any(int n, MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < n; i++) {
+        if (!smap_req_active(reqs[i]))
+            continue;
+        active = 1;
+        if (smap_req_ready(reqs[i]))
+            return i;
+    }
+    return active ? -1 : -2;
+}
+
+int smap_req_wait_any(int n, MPI_Request reqs[], int blocking)
+{
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (;;) {
+        int i = find_any(n, reqs);
+        if (i != -1)
+            return i;
+        smap_p2p_progress();
+        i = find_any(n, reqs);
+        if (i != -1 || !blocking)
+            return i;
+        smap_wait_step(&w);
+    }
+}
+
+int smap_req_wait_some(int n, MPI_Request reqs[], int indices[], int blocking)
+{
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (int round = 0;; round++) {
+        if (round)
+            smap_p2p_progress();
+        int k = 0, active = 0;
+        for (int i = 0; i < n; i++) {
+            if (!smap_req_active(reqs[i]))
+                continue;
+            active = 1;
+            if (smap_req_ready(reqs[i]))
+                indices[k++] = i;
+        }
+        if (!active)
+            return -1;
+        if (k || (!blocking && round))
+            return k;
+        if (round)
+            smap_wait_step(&w);
+    }
 }

@@ -32,6 +32,14 @@ enum smap_req_persist {
  * MPI_Grequest_complete sets p.done; `greq` holds the user's callbacks. */
 #define SMAP_PREQ_GREQ 4
 struct smap_sched;
+/* A collective's schedule belongs to src/coll/sched, above this layer: the
+ * engine hands its operations over with the schedule (r->sched_ops), so
+ * that the request can restart (MPI_Start of a persistent collective) and
+ * release it without calling up by name. */
+struct smap_sched_ops {
+    int (*restart)(struct smap_sched *s);
+    void (*release)(struct smap_sched *s);
+};
 struct smap_greq;
 struct smap_part;
 
@@ -55,6 +63,7 @@ struct MPI_ABI_Request {
     MPI_Count pcount;
     int prank, plr, pme, ptag, pctx, pmode;
     struct smap_sched *sched;   /* SMAP_PREQ_COLL: the schedule, released with the request */
+    const struct smap_sched_ops *sched_ops;   /* what to do with it (set with sched) */
     struct smap_greq *greq;     /* SMAP_PREQ_GREQ: callbacks, freed with the request */
     struct smap_part *part;     /* SMAP_PREQ_PART: partitions, freed with the request */
 };
@@ -115,6 +124,38 @@ static inline int smap_req_ready(MPI_Request h)
         return !r->extra || smap_preq_done(r->extra);
     return SMAP_UNLIKELY(r->greq != NULL) && smap_greq_poll(r);
 }
+
+/* Whether h is an active request: not MPI_REQUEST_NULL, not an inactive
+ * persistent one (what MPI_Waitany/some skip). */
+static inline int smap_req_active(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL)
+        return 0;
+    struct MPI_ABI_Request *r = (struct MPI_ABI_Request *)h;
+    return !r->persist || r->active;
+}
+
+/* The completion waits of MPI_Wait/Test and their any/some/all forms
+ * (the binding checks the arguments, then finishes what they found
+ * ready).  Each drives progress itself, so completion never depends on
+ * another call, and waits between rounds as base/wait.h says (spin, yield,
+ * sleep).  blocking 0: one progress round at most, as the Test forms. */
+/* Until h is ready (MPI_Wait; the caller tested it once already). */
+void smap_req_wait(MPI_Request h);
+/* Index of the first request from `from` on that is not ready, or n:
+ * requests mostly complete in order, so the waits resume where they
+ * stopped instead of rescanning the array after every round. */
+int smap_req_first_pending(int from, int n, MPI_Request reqs[]);
+/* Until every request is ready (MPI_Waitall). */
+void smap_req_wait_all(int n, MPI_Request reqs[]);
+/* The lowest ready active request (as Open MPI and MPICH report it), -1
+ * when none is ready (blocking: only when none will be), -2 when none is
+ * active (MPI_Waitany, MPI_Testany). */
+int smap_req_wait_any(int n, MPI_Request reqs[], int blocking);
+/* The ready active requests' indices in indices[] and their number (0:
+ * none ready, non-blocking only), or -1 when none is active
+ * (MPI_Waitsome, MPI_Testsome). */
+int smap_req_wait_some(int n, MPI_Request reqs[], int indices[], int blocking);
 
 /* Generalized requests (grequest.c). */
 struct MPI_ABI_Comm;

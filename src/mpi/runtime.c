@@ -10,7 +10,6 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
-#include "coll/coll.h"
 #include "dtype/dtype.h"
 #include "dtype/engine.h"
 #include "mpi/attr.h"
@@ -117,13 +116,22 @@ static void world_finalize(void)
     delete_predefined_type_attrs();
 }
 
+static void (*_Atomic leave_collectives)(void);
+
+void smap_runtime_on_leave(void (*leave)(void))
+{
+    atomic_store_explicit(&leave_collectives, leave, memory_order_release);
+}
+
 /* The last user leaves: collective over the job, like MPI_Finalize always
  * was (later layers read peers' memory until here). */
 static int runtime_teardown(void)
 {
     smap_p2p_drain();
     smap_p2p_remote_drain();
-    smap_coll_leave();
+    void (*leave)(void) = atomic_load_explicit(&leave_collectives, memory_order_acquire);
+    if (leave)
+        leave();
     int rc = smap_boot_barrier();
     smap_p2p_remote_close();
     smap_comm_finalize();

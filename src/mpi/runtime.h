@@ -24,6 +24,10 @@ int smap_runtime_acquire(int required, int *provided, int world);
  * job), except that a runtime only sessions have used stays up idle until
  * the process exits, so that MPI_Init or MPI_Session_init may follow. */
 int smap_runtime_release(int world);
+/* The teardown's step that leaves the collectives (src/coll, above this
+ * layer: it registers it through src/comm at start), run after the
+ * point-to-point drains and before the job's last barrier. */
+void smap_runtime_on_leave(void (*leave)(void));
 int smap_runtime_is_main_thread(void);
 /* Whether this process has no user of the runtime but the one calling
  * (MPI_Finalize with no live session): its collectives end with it. */

@@ -48,7 +48,8 @@ static int node_isend(struct smap_hier *h, struct smap_preq *p, const void *buf,
     return rc == MPI_SUCCESS ? rc : hier_fail(rc, "a send on the node failed");
 }
 
-static int node_wait(struct smap_preq *p)
+/* Waits for a send or receive on the node; `what` names it in the error. */
+static int node_wait_for(struct smap_preq *p, const char *what)
 {
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
@@ -57,7 +58,34 @@ static int node_wait(struct smap_preq *p)
         if (!smap_preq_done(p))
             smap_wait_step(&w);
     }
-    return p->err == MPI_SUCCESS ? MPI_SUCCESS : hier_fail(p->err, "a send on the node failed");
+    return p->err == MPI_SUCCESS ? MPI_SUCCESS : hier_fail(p->err, what);
+}
+
+static int node_wait(struct smap_preq *p)
+{
+    return node_wait_for(p, "a send on the node failed");
+}
+
+/* The next message from node member j with `tag`, taken out of the
+ * unexpected queue (a blocking matched probe: MPI_Mprobe's loop, each
+ * round a progress round, which also moves the leader's schedule). */
+static struct smap_p2p_msg *node_mprobe(struct smap_hier *h, int j, int tag, size_t *len)
+{
+    struct smap_p2p_msg *m = NULL;
+    int src, mtag;
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    while (!smap_p2p_iprobe(h->node->ctx, j, tag, 1, &src, &mtag, len, &m))
+        smap_wait_step(&w);
+    return m;
+}
+
+/* Receives (and drops) a probed message nobody will read. */
+static void node_discard(struct smap_p2p_msg *m)
+{
+    struct smap_preq p;
+    smap_p2p_mrecv(&p, NULL, 0, smap_dtype_get(MPI_BYTE), m);
+    (void)node_wait_for(&p, "");   /* truncated: by design */
 }
 
 /* This node's blocks: k members; at the leader of a node off the root's
@@ -228,28 +256,23 @@ static void leader_gather_side(struct smap_sched *s, struct vcall *x)
 }
 
 /* The members' sizes (probed, node order) and the packed buffer. */
-static int probe_members(struct vnode *v, struct smap_hier *h, MPI_Message *msg, MPI_Count own)
+static int probe_members(struct vnode *v, struct smap_hier *h, struct smap_p2p_msg **msg,
+                         MPI_Count own)
 {
     v->cnt[0] = own;
     v->dsp[0] = 0;
     v->total = own;
     for (int j = 1; j < v->k; j++) {
-        MPI_Status stat;
-        int rc = PMPI_Mprobe(j, HIER_GATHERV_TAG, h->node_h, &msg[j], &stat);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Get_count_c(&stat, MPI_BYTE, &v->cnt[j]);
-        if (rc != MPI_SUCCESS) {   /* the matched messages must still be taken off the queue */
-            for (int i = 1; i < j; i++)
-                PMPI_Mrecv_c(NULL, 0, MPI_BYTE, &msg[i], MPI_STATUS_IGNORE);
-            return hier_fail(rc, "probing a node member's block failed");
-        }
+        size_t len = 0;
+        msg[j] = node_mprobe(h, j, HIER_GATHERV_TAG, &len);
+        v->cnt[j] = (MPI_Count)len;
         v->dsp[j] = v->total;
         v->total += v->cnt[j];
     }
     v->pack = malloc((size_t)v->total + 1);
-    if (!v->pack) {
+    if (!v->pack) {   /* the matched messages must still be taken off the queue */
         for (int j = 1; j < v->k; j++)
-            PMPI_Mrecv_c(NULL, 0, MPI_BYTE, &msg[j], MPI_STATUS_IGNORE);
+            node_discard(msg[j]);
         return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
     }
     return MPI_SUCCESS;
@@ -261,8 +284,8 @@ static int probe_members(struct vnode *v, struct smap_hier *h, MPI_Message *msg,
 static int leader_gather(struct vcall *x, const void *sbuf, MPI_Count scount, smap_dtype_t *st)
 {
     struct vnode *v = x->v;
-    MPI_Message *msg = malloc((size_t)v->k * sizeof *msg);
-    MPI_Request *rq = malloc((size_t)v->k * sizeof *rq);
+    struct smap_p2p_msg **msg = malloc((size_t)v->k * sizeof *msg);
+    struct smap_preq *rq = malloc((size_t)v->k * sizeof *rq);
     int rc = msg && rq ? probe_members(v, x->h, msg, scount * st->size)
                        : hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's messages");
     if (rc != MPI_SUCCESS) {
@@ -276,18 +299,14 @@ static int leader_gather(struct vcall *x, const void *sbuf, MPI_Count scount, sm
     rc = s ? hier_launch(s, &req) : hier_fail(MPI_ERR_NO_MEM, "out of memory for the schedule");
     /* every member's copy under way at once (they copy: SMAP_P2P_TO_HUB),
      * then the groups open in order as their members finish */
-    for (int j = 1; j < v->k; j++) {
-        rq[j] = MPI_REQUEST_NULL;
-        int r = PMPI_Imrecv_c(v->pack + v->dsp[j], v->cnt[j], MPI_BYTE, &msg[j], &rq[j]);
-        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
-            rc = hier_fail(r, "receiving a node member's block failed");
-    }
+    for (int j = 1; j < v->k; j++)
+        smap_p2p_mrecv(&rq[j], v->pack + v->dsp[j], v->cnt[j], smap_dtype_get(MPI_BYTE), msg[j]);
     smap_dtype_copy(v->pack, v->cnt[0], smap_dtype_get(MPI_BYTE), sbuf, scount, st);
     atomic_store_explicit(&v->moved, 1, memory_order_release);
     for (int j = 1; j < v->k; j++) {   /* all of them, even after a failure */
-        int r = PMPI_Wait(&rq[j], MPI_STATUS_IGNORE);
+        int r = node_wait_for(&rq[j], "receiving a node member's block failed");
         if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
-            rc = hier_fail(r, "receiving a node member's block failed");
+            rc = r;
         atomic_store_explicit(&v->moved, j + 1, memory_order_release);
     }
     free(msg), free(rq);
@@ -455,10 +474,11 @@ int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_c
             rc = hier_node_scatterv(h, sbuf, v.cnt, v.dsp, st, rbuf, rcount, rt,
                                     h->local_of[root]);
         } else if (rc == MPI_SUCCESS) {
-            rc = PMPI_Recv_c(rbuf, rcount, smap_dtype_handle(rt), 0, HIER_SCATTERV_TAG, h->node_h,
-                             MPI_STATUS_IGNORE);
-            if (rc != MPI_SUCCESS)
-                rc = hier_fail(rc, "receiving a block from the node's leader failed");
+            struct smap_preq p;
+            rc = smap_p2p_irecv(&p, rbuf, rcount, rt, 0, HIER_SCATTERV_TAG, h->node->ctx);
+            rc = rc != MPI_SUCCESS
+                     ? hier_fail(rc, "receiving a block from the node's leader failed")
+                     : node_wait_for(&p, "receiving a block from the node's leader failed");
         }
     }
     vnode_free(&v);

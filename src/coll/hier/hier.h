@@ -3,8 +3,9 @@
  * sub-communicator (the control-block algorithms of src/coll/smap) and an
  * inter-node phase among one leader per node.
  *
- * The binding calls smap_hier_use(c) for a blocking collective of an
- * intracommunicator without a control block; when it says yes, the
+ * The hierarchical table (coll/dispatch.c) calls smap_hier_use(c) for a
+ * blocking collective of an intracommunicator without a control block;
+ * when it says yes, the
  * smap_hier_* function below runs the collective, with the arguments of
  * coll.h.  Each returns MPI_SUCCESS, an MPI error class (smap_hier_why()
  * says why), or SMAP_HIER_FLAT: this call is not one the hierarchy keeps
@@ -40,7 +41,7 @@ int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcou
 /* Scan (exclusive 0) and Exscan (1). */
 int smap_hier_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                    MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c);
-/* The plain forms only (counts .p NULL; the binding calls the v forms
+/* The plain forms only (counts .p NULL; dispatch.c calls the v forms
  * below for Gatherv and Scatterv). */
 int smap_hier_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                      MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,

@@ -8,12 +8,11 @@
 #include "base/tunables.h"
 #include "coll/hier/hier.h"
 #include "coll/nbc/nbc.h"
+#include "coll/smap/cb.h"
 
 /* One per communicator spanning nodes (c->hier). */
 struct smap_hier {
     int usable;         /* 0: the hierarchy does not apply (one node, build failed) */
-    MPI_Comm node_h;    /* c's members on this node, ordered by rank in c */
-    MPI_Comm lead_h;    /* the lowest rank of every node, by rank; NULL elsewhere */
     smap_comm_t *node;  /* the objects behind them (lead NULL off the leaders) */
     smap_comm_t *lead;
     int nnodes;         /* nodes c spans */

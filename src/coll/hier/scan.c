@@ -28,7 +28,7 @@ static int node_scan(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Coun
     if (n->size == 1)   /* an exclusive scan of one rank leaves rbuf alone */
         return exclusive ? MPI_SUCCESS : hier_node_self(h, sbuf, count, t, rbuf, count, 0, t);
     return n->slot >= 0
-               ? hier_fail_coll(smap_coll_scan(sbuf, rbuf, count, t, type, op, exclusive, n))
+               ? hier_fail_coll(smap_cb_scan(sbuf, rbuf, count, t, type, op, exclusive, n))
                : hier_fail_nbc(smap_nbc_scan(sbuf, rbuf, count, t, type, op, exclusive, n, NULL));
 }
 

@@ -29,7 +29,7 @@ int hier_fail(int cls, const char *why)
 
 int hier_fail_coll(int rc)
 {
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_coll_why());
+    return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_cb_why());
 }
 
 int hier_fail_nbc(int rc)
@@ -37,14 +37,18 @@ int hier_fail_nbc(int rc)
     return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_nbc_why());
 }
 
-/* c->hier while the sub-communicators are made (their construction runs
- * collectives on c, which must take the flat path) and when the hierarchy
- * does not apply to c. */
-static struct smap_hier not_hier;
+/* The sub-communicators' maker (src/comm/hier_comms.c, registered at
+ * start). */
+static const struct smap_hier_comms *comms;
+
+void smap_hier_set_comms(const struct smap_hier_comms *x)
+{
+    comms = x;
+}
 
 static void free_state(struct smap_hier *h)
 {
-    if (h == &not_hier || !h)
+    if (!h)
         return;
     free(h->node_of), free(h->local_of), free(h->leader_of);
     free(h->node_start), free(h->rank_at);
@@ -104,34 +108,19 @@ static int map_nodes(smap_comm_t *c, struct smap_hier *h)
     return 0;
 }
 
+/* c's hierarchy, usable or not (one node, or a failure: then every
+ * collective of c runs flat).  Collective over c when c spans nodes (the
+ * sub-communicators' agreements, over point-to-point: no collective on c
+ * runs meanwhile, so nothing here comes back to the hierarchy). */
 static struct smap_hier *build(smap_comm_t *c)
 {
     struct smap_hier *h = calloc(1, sizeof *h);
-    if (!h || map_nodes(c, h) != 0) {
-        free_state(h);
-        return &not_hier;
-    }
-    if (h->nnodes < 2) {
-        free_state(h);
-        return &not_hier;
-    }
-    c->hier = &not_hier;   /* the splits' own collectives on c run flat */
-    int me = c->rank, nd = h->node_of[me];
-    int rc = PMPI_Comm_split(c->handle, nd, me, &h->node_h);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_split(c->handle, h->leader_of[nd] == me ? 0 : MPI_UNDEFINED, me,
-                             &h->lead_h);
-    /* the point-to-point on the node sub-communicator (gatherv.c) hands
-     * its errors back to the collective, which raises them on c */
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_set_errhandler(h->node_h, MPI_ERRORS_RETURN);
-    if (rc != MPI_SUCCESS) {
-        free_state(h);
-        return &not_hier;
-    }
-    h->node = smap_comm_get(h->node_h);
-    h->lead = h->lead_h == MPI_COMM_NULL ? NULL : smap_comm_get(h->lead_h);
-    h->usable = 1;
+    if (!h)
+        return NULL;
+    if (map_nodes(c, h) != 0 || h->nnodes < 2 || !comms)
+        return h;   /* not usable */
+    if (comms->make(c, h->nnodes, h->node_of, h->leader_of, &h->node, &h->lead) == MPI_SUCCESS)
+        h->usable = 1;
     return h;
 }
 
@@ -141,7 +130,7 @@ int smap_hier_use(smap_comm_t *c)
         return 0;
     if (SMAP_UNLIKELY(!c->hier))
         c->hier = build(c);
-    return c->hier->usable;
+    return c->hier && c->hier->usable;
 }
 
 int smap_hier_release(smap_comm_t *c)
@@ -149,12 +138,12 @@ int smap_hier_release(smap_comm_t *c)
     struct smap_hier *h = c->hier;
     c->hier = NULL;
     int rc = MPI_SUCCESS;
-    if (h && h != &not_hier) {
-        rc = PMPI_Comm_free(&h->node_h);
-        if (h->lead_h != MPI_COMM_NULL && rc == MPI_SUCCESS)
-            rc = PMPI_Comm_free(&h->lead_h);
-        free_state(h);
+    if (h && h->node) {
+        rc = comms->free(h->node);
+        if (h->lead && rc == MPI_SUCCESS)
+            rc = comms->free(h->lead);
     }
+    free_state(h);
     return rc == MPI_SUCCESS ? rc : hier_fail(rc, "freeing the hierarchy's sub-communicators failed");
 }
 
@@ -175,7 +164,7 @@ int hier_node_bcast(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_
     smap_comm_t *n = h->node;
     if (n->size == 1)
         return MPI_SUCCESS;
-    return n->slot >= 0 ? hier_fail_coll(smap_coll_bcast(buf, count, t, root, n))
+    return n->slot >= 0 ? hier_fail_coll(smap_cb_bcast(buf, count, t, root, n))
                         : hier_fail_nbc(smap_nbc_bcast(buf, count, t, root, n, NULL));
 }
 
@@ -193,7 +182,7 @@ int hier_node_reduce(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Coun
         return hier_fail_nbc(smap_sched_run(s));
     }
     return n->slot >= 0
-               ? hier_fail_coll(smap_coll_reduce(sbuf, rbuf, count, t, type, op, root, n))
+               ? hier_fail_coll(smap_cb_reduce(sbuf, rbuf, count, t, type, op, root, n))
                : hier_fail_nbc(smap_nbc_reduce(sbuf, rbuf, count, t, type, op, root, n, NULL));
 }
 
@@ -201,7 +190,7 @@ int hier_node_barrier(struct smap_hier *h)
 {
     if (h->node->size == 1)
         return MPI_SUCCESS;
-    return hier_fail_coll(smap_coll_barrier(h->node));
+    return hier_fail_coll(smap_cb_barrier(h->node));
 }
 
 int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int from,
@@ -309,6 +298,6 @@ int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount
         return hier_node_self(h, sbuf, scount, st, rbuf, counts[0], displs[0], rt);
     struct smap_cvec cv = { counts, 1 }, dv = { displs, 1 };
     return n->slot >= 0
-               ? hier_fail_coll(smap_coll_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n))
+               ? hier_fail_coll(smap_cb_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n))
                : hier_fail_nbc(smap_nbc_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n, NULL));
 }

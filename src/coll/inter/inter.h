@@ -51,7 +51,7 @@ int smap_inter_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rco
                               MPI_Count block, MPI_Count total, smap_dtype_t *t,
                               MPI_Datatype type, MPI_Op op, smap_comm_t *c);
 
-/* ---- building blocks (chan.c), also used by src/mpi/inter_create.c ----
+/* ---- building blocks (chan.c), also used by src/comm/inter_create.c ----
  * "Local" operations run among the members of c's group (c->group,
  * c->rank, c->size) on context smap_inter_coll_ctx(c), tag
  * SMAP_INTER_TAG_LOCAL: c may be an intercommunicator, or the

@@ -454,6 +454,9 @@ void smap_sched_persistent(MPI_Request *req)
     persist_req = req;
 }
 
+/* What a request does with the schedule it holds (mpi/request.h). */
+static const struct smap_sched_ops req_ops = { smap_sched_restart, smap_sched_release };
+
 int smap_sched_start(struct smap_sched *s, MPI_Request *req)
 {
     if (s->err) {
@@ -468,6 +471,7 @@ int smap_sched_start(struct smap_sched *s, MPI_Request *req)
     }
     r->p.kind = SMAP_PREQ_COLL;
     r->sched = s;
+    r->sched_ops = &req_ops;
     s->req = r;
     if (persist_req && persist_req == req) {
         /* Built once, run at every MPI_Start (smap_sched_restart).  Its

@@ -49,7 +49,7 @@ static void ag_self(const struct xfer *x)
     smap_dtype_copy((void *)b.buf, b.count, b.t, a->sbuf, a->scount, a->st);
 }
 
-int smap_coll_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+int smap_cb_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                         MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                         smap_dtype_t *rt, smap_comm_t *c)
 {

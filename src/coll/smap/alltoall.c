@@ -136,7 +136,7 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
     return MPI_SUCCESS;
 }
 
-int smap_coll_alltoall(const struct smap_a2a *a, smap_comm_t *c)
+int smap_cb_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 {
     struct csm_comm *s;
     struct xfer x = { .id = SMAP_COLL_ALLTOALL, .same = 0, .src = a2a_src, .dst = a2a_dst,

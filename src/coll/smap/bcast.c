@@ -142,7 +142,7 @@ static int bcast_wide(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
     return MPI_SUCCESS;
 }
 
-int smap_coll_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c)
+int smap_cb_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c)
 {
     /* An empty bcast still takes its one cell step: a rank whose count is
      * 0 while the root's is not must return an error and keep the steps

@@ -47,6 +47,7 @@
 
 #include "base/compiler.h"
 #include "coll/coll.h"
+#include "coll/smap/cb.h"
 #include "dtype/engine.h"
 #include "smap/remote.h"
 
@@ -165,7 +166,7 @@ struct csm_comm {
 };
 
 /* The state of communicator c, or an error class (comm spans nodes, no
- * memory) with smap_coll_why() set. */
+ * memory) with smap_cb_why() set. */
 int csm_get(smap_comm_t *c, struct csm_comm **out);
 /* Records the reason of a failure; returns cls. */
 int csm_fail(int cls, const char *why);

@@ -4,7 +4,7 @@
  * The state of a communicator is built on its first collective: the
  * node-local rank of every member and the local address of every member's
  * slot (through our view of its collectives region).  Communicators whose
- * members live on several nodes never get a block (mpi/comm_agree.c,
+ * members live on several nodes never get a block (comm/comm_agree.c,
  * smap_comm_make): their collectives run as schedules over point-to-point. */
 #define _GNU_SOURCE
 #include "coll/smap/csm.h"
@@ -21,7 +21,7 @@
 
 static _Thread_local const char *last_why = "";
 
-const char *smap_coll_why(void)
+const char *smap_cb_why(void)
 {
     return last_why;
 }
@@ -351,7 +351,7 @@ int smap_coll_consumed_take(void)
     return 1;
 }
 
-int smap_coll_barrier(smap_comm_t *c)
+int smap_cb_barrier(smap_comm_t *c)
 {
     if (c->slot < 0)   /* no control block: a schedule instead (src/coll/nbc) */
         return smap_nbc_barrier(c, NULL);

@@ -160,7 +160,7 @@ static int ga_other(const struct xfer *x, uint64_t t0)
     return rc || pushed ? rc : csm_xfer(x);
 }
 
-int smap_coll_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
+int smap_cb_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                      MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                      smap_dtype_t *rt, int root, smap_comm_t *c)
 {

@@ -476,7 +476,7 @@ static int setup(struct red *r, smap_comm_t *c, const void *sbuf, void *rbuf)
     return csm_get(c, &r->s);
 }
 
-int smap_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+int smap_cb_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                      MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c)
 {
     if (c->size == 1) {
@@ -490,7 +490,7 @@ int smap_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t
     return rc ? rc : run(&r, SMAP_COLL_REDUCE);
 }
 
-int smap_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+int smap_cb_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                         MPI_Datatype type, MPI_Op op, smap_comm_t *c)
 {
     if (c->size == 1) {
@@ -518,7 +518,7 @@ static void shift_block(void *buf, MPI_Count from, MPI_Count n, smap_dtype_t *t)
         cp(el(buf, t, e), el(buf, t, from + e), 1, t);
 }
 
-int smap_coll_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
+int smap_cb_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
                              MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
                              smap_comm_t *c)
 {
@@ -552,7 +552,7 @@ int smap_coll_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcou
     return rc;
 }
 
-int smap_coll_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
+int smap_cb_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                    MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c)
 {
     if (c->size == 1) {

@@ -203,7 +203,7 @@ static int sc_other(const struct xfer *x, uint64_t t0)
     return rc == CSM_XFER_NOT_MINE ? csm_xfer(x) : rc;
 }
 
-int smap_coll_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
+int smap_cb_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                       struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
                       smap_dtype_t *rt, int root, smap_comm_t *c)
 {

@@ -20,7 +20,7 @@
 #include "coll/coll.h"
 #include "coll/nbc/nbc.h"
 #include "mpi/attr.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/errors.h"
 #include "mpi/info.h"
 #include "mpi/intercomm.h"

@@ -6,8 +6,8 @@
  * constructors and the Sessions constructors use the agreement directly.
  * Every function raises its errors on the parent's handler (func names the
  * MPI function) and returns the code. */
-#ifndef SMAP_MPI_COMM_CREATE_H
-#define SMAP_MPI_COMM_CREATE_H
+#ifndef SMAP_COMM_COMM_CREATE_H
+#define SMAP_COMM_COMM_CREATE_H
 
 #include <mpi.h>
 #include <stdint.h>
@@ -104,5 +104,13 @@ int smap_inter_dup(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
  * ordered as in it. */
 int smap_inter_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm,
                      const char *func);
+
+/* Registers what the layers below need from this one (start.c): the
+ * hierarchy's sub-communicators, the destroy and teardown hooks.  Called
+ * by MPI_Init and MPI_Session_init before they start the runtime;
+ * idempotent. */
+void smap_comm_layer_start(void);
+/* The hierarchy's sub-communicators' maker (hier_comms.c). */
+const struct smap_hier_comms *smap_comm_hier_comms(void);
 
 #endif

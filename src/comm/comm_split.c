@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/errors.h"
 #include "mpi/intercomm.h"
 
@@ -53,7 +53,12 @@ int smap_comm_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcom
     if (!ck)
         return smap_err_raise(c->handle, MPI_ERR_NO_MEM, func, "out of memory");
     int mine[2] = { color, key };
-    int rc = PMPI_Allgather(mine, 2, MPI_INT, ck, 2, MPI_INT, c->handle);
+    smap_dtype_t *t = smap_dtype_get(MPI_INT);
+    struct smap_cvec none = { NULL, 0 };
+    smap_coll_func = func;
+    int rc = smap_coll_allgather(mine, 2, t, ck, 2, none, none, t, c);
+    if (rc != MPI_SUCCESS)
+        rc = smap_err_raise(c->handle, rc, func, "%s", smap_coll_why());
     struct smap_comm_ids ids;
     if (rc == MPI_SUCCESS)
         rc = smap_comm_agree(c, &ids, func);

@@ -18,7 +18,7 @@
 
 #include "coll/inter/inter.h"
 #include "mpi/attr.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/errors.h"
 #include "mpi/intercomm.h"
 #include "p2p/p2p.h"
@@ -75,6 +75,19 @@ static void pick(const uint32_t *m, uint64_t key, unsigned attempt, struct smap_
     ids->slot = smap_comm_ctx_pick_spread(&m[SMAP_CTX_WORDS], 1, key, attempt);
 }
 
+/* An allreduce in place on the parent (its collectives' table: the
+ * control blocks here); a failure is raised on the parent's handler, in
+ * the name of the constructor `func`. */
+static int allreduce(struct MPI_ABI_Comm *parent, void *buf, int count, MPI_Datatype type,
+                     MPI_Op op, const char *func)
+{
+    smap_coll_func = func;
+    int rc = smap_coll_allreduce(MPI_IN_PLACE, buf, count, smap_dtype_get(type), type, op,
+                                 parent);
+    return rc == MPI_SUCCESS ? rc
+                             : smap_err_raise(parent->handle, rc, func, "%s", smap_coll_why());
+}
+
 int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, const char *func)
 {
     if (parent->slot < 0) {
@@ -89,8 +102,7 @@ int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, cons
         uint32_t m[SMAP_CTX_WORDS + 1];
         m[SMAP_CTX_WORDS] = smap_coll_slots_free();
         smap_comm_ctx_free(m, &m[SMAP_CTX_WORDS]);
-        int rc = PMPI_Allreduce(MPI_IN_PLACE, m, SMAP_CTX_WORDS + 1, MPI_UINT32_T, MPI_BAND,
-                                parent->handle);
+        int rc = allreduce(parent, m, SMAP_CTX_WORDS + 1, MPI_UINT32_T, MPI_BAND, func);
         if (rc != MPI_SUCCESS)
             return rc;
         pick(m, key, attempt, ids);
@@ -98,7 +110,7 @@ int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, cons
             return no_ctx(parent, func);
         struct claims c;
         claim(ids, &c);
-        rc = PMPI_Allreduce(MPI_IN_PLACE, &c, 3, MPI_UINT64_T, MPI_MAX, parent->handle);
+        rc = allreduce(parent, &c, 3, MPI_UINT64_T, MPI_MAX, func);
         if (rc != MPI_SUCCESS) {
             smap_comm_ctx_release_mine();
             return rc;

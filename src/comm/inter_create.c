@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "coll/inter/inter.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/errors.h"
 #include "mpi/intercomm.h"
 #include "p2p/p2p.h"
