@@ -5,8 +5,11 @@
  * any other is packed (writes) or unpacked (reads) through src/dtype in
  * chunks of ind_wr_buffer_size / ind_rd_buffer_size bytes (ROMIO's hints).
  * The file side walks the view (view.c): each piece of the stream that is
- * contiguous in the file is one pread/pwrite.  No data sieving yet: a
- * filetype of many small blocks costs one system call per block.
+ * contiguous in the file is one pwrite; reads of small pieces with small
+ * holes between them are sieved (one pread of the span, the pieces copied
+ * out; romio_ds_read=disable turns it off).  No sieving for writes yet
+ * (it needs read-modify-write under a lock that every writer honours): a
+ * filetype of many small blocks costs one pwrite per block.
  *
  * Reads stop at the end of file and report the bytes read (the status's
  * count), never an error.  In atomic mode (MPI_File_set_atomicity) the
@@ -58,14 +61,64 @@ static int pio(struct MPI_ABI_File *f, int write, char *p, size_t n, MPI_Offset 
     return MPI_SUCCESS;
 }
 
+/* Data sieving for reads: pieces smaller than this, with holes between
+ * them no larger than this, are read as one span (ROMIO's romio_ds_read). */
+#define SIEVE_PIECE ((MPI_Offset)64 << 10)
+
+/* Reads the pieces of stream bytes [s, s + len) that lie in one span of at
+ * most cap file bytes starting at the first piece's offset: one pread of
+ * the span into sb, then each piece copied out.  *used: stream bytes
+ * covered (the caller continues from there); *done: bytes delivered (less
+ * than *used only at the end of file). */
+static int sieve_read(struct MPI_ABI_File *f, char *p, MPI_Offset s, MPI_Offset len, char *sb,
+                      MPI_Offset cap, MPI_Offset *used, MPI_Offset *done)
+{
+    MPI_Offset av, lo = smap_io_view_map(&f->v, s, len, &av), hi = lo + av, q = av;
+    while (q < len) {   /* how far the span reaches */
+        MPI_Offset nav, fo = smap_io_view_map(&f->v, s + q, len - q, &nav);
+        if (fo < hi || fo - hi > SIEVE_PIECE || nav > SIEVE_PIECE || fo + nav - lo > cap)
+            break;
+        hi = fo + nav;
+        q += nav;
+    }
+    size_t got;
+    int rc = pio(f, 0, sb, (size_t)(hi - lo), lo, &got);
+    *used = q;
+    *done = 0;
+    for (MPI_Offset k = 0; k < q;) {   /* the pieces out of the span */
+        MPI_Offset n, fo = smap_io_view_map(&f->v, s + k, q - k, &n);
+        MPI_Offset have = (MPI_Offset)got - (fo - lo);
+        if (have <= 0)
+            break;
+        MPI_Offset c = have < n ? have : n;
+        memcpy(p + k, sb + (fo - lo), (size_t)c);
+        *done = k + c;
+        if (c < n)
+            break;
+        k += n;
+    }
+    return rc;
+}
+
 /* The stream bytes [s, s + len) of the view to or from p; *done: bytes
- * moved (short at the end of file). */
+ * moved (short at the end of file).  sb (cap bytes, or NULL): a buffer
+ * for sieving reads of small pieces. */
 static int pieces(struct MPI_ABI_File *f, int write, char *p, MPI_Offset s, MPI_Offset len,
-                  MPI_Offset *done)
+                  char *sb, MPI_Offset cap, MPI_Offset *done)
 {
     MPI_Offset q = 0;
     while (q < len) {
         MPI_Offset av, fo = smap_io_view_map(&f->v, s + q, len - q, &av);
+        if (sb && av < SIEVE_PIECE && av <= cap && av < len - q) {
+            MPI_Offset used, got;
+            int rc = sieve_read(f, p + q, s + q, len - q, sb, cap, &used, &got);
+            if (rc || got < used) {
+                *done = q + got;
+                return rc;
+            }
+            q += used;
+            continue;
+        }
         size_t got;
         int rc = pio(f, write, p + q, (size_t)av, fo, &got);
         q += (MPI_Offset)got;
@@ -138,6 +191,21 @@ int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI
             return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte buffer",
                                 (long long)chunk);
     }
+    /* reads of a view with holes sieve, unless romio_ds_read says not */
+    char *sb = NULL;
+    MPI_Offset cap = f->hints.ind_rd_buffer_size, a;
+    if (!write && !f->v.contig) {   /* no larger than the file range touched */
+        MPI_Offset span = smap_io_view_map(&f->v, s0 + total - 1, 1, &a) + 1 -
+                          smap_io_view_map(&f->v, s0, 1, &a);
+        if (span < cap)
+            cap = span;
+    }
+    if (!write && !f->v.contig && strcmp(f->hints.romio_ds_read, "disable") &&
+        !(sb = malloc((size_t)cap))) {
+        free(tmp);
+        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte sieve buffer",
+                            (long long)cap);
+    }
     MPI_Offset lo = 0, hi = 0;
     if (f->atomic) {
         MPI_Offset a;
@@ -146,6 +214,7 @@ int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI
         rc = lock(f, write ? F_WRLCK : F_RDLCK, lo, hi - lo);
         if (rc) {
             free(tmp);
+            free(sb);
             return rc;
         }
     }
@@ -156,7 +225,7 @@ int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI
         MPI_Offset done = 0;
         if (write && tmp)
             smap_dtype_pack(buf, count, mt, tmp, c, len);
-        rc = pieces(f, write, p, s0 + c, len, &done);
+        rc = pieces(f, write, p, s0 + c, len, sb, cap, &done);
         if (!write && tmp && done)
             smap_dtype_unpack(tmp, done, buf, count, mt, c);
         moved += done;
@@ -169,6 +238,7 @@ int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI
             rc = urc;
     }
     free(tmp);
+    free(sb);
     *bytes = moved;
     if (indiv)
         f->fp += moved / f->v.esize;

@@ -191,6 +191,13 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
         if (fd < 0)
             mine = -fd;
     }
+    /* APPEND: the size now, before any rank can leave the agreement
+     * below and write */
+    struct stat st = {0};
+    if (!mine && (amode & MPI_MODE_APPEND) && fstat(fd, &st)) {
+        int e = errno;
+        mine = smap_io_fail(smap_io_errno_class(e), "fstat of %s: %s", path, strerror(e));
+    }
     long long e = mine, all = 0;
     rc = max_over(c, &e, &all, 1);
     if (!mine && (rc || all))
@@ -217,11 +224,8 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
     smap_io_hints_default(&f->hints);
     if (info)
         smap_io_hints_set(&f->hints, info);
-    if (amode & MPI_MODE_APPEND) {
-        struct stat st;
-        if (!fstat(fd, &st))
-            f->fp = st.st_size;   /* default view: etypes are bytes */
-    }
+    if (amode & MPI_MODE_APPEND)
+        f->fp = st.st_size;   /* default view: etypes are bytes */
     f->magic = SMAP_FILE_MAGIC;
     *out = (MPI_File)f;
     return MPI_SUCCESS;

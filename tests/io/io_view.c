@@ -171,6 +171,54 @@ static void run_case(struct kase *k)
     MPI_Type_free(&k->ft);
 }
 
+/* Reads of a view of 3-byte blocks with 4-byte holes, sieved (one pread
+ * per span) or not, with large and tiny sieve buffers, in a file that
+ * ends inside a block: the same bytes and the same short count. */
+static void sieve_eof(void)
+{
+    const long L = 5 + 7 * 400 + 2;
+    unsigned char *img = malloc(L);
+    for (long i = 0; i < L; i++)
+        img[i] = (unsigned char)(i * 11 + 1);
+    if (rank == 0)
+        io_write_posix(path, img, L);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_Datatype ft;
+    MPI_Type_vector(1000, 3, 7, MPI_BYTE, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(MPI_File_set_view(fh, 5, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    static const char *const modes[][2] = {{"enable", "4194304"}, {"disable", "4194304"},
+                                           {"enable", "64"}, {"automatic", "5"}};
+    unsigned char *buf = malloc(3000);
+    for (int m = 0; m < 4; m++) {
+        MPI_Info in;
+        MPI_Info_create(&in);
+        MPI_Info_set(in, "romio_ds_read", modes[m][0]);
+        MPI_Info_set(in, "ind_rd_buffer_size", modes[m][1]);
+        CHECK_RC(MPI_File_set_info(fh, in));
+        MPI_Info_free(&in);
+        for (long start = 0; start <= 1201; start += 100 + 401 * (start > 1000)) {
+            MPI_Status st;
+            int cnt;
+            memset(buf, 0, 3000);
+            CHECK_RC(MPI_File_read_at(fh, start, buf, (int)(3000 - start), MPI_BYTE, &st));
+            MPI_Get_count(&st, MPI_BYTE, &cnt);
+            CHECK(cnt == 1202 - start, "ds %s/%s from %ld: %d bytes, want %ld", modes[m][0],
+                  modes[m][1], start, cnt, 1202 - start);
+            for (long i = 0; i < cnt; i++) {
+                long sb = start + i, o = 5 + (sb / 3) * 7 + sb % 3;
+                CHECK(buf[i] == img[o], "ds %s/%s: byte %ld", modes[m][0], modes[m][1], sb);
+            }
+        }
+    }
+    MPI_Type_free(&ft);
+    CHECK_RC(MPI_File_close(&fh));
+    free(buf);
+    free(img);
+}
+
 static void errors_and_eof(void)
 {
     MPI_File fh;
@@ -300,6 +348,8 @@ int main(int argc, char **argv)
     MPI_Type_free(&two);
     run_case(&rsz);
 
+    sieve_eof();
+    MPI_Barrier(MPI_COMM_WORLD);
     errors_and_eof();
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(io_file_size(path) < 0, "file left behind");
