@@ -746,7 +746,8 @@ AREA_NOTES = [
      "collectives) is correct but not aggregated: each rank does its own "
      "independent access, then the ranks agree on errors; two-phase I/O is not "
      "done yet.  Nonblocking calls complete at start.  Reads sieve, writes do not; only the "
-     "\"native\" data representation.  See src/io/README.md."),
+     "\"native\" data representation.  The shared file pointer needs every rank of "
+     "the file on one node (one shared-memory counter).  See src/io/README.md."),
 ]
 
 

@@ -12,7 +12,8 @@
 #include "dtype/engine.h"
 #include "mpi/status.h"
 
-enum { RW_INDEP, RW_COLL, RW_IINDEP, RW_ICOLL, RW_BEGIN };
+enum { RW_INDEP, RW_COLL, RW_IINDEP, RW_ICOLL, RW_BEGIN,
+       RW_SHARED, RW_ISHARED, RW_ORDERED, RW_OBEGIN };
 
 struct rw {
     const char *F;
@@ -36,9 +37,9 @@ static int local_check(struct MPI_ABI_File *f, const struct rw *d, smap_dtype_t 
         return smap_io_fail(MPI_ERR_TYPE, "datatype is not committed");
     if (d->at && d->off < 0)
         return smap_io_fail(MPI_ERR_ARG, "offset %lld is negative", (long long)d->off);
-    if ((d->form == RW_IINDEP || d->form == RW_ICOLL) && !d->req)
+    if ((d->form == RW_IINDEP || d->form == RW_ICOLL || d->form == RW_ISHARED) && !d->req)
         return smap_io_fail(MPI_ERR_ARG, "request is NULL");
-    if (d->form == RW_BEGIN && f->split)
+    if ((d->form == RW_BEGIN || d->form == RW_OBEGIN) && f->split)
         return smap_io_fail(MPI_ERR_OTHER, "a split collective is already in progress on the "
                                            "file (one at a time per file)");
     return MPI_SUCCESS;
@@ -51,25 +52,35 @@ static int rw(MPI_File fh, struct rw *d, int split_kind)
     if (d->req)
         *d->req = MPI_REQUEST_NULL;
     smap_dtype_t *t = NULL;
-    int coll = d->form == RW_COLL || d->form == RW_ICOLL || d->form == RW_BEGIN;
+    int coll = d->form == RW_COLL || d->form == RW_ICOLL || d->form == RW_BEGIN ||
+               d->form == RW_ORDERED || d->form == RW_OBEGIN;
+    int ordered = d->form == RW_ORDERED || d->form == RW_OBEGIN;
+    int shared = d->form == RW_SHARED || d->form == RW_ISHARED;
     int bad = local_check(f, d, &t);
     MPI_Offset off = d->at ? d->off : -1;
     MPI_Count bytes = 0;
     int rc;
-    if (coll)
-        rc = bad ? smap_io_agree(f, bad)
-                 : smap_io_rw_all(f, d->write, off, d->buf, d->count, t, &bytes);
+    if (coll && bad)
+        rc = smap_io_agree(f, bad);
+    else if (bad)
+        rc = bad;
+    else if (ordered)
+        rc = smap_io_rw_ordered(f, d->write, d->buf, d->count, t, &bytes);
+    else if (coll)
+        rc = smap_io_rw_all(f, d->write, off, d->buf, d->count, t, &bytes);
+    else if (shared)
+        rc = smap_io_rw_shared(f, d->write, d->buf, d->count, t, &bytes);
     else
-        rc = bad ? bad : smap_io_rw(f, d->write, off, d->buf, d->count, t, &bytes);
+        rc = smap_io_rw(f, d->write, off, d->buf, d->count, t, &bytes);
     if (rc)
         return smap_file_raise(fh, rc, d->F, "%s", smap_io_why());
-    if (d->form == RW_BEGIN) {
+    if (d->form == RW_BEGIN || d->form == RW_OBEGIN) {
         f->split = split_kind;
         f->split_bytes = bytes;
         f->split_buf = d->buf;
         return MPI_SUCCESS;
     }
-    if (d->form == RW_IINDEP || d->form == RW_ICOLL)
+    if (d->form == RW_IINDEP || d->form == RW_ICOLL || d->form == RW_ISHARED)
         return FILE_DONE(d->F, fh, smap_io_request(bytes, d->req));
     if (d->st != MPI_STATUS_IGNORE)
         smap_status_fill(d->st, MPI_ANY_SOURCE, MPI_ANY_TAG, bytes);
@@ -349,4 +360,109 @@ int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     return split_end("MPI_File_write_all_end", fh, buf, SMAP_IO_SPLIT_WRITE, status);
+}
+
+/* ---- shared file pointer ---- */
+
+int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                          MPI_Status *status)
+{
+    return RW("MPI_File_read_shared", 0, RW_SHARED, 0, 0, buf, count, datatype, status, NULL,
+              0);
+}
+int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    return RW("MPI_File_read_shared_c", 0, RW_SHARED, 0, 0, buf, count, datatype, status, NULL,
+              0);
+}
+int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                           MPI_Status *status)
+{
+    return RW("MPI_File_write_shared", 1, RW_SHARED, 0, 0, buf, count, datatype, status, NULL,
+              0);
+}
+int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status)
+{
+    return RW("MPI_File_write_shared_c", 1, RW_SHARED, 0, 0, buf, count, datatype, status, NULL,
+              0);
+}
+int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                           MPI_Request *request)
+{
+    return RW("MPI_File_iread_shared", 0, RW_ISHARED, 0, 0, buf, count, datatype, NULL, request,
+              0);
+}
+int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request *request)
+{
+    return RW("MPI_File_iread_shared_c", 0, RW_ISHARED, 0, 0, buf, count, datatype, NULL,
+              request, 0);
+}
+int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                            MPI_Request *request)
+{
+    return RW("MPI_File_iwrite_shared", 1, RW_ISHARED, 0, 0, buf, count, datatype, NULL,
+              request, 0);
+}
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Request *request)
+{
+    return RW("MPI_File_iwrite_shared_c", 1, RW_ISHARED, 0, 0, buf, count, datatype, NULL,
+              request, 0);
+}
+int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                           MPI_Status *status)
+{
+    return RW("MPI_File_read_ordered", 0, RW_ORDERED, 0, 0, buf, count, datatype, status, NULL,
+              0);
+}
+int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status)
+{
+    return RW("MPI_File_read_ordered_c", 0, RW_ORDERED, 0, 0, buf, count, datatype, status,
+              NULL, 0);
+}
+int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    return RW("MPI_File_write_ordered", 1, RW_ORDERED, 0, 0, buf, count, datatype, status, NULL,
+              0);
+}
+int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Status *status)
+{
+    return RW("MPI_File_write_ordered_c", 1, RW_ORDERED, 0, 0, buf, count, datatype, status,
+              NULL, 0);
+}
+int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+{
+    return RW("MPI_File_read_ordered_begin", 0, RW_OBEGIN, 0, 0, buf, count, datatype, NULL,
+              NULL, SMAP_IO_SPLIT_READ_ORDERED);
+}
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count,
+                                   MPI_Datatype datatype)
+{
+    return RW("MPI_File_read_ordered_begin_c", 0, RW_OBEGIN, 0, 0, buf, count, datatype, NULL,
+              NULL, SMAP_IO_SPLIT_READ_ORDERED);
+}
+int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+    return split_end("MPI_File_read_ordered_end", fh, buf, SMAP_IO_SPLIT_READ_ORDERED, status);
+}
+int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+{
+    return RW("MPI_File_write_ordered_begin", 1, RW_OBEGIN, 0, 0, buf, count, datatype, NULL,
+              NULL, SMAP_IO_SPLIT_WRITE_ORDERED);
+}
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                                    MPI_Datatype datatype)
+{
+    return RW("MPI_File_write_ordered_begin_c", 1, RW_OBEGIN, 0, 0, buf, count, datatype, NULL,
+              NULL, SMAP_IO_SPLIT_WRITE_ORDERED);
+}
+int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+    return split_end("MPI_File_write_ordered_end", fh, buf, SMAP_IO_SPLIT_WRITE_ORDERED, status);
 }

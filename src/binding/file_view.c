@@ -1,6 +1,7 @@
 /* File views and positions (MPI 5.0 §14.3, §14.4.3, §14.5): set/get the
  * view, the extent of a type in the file, byte offsets, the individual
- * file pointer.  Argument checks here; the work in src/io/view.c. */
+ * and the shared file pointer.  Argument checks here; the work in
+ * src/io/view.c and src/io/shared.c. */
 #include <string.h>
 
 #include "binding/file_common.h"
@@ -130,4 +131,29 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
                           "not allowed on a file opened with MPI_MODE_SEQUENTIAL");
     *offset = f->fp;
     return MPI_SUCCESS;
+}
+
+int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+{
+    static const char F[] = "MPI_File_seek_shared";
+    struct MPI_ABI_File *f;
+    FILE_CHECK(F, fh, f);
+    /* collective: a bad whence joins the agreement as a differing value
+     * would not, so it is checked first on every rank alike */
+    int bad = 0;
+    if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR && whence != MPI_SEEK_END)
+        bad = smap_io_fail(MPI_ERR_ARG, "whence %d is not MPI_SEEK_SET, MPI_SEEK_CUR or "
+                                        "MPI_SEEK_END", whence);
+    int rc = bad ? smap_io_agree_value(f, offset, bad, "offset")
+                 : smap_io_seek_shared(f, offset, whence);
+    return FILE_DONE(F, fh, rc);
+}
+
+int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
+{
+    static const char F[] = "MPI_File_get_position_shared";
+    struct MPI_ABI_File *f;
+    FILE_CHECK(F, fh, f);
+    FILE_CHECK_PTR(F, fh, offset);
+    return FILE_DONE(F, fh, smap_io_position_shared(f, offset));
 }

@@ -145,9 +145,9 @@ static int lock(struct MPI_ABI_File *f, int type, MPI_Offset start, MPI_Offset l
     return MPI_SUCCESS;
 }
 
-static int access_check(struct MPI_ABI_File *f, int write)
+int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok)
 {
-    if (f->amode & MPI_MODE_SEQUENTIAL)
+    if (!seq_ok && (f->amode & MPI_MODE_SEQUENTIAL))
         return smap_io_fail(MPI_ERR_UNSUPPORTED_OPERATION, "explicit offsets and individual "
                             "file pointers are not allowed on a file opened with "
                             "MPI_MODE_SEQUENTIAL");
@@ -158,13 +158,10 @@ static int access_check(struct MPI_ABI_File *f, int write)
     return MPI_SUCCESS;
 }
 
-int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
-               smap_dtype_t *mt, MPI_Count *bytes)
+static int rw_core(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                   MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes)
 {
-    *bytes = 0;
-    int rc = access_check(f, write);
-    if (rc)
-        return rc;
+    int rc = MPI_SUCCESS;
     MPI_Count total;
     if (__builtin_mul_overflow(count, smap_dtype_size(mt), &total))
         return smap_io_fail(MPI_ERR_COUNT, "count %lld of the datatype overflows",
@@ -243,6 +240,22 @@ int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI
     if (indiv)
         f->fp += moved / f->v.esize;
     return rc;
+}
+
+int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+               smap_dtype_t *mt, MPI_Count *bytes)
+{
+    *bytes = 0;
+    int rc = smap_io_access_check(f, write, 0);
+    return rc ? rc : rw_core(f, write, off, buf, count, mt, bytes);
+}
+
+int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+                  smap_dtype_t *mt, MPI_Count *bytes)
+{
+    *bytes = 0;
+    int rc = smap_io_access_check(f, write, 1);
+    return rc ? rc : rw_core(f, write, off, buf, count, mt, bytes);
 }
 
 int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,

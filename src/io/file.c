@@ -29,14 +29,10 @@
     (MPI_MODE_RDONLY | MPI_MODE_RDWR | MPI_MODE_WRONLY | MPI_MODE_CREATE | MPI_MODE_EXCL | \
      MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN | MPI_MODE_SEQUENTIAL | MPI_MODE_APPEND)
 
-/* Element-wise MAX of n 64-bit integers over c (the agreement primitive). */
+/* Element-wise MAX over c: the agreement primitive. */
 static int max_over(struct MPI_ABI_Comm *c, const long long *in, long long *out, int n)
 {
-    int rc = smap_coll_allreduce(in, out, n, smap_dtype_get(MPI_LONG_LONG),
-                                 MPI_LONG_LONG, MPI_MAX, c);
-    return rc ? smap_io_fail(rc, "agreement over the communicator failed: %s",
-                             smap_coll_why())
-              : MPI_SUCCESS;
+    return smap_io_max(c, in, out, n);
 }
 
 int smap_io_agree(struct MPI_ABI_File *f, int cls)
@@ -55,9 +51,7 @@ int smap_io_agree(struct MPI_ABI_File *f, int cls)
     return (int)out;
 }
 
-/* The same value on every rank (v), or MPI_ERR_NOT_SAME; with a local
- * error class joining the agreement. */
-static int agree_value(struct MPI_ABI_File *f, long long v, int cls, const char *what)
+int smap_io_agree_value(struct MPI_ABI_File *f, long long v, int cls, const char *what)
 {
     long long in[3] = {v, -v, cls}, out[3];
     int rc = max_over(f->c, in, out, 3);
@@ -181,9 +175,9 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
             mine = -fd;
     }
     int first = mine;
-    rc = smap_coll_bcast(&first, 1, smap_dtype_get(MPI_INT), 0, c);
+    rc = smap_io_bcast(&first, 1, MPI_INT, 0, c);
     if (rc && !mine)
-        mine = smap_io_fail(rc, "broadcast from rank 0 failed: %s", smap_coll_why());
+        mine = rc;
     if (first && c->rank != 0 && !mine)
         mine = smap_io_fail(first, "rank 0 could not open %s (error class %d)", path, first);
     if (c->rank != 0 && !mine) {
@@ -226,6 +220,8 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
         smap_io_hints_set(&f->hints, info);
     if (amode & MPI_MODE_APPEND)
         f->fp = st.st_size;   /* default view: etypes are bytes */
+    /* every rank reaches this: the open succeeded everywhere */
+    smap_io_shared_create(f, (amode & MPI_MODE_APPEND) ? st.st_size : 0);
     f->magic = SMAP_FILE_MAGIC;
     *out = (MPI_File)f;
     return MPI_SUCCESS;
@@ -261,6 +257,7 @@ int smap_io_close(MPI_File *fh)
     f->magic = 0;
     smap_handle_forget(f);
     free_comm(f->comm);
+    smap_io_shared_free(f);
     smap_io_view_release(&f->v);
     smap_errhandler_release(f->errhandler);
     free(f->path);
@@ -307,7 +304,7 @@ int smap_io_set_size(struct MPI_ABI_File *f, MPI_Offset size, int preallocate)
                                                            "MPI_MODE_SEQUENTIAL");
     else if (f->amode & MPI_MODE_RDONLY)
         mine = smap_io_fail(MPI_ERR_READ_ONLY, "the file was opened MPI_MODE_RDONLY");
-    int rc = agree_value(f, size, mine, what);
+    int rc = smap_io_agree_value(f, size, mine, what);
     if (rc)
         return rc;
     if (f->rank == 0) {
@@ -341,7 +338,7 @@ int smap_io_sync(struct MPI_ABI_File *f)
 
 int smap_io_set_atomicity(struct MPI_ABI_File *f, int flag)
 {
-    int rc = agree_value(f, flag != 0, 0, "flag");
+    int rc = smap_io_agree_value(f, flag != 0, 0, "flag");
     if (!rc)
         f->atomic = flag != 0;
     return rc;

@@ -11,6 +11,7 @@
 #define SMAP_IO_IO_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "dtype/dtype.h"
@@ -58,6 +59,9 @@ struct MPI_ABI_File {
     MPI_Offset fp;                  /* the individual file pointer, in etypes */
     struct smap_io_view v;
     struct smap_io_hints hints;
+    /* the shared file pointer (shared.c): a counter every rank maps, in
+     * etypes of the view; NULL when the ranks could not share one */
+    _Atomic(long long) *sp;
     /* split collective in progress (MPI_File_*_begin ... _end) */
     int split;                      /* 0, or the enum smap_io_split kind */
     int split_err;
@@ -66,7 +70,7 @@ struct MPI_ABI_File {
 };
 
 enum smap_io_split { SMAP_IO_SPLIT_READ_AT = 1, SMAP_IO_SPLIT_WRITE_AT, SMAP_IO_SPLIT_READ,
-                     SMAP_IO_SPLIT_WRITE };
+                     SMAP_IO_SPLIT_WRITE, SMAP_IO_SPLIT_READ_ORDERED, SMAP_IO_SPLIT_WRITE_ORDERED };
 
 /* The object behind a handle, or NULL (MPI_FILE_NULL, closed, garbage). */
 static inline struct MPI_ABI_File *smap_file_get(MPI_File h)
@@ -107,6 +111,17 @@ int smap_io_set_atomicity(struct MPI_ABI_File *f, int flag);
 /* Every rank of f's communicator passes its class; all get the first
  * nonzero one (by value: the largest).  A barrier when all are 0. */
 int smap_io_agree(struct MPI_ABI_File *f, int cls);
+/* The same, also checking that v is the same on every rank
+ * (MPI_ERR_NOT_SAME naming `what` otherwise). */
+int smap_io_agree_value(struct MPI_ABI_File *f, long long v, int cls, const char *what);
+
+/* ---- collectives on the file's communicator (coll.c) ---- */
+/* Element-wise MAX of n 64-bit integers. */
+int smap_io_max(struct MPI_ABI_Comm *c, const long long *in, long long *out, int n);
+int smap_io_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root,
+                  struct MPI_ABI_Comm *c);
+/* One 64-bit integer from every rank, in rank order. */
+int smap_io_allgather(const long long *mine, long long *all, struct MPI_ABI_Comm *c);
 
 /* ---- hints (hints.c) ---- */
 void smap_io_hints_default(struct smap_io_hints *h);
@@ -140,6 +155,29 @@ int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI
  * class. */
 int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
                    MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes);
+
+/* The access mode allows this access (seq_ok: shared-pointer calls, the
+ * only ones MPI_MODE_SEQUENTIAL files take). */
+int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok);
+/* smap_io_rw at explicit offset off, allowed on sequential files (the
+ * shared-pointer calls' access once they have their offset). */
+int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+                  smap_dtype_t *mt, MPI_Count *bytes);
+
+/* ---- the shared file pointer (shared.c) ---- */
+/* Collective, at open: the counter, set to `initial`; a file whose ranks
+ * cannot all map it gets none (f->sp NULL; never an error). */
+int smap_io_shared_create(struct MPI_ABI_File *f, MPI_Offset initial);
+void smap_io_shared_free(struct MPI_ABI_File *f);
+/* Collective: rank 0 sets the counter to `to`, then every rank agrees. */
+int smap_io_shared_reset(struct MPI_ABI_File *f, MPI_Offset to);
+int smap_io_rw_shared(struct MPI_ABI_File *f, int write, void *buf, MPI_Count count,
+                      smap_dtype_t *mt, MPI_Count *bytes);
+/* Collective, in rank order. */
+int smap_io_rw_ordered(struct MPI_ABI_File *f, int write, void *buf, MPI_Count count,
+                       smap_dtype_t *mt, MPI_Count *bytes);
+int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence);
+int smap_io_position_shared(struct MPI_ABI_File *f, MPI_Offset *off);
 
 /* A request already complete with `bytes` in its status (the nonblocking
  * calls do their access at start). */

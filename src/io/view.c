@@ -8,7 +8,6 @@
  * the filetype's map: a binary search over the map's runs (each run is n
  * blocks of len bytes, `pre` data bytes before it) finds it. */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "dtype/engine.h"
 #include "io/io.h"
@@ -93,16 +92,16 @@ int smap_io_set_view(struct MPI_ABI_File *f, MPI_Offset disp, smap_dtype_t *et,
         mine = smap_io_fail(MPI_ERR_NO_MEM, "out of memory flattening the filetype");
     else
         mine = check_filetype(fl, smap_dtype_extent(ft));
+    /* MPI_DISPLACEMENT_CURRENT: the shared pointer's place in bytes,
+     * through the old view, read before the agreement (after it, rank 0
+     * may already reset the counter for the new view) */
+    MPI_Offset sp = f->sp ? atomic_load_explicit(f->sp, memory_order_relaxed) : 0;
     int rc = smap_io_agree(f, mine);
     if (rc)
         return rc;
     if (disp == MPI_DISPLACEMENT_CURRENT) {
-        /* no shared file pointer moves yet (README.md): it is at the start,
-         * or at the end of file in MPI_MODE_APPEND */
-        disp = 0;
-        struct stat st;
-        if ((f->amode & MPI_MODE_APPEND) && !fstat(f->fd, &st))
-            disp = st.st_size;
+        MPI_Offset av;
+        disp = smap_io_view_map(&f->v, sp * f->v.esize, 1, &av);
     }
     struct smap_io_view old = f->v;
     set_types(&f->v, disp, et, ft, fl);
@@ -111,7 +110,7 @@ int smap_io_set_view(struct MPI_ABI_File *f, MPI_Offset disp, smap_dtype_t *et,
     f->fp = 0;
     if (info)
         smap_io_hints_set(&f->hints, info);
-    return MPI_SUCCESS;
+    return smap_io_shared_reset(f, 0);
 }
 
 /* The data byte w (< fsize) of the filetype's map: its offset from the
