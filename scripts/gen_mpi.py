@@ -745,7 +745,8 @@ AREA_NOTES = [
     ("File I/O", "collective data access (`_all`, `_at_all`, split, nonblocking "
      "collectives) is correct but not aggregated: each rank does its own "
      "independent access, then the ranks agree on errors; two-phase I/O is not "
-     "done yet.  Nonblocking calls complete at start.  Reads sieve, writes do not; only the "
+     "done yet.  Nonblocking calls complete at start.  Reads sieve; writes only with "
+     "romio_ds_write=enable; only the "
      "\"native\" data representation.  The shared file pointer needs every rank of "
      "the file on one node (one shared-memory counter).  See src/io/README.md."),
 ]

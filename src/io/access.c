@@ -5,11 +5,11 @@
  * any other is packed (writes) or unpacked (reads) through src/dtype in
  * chunks of ind_wr_buffer_size / ind_rd_buffer_size bytes (ROMIO's hints).
  * The file side walks the view (view.c): each piece of the stream that is
- * contiguous in the file is one pwrite; reads of small pieces with small
- * holes between them are sieved (one pread of the span, the pieces copied
- * out; romio_ds_read=disable turns it off).  No sieving for writes yet
- * (it needs read-modify-write under a lock that every writer honours): a
- * filetype of many small blocks costs one pwrite per block.
+ * contiguous in the file is one pwrite/pread; small pieces with small
+ * holes between them are sieved: reads by default (one pread of the span,
+ * the pieces copied out; romio_ds_read=disable turns it off), writes with
+ * romio_ds_write=enable (read-modify-write of the span under an exclusive
+ * fcntl lock, every plain write of the file under a shared one).
  *
  * Reads stop at the end of file and report the bytes read (the status's
  * count), never an error.  In atomic mode (MPI_File_set_atomicity) the
@@ -61,26 +61,40 @@ static int pio(struct MPI_ABI_File *f, int write, char *p, size_t n, MPI_Offset 
     return MPI_SUCCESS;
 }
 
-/* Data sieving for reads: pieces smaller than this, with holes between
- * them no larger than this, are read as one span (ROMIO's romio_ds_read). */
+/* Data sieving: pieces smaller than this, with holes between them no
+ * larger than this, are read (and, when asked, written) as one span. */
 #define SIEVE_PIECE ((MPI_Offset)64 << 10)
 
-/* Reads the pieces of stream bytes [s, s + len) that lie in one span of at
- * most cap file bytes starting at the first piece's offset: one pread of
- * the span into sb, then each piece copied out.  *used: stream bytes
- * covered (the caller continues from there); *done: bytes delivered (less
- * than *used only at the end of file). */
+static int lock(struct MPI_ABI_File *f, int type, MPI_Offset start, MPI_Offset len);
+
+/* The span a sieve takes from stream byte s (a piece under SIEVE_PIECE):
+ * the following pieces while holes and pieces stay small and the span
+ * within cap bytes.  [*lo, *hi) in the file; returns the stream bytes. */
+static MPI_Offset span_of(struct MPI_ABI_File *f, MPI_Offset s, MPI_Offset len, MPI_Offset cap,
+                          MPI_Offset *lo, MPI_Offset *hi)
+{
+    MPI_Offset av;
+    *lo = smap_io_view_map(&f->v, s, len, &av);
+    *hi = *lo + av;
+    MPI_Offset q = av;
+    while (q < len) {
+        MPI_Offset nav, fo = smap_io_view_map(&f->v, s + q, len - q, &nav);
+        if (fo < *hi || fo - *hi > SIEVE_PIECE || nav > SIEVE_PIECE || fo + nav - *lo > cap)
+            break;
+        *hi = fo + nav;
+        q += nav;
+    }
+    return q;
+}
+
+/* Reads the pieces of one span (span_of): one pread of the span into sb,
+ * then each piece copied out.  *used: stream bytes covered (the caller
+ * continues from there); *done: bytes delivered (less than *used only at
+ * the end of file). */
 static int sieve_read(struct MPI_ABI_File *f, char *p, MPI_Offset s, MPI_Offset len, char *sb,
                       MPI_Offset cap, MPI_Offset *used, MPI_Offset *done)
 {
-    MPI_Offset av, lo = smap_io_view_map(&f->v, s, len, &av), hi = lo + av, q = av;
-    while (q < len) {   /* how far the span reaches */
-        MPI_Offset nav, fo = smap_io_view_map(&f->v, s + q, len - q, &nav);
-        if (fo < hi || fo - hi > SIEVE_PIECE || nav > SIEVE_PIECE || fo + nav - lo > cap)
-            break;
-        hi = fo + nav;
-        q += nav;
-    }
+    MPI_Offset lo, hi, q = span_of(f, s, len, cap, &lo, &hi);
     size_t got;
     int rc = pio(f, 0, sb, (size_t)(hi - lo), lo, &got);
     *used = q;
@@ -100,18 +114,59 @@ static int sieve_read(struct MPI_ABI_File *f, char *p, MPI_Offset s, MPI_Offset 
     return rc;
 }
 
+/* Writes the pieces of one span by read-modify-write: under an exclusive
+ * lock of the span (unless atomic mode holds the whole access already),
+ * pread it (zeros past the end of file), copy the pieces in, pwrite it.
+ * The holes are written back as they were; every plain write of the file
+ * takes a shared lock meanwhile (pieces()), so none lands in a hole
+ * between our read and our write. */
+static int sieve_write(struct MPI_ABI_File *f, const char *p, MPI_Offset s, MPI_Offset len,
+                       char *sb, MPI_Offset cap, MPI_Offset *used)
+{
+    MPI_Offset lo, hi, q = span_of(f, s, len, cap, &lo, &hi);
+    int locked = !f->atomic;
+    int rc = locked ? lock(f, F_WRLCK, lo, hi - lo) : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    size_t got;
+    rc = pio(f, 0, sb, (size_t)(hi - lo), lo, &got);
+    if (!rc) {
+        memset(sb + got, 0, (size_t)(hi - lo) - got);
+        for (MPI_Offset k = 0; k < q;) {
+            MPI_Offset n, fo = smap_io_view_map(&f->v, s + k, q - k, &n);
+            memcpy(sb + (fo - lo), p + k, (size_t)n);
+            k += n;
+        }
+        rc = pio(f, 1, sb, (size_t)(hi - lo), lo, &got);
+    }
+    if (locked) {
+        int urc = lock(f, F_UNLCK, lo, hi - lo);
+        if (!rc)
+            rc = urc;
+    }
+    *used = rc ? 0 : q;
+    return rc;
+}
+
 /* The stream bytes [s, s + len) of the view to or from p; *done: bytes
- * moved (short at the end of file).  sb (cap bytes, or NULL): a buffer
- * for sieving reads of small pieces. */
+ * moved (short at the end of file).  sb (cap bytes, or NULL): the buffer
+ * for sieving small pieces.  wlock: write sieving is on for this file, so
+ * a plain write holds a shared lock of its range while it writes. */
 static int pieces(struct MPI_ABI_File *f, int write, char *p, MPI_Offset s, MPI_Offset len,
-                  char *sb, MPI_Offset cap, MPI_Offset *done)
+                  char *sb, MPI_Offset cap, int wlock, MPI_Offset *done)
 {
     MPI_Offset q = 0;
     while (q < len) {
         MPI_Offset av, fo = smap_io_view_map(&f->v, s + q, len - q, &av);
         if (sb && av < SIEVE_PIECE && av <= cap && av < len - q) {
-            MPI_Offset used, got;
-            int rc = sieve_read(f, p + q, s + q, len - q, sb, cap, &used, &got);
+            MPI_Offset used = 0, got = 0;
+            int rc;
+            if (write) {
+                rc = sieve_write(f, p + q, s + q, len - q, sb, cap, &used);
+                got = used;
+            } else {
+                rc = sieve_read(f, p + q, s + q, len - q, sb, cap, &used, &got);
+            }
             if (rc || got < used) {
                 *done = q + got;
                 return rc;
@@ -120,7 +175,17 @@ static int pieces(struct MPI_ABI_File *f, int write, char *p, MPI_Offset s, MPI_
             continue;
         }
         size_t got;
-        int rc = pio(f, write, p + q, (size_t)av, fo, &got);
+        int rc = wlock ? lock(f, F_RDLCK, fo, av) : MPI_SUCCESS;
+        if (!rc) {
+            rc = pio(f, write, p + q, (size_t)av, fo, &got);
+            if (wlock) {
+                int urc = lock(f, F_UNLCK, fo, av);
+                if (!rc)
+                    rc = urc;
+            }
+        } else {
+            got = 0;
+        }
         q += (MPI_Offset)got;
         if (rc || (MPI_Offset)got < av) {
             *done = q;
@@ -188,17 +253,23 @@ static int rw_core(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
             return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte buffer",
                                 (long long)chunk);
     }
-    /* reads of a view with holes sieve, unless romio_ds_read says not */
+    /* Reads of a view with holes sieve unless romio_ds_read=disable;
+     * writes only with romio_ds_write=enable on a RDWR file (set on every
+     * rank, as MPI_File_set_info is collective): then every plain write
+     * of the file, whatever its view, takes a shared lock (wlock) that a
+     * sieving write's exclusive one excludes. */
+    int wsieve = write && (f->amode & MPI_MODE_RDWR) && !strcmp(f->hints.romio_ds_write, "enable");
+    int sieve = write ? wsieve && !f->v.contig
+                      : !f->v.contig && strcmp(f->hints.romio_ds_read, "disable");
     char *sb = NULL;
-    MPI_Offset cap = f->hints.ind_rd_buffer_size, a;
-    if (!write && !f->v.contig) {   /* no larger than the file range touched */
+    MPI_Offset cap = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size, a;
+    if (sieve) {   /* no larger than the file range touched */
         MPI_Offset span = smap_io_view_map(&f->v, s0 + total - 1, 1, &a) + 1 -
                           smap_io_view_map(&f->v, s0, 1, &a);
         if (span < cap)
             cap = span;
     }
-    if (!write && !f->v.contig && strcmp(f->hints.romio_ds_read, "disable") &&
-        !(sb = malloc((size_t)cap))) {
+    if (sieve && !(sb = malloc((size_t)cap))) {
         free(tmp);
         return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte sieve buffer",
                             (long long)cap);
@@ -222,7 +293,7 @@ static int rw_core(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
         MPI_Offset done = 0;
         if (write && tmp)
             smap_dtype_pack(buf, count, mt, tmp, c, len);
-        rc = pieces(f, write, p, s0 + c, len, sb, cap, &done);
+        rc = pieces(f, write, p, s0 + c, len, sb, cap, wsieve && !f->atomic, &done);
         if (!write && tmp && done)
             smap_dtype_unpack(tmp, done, buf, count, mt, c);
         moved += done;

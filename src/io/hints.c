@@ -1,9 +1,10 @@
 /* Info hints of files (MPI 5.0 §14.2.8), under ROMIO's names so programs
  * tuned for MPICH keep their settings.  A hint with a value we cannot use
  * is ignored, as the standard allows; MPI_File_get_info reports the values
- * in effect.  The independent buffer sizes size the packing chunk of
- * access.c; the collective-buffering and sieving hints are accepted and
- * reported, and do nothing yet (README.md: no two-phase, no sieving). */
+ * in effect.  The independent buffer sizes size the packing chunk and the
+ * sieve of access.c, romio_ds_read/romio_ds_write switch data sieving;
+ * the collective-buffering hints are accepted and reported, and do
+ * nothing yet (README.md: no two-phase I/O). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

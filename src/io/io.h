@@ -22,9 +22,10 @@ struct MPI_ABI_Comm;
 struct MPI_ABI_Info;
 
 /* The hints a file keeps (ROMIO's names; MPI_File_get_info reports them).
- * ind_rd/ind_wr_buffer_size size the packing chunk of independent reads
- * and writes (access.c); the others are accepted and reported: no
- * two-phase aggregation and no data sieving yet (README.md). */
+ * ind_rd/ind_wr_buffer_size size the packing chunk and the sieve of
+ * independent reads and writes, romio_ds_read/write switch sieving
+ * (access.c); the collective-buffering ones are accepted and reported:
+ * no two-phase aggregation yet (README.md). */
 struct smap_io_hints {
     long long cb_buffer_size, cb_nodes, ind_rd_buffer_size, ind_wr_buffer_size;
     long long striping_factor, striping_unit;   /* 0: not set */
