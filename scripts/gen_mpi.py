@@ -738,6 +738,20 @@ AREAS = [
 ]
 
 
+# What an area's count does not say: limits of functions counted as
+# implemented, printed under the table of areas (the folder's README has
+# the detail).
+AREA_NOTES = [
+    ("File I/O", "collective data access (`_all`, `_at_all`, split, nonblocking "
+     "collectives) is correct but not aggregated: each rank does its own "
+     "independent access, then the ranks agree on errors; two-phase I/O is not "
+     "done yet.  Nonblocking calls complete at start.  Reads sieve; writes only with "
+     "romio_ds_write=enable; only the "
+     "\"native\" data representation.  The shared file pointer needs every rank of "
+     "the file on one node (one shared-memory counter).  See src/io/README.md."),
+]
+
+
 def area_of(name):
     # interoperability functions first: they carry many object prefixes
     for title, pattern in AREAS[-1:] + AREAS[:-1]:
@@ -785,6 +799,10 @@ def gen_status(functions, hand):
             continue
         n_impl = sum(1 for f in fs if f.name in hand["PMPI"])
         w("| %s | %d | %d |" % (title, n_impl, len(fs) - n_impl))
+    if AREA_NOTES:
+        w("")
+        for title, note in AREA_NOTES:
+            w("- **%s:** %s" % (title, note))
     for heading, group in (
             ("Implemented", impl),
             ("Not implemented (returns MPI_ERR_UNSUPPORTED_OPERATION)", unsup),

@@ -70,14 +70,6 @@ static int same_machine(const char *a, const char *b)
     return a[0] != '-' && la == strcspn(b, "@/") && strncmp(a, b, la) == 0;
 }
 
-/* Whether they are one machine and both bound to the same single CPU. */
-static int same_cpu(const char *a, const char *b)
-{
-    size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
-    const char *at = memchr(a, '@', la);
-    return same_machine(a, b) && la == lb && at && at[1] != '*' && strncmp(a, b, la) == 0;
-}
-
 /* Groups ranks by node name in order of first appearance, so node ids
  * and local ranks agree on every rank; machine[r] is rank r's machine
  * group (ranks whose published machine ids match; -1: unknown), cpu[r]

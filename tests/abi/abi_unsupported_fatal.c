@@ -6,11 +6,11 @@
 
 int main(int argc, char **argv)
 {
-    MPI_File fh = MPI_FILE_NULL;
     MPI_Init(&argc, &argv);
-    int rc = MPI_File_open(MPI_COMM_WORLD, "abi_unsupported.dat", MPI_MODE_RDONLY, MPI_INFO_NULL,
-                           &fh);
-    printf("NOT REACHED: MPI_File_open returned %d\n", rc);
+    /* no communicator argument: MPI_COMM_SELF's handler, fatal by default */
+    int rc = MPI_Register_datarep("abi_unsupported", MPI_CONVERSION_FN_NULL,
+                                  MPI_CONVERSION_FN_NULL, NULL, NULL);
+    printf("NOT REACHED: MPI_Register_datarep returned %d\n", rc);
     fflush(stdout);
     MPI_Finalize();
     return 0;

@@ -1,0 +1,355 @@
+/* Data access (MPI 5.0 §14.4): reads and writes through the view, at an
+ * explicit offset or the individual file pointer.
+ *
+ * The memory side is any datatype: a contiguous one is used in place,
+ * any other is packed (writes) or unpacked (reads) through src/dtype in
+ * chunks of ind_wr_buffer_size / ind_rd_buffer_size bytes (ROMIO's hints).
+ * The file side walks the view (view.c): each piece of the stream that is
+ * contiguous in the file is one pwrite/pread; small pieces with small
+ * holes between them are sieved: reads by default (one pread of the span,
+ * the pieces copied out; romio_ds_read=disable turns it off), writes with
+ * romio_ds_write=enable (read-modify-write of the span under an exclusive
+ * fcntl lock, every plain write of the file under a shared one).
+ *
+ * Reads stop at the end of file and report the bytes read (the status's
+ * count), never an error.  In atomic mode (MPI_File_set_atomicity) the
+ * whole range an access touches is locked first with an fcntl byte-range
+ * lock (shared for reads, exclusive for writes), so overlapping accesses
+ * of several ranks do not interleave. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dtype/engine.h"
+#include "io/io.h"
+#include "mpi/request.h"
+
+/* n bytes at file offset off; *done: bytes moved (short only at the end
+ * of file, for reads). */
+static int pio(struct MPI_ABI_File *f, int write, char *p, size_t n, MPI_Offset off,
+               size_t *done)
+{
+    size_t got = 0;
+    while (got < n) {
+        size_t want = n - got;
+        if (want > (size_t)1 << 30)
+            want = (size_t)1 << 30;
+        ssize_t r = write ? pwrite(f->fd, p + got, want, off + (off_t)got)
+                          : pread(f->fd, p + got, want, off + (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            *done = got;
+            return smap_io_fail(smap_io_errno_class(e), "%s %s at offset %lld: %s",
+                                write ? "writing" : "reading", f->path,
+                                (long long)(off + (MPI_Offset)got), strerror(e));
+        }
+        if (r == 0) {
+            if (write) {
+                *done = got;
+                return smap_io_fail(MPI_ERR_IO, "writing %s at offset %lld: no progress",
+                                    f->path, (long long)(off + (MPI_Offset)got));
+            }
+            break;   /* end of file */
+        }
+        got += (size_t)r;
+    }
+    *done = got;
+    return MPI_SUCCESS;
+}
+
+/* Data sieving: pieces smaller than this, with holes between them no
+ * larger than this, are read (and, when asked, written) as one span. */
+#define SIEVE_PIECE ((MPI_Offset)64 << 10)
+
+static int lock(struct MPI_ABI_File *f, int type, MPI_Offset start, MPI_Offset len);
+
+/* The span a sieve takes from stream byte s (a piece under SIEVE_PIECE):
+ * the following pieces while holes and pieces stay small and the span
+ * within cap bytes.  [*lo, *hi) in the file; returns the stream bytes. */
+static MPI_Offset span_of(struct MPI_ABI_File *f, MPI_Offset s, MPI_Offset len, MPI_Offset cap,
+                          MPI_Offset *lo, MPI_Offset *hi)
+{
+    MPI_Offset av;
+    *lo = smap_io_view_map(&f->v, s, len, &av);
+    *hi = *lo + av;
+    MPI_Offset q = av;
+    while (q < len) {
+        MPI_Offset nav, fo = smap_io_view_map(&f->v, s + q, len - q, &nav);
+        if (fo < *hi || fo - *hi > SIEVE_PIECE || nav > SIEVE_PIECE || fo + nav - *lo > cap)
+            break;
+        *hi = fo + nav;
+        q += nav;
+    }
+    return q;
+}
+
+/* Reads the pieces of one span (span_of): one pread of the span into sb,
+ * then each piece copied out.  *used: stream bytes covered (the caller
+ * continues from there); *done: bytes delivered (less than *used only at
+ * the end of file). */
+static int sieve_read(struct MPI_ABI_File *f, char *p, MPI_Offset s, MPI_Offset len, char *sb,
+                      MPI_Offset cap, MPI_Offset *used, MPI_Offset *done)
+{
+    MPI_Offset lo, hi, q = span_of(f, s, len, cap, &lo, &hi);
+    size_t got;
+    int rc = pio(f, 0, sb, (size_t)(hi - lo), lo, &got);
+    *used = q;
+    *done = 0;
+    for (MPI_Offset k = 0; k < q;) {   /* the pieces out of the span */
+        MPI_Offset n, fo = smap_io_view_map(&f->v, s + k, q - k, &n);
+        MPI_Offset have = (MPI_Offset)got - (fo - lo);
+        if (have <= 0)
+            break;
+        MPI_Offset c = have < n ? have : n;
+        memcpy(p + k, sb + (fo - lo), (size_t)c);
+        *done = k + c;
+        if (c < n)
+            break;
+        k += n;
+    }
+    return rc;
+}
+
+/* Writes the pieces of one span by read-modify-write: under an exclusive
+ * lock of the span (unless atomic mode holds the whole access already),
+ * pread it (zeros past the end of file), copy the pieces in, pwrite it.
+ * The holes are written back as they were; every plain write of the file
+ * takes a shared lock meanwhile (pieces()), so none lands in a hole
+ * between our read and our write. */
+static int sieve_write(struct MPI_ABI_File *f, const char *p, MPI_Offset s, MPI_Offset len,
+                       char *sb, MPI_Offset cap, MPI_Offset *used)
+{
+    MPI_Offset lo, hi, q = span_of(f, s, len, cap, &lo, &hi);
+    int locked = !f->atomic;
+    int rc = locked ? lock(f, F_WRLCK, lo, hi - lo) : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    size_t got;
+    rc = pio(f, 0, sb, (size_t)(hi - lo), lo, &got);
+    if (!rc) {
+        memset(sb + got, 0, (size_t)(hi - lo) - got);
+        for (MPI_Offset k = 0; k < q;) {
+            MPI_Offset n, fo = smap_io_view_map(&f->v, s + k, q - k, &n);
+            memcpy(sb + (fo - lo), p + k, (size_t)n);
+            k += n;
+        }
+        rc = pio(f, 1, sb, (size_t)(hi - lo), lo, &got);
+    }
+    if (locked) {
+        int urc = lock(f, F_UNLCK, lo, hi - lo);
+        if (!rc)
+            rc = urc;
+    }
+    *used = rc ? 0 : q;
+    return rc;
+}
+
+/* The stream bytes [s, s + len) of the view to or from p; *done: bytes
+ * moved (short at the end of file).  sb (cap bytes, or NULL): the buffer
+ * for sieving small pieces.  wlock: write sieving is on for this file, so
+ * a plain write holds a shared lock of its range while it writes. */
+static int pieces(struct MPI_ABI_File *f, int write, char *p, MPI_Offset s, MPI_Offset len,
+                  char *sb, MPI_Offset cap, int wlock, MPI_Offset *done)
+{
+    MPI_Offset q = 0;
+    while (q < len) {
+        MPI_Offset av, fo = smap_io_view_map(&f->v, s + q, len - q, &av);
+        if (sb && av < SIEVE_PIECE && av <= cap && av < len - q) {
+            MPI_Offset used = 0, got = 0;
+            int rc;
+            if (write) {
+                rc = sieve_write(f, p + q, s + q, len - q, sb, cap, &used);
+                got = used;
+            } else {
+                rc = sieve_read(f, p + q, s + q, len - q, sb, cap, &used, &got);
+            }
+            if (rc || got < used) {
+                *done = q + got;
+                return rc;
+            }
+            q += used;
+            continue;
+        }
+        size_t got;
+        int rc = wlock ? lock(f, F_RDLCK, fo, av) : MPI_SUCCESS;
+        if (!rc) {
+            rc = pio(f, write, p + q, (size_t)av, fo, &got);
+            if (wlock) {
+                int urc = lock(f, F_UNLCK, fo, av);
+                if (!rc)
+                    rc = urc;
+            }
+        } else {
+            got = 0;
+        }
+        q += (MPI_Offset)got;
+        if (rc || (MPI_Offset)got < av) {
+            *done = q;
+            return rc;
+        }
+    }
+    *done = q;
+    return MPI_SUCCESS;
+}
+
+static int lock(struct MPI_ABI_File *f, int type, MPI_Offset start, MPI_Offset len)
+{
+    struct flock fl = {.l_type = (short)type, .l_whence = SEEK_SET, .l_start = start,
+                       .l_len = len};
+    while (fcntl(f->fd, F_SETLKW, &fl)) {
+        if (errno == EINTR)
+            continue;
+        int e = errno;
+        return smap_io_fail(MPI_ERR_IO, "atomic mode: locking bytes %lld..%lld of %s: %s",
+                            (long long)start, (long long)(start + len), f->path, strerror(e));
+    }
+    return MPI_SUCCESS;
+}
+
+int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok)
+{
+    if (!seq_ok && (f->amode & MPI_MODE_SEQUENTIAL))
+        return smap_io_fail(MPI_ERR_UNSUPPORTED_OPERATION, "explicit offsets and individual "
+                            "file pointers are not allowed on a file opened with "
+                            "MPI_MODE_SEQUENTIAL");
+    if (write && (f->amode & MPI_MODE_RDONLY))
+        return smap_io_fail(MPI_ERR_READ_ONLY, "the file was opened MPI_MODE_RDONLY");
+    if (!write && (f->amode & MPI_MODE_WRONLY))
+        return smap_io_fail(MPI_ERR_ACCESS, "the file was opened MPI_MODE_WRONLY");
+    return MPI_SUCCESS;
+}
+
+static int rw_core(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                   MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Count total;
+    if (__builtin_mul_overflow(count, smap_dtype_size(mt), &total))
+        return smap_io_fail(MPI_ERR_COUNT, "count %lld of the datatype overflows",
+                            (long long)count);
+    if (total % f->v.esize)
+        return smap_io_fail(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, etype "
+                            "of %lld)", (long long)total, (long long)f->v.esize);
+    int indiv = off < 0;
+    MPI_Offset s0;
+    if (__builtin_mul_overflow(indiv ? f->fp : off, f->v.esize, &s0))
+        return smap_io_fail(MPI_ERR_ARG, "offset %lld overflows", (long long)off);
+    if (total == 0)
+        return MPI_SUCCESS;
+
+    char *mem = NULL, *tmp = NULL;
+    MPI_Count chunk = total;
+    if (smap_dtype_is_contiguous(mt)) {
+        mem = (char *)buf + smap_dtype_data_offset(mt);
+    } else {
+        long long h = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
+        if (chunk > h)
+            chunk = h;
+        if (!(tmp = malloc((size_t)chunk)))
+            return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte buffer",
+                                (long long)chunk);
+    }
+    /* Reads of a view with holes sieve unless romio_ds_read=disable;
+     * writes only with romio_ds_write=enable on a RDWR file (set on every
+     * rank, as MPI_File_set_info is collective): then every plain write
+     * of the file, whatever its view, takes a shared lock (wlock) that a
+     * sieving write's exclusive one excludes. */
+    int wsieve = write && (f->amode & MPI_MODE_RDWR) && !strcmp(f->hints.romio_ds_write, "enable");
+    int sieve = write ? wsieve && !f->v.contig
+                      : !f->v.contig && strcmp(f->hints.romio_ds_read, "disable");
+    char *sb = NULL;
+    MPI_Offset cap = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size, a;
+    if (sieve) {   /* no larger than the file range touched */
+        MPI_Offset span = smap_io_view_map(&f->v, s0 + total - 1, 1, &a) + 1 -
+                          smap_io_view_map(&f->v, s0, 1, &a);
+        if (span < cap)
+            cap = span;
+    }
+    if (sieve && !(sb = malloc((size_t)cap))) {
+        free(tmp);
+        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte sieve buffer",
+                            (long long)cap);
+    }
+    MPI_Offset lo = 0, hi = 0;
+    if (f->atomic) {
+        MPI_Offset a;
+        lo = smap_io_view_map(&f->v, s0, 1, &a);
+        hi = smap_io_view_map(&f->v, s0 + total - 1, 1, &a) + 1;
+        rc = lock(f, write ? F_WRLCK : F_RDLCK, lo, hi - lo);
+        if (rc) {
+            free(tmp);
+            free(sb);
+            return rc;
+        }
+    }
+    MPI_Count moved = 0;
+    for (MPI_Count c = 0; c < total && !rc; c += chunk) {
+        MPI_Count len = total - c < chunk ? total - c : chunk;
+        char *p = tmp ? tmp : mem + c;
+        MPI_Offset done = 0;
+        if (write && tmp)
+            smap_dtype_pack(buf, count, mt, tmp, c, len);
+        rc = pieces(f, write, p, s0 + c, len, sb, cap, wsieve && !f->atomic, &done);
+        if (!write && tmp && done)
+            smap_dtype_unpack(tmp, done, buf, count, mt, c);
+        moved += done;
+        if (done < len)
+            break;   /* end of file, or an error */
+    }
+    if (f->atomic) {
+        int urc = lock(f, F_UNLCK, lo, hi - lo);
+        if (!rc)
+            rc = urc;
+    }
+    free(tmp);
+    free(sb);
+    *bytes = moved;
+    if (indiv)
+        f->fp += moved / f->v.esize;
+    return rc;
+}
+
+int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+               smap_dtype_t *mt, MPI_Count *bytes)
+{
+    *bytes = 0;
+    int rc = smap_io_access_check(f, write, 0);
+    return rc ? rc : rw_core(f, write, off, buf, count, mt, bytes);
+}
+
+int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+                  smap_dtype_t *mt, MPI_Count *bytes)
+{
+    *bytes = 0;
+    int rc = smap_io_access_check(f, write, 1);
+    return rc ? rc : rw_core(f, write, off, buf, count, mt, bytes);
+}
+
+int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                   MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes)
+{
+    /* Correct first: each rank's own access, then the agreement (D18);
+     * two-phase aggregation is not done yet (README.md). */
+    int mine = smap_io_rw(f, write, off, buf, count, mt, bytes);
+    return smap_io_agree(f, mine);
+}
+
+int smap_io_request(MPI_Count bytes, MPI_Request *req)
+{
+    /* completed at start (the standard allows it): a finished receive-kind
+     * request carries the count into the status of MPI_Wait/MPI_Test */
+    struct MPI_ABI_Request *r = smap_req_new(MPI_COMM_NULL);
+    if (!r)
+        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the request");
+    r->p.kind = SMAP_PREQ_RECV;
+    r->p.src = MPI_ANY_SOURCE;
+    r->p.rtag = MPI_ANY_TAG;
+    r->p.got = (size_t)bytes;
+    smap_preq_complete(&r->p);
+    *req = (MPI_Request)r;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,187 @@
+/* MPI-IO (DESIGN.md D15): the file object and the interface the bindings
+ * call (src/binding/file*.c check the arguments; these functions open,
+ * map views and move data over POSIX).
+ *
+ * Every function returns MPI_SUCCESS or an MPI error class, with
+ * smap_io_why() saying why in words (thread-local text); the binding
+ * raises it on the file's error handler (smap_file_raise).  Collective
+ * functions agree on the outcome: when one rank fails, every rank returns
+ * the same class (D18). */
+#ifndef SMAP_IO_IO_H
+#define SMAP_IO_IO_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "dtype/dtype.h"
+
+#define SMAP_FILE_MAGIC 0x46494c45u   /* "FILE" */
+
+struct MPI_ABI_Comm;
+struct MPI_ABI_Info;
+
+/* The hints a file keeps (ROMIO's names; MPI_File_get_info reports them).
+ * ind_rd/ind_wr_buffer_size size the packing chunk and the sieve of
+ * independent reads and writes, romio_ds_read/write switch sieving
+ * (access.c); the collective-buffering ones are accepted and reported:
+ * no two-phase aggregation yet (README.md). */
+struct smap_io_hints {
+    long long cb_buffer_size, cb_nodes, ind_rd_buffer_size, ind_wr_buffer_size;
+    long long striping_factor, striping_unit;   /* 0: not set */
+    char romio_cb_read[16], romio_cb_write[16], romio_ds_read[16], romio_ds_write[16];
+    char romio_no_indep_rw[8];
+    char cb_config_list[64];
+};
+
+/* The view (MPI 5.0 §14.3): disp bytes, then the filetype tiled by its
+ * extent; offsets count etypes of the stream of the filetype's data. */
+struct smap_io_view {
+    MPI_Offset disp;
+    smap_dtype_t *etype, *ftype;          /* one reference each */
+    MPI_Count esize, fsize, fext;         /* etype size, filetype size and extent */
+    const struct smap_dtype_flat *flat;   /* the filetype's map (cached in the type) */
+    int contig;                           /* filetype data is one dense run per tile and
+                                           * tiles touch: file offset = base + stream byte */
+    MPI_Offset cbase;                     /* contig: file offset of stream byte 0 */
+    char datarep[MPI_MAX_DATAREP_STRING];
+};
+
+struct MPI_ABI_File {
+    uint32_t magic;
+    int fd;
+    int amode;
+    int rank, size;                 /* in the file's communicator */
+    MPI_Comm comm;                  /* a duplicate of the one given to open */
+    struct MPI_ABI_Comm *c;
+    char *path;                     /* as opened (prefix stripped) */
+    MPI_Errhandler errhandler;      /* one reference */
+    int atomic;                     /* MPI_File_set_atomicity */
+    MPI_Offset fp;                  /* the individual file pointer, in etypes */
+    struct smap_io_view v;
+    struct smap_io_hints hints;
+    /* the shared file pointer (shared.c): a counter every rank maps, in
+     * etypes of the view; NULL when the ranks could not share one */
+    _Atomic(long long) *sp;
+    /* split collective in progress (MPI_File_*_begin ... _end) */
+    int split;                      /* 0, or the enum smap_io_split kind */
+    int split_err;
+    MPI_Count split_bytes;
+    const void *split_buf;
+};
+
+enum smap_io_split { SMAP_IO_SPLIT_READ_AT = 1, SMAP_IO_SPLIT_WRITE_AT, SMAP_IO_SPLIT_READ,
+                     SMAP_IO_SPLIT_WRITE, SMAP_IO_SPLIT_READ_ORDERED, SMAP_IO_SPLIT_WRITE_ORDERED };
+
+/* The object behind a handle, or NULL (MPI_FILE_NULL, closed, garbage). */
+static inline struct MPI_ABI_File *smap_file_get(MPI_File h)
+{
+    struct MPI_ABI_File *f = (struct MPI_ABI_File *)h;
+    if ((uintptr_t)h < 65536 || ((uintptr_t)h & 7) || f->magic != SMAP_FILE_MAGIC)
+        return NULL;
+    return f;
+}
+
+const char *smap_io_why(void);
+/* Records why (printf-like) and returns cls. */
+int smap_io_fail(int cls, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The error class of a failed system call's errno (MPI 5.0 §14.7). */
+int smap_io_errno_class(int err);
+
+/* ---- errors (errhandler.c) ---- */
+/* Raises class cls on fh's handler, or on MPI_FILE_NULL's (the default for
+ * opens, MPI_ERRORS_RETURN unless set) when fh is no valid file. */
+int smap_file_raise(MPI_File fh, int cls, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void smap_file_invoke(MPI_File fh, int code);
+/* The handler of MPI_FILE_NULL: new files start with it (one reference
+ * held here; get returns it without a new reference). */
+MPI_Errhandler smap_file_default_errhandler(void);
+void smap_file_set_default_errhandler(MPI_Errhandler eh);
+
+/* ---- open, close, delete, size (file.c), collective over comm ---- */
+/* local_err: a class the binding found on this rank (joins the agreement). */
+int smap_io_open(struct MPI_ABI_Comm *c, const char *name, int amode,
+                 const struct MPI_ABI_Info *info, int local_err, MPI_File *out);
+int smap_io_close(MPI_File *fh);
+int smap_io_delete(const char *name);
+int smap_io_get_size(struct MPI_ABI_File *f, MPI_Offset *size);
+int smap_io_set_size(struct MPI_ABI_File *f, MPI_Offset size, int preallocate);
+int smap_io_sync(struct MPI_ABI_File *f);
+int smap_io_set_atomicity(struct MPI_ABI_File *f, int flag);
+/* Every rank of f's communicator passes its class; all get the first
+ * nonzero one (by value: the largest).  A barrier when all are 0. */
+int smap_io_agree(struct MPI_ABI_File *f, int cls);
+/* The same, also checking that v is the same on every rank
+ * (MPI_ERR_NOT_SAME naming `what` otherwise). */
+int smap_io_agree_value(struct MPI_ABI_File *f, long long v, int cls, const char *what);
+
+/* ---- collectives on the file's communicator (coll.c) ---- */
+/* Element-wise MAX of n 64-bit integers. */
+int smap_io_max(struct MPI_ABI_Comm *c, const long long *in, long long *out, int n);
+int smap_io_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root,
+                  struct MPI_ABI_Comm *c);
+/* One 64-bit integer from every rank, in rank order. */
+int smap_io_allgather(const long long *mine, long long *all, struct MPI_ABI_Comm *c);
+
+/* ---- hints (hints.c) ---- */
+void smap_io_hints_default(struct smap_io_hints *h);
+void smap_io_hints_set(struct smap_io_hints *h, const struct MPI_ABI_Info *info);
+struct MPI_ABI_Info *smap_io_hints_get(const struct smap_io_hints *h);
+
+/* ---- views (view.c) ---- */
+/* Sets the default view (disp 0, MPI_BYTE, MPI_BYTE, "native"). */
+void smap_io_view_default(struct smap_io_view *v);
+void smap_io_view_release(struct smap_io_view *v);
+/* Collective: checks etype/filetype/datarep, replaces the view, resets
+ * the individual pointer. */
+int smap_io_set_view(struct MPI_ABI_File *f, MPI_Offset disp, smap_dtype_t *etype,
+                     smap_dtype_t *ftype, const char *datarep, const struct MPI_ABI_Info *info);
+/* The file offset of view stream byte s and how many bytes from there
+ * are contiguous in the file (at most max). */
+MPI_Offset smap_io_view_map(const struct smap_io_view *v, MPI_Offset s, MPI_Offset max,
+                            MPI_Offset *avail);
+/* View stream bytes that lie below file offset size (where the view's
+ * data reaches the end of a file of that size). */
+MPI_Offset smap_io_view_bytes_below(const struct smap_io_view *v, MPI_Offset size);
+int smap_io_seek(struct MPI_ABI_File *f, MPI_Offset off, int whence);
+
+/* ---- data access (access.c) ---- */
+/* Reads or writes count elements of (buf, mt) at view offset off
+ * (etypes); off < 0: at the individual pointer, which then advances.
+ * *bytes: stream bytes moved (reads stop short at the end of file). */
+int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+               smap_dtype_t *mt, MPI_Count *bytes);
+/* The same, collective over f's communicator: every rank gets the same
+ * class. */
+int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                   MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes);
+
+/* The access mode allows this access (seq_ok: shared-pointer calls, the
+ * only ones MPI_MODE_SEQUENTIAL files take). */
+int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok);
+/* smap_io_rw at explicit offset off, allowed on sequential files (the
+ * shared-pointer calls' access once they have their offset). */
+int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+                  smap_dtype_t *mt, MPI_Count *bytes);
+
+/* ---- the shared file pointer (shared.c) ---- */
+/* Collective, at open: the counter, set to `initial`; a file whose ranks
+ * cannot all map it gets none (f->sp NULL; never an error). */
+int smap_io_shared_create(struct MPI_ABI_File *f, MPI_Offset initial);
+void smap_io_shared_free(struct MPI_ABI_File *f);
+/* Collective: rank 0 sets the counter to `to`, then every rank agrees. */
+int smap_io_shared_reset(struct MPI_ABI_File *f, MPI_Offset to);
+int smap_io_rw_shared(struct MPI_ABI_File *f, int write, void *buf, MPI_Count count,
+                      smap_dtype_t *mt, MPI_Count *bytes);
+/* Collective, in rank order. */
+int smap_io_rw_ordered(struct MPI_ABI_File *f, int write, void *buf, MPI_Count count,
+                       smap_dtype_t *mt, MPI_Count *bytes);
+int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence);
+int smap_io_position_shared(struct MPI_ABI_File *f, MPI_Offset *off);
+
+/* A request already complete with `bytes` in its status (the nonblocking
+ * calls do their access at start). */
+int smap_io_request(MPI_Count bytes, MPI_Request *req);
+
+#endif

@@ -1,0 +1,129 @@
+/* Atomic mode: every rank writes the same range at once, through a view
+ * of many small blocks (one system call each, so unlocked writes would
+ * interleave), and reads it back while the others write; after each round
+ * the file, read with POSIX, must hold one rank's data whole, and every
+ * read must have seen one writer's data whole. */
+#include "io_test.h"
+
+#define BLOCKS 2048
+#define BLEN 16
+#define ROUNDS 12
+
+static int rank, size;
+static char path[600];
+
+/* all BLOCKS*BLEN data bytes equal; their value */
+static int uniform(const unsigned char *b, long n)
+{
+    for (long i = 1; i < n; i++)
+        if (b[i] != b[0])
+            return -1;
+    return b[0];
+}
+
+/* Sieved writes (romio_ds_write=enable, not atomic): every rank writes
+ * its interleaved 4-byte blocks at once; a read-modify-write of one rank
+ * must never write back another's block with old data. */
+static void sieved_writers(void)
+{
+    MPI_Info in;
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "romio_ds_write", "enable");
+    MPI_Info_set(in, "ind_wr_buffer_size", "4096");
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE |
+                           MPI_MODE_DELETE_ON_CLOSE, in, &fh));
+    MPI_Info_free(&in);
+    MPI_Datatype one, ft;
+    MPI_Type_contiguous(1, MPI_INT, &one);
+    MPI_Type_create_resized(one, 0, 4 * size, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(MPI_File_set_view(fh, 4 * rank, MPI_INT, ft, "native", MPI_INFO_NULL));
+    const int n = 8192;
+    int *v = malloc(n * sizeof(int));
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < n; i++)
+            v[i] = round * 100000 + rank * 10000 + i % 10000;
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_RC(MPI_File_write_at(fh, 0, v, n, MPI_INT, MPI_STATUS_IGNORE));
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            size_t len;
+            int *f = (int *)io_slurp(path, &len);
+            CHECK(len == (size_t)n * size * 4, "sieved file is %zu bytes", len);
+            for (long k = 0; k < (long)n * size; k++) {
+                int r = (int)(k % size), i = (int)(k / size);
+                CHECK(f[k] == round * 100000 + r * 10000 + i % 10000,
+                      "round %d: rank %d's block %d holds %d (a sieve wrote it back)", round, r,
+                      i, f[k]);
+            }
+            free(f);
+        }
+    }
+    free(v);
+    MPI_Type_free(&one);
+    MPI_Type_free(&ft);
+    CHECK_RC(MPI_File_close(&fh));
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    io_name(MPI_COMM_WORLD, "atomic", path, sizeof path);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE |
+                           MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    CHECK_RC(MPI_File_set_atomicity(fh, 1));
+    int flag;
+    CHECK_RC(MPI_File_get_atomicity(fh, &flag));
+    CHECK(flag == 1, "atomic mode not on");
+    MPI_Datatype ft;
+    MPI_Type_vector(BLOCKS, BLEN, 2 * BLEN, MPI_BYTE, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    const long n = (long)BLOCKS * BLEN;
+    unsigned char *mine = malloc(n), *seen = malloc(n);
+    for (int round = 0; round < ROUNDS; round++) {
+        memset(mine, 1 + rank + round * size, n);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Status st;
+        CHECK_RC(MPI_File_write_at(fh, 0, mine, (int)n, MPI_BYTE, &st));
+        /* read while the others may still write */
+        CHECK_RC(MPI_File_read_at(fh, 0, seen, (int)n, MPI_BYTE, &st));
+        int cnt;
+        MPI_Get_count(&st, MPI_BYTE, &cnt);
+        CHECK(cnt == n, "round %d: read %d bytes", round, cnt);
+        int u = uniform(seen, n);
+        CHECK(u >= 1 + round * size && u <= size + round * size,
+              "round %d: a read saw mixed or stale data (%d)", round, u);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            size_t len;
+            unsigned char *f = io_slurp(path, &len);
+            CHECK(len == (size_t)(2 * BLOCKS - 1) * BLEN, "file is %zu bytes", len);
+            unsigned char *data = malloc(n);
+            for (long b = 0; b < BLOCKS; b++) {
+                memcpy(data + b * BLEN, f + 2 * b * BLEN, BLEN);
+                if (b + 1 < BLOCKS)
+                    for (int j = 0; j < BLEN; j++)
+                        CHECK(f[(2 * b + 1) * BLEN + j] == 0, "a hole was written");
+            }
+            u = uniform(data, n);
+            CHECK(u >= 1 + round * size && u <= size + round * size,
+                  "round %d: the file mixes writers (%d)", round, u);
+            free(data);
+            free(f);
+        }
+    }
+    MPI_Type_free(&ft);
+    CHECK_RC(MPI_File_close(&fh));
+    sieved_writers();
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(io_file_size(path) < 0, "file left behind");
+    free(mine);
+    free(seen);
+    MPI_Finalize();
+    return 0;
+}
