@@ -18,10 +18,9 @@
 #include <unistd.h>
 
 #include "coll/coll.h"
-#include "coll/hier/hier.h"
 #include "io/io.h"
 #include "mpi/comm.h"
-#include "mpi/comm_create.h"
+#include "comm/comm_create.h"
 #include "mpi/errhandler.h"
 #include "mpi/handles.h"
 
@@ -134,8 +133,7 @@ static void free_comm(MPI_Comm h)
     struct MPI_ABI_Comm *c = smap_comm_get(h);
     if (!c)
         return;
-    (void)smap_hier_release(c);
-    (void)smap_coll_release(c);
+    (void)smap_coll_free(c);   /* its hierarchy's sub-communicators, its control block */
     c->magic = 0;
     smap_comm_unref(c);
 }
