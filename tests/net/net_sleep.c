@@ -19,16 +19,17 @@
 #include "smap_test.h"
 
 /* The share of the wall time a blocked rank may burn (sanitizers make
- * every wake-up dearer). */
+ * every wake-up dearer).  A rank that polls burns most of it; a sleeping
+ * one measured up to 5.3% at load 16 on 2 CPUs (3.4% typical there). */
 #if defined(__SANITIZE_ADDRESS__)
-#define CPU_SHARE 0.15
+#define CPU_SHARE 0.25
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define CPU_SHARE 0.15
+#define CPU_SHARE 0.25
 #endif
 #endif
 #ifndef CPU_SHARE
-#define CPU_SHARE 0.05
+#define CPU_SHARE 0.10
 #endif
 
 static double cpu_seconds(void)
