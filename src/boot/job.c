@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/machine.h"
 #include "base/wait.h"
 #include "base/tunables.h"
 #include "boot/pmi.h"
@@ -47,14 +48,8 @@ static int bound_cpu(void)
  * nothing is shared beyond the node. */
 static void machine_id(char *buf, size_t len)
 {
-    char id[64] = "";
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (!fgets(id, sizeof id, f))
-            id[0] = 0;
-        fclose(f);
-    }
-    id[strcspn(id, "\n/@ \t")] = 0;
+    char id[64];
+    smap_machine_boot_id(id, sizeof id);
     int cpu = bound_cpu();
     if (cpu >= 0)
         snprintf(buf, len, "%s@%d/", id[0] ? id : "-", cpu);

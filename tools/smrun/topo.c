@@ -24,18 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/machine.h"
 #include "smrun.h"
 
 void smrun_machine_id(char *buf, size_t len)
 {
-    char id[64] = "";
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (!fgets(id, sizeof id, f))
-            id[0] = 0;
-        fclose(f);
-    }
-    id[strcspn(id, "\n \t")] = 0;
+    char id[64];
+    smap_machine_boot_id(id, sizeof id);
     snprintf(buf, len, "%s", id[0] ? id : "-");
 }
 
