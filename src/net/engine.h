@@ -60,6 +60,10 @@ typedef const struct smap_net_ops *smap_net_engine_entry_fn(const struct smap_ne
 extern const struct smap_net_lib *smap_lib;
 /* The entry point's check: 0 and smap_lib set, or -1 with a message. */
 int smap_net_engine_accept(const struct smap_net_lib *lib, char *err, size_t errlen);
+/* Addresses as hex text for the boot key-value space: out holds 2n+1. */
+void smap_net_hex(char *out, const unsigned char *p, size_t n);
+/* Parses at most cap bytes of hex text; returns how many. */
+size_t smap_net_unhex(unsigned char *out, size_t cap, const char *s);
 
 /* ---- inside the library (net/load.c; also in smap_internal for
  * smartmap_info, so that its report and a rank's choice agree) ---- */

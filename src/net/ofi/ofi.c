@@ -705,26 +705,6 @@ static void ofi_unexpose(void *handle)
 /* ---- opening: endpoint, address exchange (the provider: provider.c) ---- */
 
 
-static void hex(char *out, const unsigned char *p, size_t n)
-{
-    static const char d[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = d[p[i] >> 4];
-        out[2 * i + 1] = d[p[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-static size_t unhex(unsigned char *out, size_t cap, const char *s)
-{
-    size_t n = 0;
-    for (; s[0] && s[1] && n < cap; s += 2) {
-        int hi = s[0] <= '9' ? s[0] - '0' : s[0] - 'a' + 10;
-        int lo = s[1] <= '9' ? s[1] - '0' : s[1] - 'a' + 10;
-        out[n++] = (unsigned char)(hi << 4 | lo);
-    }
-    return n;
-}
 
 #define ADDR_MAX 256
 
@@ -738,7 +718,7 @@ static int exchange_addresses(char *err, size_t errlen)
         return -1;
     }
     char key[48], val[2 * ADDR_MAX + 1];
-    hex(val, me, alen);
+    smap_net_hex(val, me, alen);
     snprintf(key, sizeof key, "smap.net.%d", smap_lib->job->rank);
     if (smap_boot_put(key, val) || smap_boot_fence()) {
         snprintf(err, errlen, "could not exchange the endpoint addresses through PMI");
@@ -759,7 +739,7 @@ static int exchange_addresses(char *err, size_t errlen)
             continue;
         }
         if (smap_boot_get(key, val, sizeof val) != 0 ||
-            unhex(all + (size_t)r * alen, alen, val) != alen) {
+            smap_net_unhex(all + (size_t)r * alen, alen, val) != alen) {
             snprintf(err, errlen, "rank %d's endpoint address is missing or malformed", r);
             free(all);
             return -1;

@@ -63,3 +63,25 @@ int smap_boot_get(const char *key, char *value, size_t len)
 {
     return smap_lib->kv_get(key, value, len);
 }
+
+/* Addresses travel through the boot key-value space as hex text. */
+void smap_net_hex(char *out, const unsigned char *p, size_t n)
+{
+    static const char d[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = d[p[i] >> 4];
+        out[2 * i + 1] = d[p[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+size_t smap_net_unhex(unsigned char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; s[0] && s[1] && n < cap; s += 2) {
+        int hi = s[0] <= '9' ? s[0] - '0' : s[0] - 'a' + 10;
+        int lo = s[1] <= '9' ? s[1] - '0' : s[1] - 'a' + 10;
+        out[n++] = (unsigned char)(hi << 4 | lo);
+    }
+    return n;
+}

@@ -481,26 +481,6 @@ static void ucx_unexpose(void *handle)
 
 /* ---- opening: context, worker, address exchange --------------------------- */
 
-static void hex(char *out, const unsigned char *p, size_t n)
-{
-    static const char d[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = d[p[i] >> 4];
-        out[2 * i + 1] = d[p[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-static size_t unhex(unsigned char *out, size_t cap, const char *s)
-{
-    size_t n = 0;
-    for (; s[0] && s[1] && n < cap; s += 2) {
-        int hi = s[0] <= '9' ? s[0] - '0' : s[0] - 'a' + 10;
-        int lo = s[1] <= '9' ? s[1] - '0' : s[1] - 'a' + 10;
-        out[n++] = (unsigned char)(hi << 4 | lo);
-    }
-    return n;
-}
 
 /* Every rank's worker address (network transports only: node peers never
  * come here) through the boot key-value store: smap.ucx.<rank> holds its
@@ -527,7 +507,7 @@ static int exchange_addresses(char *err, size_t errlen)
     bad |= smap_boot_put(key, val);
     for (size_t off = 0, i = 0; off < alen; off += KV_PART, i++) {
         snprintf(key, sizeof key, "smap.ucx%zu.%d", i, rank);
-        hex(val, me + off, alen - off < KV_PART ? alen - off : KV_PART);
+        smap_net_hex(val, me + off, alen - off < KV_PART ? alen - off : KV_PART);
         bad |= smap_boot_put(key, val);
     }
     ucp_worker_release_address(U.worker, wa.address);
@@ -549,7 +529,7 @@ static int exchange_addresses(char *err, size_t errlen)
             size_t part = len - off < KV_PART ? len - off : KV_PART;
             snprintf(key, sizeof key, "smap.ucx%zu.%d", i, r);
             if (smap_boot_get(key, val, sizeof val) != 0 ||
-                unhex((unsigned char *)U.addr[r] + off, part, val) != part) {
+                smap_net_unhex((unsigned char *)U.addr[r] + off, part, val) != part) {
                 snprintf(err, errlen, "rank %d's UCX worker address is missing or malformed", r);
                 return -1;
             }
