@@ -164,10 +164,14 @@ int main(int argc, char **argv)
     int vmas0 = settled_vmas(1 << 30);
     long long kib0 = heap_kib();
     run_churn(1000);
-    int vmas1 = settled_vmas(vmas0 + 10);
+    /* Leaked stacks of 1000 threads would be hundreds of mappings; the
+     * sanitizer's allocator maps a few regions of its own as threads come
+     * and go (157 -> 168 seen once under load), hence its wider margin. */
+    int slack = EXPOSE_ASAN ? 24 : 10;
+    int vmas1 = settled_vmas(vmas0 + slack);
     long long kib1 = heap_kib();
     printf("VMAs %d -> %d, heap memfd %lld -> %lld KiB\n", vmas0, vmas1, kib0, kib1);
-    CHECK(vmas1 <= vmas0 + 10 && vmas1 >= vmas0 - 10, "VMAs %d -> %d", vmas0, vmas1);
+    CHECK(vmas1 <= vmas0 + slack && vmas1 >= vmas0 - slack, "VMAs %d -> %d", vmas0, vmas1);
     /* 2000 leaked 64 KiB-touched stacks would be 125 MiB. */
     CHECK(kib1 - kib0 < 16384, "heap grew %lld KiB over 2000 threads", kib1 - kib0);
     CHECK_RC(MPI_Finalize());

@@ -40,8 +40,9 @@ int main(int argc, char **argv)
     int want = !strcmp(argv[1], "yes");
     CHECK_RC(MPI_Init(&argc, &argv));
     int stack_word = 1, checked = 0;
+    void *block = malloc(64);
     const struct { const char *kind; uintptr_t addr; } own[] = {
-        { "heap", (uintptr_t)malloc(64) }, { "data", (uintptr_t)&g_word },
+        { "heap", (uintptr_t)block }, { "data", (uintptr_t)&g_word },
         { "stack", (uintptr_t)&stack_word } };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
         uintptr_t lo = 0, hi = 0;
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
               "expected %s", own[i].kind, kb, want ? "some" : "none");
         checked++;
     }
+    free(block);
     int lr = smap_local_rank();
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     CHECK_RC(MPI_Finalize());
