@@ -75,10 +75,9 @@ struct layout {
     int *node_of, *machine, *cpu, *shared;
 };
 
-static const struct layout *by_cpu_of;
-static int by_cpu(const void *x, const void *y)
+static int by_cpu(const void *x, const void *y, void *arg)
 {
-    const struct layout *l = by_cpu_of;
+    const struct layout *l = arg;
     int a = *(const int *)x, b = *(const int *)y;
     if (l->machine[a] != l->machine[b])
         return l->machine[a] < l->machine[b] ? -1 : 1;
@@ -94,8 +93,7 @@ static int mark_shared_cpus(struct layout *l)
         return -1;
     for (int r = 0; r < l->n; r++)
         order[r] = r, l->shared[r] = 0;
-    by_cpu_of = l;   /* qsort has no argument: boot runs single-threaded */
-    qsort(order, (size_t)l->n, sizeof *order, by_cpu);
+    qsort_r(order, (size_t)l->n, sizeof *order, by_cpu, l);
     for (int i = 1; i < l->n; i++) {
         int a = order[i - 1], b = order[i];
         if (l->machine[a] >= 0 && l->cpu[a] >= 0 && l->machine[a] == l->machine[b] &&
@@ -165,12 +163,14 @@ static int read_hosts(struct layout *l, const char *me, char *err, size_t errlen
  * One more fence is cheaper than that from here on. */
 #define LAYOUT_GATHER_MIN 9
 #define LAYOUT_CHUNK (SMAP_PMI_VALLEN_MAX - 32)
+/* Room for the text of n ranks' runs (each at most 4 numbers) */
+#define LAYOUT_TEXT_MAX(n) (64 + (size_t)(n) * 48)
 
 /* The layout as text: "NNODES;" then runs "node*machine*shared*count,"
  * over the ranks (usually one run per node). */
 static char *layout_encode(const struct layout *l)
 {
-    size_t cap = 64 + (size_t)l->n * 24, len = 0;
+    size_t cap = LAYOUT_TEXT_MAX(l->n), len = 0;
     char *t = malloc(cap);
     if (!t)
         return NULL;
@@ -245,7 +245,7 @@ static int gather_layout(struct layout *l, const char *me, char *err, size_t err
     }
     if (smap_job.rank == 0 || rc)
         return rc;
-    size_t cap = (size_t)l->n * 24 + 64, len = 0;
+    size_t cap = LAYOUT_TEXT_MAX(l->n), len = 0;
     char *t = malloc(cap);
     int chunks = 0;
     for (int i = 0; t && (i == 0 || i < chunks); i++) {
