@@ -26,9 +26,11 @@ import sys
 # (smartmap without its hierarchy; Open MPI with coll/han).  The ratio is
 # always smartmap against the best peer; "flat/hier" is smartmap-flat over
 # smartmap (> 1: the hierarchy is faster, for a time).
-MPIS = ["smartmap", "smartmap-flat", "openmpi", "openmpi-han", "mpich"]
+# smartmap-ucx: every inter-node benchmark over smartmap's UCX engine (the
+# smartmap column is its libfabric engine); "UCX ratio" is it over the best peer.
+MPIS = ["smartmap", "smartmap-ucx", "smartmap-flat", "openmpi", "openmpi-han", "mpich"]
 PEERS = ["openmpi", "openmpi-han", "mpich"]
-LABEL = {"smartmap": "smartmap", "smartmap-flat": "smartmap flat", "openmpi": "Open MPI",
+LABEL = {"smartmap": "smartmap", "smartmap-ucx": "smartmap UCX", "smartmap-flat": "smartmap flat", "openmpi": "Open MPI",
          "openmpi-han": "Open MPI han", "mpich": "MPICH"}
 
 # variant base name -> (metric key in RESULT, unit label, higher is better?, description)
@@ -70,6 +72,10 @@ CSV_FIELDS = ["session", "date", "host", "rep", "group", "run", "variant", "benc
               "size", "iters", "usec", "min_usec", "max_usec", "mbps", "msgrate", "metric", "value",
               "probe_before_ns", "probe_after_ns", "probe_ns", "probe_best_ns", "slow", "used",
               "status", "error", "rc", "wall_s"]
+
+
+def fmt_ratio(r):
+    return "%.2f" % r if r < 10 else "%.1f" % r if r < 100 else "%.0f" % r
 
 
 def read_meta(path):
@@ -310,6 +316,8 @@ def main():
         better = "higher is better" if higher else "lower is better"
         ratio_note = ("ratio = smartmap / best peer: > 1 means smartmap is faster" if higher
                       else "ratio = smartmap / best peer: < 1 means smartmap is faster")
+        if any(nruns.get((variant, m)) for m in ("smartmap-ucx",)):
+            ratio_note += "; UCX ratio = smartmap over its UCX engine / best peer"
         if any(nruns.get((variant, m)) for m in ("smartmap-flat",)):
             ratio_note += "; flat/hier = smartmap flat / smartmap (time): > 1 means the hierarchy is faster"
         title = "%s — %s\n  unit: %s, %s; %s" % (variant, desc, unit, better, ratio_note)
@@ -317,6 +325,7 @@ def main():
         # The columns that ran this benchmark (the extra ones run only some).
         vmpis = [m for m in mpis if nruns.get((variant, m))]
         flat = "smartmap-flat" in vmpis and "smartmap" in vmpis
+        ucx = "smartmap-ucx" in vmpis
         notes = []
         for m in vmpis:
             errs = failures.get((variant, m), [])
@@ -328,7 +337,8 @@ def main():
                 notes.append("%s: n/a (failed: %s) [%d of %d runs]" % (m, first, len(errs), total))
             else:
                 notes.append("%s: %d of %d runs failed or were cut short (first: %s)" % (m, len(errs), total, first))
-        header = ["size"] + [LABEL[m] for m in vmpis] + (["flat/hier"] if flat else []) + ["ratio"]
+        header = (["size"] + [LABEL[m] for m in vmpis] + (["flat/hier"] if flat else []) + ["ratio"]
+                  + (["UCX ratio"] if ucx else []))
         table = []
         starred = False
         for s in sizes or [None]:
@@ -359,9 +369,12 @@ def main():
             if "smartmap" in med and peers:
                 best = max(peers) if higher else min(peers)
                 ratio = med["smartmap"] / best
-                line.append("%.2f" % ratio if ratio < 10 else "%.1f" % ratio if ratio < 100 else "%.0f" % ratio)
+                line.append(fmt_ratio(ratio))
             else:
                 line.append("–")
+            if ucx:
+                line.append(fmt_ratio(med["smartmap-ucx"] / (max(peers) if higher else min(peers)))
+                            if "smartmap-ucx" in med and peers else "–")
             table.append(line)
         excluded = sum(c["excluded"] for (v, m, s), c in cells.items() if v == variant)
         foot = []
@@ -455,7 +468,8 @@ def make_plots(args, meta, variants, cells, mpis):
     made = []
     style = {"smartmap": "lc rgb '#d62728' lw 2 pt 7", "openmpi": "lc rgb '#1f77b4' lw 1.5 pt 5",
              "mpich": "lc rgb '#2ca02c' lw 1.5 pt 9", "smartmap-flat": "lc rgb '#ff9896' lw 1.5 dt 2 pt 6",
-             "openmpi-han": "lc rgb '#17becf' lw 1.5 dt 2 pt 4"}
+             "openmpi-han": "lc rgb '#17becf' lw 1.5 dt 2 pt 4",
+             "smartmap-ucx": "lc rgb '#9467bd' lw 1.5 dt 3 pt 8"}
     for variant in variants:
         bench = base_of(variant)
         metric, unit, higher, desc = METRICS.get(bench, ("usec", "usec", False, variant))

@@ -28,7 +28,10 @@
 #                   With BENCH_NET=1 the default MPIs add two columns for the
 #                   collectives: smartmap-flat (smartmap with SMAP_COLL_HIER=0:
 #                   what the hierarchy buys) and openmpi-han (Open MPI with
-#                   its hierarchical coll/han selected).
+#                   its hierarchical coll/han selected), and one for every
+#                   benchmark where smartmap's UCX engine is built:
+#                   smartmap-ucx (SMAP_NET_ENGINE=ucx, UCX_TLS=tcp on eth0;
+#                   the smartmap column is its libfabric engine).
 #   BENCH_NET_PROVIDER  libfabric provider of the inter-node part (default
 #                   net, smartmap's own default; e.g. "tcp" for tcp;ofi_rxm)
 #   BENCH_GIT_DESCRIBE  the commit the results name (default: git describe)
@@ -76,7 +79,10 @@ NET_COLL_FILTER='^(barrier|bcast|reduce|allreduce|allgather|alltoall|gather|scat
 if [ "$NET" = 1 ]; then FILTER=${BENCH_FILTER:-$NET_FILTER}; else FILTER=${BENCH_FILTER:-.}; fi
 NP=${BENCH_NP:-2}
 if [ "$NET" = 1 ]; then
-    MPIS=${BENCH_MPIS:-smartmap smartmap-flat openmpi openmpi-han mpich}
+    def_mpis="smartmap smartmap-flat"
+    # the UCX engine's column where its plugin was built
+    ls "$top/${BUILD_DIR:-build}"/lib/smartmap/libsmartmap_net_ucx.so >/dev/null 2>&1 && def_mpis+=" smartmap-ucx"
+    MPIS=${BENCH_MPIS:-$def_mpis openmpi openmpi-han mpich}
 else
     MPIS=${BENCH_MPIS:-smartmap openmpi mpich}
 fi
@@ -294,11 +300,15 @@ if [ "$NET" = 1 ]; then
     BINDING[smartmap-flat]=${BINDING[smartmap]}
     LAUNCH[openmpi-han]="${LAUNCH[openmpi]} --mca coll_han_priority 100"
     BINDING[openmpi-han]=${BINDING[openmpi]}
+    # The same programs over smartmap's other network engine (issue 38):
+    # UCX's tcp transport on the hosts' eth0, as MPICH's column gets.
+    LAUNCH[smartmap-ucx]="${LAUNCH[smartmap]} -x SMAP_NET_ENGINE=ucx -x UCX_TLS=tcp -x UCX_NET_DEVICES=eth0"
+    BINDING[smartmap-ucx]=${BINDING[smartmap]}
 fi
 # base_mpi MPI: whose build a column uses; coll_only MPI: a column that
 # exists for the collectives only.
-base_mpi() { case $1 in smartmap-flat) echo smartmap ;; openmpi-han) echo openmpi ;; *) echo "$1" ;; esac; }
-coll_only() { [ "$1" != "$(base_mpi "$1")" ]; }
+base_mpi() { case $1 in smartmap-flat|smartmap-ucx) echo smartmap ;; openmpi-han) echo openmpi ;; *) echo "$1" ;; esac; }
+coll_only() { case $1 in smartmap-flat|openmpi-han) return 0 ;; *) return 1 ;; esac; }
 is_coll() { case $1 in latency|bw|bibw|msgrate|rma) return 1 ;; *) return 0 ;; esac; }
 
 # launch_line MPI NP: the command line of a job of NP ranks (inter-node:
@@ -322,10 +332,10 @@ mpi_list=()
 for m in $MPIS; do
     case $m in
         smartmap|openmpi|mpich) mpi_list+=("$m") ;;
-        smartmap-flat|openmpi-han)
+        smartmap-flat|openmpi-han|smartmap-ucx)
             if [ "$NET" = 1 ]; then mpi_list+=("$m")
             else say "BENCH_MPIS: $m is a column of the inter-node part only (BENCH_NET=1)"; exit 2; fi ;;
-        *) say "unknown MPI '$m' in BENCH_MPIS (smartmap, openmpi, mpich; with BENCH_NET=1 also smartmap-flat, openmpi-han)"; exit 2 ;;
+        *) say "unknown MPI '$m' in BENCH_MPIS (smartmap, openmpi, mpich; with BENCH_NET=1 also smartmap-flat, smartmap-ucx, openmpi-han)"; exit 2 ;;
     esac
 done
 
@@ -454,7 +464,7 @@ version_of() {
     fi
     if [ -z "$lib" ]; then
         case $m in
-            smartmap|smartmap-flat)
+            smartmap|smartmap-flat|smartmap-ucx)
                 lib="smartmap $(sed -n 's/^project(smartmap VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
                 ;;
             openmpi|openmpi-han) lib=$(mpiexec.openmpi --version 2>/dev/null | head -n 1) ;;

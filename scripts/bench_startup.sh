@@ -6,7 +6,8 @@
 # quiet and beside a CPU-bound load of one busy loop per CPU, and, where
 # network namespaces can be made, across STARTUP_HOSTS emulated hosts x
 # STARTUP_PER_HOST ranks.  Prints the medians (ms), each MPI's ratio to the
-# best peer, and how many rounds smartmap won; writes
+# best peer, how many rounds smartmap won, and the memory per rank (PSS
+# after MPI_Init, averaged over the ranks); writes
 # bench/results/startup.txt.
 #   scripts/bench_startup.sh                  (make bench-startup)
 #   STARTUP_NPS="2 32" STARTUP_ROUNDS=3 scripts/bench_startup.sh
@@ -29,8 +30,43 @@ cleanup() {
 }
 trap cleanup EXIT
 
-printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Barrier(MPI_COMM_WORLD); MPI_Finalize(); return 0; }\n' \
-    >"$work/init_fin.c"
+# The job: MPI_Init, a barrier, then each rank's proportional set size
+# (PSS: its private pages plus its share of every shared one, from
+# /proc/self/smaps_rollup), averaged and maximised over the ranks by rank 0
+# ("PSS <avg kB> <max kB>"), and MPI_Finalize.
+cat >"$work/init_fin.c" <<'PROG'
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static long pss_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Pss:", 4))
+            kb = atol(line + 4);
+    if (f)
+        fclose(f);
+    return kb;
+}
+int main(int c, char **v)
+{
+    int rank, np;
+    MPI_Init(&c, &v);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    long kb = pss_kb(), sum = 0, max = 0;
+    MPI_Reduce(&kb, &sum, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&kb, &max, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0 && kb >= 0)
+        printf("PSS %ld %ld\n", sum / np, max);
+    MPI_Finalize();
+    return 0;
+}
+PROG
 declare -A CC=([smartmap]=$build/bin/mpicc [openmpi]=mpicc.openmpi [mpich]=mpicc.mpich)
 MPIS=()
 for m in smartmap openmpi mpich; do
@@ -41,6 +77,16 @@ for m in smartmap openmpi mpich; do
     fi
 done
 [ "${MPIS[0]:-}" = smartmap ] || { echo "bench_startup: smartmap's mpicc failed" >&2; exit 1; }
+# Across hosts, where the UCX engine was built, smartmap once more over it
+# (issue 38): the "smartmap" column is the default engine (auto: libfabric
+# without an InfiniBand device), "smartmap-ucx" the same program with
+# SMAP_NET_ENGINE=ucx and UCX's tcp transport on the hosts' eth0.
+if [ "$HOSTS" -gt 0 ] && ls "$build"/lib/smartmap/libsmartmap_net_ucx.so >/dev/null 2>&1; then
+    MPIS=(smartmap smartmap-ucx "${MPIS[@]:1}")
+    cp "$work/init_fin.smartmap" "$work/init_fin.smartmap-ucx"
+fi
+# is_extra MPI: a column of the hosts row only
+is_extra() { [ "$1" = smartmap-ucx ]; }
 
 # launch MPI NP [HOSTLIST]: the command line of one job
 launch() {
@@ -57,6 +103,7 @@ launch() {
         local L=$SMAP_NETNS_LAUNCHER
         case $m in
         smartmap) echo "$build/bin/mpiexec --launcher $L --head-addr $SMAP_NETNS_HEAD --bind-to none --host $hosts -n $np" ;;
+        smartmap-ucx) echo "$build/bin/mpiexec --launcher $L --head-addr $SMAP_NETNS_HEAD --bind-to none --host $hosts -n $np -x SMAP_NET_ENGINE=ucx -x UCX_TLS=tcp -x UCX_NET_DEVICES=eth0" ;;
         openmpi) echo "mpiexec.openmpi --host $hosts -n $np --oversubscribe --bind-to none --mca plm_rsh_agent $L --mca oob_tcp_if_include 198.18.0.0/24 --mca pml ob1 --mca btl tcp,vader,self --mca btl_tcp_if_include eth0" ;;
         mpich) echo "mpiexec.mpich -launcher-exec $L -localhost $SMAP_NETNS_HEAD -hosts $hosts -n $np -bind-to none -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0" ;;
         esac
@@ -69,6 +116,7 @@ one() {
     t0=$(date +%s%N)
     if timeout "$LIMIT" $(launch "$1" "$2" "${3:-}") "$work/init_fin.$1" >"$work/log" 2>&1; then
         t1=$(date +%s%N)
+        sed -n 's/^PSS \([0-9]*\) .*/\1/p' "$work/log" | head -n 1 >>"$work/pss.$1"
         echo $(((t1 - t0) / 1000000))
     else
         echo fail
@@ -79,9 +127,12 @@ median() { grep -v fail "$1" | sort -n | awk '{v[NR]=$1} END {if (!NR) print "-"
 
 # row LABEL NP [HOSTS]: ROUNDS rounds, the MPIs' order rotating
 row() {
-    local label=$1 np=$2 hosts=${3:-} k m t won=0 rounds=0
-    for m in "${MPIS[@]}"; do : >"$work/t.$m"; done
+    local label=$1 np=$2 hosts=${3:-} k m t won=0 rounds=0 all=("${MPIS[@]}")
+    local MPIS=()
+    for m in "${all[@]}"; do [ -z "$hosts" ] && is_extra "$m" || MPIS+=("$m"); done
+    for m in "${all[@]}"; do : >"$work/t.$m"; : >"$work/pss.$m"; done
     for m in "${MPIS[@]}"; do one "$m" "$np" "$hosts" >/dev/null; done   # page cache, daemons
+    for m in "${MPIS[@]}"; do : >"$work/pss.$m"; done
     for ((k = 0; k < ROUNDS; k++)); do
         local n=${#MPIS[@]} i best=
         declare -A r=()
@@ -92,7 +143,7 @@ row() {
             r[$m]=$t
         done
         for m in "${MPIS[@]}"; do
-            [ "$m" = smartmap ] || [ "${r[$m]}" = fail ] && continue
+            [ "$m" = smartmap ] || is_extra "$m" || [ "${r[$m]}" = fail ] && continue
             [ -z "$best" ] || [ "${r[$m]}" -lt "$best" ] && best=${r[$m]}
         done
         if [ -n "$best" ] && [ "${r[smartmap]}" != fail ]; then
@@ -103,10 +154,10 @@ row() {
     done
     local line best_med=
     line=$(printf '%-26s' "$label")
-    for m in "${MPIS[@]}"; do
+    for m in "${all[@]}"; do
         local med; med=$(median "$work/t.$m")
         line+=$(printf ' %9s' "$med")
-        [ "$m" != smartmap ] && [ "$med" != - ] && { [ -z "$best_med" ] || [ "$med" -lt "$best_med" ]; } && best_med=$med
+        [ "$m" != smartmap ] && ! is_extra "$m" && [ "$med" != - ] && { [ -z "$best_med" ] || [ "$med" -lt "$best_med" ]; } && best_med=$med
     done
     local sm; sm=$(median "$work/t.smartmap")
     if [ -n "$best_med" ] && [ "$sm" != - ]; then
@@ -115,8 +166,19 @@ row() {
         line+="       -"
     fi
     line+="   smartmap faster in $won of $rounds rounds"
+    local x
+    for x in "${MPIS[@]}"; do
+        is_extra "$x" || continue
+        local xm; xm=$(median "$work/t.$x")
+        [ -n "$best_med" ] && [ "$xm" != - ] &&
+            line+=$(awk -v a="$xm" -v b="$best_med" -v n="$x" 'BEGIN {printf "; %s %.2fx", n, a / b}')
+    done
     local fails; fails=$(cat "$work"/t.* | grep -c fail)
     [ "$fails" -gt 0 ] && line+=" ($fails launches failed or passed ${LIMIT} s)"
+    echo "$line" | tee -a "$work/report"
+    # memory: the median over the rounds of the ranks' average PSS
+    line=$(printf '%-26s' "  PSS per rank (kB)")
+    for m in "${all[@]}"; do line+=$(printf ' %9s' "$(median "$work/pss.$m")"); done
     echo "$line" | tee -a "$work/report"
 }
 
@@ -135,6 +197,7 @@ fi
     echo "# $(date -u +%F) $(nproc) CPUs, smartmap $(git -C "$top" describe --always --dirty 2>/dev/null), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "# command: scripts/bench_startup.sh (STARTUP_NPS='$NPS' STARTUP_ROUNDS=$ROUNDS STARTUP_HOSTS=$HOSTS STARTUP_PER_HOST=$PER_HOST)"
     echo "# loaded: one busy loop per CPU beside the jobs; hosts: network namespaces of this machine (tests/netns/hosts.sh)"
+    echo "# PSS per rank: each rank's proportional set size after MPI_Init and a barrier (/proc/self/smaps_rollup), averaged over the ranks, median over the rounds"
     printf '%-26s' "row"; for m in "${MPIS[@]}"; do printf ' %9s' "$m"; done; echo "   smartmap/best peer"
 } >"$work/report"
 cat "$work/report"
