@@ -96,7 +96,7 @@ static inline int coll_done(const char *func, MPI_Comm comm, int rc, const char 
 {
     return rc == MPI_SUCCESS ? MPI_SUCCESS : smap_err_raise(comm, rc, func, "%s", why());
 }
-#define COLL_DONE(func, comm, rc) coll_done(func, comm, rc, smap_coll_why)
+#define COLL_DONE(func, comm, rc) coll_done(func, comm, rc, smap_why)
 
 /* Runs a checked collective through c's table (src/coll/dispatch.c,
  * which chose its implementation once): `blocking` when req is NULL,
@@ -105,7 +105,7 @@ static inline int coll_done(const char *func, MPI_Comm comm, int rc, const char 
     ((req) ? COLL_DONE(func, comm, nonblocking)                                            \
            : (smap_coll_func = (func), COLL_DONE(func, comm, blocking)))
 
-#define NBC_DONE(func, comm, rc) coll_done(func, comm, rc, smap_nbc_why)
+#define NBC_DONE(func, comm, rc) coll_done(func, comm, rc, smap_why)
 
 /* Non-blocking entry points (req non-NULL: the wrapper checked the
  * pointer): the request is MPI_REQUEST_NULL until the collective has

@@ -41,5 +41,5 @@ int PMPI_Barrier(MPI_Comm comm)
     if (c->size <= 1)
         return MPI_SUCCESS;
     int rc = smap_coll_barrier(c);
-    return rc ? smap_err_raise(comm, rc, "MPI_Barrier", "%s", smap_coll_why()) : MPI_SUCCESS;
+    return rc ? smap_err_raise(comm, rc, "MPI_Barrier", "%s", smap_why()) : MPI_SUCCESS;
 }

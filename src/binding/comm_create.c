@@ -114,7 +114,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return smap_err_raise(*comm, rc, F, "%s", "an attribute delete callback failed");
     rc = smap_coll_free(c);   /* its hierarchy's sub-communicators, its control block */
     if (rc != MPI_SUCCESS)
-        return smap_err_raise(*comm, rc, F, "%s", smap_coll_why());
+        return smap_err_raise(*comm, rc, F, "%s", smap_why());
     smap_comm_buffer_free(c);   /* MPI 4.1: its attached buffer is flushed and detached */
     c->magic = 0;         /* the handle is dead now ... */
     smap_comm_unref(c);   /* ... the object once its last request is gone */

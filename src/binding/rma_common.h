@@ -23,7 +23,7 @@
 
 /* The result of a call into src/rma. */
 #define RMA_DONE(func, win, rc)                                                            \
-    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_win_raise(win, rc, func, "%s", smap_rma_why()))
+    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_win_raise(win, rc, func, "%s", smap_why()))
 
 #define RMA_CHECK_PTR(func, win, ptr)                                                      \
     do {                                                                                   \

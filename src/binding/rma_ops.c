@@ -144,7 +144,7 @@ static int run(const struct opdesc *d, MPI_Win win, int rq, MPI_Request *req)
     }
     int rc = smap_rma_op(win, d->kind, d->target, d->disp, &a);
     if (rc)
-        return smap_win_raise(win, rc, F, "%s", smap_rma_why());
+        return smap_win_raise(win, rc, F, "%s", smap_why());
     if (rq) {
         struct MPI_ABI_Request *r = smap_req_new(MPI_COMM_NULL);
         if (!r)
@@ -313,7 +313,7 @@ static inline int fast_acc(const char *F, const void *oaddr, void *raddr, int fe
         return -1;
     int rc = smap_rma_fast_acc(w, target, disp, o->opx, b, oaddr, fetch ? raddr : NULL, count);
     if (rc > 0)
-        return smap_win_raise(win, rc, F, "%s", smap_rma_why());
+        return smap_win_raise(win, rc, F, "%s", smap_why());
     return rc;
 }
 

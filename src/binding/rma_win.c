@@ -40,7 +40,7 @@ static int create(const char *F, int flavor, void *base, MPI_Aint size, MPI_Aint
     void *mem = NULL;
     int rc = smap_win_create(flavor, base, size, disp_unit, in, c, &mem, win);
     if (rc)
-        return smap_err_raise(comm, rc, F, "%s", smap_rma_why());
+        return smap_err_raise(comm, rc, F, "%s", smap_why());
     if (baseptr)
         *(void **)baseptr = mem;
     struct MPI_ABI_Win *w = smap_win_get(*win);
@@ -174,7 +174,7 @@ int PMPI_Win_free(MPI_Win *win)
     smap_handle_forget(w);
     rc = smap_win_free(win);
     if (rc)
-        return RMA_RAISE(F, h, rc, "%s", smap_rma_why());
+        return RMA_RAISE(F, h, rc, "%s", smap_why());
     smap_errhandler_release(eh);
     return MPI_SUCCESS;
 }

@@ -5,7 +5,7 @@
  * The caller has checked every argument (communicator, root range, counts,
  * committed types, MPI_IN_PLACE rules, the op/type pair) and resolved the
  * handles; these functions only move data.  Each returns MPI_SUCCESS or an
- * MPI error class, and then smap_coll_why() says why in words.
+ * MPI error class, and then smap_why() says why in words.
  *
  * Buffers equal to MPI_IN_PLACE are passed as the constant itself: each
  * function knows where the standard allows it.  Count and displacement
@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "base/why.h"
 #include "base/compiler.h"
 #include "dtype/dtype.h"
 #include "mpi/comm.h"
@@ -59,7 +60,7 @@ struct smap_a2a {
  * every internal caller (communicator construction, windows) call these,
  * never an MPI_ function.  Arguments are checked by the caller, handles
  * resolved; each returns MPI_SUCCESS or an MPI error class, and then
- * smap_coll_why() says why.  The non-blocking forms (smap_coll_i*) start a
+ * smap_why() says why.  The non-blocking forms (smap_coll_i*) start a
  * schedule in *req; the persistent collectives pass a request made
  * persistent by the schedule engine's mode (coll/sched).  On an
  * intercommunicator the arguments have intercommunicator meaning (root
@@ -258,7 +259,7 @@ static inline int smap_coll_ialltoall(const struct smap_a2a *a, smap_comm_t *c,
 
 /* MPI_Comm_free of c (collective over c when it ran collectives): frees
  * its hierarchy's sub-communicators, then its control block.  MPI_SUCCESS
- * or an MPI error class (smap_coll_why()). */
+ * or an MPI error class (smap_why()). */
 int smap_coll_free(smap_comm_t *c);
 /* c is destroyed without MPI_Comm_free (MPI_Finalize's sweep, WORLD at the
  * teardown): frees the memory of its collective state only (the
@@ -281,9 +282,6 @@ struct smap_hier_comms {
 };
 void smap_hier_set_comms(const struct smap_hier_comms *comms);
 
-/* Why the last collective of this thread that failed did (static text):
- * the failing implementation's own reason. */
-const char *smap_coll_why(void);
 
 /* The root of a Gatherv / Scatterv whose own arguments are wrong (its
  * counts or displacements) still takes the steps the others take, moving

@@ -23,7 +23,8 @@
  * collective that takes it (smap_hier_use): building it is collective and
  * blocking, which a non-blocking first call must not be.
  *
- * Each entry records, when it fails, whose reason smap_coll_why() gives. */
+ * A failing implementation records its reason (base/why.h); the entries
+ * only pass the class up. */
 #include "coll/coll.h"
 
 #include "boot/boot.h"
@@ -32,20 +33,6 @@
 #include "coll/nbc/nbc.h"
 #include "coll/smap/cb.h"
 #include "mpi/intercomm.h"
-
-static _Thread_local const char *(*last_why)(void);
-
-const char *smap_coll_why(void)
-{
-    return last_why ? last_why() : "";
-}
-
-static inline int done(int rc, const char *(*why)(void))
-{
-    if (SMAP_UNLIKELY(rc != MPI_SUCCESS))
-        last_why = why;
-    return rc;
-}
 
 /* Only the root reads a v-variant's counts, so others may pass NULL; the
  * control blocks tell a v-variant by non-NULL counts (its path must be
@@ -62,63 +49,59 @@ static struct smap_cvec vec_counts(int vec, struct smap_cvec v)
 
 static int nbc_ibarrier(smap_comm_t *c, MPI_Request *req)
 {
-    return done(smap_nbc_barrier(c, req), smap_nbc_why);
+    return smap_nbc_barrier(c, req);
 }
 static int nbc_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
                       MPI_Request *req)
 {
-    return done(smap_nbc_bcast(buf, count, t, root, c, req), smap_nbc_why);
+    return smap_nbc_bcast(buf, count, t, root, c, req);
 }
 static int nbc_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                        MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c, MPI_Request *req)
 {
-    return done(smap_nbc_reduce(sbuf, rbuf, count, t, type, op, root, c, req), smap_nbc_why);
+    return smap_nbc_reduce(sbuf, rbuf, count, t, type, op, root, c, req);
 }
 static int nbc_iallreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                           MPI_Datatype type, MPI_Op op, smap_comm_t *c, MPI_Request *req)
 {
-    return done(smap_nbc_allreduce(sbuf, rbuf, count, t, type, op, c, req), smap_nbc_why);
+    return smap_nbc_allreduce(sbuf, rbuf, count, t, type, op, c, req);
 }
 static int nbc_ireduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
                                MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
                                smap_comm_t *c, MPI_Request *req)
 {
-    return done(smap_nbc_reduce_scatter(sbuf, rbuf, rcounts, block, t, type, op, c, req),
-                smap_nbc_why);
+    return smap_nbc_reduce_scatter(sbuf, rbuf, rcounts, block, t, type, op, c, req);
 }
 static int nbc_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                      MPI_Datatype type, MPI_Op op, int ex, smap_comm_t *c, MPI_Request *req)
 {
-    return done(smap_nbc_scan(sbuf, rbuf, count, t, type, op, ex, c, req), smap_nbc_why);
+    return smap_nbc_scan(sbuf, rbuf, count, t, type, op, ex, c, req);
 }
 static int nbc_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                        MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                        smap_dtype_t *rt, int root, int vec, smap_comm_t *c, MPI_Request *req)
 {
     (void)vec;
-    return done(smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
-                                req),
-                smap_nbc_why);
+    return smap_nbc_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root, c,
+                           req);
 }
 static int nbc_iscatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                         struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
                         smap_dtype_t *rt, int root, int vec, smap_comm_t *c, MPI_Request *req)
 {
     (void)vec;
-    return done(smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,
-                                 req),
-                smap_nbc_why);
+    return smap_nbc_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root, c,
+                            req);
 }
 static int nbc_iallgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                           MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                           smap_dtype_t *rt, smap_comm_t *c, MPI_Request *req)
 {
-    return done(smap_nbc_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c, req),
-                smap_nbc_why);
+    return smap_nbc_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c, req);
 }
 static int nbc_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req)
 {
-    return done(smap_nbc_alltoall(a, c, req), smap_nbc_why);
+    return smap_nbc_alltoall(a, c, req);
 }
 
 static int nbc_barrier(smap_comm_t *c)
@@ -191,65 +174,61 @@ static const struct smap_coll_ops sched_ops = {
 
 static int cb_barrier(smap_comm_t *c)
 {
-    return done(smap_cb_barrier(c), smap_cb_why);
+    return smap_cb_barrier(c);
 }
 static int cb_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c)
 {
-    return done(smap_cb_bcast(buf, count, t, root, c), smap_cb_why);
+    return smap_cb_bcast(buf, count, t, root, c);
 }
 static int cb_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                      MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c)
 {
-    return done(smap_cb_reduce(sbuf, rbuf, count, t, type, op, root, c), smap_cb_why);
+    return smap_cb_reduce(sbuf, rbuf, count, t, type, op, root, c);
 }
 static int cb_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                         MPI_Datatype type, MPI_Op op, smap_comm_t *c)
 {
-    return done(smap_cb_allreduce(sbuf, rbuf, count, t, type, op, c), smap_cb_why);
+    return smap_cb_allreduce(sbuf, rbuf, count, t, type, op, c);
 }
 static int cb_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
                              MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
                              smap_comm_t *c)
 {
-    return done(smap_cb_reduce_scatter(sbuf, rbuf, rcounts, block, t, type, op, c),
-                smap_cb_why);
+    return smap_cb_reduce_scatter(sbuf, rbuf, rcounts, block, t, type, op, c);
 }
 static int cb_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                    MPI_Datatype type, MPI_Op op, int ex, smap_comm_t *c)
 {
-    return done(smap_cb_scan(sbuf, rbuf, count, t, type, op, ex, c), smap_cb_why);
+    return smap_cb_scan(sbuf, rbuf, count, t, type, op, ex, c);
 }
 static int cb_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                      MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                      smap_dtype_t *rt, int root, int vec, smap_comm_t *c)
 {
-    return done(smap_cb_gather(sbuf, scount, st, rbuf, rcount, vec_counts(vec, rcounts), displs,
-                               rt, root, c),
-                smap_cb_why);
+    return smap_cb_gather(sbuf, scount, st, rbuf, rcount, vec_counts(vec, rcounts), displs,
+                          rt, root, c);
 }
 static int cb_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                       struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
                       smap_dtype_t *rt, int root, int vec, smap_comm_t *c)
 {
-    return done(smap_cb_scatter(sbuf, scount, vec_counts(vec, scounts), displs, st, rbuf,
-                                rcount, rt, root, c),
-                smap_cb_why);
+    return smap_cb_scatter(sbuf, scount, vec_counts(vec, scounts), displs, st, rbuf,
+                           rcount, rt, root, c);
 }
 static int cb_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                         MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                         smap_dtype_t *rt, smap_comm_t *c)
 {
-    return done(smap_cb_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
-                smap_cb_why);
+    return smap_cb_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c);
 }
 static int cb_alltoall(const struct smap_a2a *a, smap_comm_t *c)
 {
-    return done(smap_cb_alltoall(a, c), smap_cb_why);
+    return smap_cb_alltoall(a, c);
 }
 
 static int cb_world_barrier(smap_comm_t *c)
 {
-    return done(smap_cb_world_barrier(c), smap_cb_why);
+    return smap_cb_world_barrier(c);
 }
 
 #define CB_BLOCKING                                                                        \
@@ -276,7 +255,7 @@ static const struct smap_coll_ops world_ops = {
         if (use) {                                                                         \
             int hrc_ = (call);                                                             \
             if (hrc_ != SMAP_HIER_FLAT)                                                    \
-                return done(hrc_, smap_hier_why);                                          \
+                return hrc_;                                                       \
         }                                                                                  \
     } while (0)
 
@@ -438,9 +417,10 @@ static const struct smap_coll_ops hier_ops = {
  * form still starts an empty schedule, which takes the communicator's
  * sequence number as the other members' do. */
 
-static const char *inter_scan_why(void)
+static int inter_scan_refused(void)
 {
-    return "comm is an intercommunicator: MPI defines scans on intracommunicators only";
+    return smap_fail(MPI_ERR_COMM,
+                     "comm is an intercommunicator: MPI defines scans on intracommunicators only");
 }
 
 /* The inputs' element count of an intercommunicator reduce_scatter: the
@@ -457,20 +437,20 @@ static MPI_Count inter_total(struct smap_cvec rcounts, MPI_Count block, smap_com
 
 static int inter_ibarrier(smap_comm_t *c, MPI_Request *req)
 {
-    return req ? done(smap_nbc_inter_barrier(c, req), smap_nbc_why)
-               : done(smap_inter_barrier(c), smap_inter_why);
+    return req ? smap_nbc_inter_barrier(c, req)
+               : smap_inter_barrier(c);
 }
 static int inter_none(smap_comm_t *c, MPI_Request *req)
 {
-    return req ? done(smap_nbc_inter_none(c, req), smap_nbc_why) : MPI_SUCCESS;
+    return req ? smap_nbc_inter_none(c, req) : MPI_SUCCESS;
 }
 static int inter_ibcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c,
                         MPI_Request *req)
 {
     if (root == MPI_PROC_NULL)
         return inter_none(c, req);
-    return req ? done(smap_nbc_inter_bcast(buf, count, t, root, c, req), smap_nbc_why)
-               : done(smap_inter_bcast(buf, count, t, root, c), smap_inter_why);
+    return req ? smap_nbc_inter_bcast(buf, count, t, root, c, req)
+               : smap_inter_bcast(buf, count, t, root, c);
 }
 static int inter_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                          MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c,
@@ -478,36 +458,31 @@ static int inter_ireduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dty
 {
     if (root == MPI_PROC_NULL)
         return inter_none(c, req);
-    return req ? done(smap_nbc_inter_reduce(sbuf, rbuf, count, t, type, op, root, c, req),
-                      smap_nbc_why)
-               : done(smap_inter_reduce(sbuf, rbuf, count, t, type, op, root, c),
-                      smap_inter_why);
+    return req ? smap_nbc_inter_reduce(sbuf, rbuf, count, t, type, op, root, c, req)
+               : smap_inter_reduce(sbuf, rbuf, count, t, type, op, root, c);
 }
 static int inter_iallreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                             MPI_Datatype type, MPI_Op op, smap_comm_t *c, MPI_Request *req)
 {
-    return req ? done(smap_nbc_inter_allreduce(sbuf, rbuf, count, t, type, op, c, req),
-                      smap_nbc_why)
-               : done(smap_inter_allreduce(sbuf, rbuf, count, t, type, op, c), smap_inter_why);
+    return req ? smap_nbc_inter_allreduce(sbuf, rbuf, count, t, type, op, c, req)
+               : smap_inter_allreduce(sbuf, rbuf, count, t, type, op, c);
 }
 static int inter_ireduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
                                  MPI_Count block, smap_dtype_t *t, MPI_Datatype type,
                                  MPI_Op op, smap_comm_t *c, MPI_Request *req)
 {
     MPI_Count total = inter_total(rcounts, block, c);
-    return req ? done(smap_nbc_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t, type,
-                                                    op, c, req),
-                      smap_nbc_why)
-               : done(smap_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t, type, op,
-                                                c),
-                      smap_inter_why);
+    return req ? smap_nbc_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t, type,
+                                               op, c, req)
+               : smap_inter_reduce_scatter(sbuf, rbuf, rcounts, block, total, t, type, op,
+                                           c);
 }
 static int inter_iscan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                        MPI_Datatype type, MPI_Op op, int ex, smap_comm_t *c, MPI_Request *req)
 {
     (void)sbuf, (void)rbuf, (void)count, (void)t, (void)type, (void)op, (void)ex, (void)c;
     (void)req;
-    return done(MPI_ERR_COMM, inter_scan_why);
+    return inter_scan_refused();
 }
 static int inter_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                          MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
@@ -516,12 +491,10 @@ static int inter_igather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, v
     (void)vec;
     if (root == MPI_PROC_NULL)
         return inter_none(c, req);
-    return req ? done(smap_nbc_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt,
-                                            root, c, req),
-                      smap_nbc_why)
-               : done(smap_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt,
-                                        root, c),
-                      smap_inter_why);
+    return req ? smap_nbc_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt,
+                                       root, c, req)
+               : smap_inter_gather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt,
+                                   root, c);
 }
 static int inter_iscatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                           struct smap_cvec displs, smap_dtype_t *st, void *rbuf,
@@ -531,28 +504,24 @@ static int inter_iscatter(const void *sbuf, MPI_Count scount, struct smap_cvec s
     (void)vec;
     if (root == MPI_PROC_NULL)
         return inter_none(c, req);
-    return req ? done(smap_nbc_inter_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount,
-                                             rt, root, c, req),
-                      smap_nbc_why)
-               : done(smap_inter_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt,
-                                         root, c),
-                      smap_inter_why);
+    return req ? smap_nbc_inter_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount,
+                                        rt, root, c, req)
+               : smap_inter_scatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt,
+                                    root, c);
 }
 static int inter_iallgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                             MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                             smap_dtype_t *rt, smap_comm_t *c, MPI_Request *req)
 {
-    return req ? done(smap_nbc_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs,
-                                               rt, c, req),
-                      smap_nbc_why)
-               : done(smap_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt,
-                                           c),
-                      smap_inter_why);
+    return req ? smap_nbc_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs,
+                                          rt, c, req)
+               : smap_inter_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt,
+                                      c);
 }
 static int inter_ialltoall(const struct smap_a2a *a, smap_comm_t *c, MPI_Request *req)
 {
-    return req ? done(smap_nbc_inter_alltoall(a, c, req), smap_nbc_why)
-               : done(smap_inter_alltoall(a, c), smap_inter_why);
+    return req ? smap_nbc_inter_alltoall(a, c, req)
+               : smap_inter_alltoall(a, c);
 }
 
 static int inter_barrier(smap_comm_t *c)
@@ -626,8 +595,8 @@ int smap_coll_free(smap_comm_t *c)
 {
     int rc = smap_hier_release(c);   /* its node and leaders sub-communicators */
     if (rc != MPI_SUCCESS)
-        return done(rc, smap_hier_why);
-    return done(smap_coll_release(c), smap_cb_why);
+        return rc;
+    return smap_coll_release(c);
 }
 
 void smap_coll_forget(smap_comm_t *c)

@@ -85,7 +85,7 @@ static int allreduce(struct MPI_ABI_Comm *parent, void *buf, int count, MPI_Data
     int rc = smap_coll_allreduce(MPI_IN_PLACE, buf, count, smap_dtype_get(type), type, op,
                                  parent);
     return rc == MPI_SUCCESS ? rc
-                             : smap_err_raise(parent->handle, rc, func, "%s", smap_coll_why());
+                             : smap_err_raise(parent->handle, rc, func, "%s", smap_why());
 }
 
 int smap_comm_agree(struct MPI_ABI_Comm *parent, struct smap_comm_ids *ids, const char *func)

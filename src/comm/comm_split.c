@@ -58,7 +58,7 @@ int smap_comm_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcom
     smap_coll_func = func;
     int rc = smap_coll_allgather(mine, 2, t, ck, 2, none, none, t, c);
     if (rc != MPI_SUCCESS)
-        rc = smap_err_raise(c->handle, rc, func, "%s", smap_coll_why());
+        rc = smap_err_raise(c->handle, rc, func, "%s", smap_why());
     struct smap_comm_ids ids;
     if (rc == MPI_SUCCESS)
         rc = smap_comm_agree(c, &ids, func);

@@ -138,7 +138,7 @@ static uint64_t inter_key(const struct MPI_ABI_Comm *c)
 static SMAP_COLD int agree_error(struct MPI_ABI_Comm *c, int rc, const char *func)
 {
     return smap_err_raise(c->handle, rc, func, "agreeing with the other group failed: %s",
-                          rc == MPI_ERR_NO_MEM ? "out of memory" : smap_inter_why());
+                          rc == MPI_ERR_NO_MEM ? "out of memory" : smap_why());
 }
 
 static SMAP_COLD int no_ctx(struct MPI_ABI_Comm *c, const char *func)

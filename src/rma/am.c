@@ -195,5 +195,5 @@ int smap_rma_am_call(struct MPI_ABI_Win *w, int target, int kind, uintptr_t addr
         atomic_store_explicit(&am->state, SMAP_AM_FREE, memory_order_relaxed);
     }
     atomic_store_explicit(&am->lock, 0, memory_order_release);
-    return rc ? smap_rma_fail(rc, "the target failed to serve a one-sided request") : rc;
+    return rc ? smap_fail(rc, "the target failed to serve a one-sided request") : rc;
 }

@@ -86,7 +86,7 @@ int smap_rma_each_block(uintptr_t addr, MPI_Count count, smap_dtype_t *t, block_
         return fn(ctx, addr + (uintptr_t)smap_dtype_data_offset(t), (size_t)(count * t->size), 0);
     const struct smap_dtype_flat *f = smap_dtype_flat(t);
     if (!f)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
     size_t off = 0;
     for (MPI_Count e = 0; e < count; e++) {
         uintptr_t el = addr + (uintptr_t)(e * t->extent);
@@ -112,7 +112,7 @@ static int cma_write(void *ctx, uintptr_t addr, size_t len, size_t off)
 {
     struct cma_ctx *c = ctx;
     if (smap_copy_to(c->lr, (void *)addr, c->stream + off, len) == SMAP_COPY_BOUNCE)
-        return smap_rma_fail(MPI_ERR_RMA_RANGE, "CMA could not write the target's memory");
+        return smap_fail(MPI_ERR_RMA_RANGE, "CMA could not write the target's memory");
     return MPI_SUCCESS;
 }
 
@@ -120,7 +120,7 @@ static int cma_read(void *ctx, uintptr_t addr, size_t len, size_t off)
 {
     struct cma_ctx *c = ctx;
     if (smap_copy_from(c->lr, c->stream + off, (const void *)addr, len) == SMAP_COPY_BOUNCE)
-        return smap_rma_fail(MPI_ERR_RMA_RANGE, "CMA could not read the target's memory");
+        return smap_fail(MPI_ERR_RMA_RANGE, "CMA could not read the target's memory");
     return MPI_SUCCESS;
 }
 
@@ -219,7 +219,7 @@ static int node_put(MPI_Win h, int target, const struct smap_rma_op_args *a)
     size_t bytes = (size_t)(a->ocount * a->otype->size);
     char *s = scratch(bytes);
     if (!s)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory");
     smap_dtype_pack(a->oaddr, a->ocount, a->otype, s, 0, (MPI_Count)bytes);
     rc = o.path == SMAP_RMA_CMA ? cma_scatter(&o, a->tcount, a->ttype, s)
                                 : am_scatter(w, target, &o, a->tcount, a->ttype, s);
@@ -244,7 +244,7 @@ static int node_get(MPI_Win h, int target, const struct smap_rma_op_args *a)
     size_t bytes = (size_t)(a->tcount * a->ttype->size);
     char *s = scratch(bytes);
     if (!s)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory");
     rc = o.path == SMAP_RMA_CMA ? cma_gather(&o, a->tcount, a->ttype, s)
                                 : am_gather(w, target, &o, a->tcount, a->ttype, s);
     if (!rc)
@@ -450,7 +450,7 @@ static int each_run(char *base, MPI_Count count, smap_dtype_t *t, smap_dtype_t *
         return fn(c, base + smap_dtype_data_offset(t), 0, count * (t->size / b->size));
     const struct smap_dtype_flat *f = smap_dtype_flat(t);
     if (!f)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory compiling the datatype");
     /* Element i starts where the packed stream reaches i * size: a derived
      * type holds whole copies of b, so b's own layout (a pair's hole,
      * MPI_SHORT_INT's, included) holds from there, even when b's bytes
@@ -596,7 +596,7 @@ static int acc_am(struct MPI_ABI_Win *w, int target, const struct where *o,
         rc = MPI_ERR_NO_MEM;
     if (rc) {
         free(in);
-        return smap_rma_fail(rc, "out of memory");
+        return smap_fail(rc, "out of memory");
     }
     if (in)
         smap_dtype_pack(a->oaddr, a->ocount, a->otype, in, 0, (MPI_Count)bytes);
@@ -691,7 +691,7 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
     if (opx != SMAP_OPX_REPLACE && opx != SMAP_OPX_NO_OP) {
         int rc = smap_op_loop(opx, lb, &pl.fn, &why);
         if (SMAP_UNLIKELY(rc))
-            return smap_rma_fail(rc, why);
+            return smap_fail(rc, why);
     }
     struct where o;
     int rc = locate(w, target, a->taddr, a->tcount, a->ttype, &o);
@@ -714,7 +714,7 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
         } else {
             in_s = bytes <= sizeof in_small ? in_small : scratch(bytes);
             if (!in_s)
-                return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+                return smap_fail(MPI_ERR_NO_MEM, "out of memory");
             smap_dtype_copy(in_s, n, b, a->oaddr, a->ocount, a->otype);
             in = in_s;
         }
@@ -727,7 +727,7 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
             if (!res) {
                 if (in_s != in_small)
                     free(in_s);
-                return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+                return smap_fail(MPI_ERR_NO_MEM, "out of memory");
             }
         }
     }
@@ -752,7 +752,7 @@ static int node_acc(MPI_Win h, int target, const struct smap_rma_op_args *a)
          * under the lock (such targets never use atomics) */
         size_t sbytes = (size_t)(a->tcount * a->ttype->size);
         char *s = scratch(sbytes), *cur = scratch(bytes);
-        rc = s && cur ? smap_rma_acc_lock(cb) : smap_rma_fail(MPI_ERR_NO_MEM, "out of memory");
+        rc = s && cur ? smap_rma_acc_lock(cb) : smap_fail(MPI_ERR_NO_MEM, "out of memory");
         if (!rc) {
             rc = cma_gather(&o, a->tcount, a->ttype, s);
             if (!rc) {
@@ -869,7 +869,7 @@ static int node_cas(MPI_Win h, int target, const struct smap_rma_op_args *a)
         return MPI_SUCCESS;
     }
     if (s > sizeof old)
-        return smap_rma_fail(MPI_ERR_TYPE, "compare-and-swap takes one basic element");
+        return smap_fail(MPI_ERR_TYPE, "compare-and-swap takes one basic element");
     if (o.path == SMAP_RMA_AM) {
         /* the target compares and swaps under its own accumulate lock */
         char in[16];
@@ -913,7 +913,7 @@ static int granted_while_exposed(struct smap_rma_cb *cb, uint64_t held)
     if (SMAP_LIKELY(!atomic_load_explicit(&cb->exposed, memory_order_acquire)))
         return MPI_SUCCESS;
     atomic_fetch_sub_explicit(&cb->lock, held, memory_order_release);
-    return smap_rma_fail(MPI_ERR_RMA_CONFLICT, "the target window is exposed (MPI_Win_post) "
+    return smap_fail(MPI_ERR_RMA_CONFLICT, "the target window is exposed (MPI_Win_post) "
                                                "and cannot be locked at the same time");
 }
 

@@ -24,7 +24,7 @@ static int in_epoch(struct MPI_ABI_Win *w, int target)
 
 static SMAP_COLD int range_error(void)
 {
-    return smap_rma_fail(MPI_ERR_RMA_RANGE,
+    return smap_fail(MPI_ERR_RMA_RANGE,
                          "the target range lies outside the target's window");
 }
 
@@ -36,7 +36,7 @@ int smap_rma_op(MPI_Win h, int kind, int target, MPI_Aint disp, struct smap_rma_
         return MPI_SUCCESS;
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (SMAP_UNLIKELY(!in_epoch(w, target)))
-        return smap_rma_fail(MPI_ERR_RMA_SYNC,
+        return smap_fail(MPI_ERR_RMA_SYNC,
                              "no access epoch is open for this target (fence, start, lock or "
                              "lock_all first)");
     const struct smap_rma_target *t = &w->t[target];
@@ -64,18 +64,18 @@ int smap_rma_op(MPI_Win h, int kind, int target, MPI_Aint disp, struct smap_rma_
     switch (kind) {
     case SMAP_RMA_PUT:
         if (SMAP_UNLIKELY(a->ocount * a->otype->size != a->tcount * tt->size))
-            return smap_rma_fail(MPI_ERR_TYPE, "origin and target sizes differ");
+            return smap_fail(MPI_ERR_TYPE, "origin and target sizes differ");
         return a->tcount && tt->size ? t->ops->put(h, target, a) : MPI_SUCCESS;
     case SMAP_RMA_GET:
         if (SMAP_UNLIKELY(a->rcount * a->rtype->size != a->tcount * tt->size))
-            return smap_rma_fail(MPI_ERR_TYPE, "origin and target sizes differ");
+            return smap_fail(MPI_ERR_TYPE, "origin and target sizes differ");
         return a->tcount && tt->size ? t->ops->get(h, target, a) : MPI_SUCCESS;
     case SMAP_RMA_ACC:
     case SMAP_RMA_GACC:
         if (SMAP_UNLIKELY(a->otype && a->ocount * a->otype->size != a->tcount * tt->size))
-            return smap_rma_fail(MPI_ERR_TYPE, "origin and target sizes differ");
+            return smap_fail(MPI_ERR_TYPE, "origin and target sizes differ");
         if (SMAP_UNLIKELY(a->raddr && a->rcount * a->rtype->size != a->tcount * tt->size))
-            return smap_rma_fail(MPI_ERR_TYPE, "result and target sizes differ");
+            return smap_fail(MPI_ERR_TYPE, "result and target sizes differ");
         return a->tcount && tt->size ? t->ops->acc(h, target, a) : MPI_SUCCESS;
     default:
         return t->ops->cas(h, target, a);

@@ -174,7 +174,7 @@ int smap_rma_net_register(struct MPI_ABI_Win *w)
         struct MPI_ABI_Win **t = realloc(Q.wins, (size_t)c * sizeof *t);
         if (!t) {
             pthread_mutex_unlock(&Q.lk);
-            return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the window");
+            return smap_fail(MPI_ERR_NO_MEM, "out of memory for the window");
         }
         Q.wins = t;
         Q.cap = c;
@@ -549,7 +549,7 @@ static int wait_call(struct call *c)
 
 static int served_error(int rc)
 {
-    return smap_rma_fail(rc, rc == MPI_ERR_RMA_RANGE
+    return smap_fail(rc, rc == MPI_ERR_RMA_RANGE
                                  ? "the target range is not inside a region attached there"
                              : rc == MPI_ERR_RMA_CONFLICT
                                  ? "the target window is exposed (MPI_Win_post) and cannot be "
@@ -601,7 +601,7 @@ static int batch_block(void *ctx, uintptr_t addr, size_t len, size_t off)
     struct batch *b = ctx;
     (void)off;   /* blocks come in stream order: off == b->m.off + b->m.len */
     if (len % b->es)   /* no message could carry the piece of an element */
-        return smap_rma_fail(MPI_ERR_TYPE, "a block of the target layout cuts an element");
+        return smap_fail(MPI_ERR_TYPE, "a block of the target layout cuts an element");
     while (len) {
         size_t k = b->room - (size_t)b->m.len;
         if (k > len)
@@ -851,7 +851,7 @@ static int rdma_put(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_
     }
     struct rput *p = malloc(sizeof *p + bytes);
     if (!p)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for a put to another node");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for a put to another node");
     p->refs = 1;
     p->t = t;
     p->bytes = bytes;
@@ -874,7 +874,7 @@ static int rdma_get(struct MPI_ABI_Win *w, int target, const struct smap_rma_op_
     int direct = smap_dtype_is_contiguous(a->rtype);
     char *s = direct ? (char *)a->raddr + smap_dtype_data_offset(a->rtype) : malloc(bytes);
     if (!s)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for a get from another node");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for a get from another node");
     struct rdma_ctx c = { .t = t, .base = k->base, .rbase = k->rbase, .rkey = k->rkey,
                           .stream = s };
     smap_p2p_lock();

@@ -3,7 +3,7 @@
  * these functions move data and synchronise).
  *
  * Every function returns MPI_SUCCESS or an MPI error class, with
- * smap_rma_why() saying why in words (static text); the binding raises it
+ * smap_why() saying why in words (static text); the binding raises it
  * on the window's error handler (smap_rma_raise).
  *
  * On the node every operation is complete, at the origin and at the
@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/why.h"
 #include "dtype/dtype.h"
 
 #define SMAP_WIN_MAGIC 0x57494e44u   /* "WIND" */
@@ -156,9 +157,6 @@ static inline struct MPI_ABI_Win *smap_win_get(MPI_Win h)
         return NULL;
     return w;
 }
-
-const char *smap_rma_why(void);
-int smap_rma_fail(int cls, const char *why);
 
 /* Raises error class cls on w's error handler ("func: message"), as
  * smap_err_raise does for communicators. */

@@ -46,7 +46,7 @@ int smap_rma_backoff(struct smap_rma_backoff *b)
     if ((++b->yields & 63) == 0) {
         smap_p2p_progress();
         if (smap_nlocal > 1 && smap_peers_attached() && smap_node_barrier_peer_died())
-            return smap_rma_fail(MPI_ERR_OTHER, "a rank of the window died");
+            return smap_fail(MPI_ERR_OTHER, "a rank of the window died");
     }
     return MPI_SUCCESS;
 }
@@ -112,7 +112,7 @@ int smap_rma_acc_lock_drain(struct smap_rma_cb *cb, int n)
             if ((++b.yields & 63) == 0 && smap_nlocal > 1 && smap_peers_attached() &&
                 smap_node_barrier_peer_died()) {
                 smap_rma_acc_unlock(cb);
-                return smap_rma_fail(MPI_ERR_OTHER, "a rank of the window died");
+                return smap_fail(MPI_ERR_OTHER, "a rank of the window died");
             }
         }
     }
@@ -157,7 +157,7 @@ int smap_win_fence(MPI_Win h, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (w->nlocks || w->lock_all || w->nstart >= 0 || w->npost >= 0)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC,
+        return smap_fail(MPI_ERR_RMA_SYNC,
                              "a lock, start or post epoch is open on this window");
     /* NOPRECEDE: no operation of ours precedes, but others may have put
      * into our window or expect ours to be seen: a barrier is still the
@@ -209,7 +209,7 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (w->npost >= 0 || fence_busy(w))
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, w->npost >= 0
+        return smap_fail(MPI_ERR_RMA_SYNC, w->npost >= 0
                                                    ? "an exposure epoch (MPI_Win_post) is open"
                                                    : "a fence epoch is open (end it with "
                                                      "MPI_MODE_NOSUCCEED)");
@@ -221,14 +221,14 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
      * during the epoch) is seen by the lock: cb->exposed. */
     if (atomic_load_explicit(&w->cb->lock, memory_order_acquire) &
         (SMAP_RMA_EXCL | SMAP_RMA_SHARED))
-        return smap_rma_fail(MPI_ERR_RMA_CONFLICT,
+        return smap_fail(MPI_ERR_RMA_CONFLICT,
                              "the window is locked (MPI_Win_lock) by a process: it cannot be "
                              "exposed by MPI_Win_post at the same time");
     int cls = 0, n = 0;
     const char *why = "";
     int *r = translate(w, g, &n, &cls, &why);
     if (!r)
-        return smap_rma_fail(cls, why);
+        return smap_fail(cls, why);
     w->post_grp = r;
     w->npost = n;
     w->post_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
@@ -249,12 +249,12 @@ int smap_win_start(MPI_Win h, struct MPI_ABI_Group *g, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (w->nstart >= 0 || w->lock_all || w->nlocks || fence_busy(w))
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "another access epoch is open on this window");
+        return smap_fail(MPI_ERR_RMA_SYNC, "another access epoch is open on this window");
     int cls = 0, n = 0;
     const char *why = "";
     int *r = translate(w, g, &n, &cls, &why);
     if (!r)
-        return smap_rma_fail(cls, why);
+        return smap_fail(cls, why);
     w->start_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
     if (!w->start_nocheck)
         for (int i = 0; i < n; i++) {
@@ -274,7 +274,7 @@ int smap_win_complete(MPI_Win h)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (w->nstart < 0)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "no access epoch of MPI_Win_start is open");
+        return smap_fail(MPI_ERR_RMA_SYNC, "no access epoch of MPI_Win_start is open");
     atomic_thread_fence(memory_order_release);
     for (int i = 0; i < w->nstart; i++) {
         int t = w->start_grp[i];
@@ -322,7 +322,7 @@ int smap_win_wait(MPI_Win h)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (w->npost < 0)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "no exposure epoch of MPI_Win_post is open");
+        return smap_fail(MPI_ERR_RMA_SYNC, "no exposure epoch of MPI_Win_post is open");
     for (int i = 0; i < w->npost; i++) {
         int o = w->post_grp[i];
         int rc = smap_rma_wait_ge(smap_rma_done_ctr(w->cb, w->n, o), w->done_seen[o] + 1);
@@ -337,7 +337,7 @@ int smap_win_test(MPI_Win h, int *flag)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (w->npost < 0)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "no exposure epoch of MPI_Win_post is open");
+        return smap_fail(MPI_ERR_RMA_SYNC, "no exposure epoch of MPI_Win_post is open");
     *flag = all_done(w);
     if (*flag)
         end_exposure(w);
@@ -354,12 +354,12 @@ int smap_win_lock(MPI_Win h, int type, int rank, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (w->locked[rank] || w->lock_all || w->nstart >= 0 || fence_busy(w))
-        return smap_rma_fail(MPI_ERR_RMA_SYNC,
+        return smap_fail(MPI_ERR_RMA_SYNC,
                              w->locked[rank] || w->lock_all
                                  ? "this target is already locked by this process"
                                  : "another access epoch (fence or start) is open");
     if (w->hints.no_locks)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "the window was created with no_locks=true");
+        return smap_fail(MPI_ERR_RMA_SYNC, "the window was created with no_locks=true");
     int nocheck = (assert & MPI_MODE_NOCHECK) != 0;
     if (!nocheck) {
         int rc = w->t[rank].ops->lock(h, rank, type);
@@ -376,7 +376,7 @@ int smap_win_unlock(MPI_Win h, int rank)
     struct MPI_ABI_Win *w = smap_win_get(h);
     int l = w->locked[rank];
     if (!l)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "this target is not locked by this process");
+        return smap_fail(MPI_ERR_RMA_SYNC, "this target is not locked by this process");
     int rc = w->t[rank].ops->flush(h, rank);
     if (!rc && !(l & LOCKED_NOCHECK))
         rc = w->t[rank].ops->unlock(h, rank, 300 + (l & 3));
@@ -389,9 +389,9 @@ int smap_win_lock_all(MPI_Win h, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (w->lock_all || w->nlocks || w->nstart >= 0 || fence_busy(w))
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "another access epoch is open on this window");
+        return smap_fail(MPI_ERR_RMA_SYNC, "another access epoch is open on this window");
     if (w->hints.no_locks)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "the window was created with no_locks=true");
+        return smap_fail(MPI_ERR_RMA_SYNC, "the window was created with no_locks=true");
     int nocheck = (assert & MPI_MODE_NOCHECK) != 0;
     if (!nocheck)
         for (int i = 0; i < w->n; i++) {
@@ -410,7 +410,7 @@ int smap_win_unlock_all(MPI_Win h)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (!w->lock_all)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all was not called");
+        return smap_fail(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all was not called");
     int rc = MPI_SUCCESS;
     for (int i = 0; i < w->n; i++) {
         int r = w->t[i].ops->flush(h, i);
@@ -430,7 +430,7 @@ int smap_win_flush(MPI_Win h, int rank, int local)
         smap_rma_poll();
     struct MPI_ABI_Win *w = smap_win_get(h);
     if (!w->lock_all && (rank < 0 ? !w->nlocks : !w->locked[rank]))
-        return smap_rma_fail(MPI_ERR_RMA_SYNC,
+        return smap_fail(MPI_ERR_RMA_SYNC,
                              "flushes belong in a passive-target epoch (MPI_Win_lock or "
                              "MPI_Win_lock_all)");
     /* On the node every operation completes remotely at once.  A put to

@@ -34,19 +34,6 @@
 #include "mpi/request.h"
 #include "smap/remote.h"
 
-static _Thread_local const char *last_why = "";
-
-const char *smap_rma_why(void)
-{
-    return last_why;
-}
-
-int smap_rma_fail(int cls, const char *why)
-{
-    last_why = why;
-    return cls;
-}
-
 /* What a rank publishes at creation. */
 struct win_desc {
     uint64_t base, size, disp_unit, cb, fence;
@@ -64,13 +51,13 @@ static int allgather(struct MPI_ABI_Comm *c, const void *mine, void *all, size_t
     if (c->slot >= 0) {
         int rc = smap_coll_allgather(mine, (MPI_Count)bytes, b, all, (MPI_Count)bytes, none, none,
                                      b, c);
-        return rc ? smap_rma_fail(rc, smap_coll_why()) : MPI_SUCCESS;
+        return rc ? smap_fail(rc, smap_why()) : MPI_SUCCESS;
     }
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = smap_nbc_allgather(mine, (MPI_Count)bytes, b, all, (MPI_Count)bytes, none, none, b,
                                 c, &r);
     if (rc)
-        return smap_rma_fail(rc, smap_nbc_why());
+        return smap_fail(rc, smap_why());
     struct smap_waiter w;
     smap_wait_init(&w, smap_nlocal);
     while (!smap_req_ready(r)) {
@@ -78,7 +65,7 @@ static int allgather(struct MPI_ABI_Comm *c, const void *mine, void *all, size_t
         smap_wait_step(&w);
     }
     rc = smap_req_finish(&r, MPI_STATUS_IGNORE);
-    return rc ? smap_rma_fail(rc, "the creation exchange failed") : MPI_SUCCESS;
+    return rc ? smap_fail(rc, "the creation exchange failed") : MPI_SUCCESS;
 }
 
 /* ---- reachability of our own memory ---- */
@@ -245,7 +232,7 @@ static int allocate_own(struct MPI_ABI_Win *w, MPI_Aint size)
     if (!w->mem)
         w->mem = aligned_alloc(64, ((size_t)size + 63) & ~(size_t)63);
     if (!w->mem)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the window");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the window");
     w->mem_len = (size_t)size;
     w->base = w->mem;
     return MPI_SUCCESS;
@@ -309,22 +296,22 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
     for (int i = 0; i < n; i++)
         net |= local_rank_of(c, i) < 0;
     if (net && flavor == MPI_WIN_FLAVOR_SHARED)
-        return smap_rma_fail(MPI_ERR_RMA_SHARED,
+        return smap_fail(MPI_ERR_RMA_SHARED,
                              "the communicator spans several nodes: shared memory needs one "
                              "node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED gives such a "
                              "communicator)");
     if (!smap_rma_region())
-        return smap_rma_fail(MPI_ERR_INTERN, "the one-sided region does not exist");
+        return smap_fail(MPI_ERR_INTERN, "the one-sided region does not exist");
     struct MPI_ABI_Win *w = new_win(flavor, c, disp_unit, info);
     if (!w)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the window");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the window");
     int rc = MPI_SUCCESS;
     if (net) {
         /* before the exchange: a peer may send requests as soon as it
          * knows our control block */
         w->net_fence = calloc((size_t)n, sizeof *w->net_fence);
         rc = w->net_fence ? smap_rma_net_register(w)
-                          : smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the window");
+                          : smap_fail(MPI_ERR_NO_MEM, "out of memory for the window");
         w->net = rc == MPI_SUCCESS;
         if (rc) {
             destroy(w);
@@ -356,7 +343,7 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
     struct win_desc *all = calloc((size_t)n, sizeof *all);
     if (!all) {
         destroy(w);
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the window");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the window");
     }
     int xrc = allgather(c, &mine, all, sizeof mine);
     if (xrc) {
@@ -392,7 +379,7 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
         if (!ag[i].ok) {
             failed = 1;
             rc = (int)ag[i].cls;
-            smap_rma_fail(rc, rc == MPI_ERR_NO_MEM
+            smap_fail(rc, rc == MPI_ERR_NO_MEM
                                   ? "out of memory for the window on some rank"
                                   : "some rank cannot map a target's control block");
         }
@@ -407,7 +394,7 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
             if (build_target(w, i, local_rank_of(c, i), local_rank_of(c, 0), &all[i]) != 0 ||
                 (all[i].size && !w->t[i].local)) {
                 failed = 1;
-                rc = smap_rma_fail(MPI_ERR_INTERN, "rank 0's shared allocation is not mapped");
+                rc = smap_fail(MPI_ERR_INTERN, "rank 0's shared allocation is not mapped");
             }
         }
         w->base = w->t[w->me].local;
@@ -432,7 +419,7 @@ int smap_win_free(MPI_Win *h)
 {
     struct MPI_ABI_Win *w = smap_win_get(*h);
     if (w->nlocks || w->lock_all || w->nstart >= 0 || w->npost >= 0)
-        return smap_rma_fail(MPI_ERR_RMA_SYNC, "an access or exposure epoch is still open "
+        return smap_fail(MPI_ERR_RMA_SYNC, "an access or exposure epoch is still open "
                                                "(unlock, complete or wait first)");
     /* nobody may still access our memory or control block when it goes */
     int rc = smap_rma_barrier(w);
@@ -499,11 +486,11 @@ static int dyn_grow(struct smap_rma_cb *cb)
 {
     uint32_t cap = cb->dyn_cap ? 2 * cb->dyn_cap : SMAP_RMA_DYN_FIRST;
     if (cap <= cb->dyn_cap)
-        return smap_rma_fail(MPI_ERR_RMA_ATTACH, "too many regions attached");
+        return smap_fail(MPI_ERR_RMA_ATTACH, "too many regions attached");
     struct smap_rma_dyn *old = own_table(cb);
     struct smap_rma_dyn *t = smap_rma_arena_alloc((size_t)cap * sizeof *t);
     if (!t)
-        return smap_rma_fail(MPI_ERR_NO_MEM, "out of memory for the attach table");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the attach table");
     if (cb->ndyn)
         memcpy(t, old, (size_t)cb->ndyn * sizeof *t);
     uint64_t g;
@@ -537,7 +524,7 @@ int smap_win_attach(MPI_Win h, void *base, MPI_Aint size)
     /* the table is sorted and disjoint: only the neighbours can overlap */
     if ((at > 0 && overlap(&tab[at - 1], a, size)) ||
         (at < cb->ndyn && overlap(&tab[at], a, size)))
-        return smap_rma_fail(MPI_ERR_RMA_ATTACH, "the region overlaps one already attached");
+        return smap_fail(MPI_ERR_RMA_ATTACH, "the region overlaps one already attached");
     if (cb->ndyn == cb->dyn_cap) {
         int rc = dyn_grow(cb);
         if (rc)
@@ -570,7 +557,7 @@ int smap_win_detach(MPI_Win h, const void *base)
         dyn_end(cb, g);
         return MPI_SUCCESS;
     }
-    return smap_rma_fail(MPI_ERR_RMA_ATTACH, "base is not the start of an attached region");
+    return smap_fail(MPI_ERR_RMA_ATTACH, "base is not the start of an attached region");
 }
 
 int smap_rma_dyn_own(struct MPI_ABI_Win *w, uintptr_t addr, size_t len, struct smap_rma_dyn *d)
@@ -632,7 +619,7 @@ int smap_rma_dyn_resolve(struct MPI_ABI_Win *w, int target, uintptr_t addr, size
         if (atomic_load_explicit(&cb->dyn_gen, memory_order_relaxed) != g)
             continue;
         if (!s.found)
-            return smap_rma_fail(MPI_ERR_RMA_RANGE,
+            return smap_fail(MPI_ERR_RMA_RANGE,
                                  "the target range is not inside regions attached there");
         *atomics = s.direct;
         if (target == w->me || s.direct) {

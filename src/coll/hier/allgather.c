@@ -163,7 +163,7 @@ static int ag_leaders(const struct ag *a, MPI_Count lo, MPI_Count hi, MPI_Reques
         return MPI_SUCCESS;
     struct smap_sched *s = smap_sched_new(l);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
     /* leader rank j of the leaders' communicator leads node j (both are
      * numbered by the lowest rank of the node) */
     for (int d = 1; d < l->size; d++) {
@@ -203,7 +203,7 @@ static int ag_rails(const struct ag *a, MPI_Count lo, MPI_Count hi, MPI_Request 
     struct smap_hier *h = a->h;
     struct smap_sched *s = smap_sched_new(a->c);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the rails' schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the rails' schedule");
     ag_rails_add(a, s, h->node_of[a->c->rank], h->node->rank, h->node->size, lo, hi);
     return hier_launch(s, req);
 }
@@ -279,7 +279,7 @@ int smap_hier_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, vo
     /* the node's counts and displacements, by rank in the node */
     MPI_Count *nc = malloc(2 * (size_t)k * sizeof *nc);
     if (!nc)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's displacements");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's displacements");
     MPI_Count *nd_displ = nc + k;
     for (int i = 0; i < c->size; i++)
         if (h->node_of[i] == nd) {

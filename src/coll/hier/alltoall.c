@@ -229,7 +229,7 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
         x.hdr = malloc(((size_t)x.nsrc * x.k + 1) * sizeof *x.hdr);
     }
     if (!x.src || !x.hdr)
-        rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's node map");
+        rc = smap_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's node map");
     void *copy = NULL;
     if (rc == MPI_SUCCESS && a->sbuf == MPI_IN_PLACE) {   /* the input is rbuf */
         void *base;
@@ -240,7 +240,7 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
             x.snd.buf = copy;
             copy = base;
         } else {
-            rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's input");
+            rc = smap_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's input");
         }
     }
     if (rc == MPI_SUCCESS)
@@ -249,7 +249,7 @@ int smap_hier_alltoall(const struct smap_a2a *a, smap_comm_t *c)
     if (rc == MPI_SUCCESS) {
         struct smap_sched *s = smap_sched_new(c);
         if (!s) {
-            rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's schedule");
+            rc = smap_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's schedule");
         } else {
             a2a_build(s, &x);
             rc = hier_run(s, "out of memory building the alltoall's schedule");

@@ -47,8 +47,8 @@ int hier_node_gatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount, s
     if (n->size == 1)
         return hier_node_self(h, sbuf, scount, st, rbuf, cnt[0], dsp[0], rt);
     return n->slot >= 0
-               ? hier_fail_coll(smap_cb_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n))
-               : hier_fail_nbc(
+               ? (smap_cb_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n))
+               : (
                      smap_nbc_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n, NULL));
 }
 
@@ -63,13 +63,13 @@ int hier_node_scatterv(struct smap_hier *h, const void *sbuf, const MPI_Count *c
             return MPI_SUCCESS;
         struct smap_sched *s = smap_sched_new(n);
         if (!s)
-            return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+            return smap_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
         smap_sched_copy(s, hier_at(sbuf, dsp[0], st), cnt[0], st, rbuf, rcount, rt);
         return hier_run(s, "out of memory building the node's copy");
     }
     return n->slot >= 0
-               ? hier_fail_coll(smap_cb_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, n))
-               : hier_fail_nbc(
+               ? (smap_cb_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, n))
+               : (
                      smap_nbc_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, n, NULL));
 }
 
@@ -93,7 +93,7 @@ static int rooted_init(struct rooted *r, struct smap_hier *h, smap_comm_t *c, MP
     r->pack = malloc((size_t)(r->k * blk) + 1);
     if (!r->ranks || !r->cnt || !r->pack) {
         free(r->ranks), free(r->cnt), free(r->pack);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
     }
     r->dsp = r->cnt + c->size;
     for (int j = 0; j < r->k; j++) {
@@ -159,7 +159,7 @@ int hier_root_leaders(struct smap_hier *h, smap_comm_t *c, int root, hier_side_f
 {
     struct smap_sched *s = smap_sched_new(c);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the root's schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the root's schedule");
     int me = c->rank;
     if (me == root)
         at_root(s, arg);
@@ -277,7 +277,7 @@ static int rp_net(struct rpipe *a, MPI_Count start, MPI_Count len, MPI_Request *
     int me = a->c->rank, rn = h->node_of[a->root];
     struct smap_sched *s = smap_sched_new(a->c);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the root's schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the root's schedule");
     if (me == a->root) {
         for (int m = 0; m < h->nnodes; m++) {
             MPI_Count n = in_chunk(hier_node_size(h, m), start, len);
@@ -365,7 +365,7 @@ static int rooted_pipeline(struct rpipe *a)
     }
     int rc;
     if (!cn || (a->c->rank == a->root && (!far_at || !far))) {
-        rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the other nodes' blocks");
+        rc = smap_fail(MPI_ERR_NO_MEM, "out of memory for the other nodes' blocks");
     } else {
         a->cn = cn, a->far = far, a->far_at = far_at;
         struct hier_pipe p = { rp_front, rp_back, a };

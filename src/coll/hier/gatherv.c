@@ -45,7 +45,7 @@ static int node_isend(struct smap_hier *h, struct smap_preq *p, const void *buf,
     smap_comm_t *n = h->node;
     int lr = smap_p2p_local_rank(smap_group_world_rank(n->group, to));
     int rc = smap_p2p_isend(p, buf, count, t, to, lr, n->rank, tag, n->ctx, mode);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "a send on the node failed");
+    return rc == MPI_SUCCESS ? rc : smap_fail(rc, "a send on the node failed");
 }
 
 /* Waits for a send or receive on the node; `what` names it in the error. */
@@ -58,7 +58,7 @@ static int node_wait_for(struct smap_preq *p, const char *what)
         if (!smap_preq_done(p))
             smap_wait_step(&w);
     }
-    return p->err == MPI_SUCCESS ? MPI_SUCCESS : hier_fail(p->err, what);
+    return p->err == MPI_SUCCESS ? MPI_SUCCESS : smap_fail(p->err, what);
 }
 
 static int node_wait(struct smap_preq *p)
@@ -113,7 +113,7 @@ static int vnode_init(struct vnode *v, struct smap_hier *h)
     v->total = 0;
     atomic_init(&v->moved, -1);
     if (!v->cnt)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
     v->dsp = v->cnt + v->k;
     return MPI_SUCCESS;
 }
@@ -273,7 +273,7 @@ static int probe_members(struct vnode *v, struct smap_hier *h, struct smap_p2p_m
     if (!v->pack) {   /* the matched messages must still be taken off the queue */
         for (int j = 1; j < v->k; j++)
             node_discard(msg[j]);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
     }
     return MPI_SUCCESS;
 }
@@ -287,7 +287,7 @@ static int leader_gather(struct vcall *x, const void *sbuf, MPI_Count scount, sm
     struct smap_p2p_msg **msg = malloc((size_t)v->k * sizeof *msg);
     struct smap_preq *rq = malloc((size_t)v->k * sizeof *rq);
     int rc = msg && rq ? probe_members(v, x->h, msg, scount * st->size)
-                       : hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's messages");
+                       : smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's messages");
     if (rc != MPI_SUCCESS) {
         free(msg), free(rq);
         return rc;
@@ -296,7 +296,7 @@ static int leader_gather(struct vcall *x, const void *sbuf, MPI_Count scount, sm
     struct smap_sched *s = smap_sched_new(x->c);
     if (s)
         leader_gather_side(s, x);
-    rc = s ? hier_launch(s, &req) : hier_fail(MPI_ERR_NO_MEM, "out of memory for the schedule");
+    rc = s ? hier_launch(s, &req) : smap_fail(MPI_ERR_NO_MEM, "out of memory for the schedule");
     /* every member's copy under way at once (they copy: SMAP_P2P_TO_HUB),
      * then the groups open in order as their members finish */
     for (int j = 1; j < v->k; j++)
@@ -341,7 +341,7 @@ static int leader_sized(struct smap_sched *s, void *arg)
     }
     v->pack = malloc((size_t)v->total + 1);
     if (!v->pack)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
     for (int j = 0, e; j < v->k; j = e) {
         e = hier_group_end(v->cnt, v->k, j);
         smap_sched_recv(s, v->pack + v->dsp[j], hier_group_bytes(v->cnt, j, e),
@@ -373,7 +373,7 @@ static int scatter_group(struct vcall *x, int j, int e, void *rbuf, MPI_Count rc
     }
     if (j == 0 && smap_dtype_copy(rbuf, rcount, rt, v->pack, v->cnt[0],
                                   smap_dtype_get(MPI_BYTE)) < v->cnt[0])
-        return hier_fail(MPI_ERR_TRUNCATE, "the leader's block is larger than its receive buffer");
+        return smap_fail(MPI_ERR_TRUNCATE, "the leader's block is larger than its receive buffer");
     return MPI_SUCCESS;
 }
 
@@ -389,7 +389,7 @@ static int leader_scatter(struct vcall *x, void *rbuf, MPI_Count rcount, smap_dt
     int sent = 1;   /* members 1 .. sent-1 have their send posted */
     if (!s) {
         free(sreq);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's requests");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's requests");
     }
     smap_sched_recv(s, v->cnt, v->k, smap_dtype_get(MPI_COUNT), x->root);
     smap_sched_barrier(s);
@@ -477,7 +477,7 @@ int smap_hier_scatterv(const void *sbuf, struct smap_cvec scounts, struct smap_c
             struct smap_preq p;
             rc = smap_p2p_irecv(&p, rbuf, rcount, rt, 0, HIER_SCATTERV_TAG, h->node->ctx);
             rc = rc != MPI_SUCCESS
-                     ? hier_fail(rc, "receiving a block from the node's leader failed")
+                     ? smap_fail(rc, "receiving a block from the node's leader failed")
                      : node_wait_for(&p, "receiving a block from the node's leader failed");
         }
     }

@@ -7,7 +7,7 @@
  * blocking collective of an intracommunicator without a control block;
  * when it says yes, the
  * smap_hier_* function below runs the collective, with the arguments of
- * coll.h.  Each returns MPI_SUCCESS, an MPI error class (smap_hier_why()
+ * coll.h.  Each returns MPI_SUCCESS, an MPI error class (smap_why()
  * says why), or SMAP_HIER_FLAT: this call is not one the hierarchy keeps
  * correct (a non-commutative op over nodes whose ranks interleave) and the
  * caller runs the flat schedule instead.  Every member of c decides alike. */
@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 
+#include "base/why.h"
 #include "coll/coll.h"
 
 #define SMAP_HIER_FLAT (-2)
@@ -116,6 +117,5 @@ int smap_hier_release(smap_comm_t *c);
  * the other live ones. */
 void smap_hier_forget(smap_comm_t *c);
 
-const char *smap_hier_why(void);
 
 #endif

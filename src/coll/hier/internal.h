@@ -47,11 +47,6 @@ static inline int hier_is_leader(const struct smap_hier *h)
     return h->node->rank == 0;
 }
 
-int hier_fail(int cls, const char *why);
-/* Failures of the phases: the reason the layer below gave. */
-int hier_fail_coll(int rc);
-int hier_fail_nbc(int rc);
-
 /* Whether op keeps its result when its operands are reordered. */
 int hier_commutative(MPI_Op op);
 

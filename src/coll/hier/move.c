@@ -22,7 +22,7 @@ int smap_hier_barrier(smap_comm_t *c)
     struct smap_hier *h = c->hier;
     int rc = hier_node_barrier(h);
     if (rc == MPI_SUCCESS && h->lead)
-        rc = hier_fail_nbc(smap_nbc_barrier(h->lead, NULL));
+        rc = (smap_nbc_barrier(h->lead, NULL));
     if (rc == MPI_SUCCESS)
         rc = hier_node_barrier(h);
     return rc;
@@ -35,7 +35,7 @@ static int lead_bcast(struct smap_hier *h, void *buf, MPI_Count count, smap_dtyp
     *req = MPI_REQUEST_NULL;
     if (h->lead->size == 1)
         return MPI_SUCCESS;
-    return hier_fail_nbc(smap_nbc_bcast(buf, count, t, rootn, h->lead, req));
+    return (smap_nbc_bcast(buf, count, t, rootn, h->lead, req));
 }
 
 int smap_hier_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c)
@@ -52,7 +52,7 @@ int smap_hier_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_
     if (leader) {
         reqs = malloc((size_t)nchunks * sizeof *reqs);
         if (!reqs)
-            return hier_fail(MPI_ERR_NO_MEM, "out of memory for the broadcast's requests");
+            return smap_fail(MPI_ERR_NO_MEM, "out of memory for the broadcast's requests");
         for (MPI_Count k = 0; k < nchunks; k++)
             reqs[k] = MPI_REQUEST_NULL;
     }

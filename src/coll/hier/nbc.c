@@ -57,11 +57,11 @@ int hier_nb_start(smap_comm_t *c, struct smap_sched **s, struct hier_imap *m)
 {
     *s = smap_sched_new(c);
     if (!*s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the collective's schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the collective's schedule");
     if (imap_build(*s, c, m) != 0) {
         smap_sched_free(*s);
         *s = NULL;
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node map");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node map");
     }
     if (m->nn < 2) {
         smap_sched_free(*s);

@@ -111,7 +111,7 @@ static int vgrow(struct smap_sched *s, char **buf, MPI_Count *cap, MPI_Count nee
         return MPI_SUCCESS;
     char *p = smap_sched_tmp(s, (size_t)need + 1);
     if (!p)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's gateway buffers");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the alltoall's gateway buffers");
     *buf = p, *cap = need;
     return MPI_SUCCESS;
 }

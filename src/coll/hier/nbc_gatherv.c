@@ -66,7 +66,7 @@ static int vnode_size(struct smap_sched *s, struct vnode *v)
     if (v->total > v->cap) {   /* (a persistent rerun: the same sizes, no growth) */
         char *p = smap_sched_tmp(s, (size_t)v->total + 1);
         if (!p)
-            return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
+            return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's blocks");
         v->pack = p, v->cap = v->total;
     }
     if (v->gather)
@@ -126,7 +126,7 @@ static int vnode_groups(struct smap_sched *s, void *arg)
         igv_rounds(s, v);
     else
         isv_rounds(s, v);
-    return smap_sched_failed(s) ? hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's groups")
+    return smap_sched_failed(s) ? smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's groups")
                                 : MPI_SUCCESS;
 }
 

@@ -67,7 +67,7 @@ static int bc_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
      * schedule numbers stay equal on all */
     struct smap_sched *s = smap_sched_new(b->c);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the rails' schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the rails' schedule");
     int q = h->node->rank;
     if (q < b->p) {
         MPI_Count lo = hier_piece_lo(len, q, b->p), hi = hier_piece_lo(len, q + 1, b->p);
@@ -96,7 +96,7 @@ int hier_bcast_rails(struct smap_hier *h, smap_comm_t *c, void *buf, MPI_Count c
     int k = h->node->size;
     MPI_Count *v = calloc(2 * (size_t)k, sizeof *v);
     if (!v)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the rails' pieces");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the rails' pieces");
     struct bc b = { h, c, buf, t, root, h->node_of[root], hier_rails_width(h), v, v + k };
     struct hier_pipe p = { bc_front, bc_back, &b };
     int rc = hier_pipeline(&p, count, t);

@@ -46,7 +46,7 @@ static int rs_init(struct rs *r, struct smap_hier *h, smap_comm_t *c, struct sma
     r->mine = malloc((size_t)n * sizeof *r->mine);
     if (!r->cnt || !r->mine) {
         rs_free(r);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the reduce-scatter's layout");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the reduce-scatter's layout");
     }
     r->off = r->cnt + n;
     r->klen = r->off + n;
@@ -95,7 +95,7 @@ static int lead_exchange(struct smap_hier *h, const struct rs *r, void *acc, voi
     MPI_Count kk = r->klen[m];
     struct smap_sched *s = smap_sched_new(l);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
     void *own = node_block(s, h, r, acc, m, hier_at(got, m * kk, t), t, c);
     MPI_Count sat = 0;   /* packed send blocks, one after another */
     for (int j = 0; j < nn; j++) {
@@ -182,7 +182,7 @@ static int rs_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
     MPI_Count kk = r->klen[m], mine = part_len(r, m, start, len);
     struct smap_sched *s = smap_sched_new(l);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
     for (int j = 0; j < nn; j++) {
         MPI_Count n = part_len(r, j, start, len);
         if (j == m)
@@ -210,7 +210,7 @@ static int rs_back(void *arg, MPI_Count start, MPI_Count len)
         return MPI_SUCCESS;
     MPI_Count *cn = malloc(2 * (size_t)r->k * sizeof *cn), mylen = 0, bo = 0;
     if (!cn)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
     void *mypart = a->rbuf;
     for (int j = 0; j < r->k; j++) {
         MPI_Count c = r->cnt[r->mine[j]], lo = bo > start ? bo : start;
@@ -287,7 +287,7 @@ static int il_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *req)
     MPI_Count kk = r->klen[m], mine = il_part(NULL, h, r, m, start, end, &mat, NULL, NULL, t);
     struct smap_sched *s = smap_sched_new(l);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
     /* the own part into its slot of got, the others' packed one after
      * another in this chunk's range of the send buffer */
     void *to = hier_at(a->send, start, t);
@@ -321,7 +321,7 @@ static int il_back(void *arg, MPI_Count start, MPI_Count len)
         return MPI_SUCCESS;
     MPI_Count *cn = malloc(2 * (size_t)r->k * sizeof *cn), mylen = 0, bo = 0;
     if (!cn)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
     void *mypart = a->rbuf;
     for (int j = 0; j < r->k; j++) {
         int rk = r->mine[j];
@@ -367,7 +367,7 @@ int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcou
             pack = hier_tmp(r.total, t, &sbase);
         if (!acc || !got || (!h->contiguous && !pack)) {
             free(abase), free(gbase), free(sbase), rs_free(&r);
-            return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leader's partial result");
+            return smap_fail(MPI_ERR_NO_MEM, "out of memory for the leader's partial result");
         }
     }
     MPI_Count most = 0;
@@ -399,7 +399,7 @@ int smap_hier_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcou
         /* this node's block, by rank in the node, packed at the leader */
         MPI_Count *cn = malloc(2 * (size_t)r.k * sizeof *cn);
         if (!cn) {
-            rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
+            rc = smap_fail(MPI_ERR_NO_MEM, "out of memory for the node's counts");
         } else {
             MPI_Count at = 0;
             for (int j = 0; j < r.k; j++) {

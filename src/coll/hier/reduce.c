@@ -213,7 +213,7 @@ int hier_lead_allreduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dt
         return MPI_SUCCESS;
     struct smap_sched *s = smap_sched_new(l);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the leaders' schedule");
     void *tmp = smap_sched_tmp_typed(s, count, t);
     if (tmp)
         hier_add_lead_allreduce(s, l->size, l->rank, NULL, buf, count, t, type, op, tmp);
@@ -231,7 +231,7 @@ static int lead_reduce(struct smap_hier *h, void *buf, MPI_Count count, smap_dty
     if (l->size == 1 || count == 0)
         return MPI_SUCCESS;
     const void *in = l->rank == rootn ? MPI_IN_PLACE : buf;
-    return hier_fail_nbc(smap_nbc_reduce(in, buf, count, t, type, op, rootn, l, req));
+    return (smap_nbc_reduce(in, buf, count, t, type, op, rootn, l, req));
 }
 
 /* One hierarchical reduction's arguments, for the pipeline callbacks. */
@@ -322,7 +322,7 @@ int smap_hier_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t
     if (leader && me != root) {
         acc = hier_tmp(count, t, &base);
         if (!acc)
-            return hier_fail(MPI_ERR_NO_MEM, "out of memory for the leader's partial result");
+            return smap_fail(MPI_ERR_NO_MEM, "out of memory for the leader's partial result");
     }
     struct red a = { .h = h, .mine = in_place ? rbuf : sbuf, .acc = acc, .rbuf = rbuf, .t = t,
                      .type = type, .op = op, .in_place = in_place && leader && acc == rbuf,

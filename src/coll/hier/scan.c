@@ -28,14 +28,14 @@ static int node_scan(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Coun
     if (n->size == 1)   /* an exclusive scan of one rank leaves rbuf alone */
         return exclusive ? MPI_SUCCESS : hier_node_self(h, sbuf, count, t, rbuf, count, 0, t);
     return n->slot >= 0
-               ? hier_fail_coll(smap_cb_scan(sbuf, rbuf, count, t, type, op, exclusive, n))
-               : hier_fail_nbc(smap_nbc_scan(sbuf, rbuf, count, t, type, op, exclusive, n, NULL));
+               ? (smap_cb_scan(sbuf, rbuf, count, t, type, op, exclusive, n))
+               : (smap_nbc_scan(sbuf, rbuf, count, t, type, op, exclusive, n, NULL));
 }
 
 static int apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type)
 {
     int rc = smap_op_apply(op, in, inout, count, type);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "applying the op to the node prefix failed");
+    return rc == MPI_SUCCESS ? rc : smap_fail(rc, "applying the op to the node prefix failed");
 }
 
 /* One hierarchical scan's state, for the pipeline's callbacks (chunk
@@ -72,7 +72,7 @@ static int scan_front(void *arg, MPI_Count start, MPI_Count len, MPI_Request *re
     if (rc == MPI_SUCCESS)
         rc = hier_node_move(a->h, tot, len, t, a->h->node->size - 1, 0);
     if (rc == MPI_SUCCESS && a->leader)
-        rc = hier_fail_nbc(smap_nbc_scan(tot, hier_at(a->lead_out, start, t), len, t, a->type,
+        rc = (smap_nbc_scan(tot, hier_at(a->lead_out, start, t), len, t, a->type,
                                          a->op, 1, a->h->lead, req));
     return rc;
 }
@@ -118,7 +118,7 @@ int smap_hier_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *
     int rc = MPI_SUCCESS;
     if (((a.last || a.leader) && !a.tot) || (!a.first_node && !a.pre) ||
         (a.leader && !a.lead_out))
-        rc = hier_fail(MPI_ERR_NO_MEM, "out of memory for the node total or prefix");
+        rc = smap_fail(MPI_ERR_NO_MEM, "out of memory for the node total or prefix");
     struct hier_pipe p = { scan_front, scan_back, &a };
     if (rc == MPI_SUCCESS)
         rc = hier_pipeline(&p, count, t);

@@ -14,29 +14,6 @@
 #include "p2p/p2p.h"
 #include "smap/smap.h"
 
-static _Thread_local const char *last_why = "";
-
-const char *smap_hier_why(void)
-{
-    return last_why;
-}
-
-int hier_fail(int cls, const char *why)
-{
-    last_why = why;
-    return cls;
-}
-
-int hier_fail_coll(int rc)
-{
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_cb_why());
-}
-
-int hier_fail_nbc(int rc)
-{
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, smap_nbc_why());
-}
-
 /* The sub-communicators' maker (src/comm/hier_comms.c, registered at
  * start). */
 static const struct smap_hier_comms *comms;
@@ -144,7 +121,7 @@ int smap_hier_release(smap_comm_t *c)
             rc = comms->free(h->lead);
     }
     free_state(h);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "freeing the hierarchy's sub-communicators failed");
+    return rc == MPI_SUCCESS ? rc : smap_fail(rc, "freeing the hierarchy's sub-communicators failed");
 }
 
 void smap_hier_forget(smap_comm_t *c)
@@ -164,8 +141,8 @@ int hier_node_bcast(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_
     smap_comm_t *n = h->node;
     if (n->size == 1)
         return MPI_SUCCESS;
-    return n->slot >= 0 ? hier_fail_coll(smap_cb_bcast(buf, count, t, root, n))
-                        : hier_fail_nbc(smap_nbc_bcast(buf, count, t, root, n, NULL));
+    return n->slot >= 0 ? (smap_cb_bcast(buf, count, t, root, n))
+                        : (smap_nbc_bcast(buf, count, t, root, n, NULL));
 }
 
 int hier_node_reduce(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Count count,
@@ -177,20 +154,20 @@ int hier_node_reduce(struct smap_hier *h, const void *sbuf, void *rbuf, MPI_Coun
             return MPI_SUCCESS;
         struct smap_sched *s = smap_sched_new(n);
         if (!s)
-            return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+            return smap_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
         smap_sched_copy(s, sbuf, count, t, rbuf, count, t);
-        return hier_fail_nbc(smap_sched_run(s));
+        return (smap_sched_run(s));
     }
     return n->slot >= 0
-               ? hier_fail_coll(smap_cb_reduce(sbuf, rbuf, count, t, type, op, root, n))
-               : hier_fail_nbc(smap_nbc_reduce(sbuf, rbuf, count, t, type, op, root, n, NULL));
+               ? (smap_cb_reduce(sbuf, rbuf, count, t, type, op, root, n))
+               : (smap_nbc_reduce(sbuf, rbuf, count, t, type, op, root, n, NULL));
 }
 
 int hier_node_barrier(struct smap_hier *h)
 {
     if (h->node->size == 1)
         return MPI_SUCCESS;
-    return hier_fail_coll(smap_cb_barrier(h->node));
+    return (smap_cb_barrier(h->node));
 }
 
 int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t *t, int from,
@@ -203,12 +180,12 @@ int hier_node_move(struct smap_hier *h, void *buf, MPI_Count count, smap_dtype_t
      * node sub-communicator's schedule numbers stay equal on all */
     struct smap_sched *s = smap_sched_new(n);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
     if (n->rank == from)
         smap_sched_send(s, buf, count, t, to);
     else if (n->rank == to)
         smap_sched_recv(s, buf, count, t, from);
-    return hier_fail_nbc(smap_sched_run(s));
+    return (smap_sched_run(s));
 }
 
 int hier_wait(MPI_Request *req)
@@ -224,7 +201,7 @@ int hier_wait(MPI_Request *req)
         }
     }
     int rc = smap_req_finish(req, MPI_STATUS_IGNORE);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the inter-node phase failed");
+    return rc == MPI_SUCCESS ? rc : smap_fail(rc, "the inter-node phase failed");
 }
 
 void hier_wait_until(MPI_Request req, const _Atomic int *flag, int want)
@@ -262,19 +239,19 @@ int hier_launch(struct smap_sched *s, MPI_Request *req)
 {
     if (smap_sched_failed(s)) {
         smap_sched_free(s);
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory building the collective's schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory building the collective's schedule");
     }
     int rc = smap_sched_start(s, req);
-    return rc == MPI_SUCCESS ? rc : hier_fail(rc, "the collective's schedule failed to start");
+    return rc == MPI_SUCCESS ? rc : smap_fail(rc, "the collective's schedule failed to start");
 }
 
 int hier_run(struct smap_sched *s, const char *oom)
 {
     if (smap_sched_failed(s)) {
         smap_sched_free(s);
-        return hier_fail(MPI_ERR_NO_MEM, oom);
+        return smap_fail(MPI_ERR_NO_MEM, oom);
     }
-    return hier_fail_nbc(smap_sched_run(s));
+    return (smap_sched_run(s));
 }
 
 int hier_node_self(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap_dtype_t *st,
@@ -284,9 +261,9 @@ int hier_node_self(struct smap_hier *h, const void *sbuf, MPI_Count scount, smap
         return MPI_SUCCESS;
     struct smap_sched *s = smap_sched_new(h->node);
     if (!s)
-        return hier_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for a schedule");
     smap_sched_copy(s, sbuf, scount, st, hier_at(rbuf, displ, rt), count, rt);
-    return hier_fail_nbc(smap_sched_run(s));
+    return (smap_sched_run(s));
 }
 
 int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount,
@@ -298,6 +275,6 @@ int hier_node_allgatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount
         return hier_node_self(h, sbuf, scount, st, rbuf, counts[0], displs[0], rt);
     struct smap_cvec cv = { counts, 1 }, dv = { displs, 1 };
     return n->slot >= 0
-               ? hier_fail_coll(smap_cb_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n))
-               : hier_fail_nbc(smap_nbc_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n, NULL));
+               ? (smap_cb_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n))
+               : (smap_nbc_allgather(sbuf, scount, st, rbuf, 0, cv, dv, rt, n, NULL));
 }

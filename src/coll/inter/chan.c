@@ -8,19 +8,6 @@
 #include "coll/inter/internal.h"
 #include "smap/smap.h"
 
-static _Thread_local const char *last_why = "";
-
-const char *smap_inter_why(void)
-{
-    return last_why;
-}
-
-int inter_fail(int cls, const char *why)
-{
-    last_why = why;
-    return cls;
-}
-
 int smap_inter_isend(struct smap_preq *r, smap_comm_t *c, int remote, int rank, const void *buf,
                      MPI_Count count, smap_dtype_t *t)
 {
@@ -29,12 +16,12 @@ int smap_inter_isend(struct smap_preq *r, smap_comm_t *c, int remote, int rank, 
     if (lr == SMAP_P2P_NO_ROUTE) {
         /* the constructors refuse unreachable members: not reached */
         smap_p2p_null(r, SMAP_PREQ_SEND);
-        return inter_fail(MPI_ERR_RANK, "a member of the intercommunicator cannot be reached");
+        return smap_fail(MPI_ERR_RANK, "a member of the intercommunicator cannot be reached");
     }
     int rc = smap_p2p_isend(r, buf, count, t, rank, lr, c->rank,
                             remote ? SMAP_INTER_TAG_REMOTE : SMAP_INTER_TAG_LOCAL,
                             smap_inter_coll_ctx(c), SMAP_P2P_STANDARD);
-    return rc == MPI_SUCCESS ? rc : inter_fail(rc, "the point-to-point transport failed");
+    return rc == MPI_SUCCESS ? rc : smap_fail(rc, "the point-to-point transport failed");
 }
 
 void smap_inter_irecv(struct smap_preq *r, smap_comm_t *c, int remote, int rank, void *buf,
@@ -66,7 +53,7 @@ int smap_inter_waitall(struct smap_preq *r, int n)
     }
     for (int i = 0; i < n; i++)
         if (r[i].err != MPI_SUCCESS)
-            return inter_fail(r[i].err, r[i].err == MPI_ERR_TRUNCATE
+            return smap_fail(r[i].err, r[i].err == MPI_ERR_TRUNCATE
                                             ? "a message was longer than its receive buffer: "
                                               "the two groups' counts or types do not match"
                                             : "an internal message failed");
@@ -133,7 +120,7 @@ int smap_inter_lgather(smap_comm_t *c, int root, const void *mine, size_t bytes,
     int n = c->size;
     struct smap_preq *r = malloc((size_t)n * sizeof *r);
     if (!r)
-        return inter_fail(MPI_ERR_NO_MEM, "out of memory");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < n; i++) {
         if (i == root)
             smap_p2p_null(&r[i], SMAP_PREQ_RECV);

@@ -12,17 +12,17 @@
  * Arguments are checked by the binding (src/binding/intercomm_coll.c).
  * `root` is MPI_ROOT (this rank is the root), MPI_PROC_NULL (another rank
  * of this group is), or the root's rank in the remote group.  Each returns
- * MPI_SUCCESS or an MPI error class, smap_inter_why() then says why. */
+ * MPI_SUCCESS or an MPI error class, smap_why() then says why. */
 #ifndef SMAP_COLL_INTER_INTER_H
 #define SMAP_COLL_INTER_INTER_H
 
 #include <stddef.h>
 
+#include "base/why.h"
 #include "coll/coll.h"
 #include "mpi/intercomm.h"
 #include "p2p/p2p.h"
 
-const char *smap_inter_why(void);
 
 int smap_inter_barrier(smap_comm_t *c);
 int smap_inter_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c);

@@ -5,8 +5,6 @@
 #include "coll/inter/inter.h"
 #include "dtype/engine.h"
 
-/* Records why for smap_inter_why(); returns cls. */
-int inter_fail(int cls, const char *why);
 /* Blocking exchanges with one peer (remote 1: of the other group). */
 int inter_sendrecv(smap_comm_t *c, int remote, int peer, const void *sbuf, MPI_Count scount,
                    smap_dtype_t *st, void *rbuf, MPI_Count rcount, smap_dtype_t *rt);

@@ -38,7 +38,7 @@ static int fan(smap_comm_t *c, int recv, const void *buf, MPI_Count count,
     int n = c->remote_group->size, rc = MPI_SUCCESS;
     struct smap_preq *r = malloc((size_t)(n ? n : 1) * sizeof *r);
     if (!r)
-        return inter_fail(MPI_ERR_NO_MEM, "out of memory");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory");
     for (int j = 0; j < n; j++) {
         MPI_Count nj;
         char *p = inter_block(buf, j, count, counts, displs, t, &nj);
@@ -85,7 +85,7 @@ int smap_inter_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, v
     int n = c->remote_group->size, rc = MPI_SUCCESS;
     struct smap_preq *r = malloc((size_t)(2 * n + 1) * sizeof *r);
     if (!r)
-        return inter_fail(MPI_ERR_NO_MEM, "out of memory");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory");
     for (int j = 0; j < n; j++) {
         MPI_Count nj;
         char *p = inter_block(a.rbuf, j, a.rcount, a.rcounts, a.rdispls, rt, &nj);
@@ -119,7 +119,7 @@ int smap_inter_alltoall(const struct smap_a2a *a, smap_comm_t *c)
     int n = c->remote_group->size, rc = MPI_SUCCESS;
     struct smap_preq *r = malloc((size_t)(2 * n + 1) * sizeof *r);
     if (!r)
-        return inter_fail(MPI_ERR_NO_MEM, "out of memory");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory");
     for (int j = 0; j < n; j++) {
         MPI_Count nj;
         smap_dtype_t *tj;

@@ -25,7 +25,7 @@ static int local_fold(smap_comm_t *c, const void *sbuf, void *acc, MPI_Count cou
         return rc;
     void *base = NULL, *tmp = n > 2 ? inter_tmp(count, t, &base) : NULL;
     if (n > 2 && !tmp)
-        return inter_fail(MPI_ERR_NO_MEM, "out of memory for a reduction buffer");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for a reduction buffer");
     /* acc = in[i] op acc, from the top down */
     for (int i = n - 2; i >= 1 && rc == MPI_SUCCESS; i--) {
         rc = inter_recv(c, 0, i, tmp, count, t);
@@ -36,7 +36,7 @@ static int local_fold(smap_comm_t *c, const void *sbuf, void *acc, MPI_Count cou
     if (rc == MPI_SUCCESS)
         rc = smap_op_apply(op, sbuf, acc, count, type);
     return rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE ? rc
-                                                        : inter_fail(rc, "the op failed on the type");
+                                                        : smap_fail(rc, "the op failed on the type");
 }
 
 /* A scratch accumulator at local rank 0 (NULL elsewhere: none needed). */
@@ -46,7 +46,7 @@ static int acc_new(smap_comm_t *c, MPI_Count count, smap_dtype_t *t, void **acc,
     if (c->rank != 0)
         return MPI_SUCCESS;
     *acc = inter_tmp(count, t, base);
-    return *acc ? MPI_SUCCESS : inter_fail(MPI_ERR_NO_MEM, "out of memory for a reduction buffer");
+    return *acc ? MPI_SUCCESS : smap_fail(MPI_ERR_NO_MEM, "out of memory for a reduction buffer");
 }
 
 int smap_inter_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
@@ -94,7 +94,7 @@ static int scatter_blocks(smap_comm_t *c, const void *all, void *rbuf, struct sm
     int n = c->size, rc = MPI_SUCCESS;
     struct smap_preq *r = malloc((size_t)n * sizeof *r);
     if (!r)
-        return inter_fail(MPI_ERR_NO_MEM, "out of memory");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory");
     MPI_Count at = 0;
     for (int i = 0; i < n; i++) {
         MPI_Count ni = rcounts.p ? smap_cvec_at(rcounts, i) : block;
@@ -120,7 +120,7 @@ int smap_inter_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rco
     void *acc, *abase, *all = NULL, *bbase = NULL;
     int rc = acc_new(c, total, t, &acc, &abase);
     if (rc == MPI_SUCCESS && c->rank == 0 && !(all = inter_tmp(total, t, &bbase)))
-        rc = inter_fail(MPI_ERR_NO_MEM, "out of memory for a reduction buffer");
+        rc = smap_fail(MPI_ERR_NO_MEM, "out of memory for a reduction buffer");
     if (rc == MPI_SUCCESS)
         rc = local_fold(c, sbuf, acc, total, t, type, op);
     if (rc == MPI_SUCCESS && c->rank == 0)

@@ -6,12 +6,13 @@
  *     communicator without a control block).
  * Arguments are checked by the binding and arrive as in coll.h (buffers
  * may be MPI_IN_PLACE where MPI allows it).  Returns MPI_SUCCESS or an MPI
- * error class, and then smap_nbc_why() says why. */
+ * error class, and then smap_why() says why. */
 #ifndef SMAP_COLL_NBC_NBC_H
 #define SMAP_COLL_NBC_NBC_H
 
 #include <mpi.h>
 
+#include "base/why.h"
 #include "coll/coll.h"
 #include "coll/sched/sched.h"
 
@@ -79,8 +80,5 @@ int smap_nbc_add_allreduce(struct smap_sched *s, const void *sbuf, void *rbuf, M
  * In place in buf. */
 int smap_nbc_add_inter_allreduce_both(struct smap_sched *s, void *buf, MPI_Count count,
                                       smap_dtype_t *t, MPI_Datatype type, MPI_Op op);
-
-/* Why the last failing call of this thread failed (static text). */
-const char *smap_nbc_why(void);
 
 #endif

@@ -128,9 +128,9 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
         /* members on xfer.c's path take more steps: take them too */
         if (other_path && (rc = csm_xfer_follow(s, t, -1)))
             return rc;
-        return more ? csm_fail(MPI_ERR_TRUNCATE, "a rank sent a larger block than this rank's "
+        return more ? smap_fail(MPI_ERR_TRUNCATE, "a rank sent a larger block than this rank's "
                                                  "receive block holds (counts or types differ)")
-                    : csm_fail(MPI_ERR_OTHER, "a rank sent a smaller block than this rank "
+                    : smap_fail(MPI_ERR_OTHER, "a rank sent a smaller block than this rank "
                                               "expected (counts or types differ)");
     }
     return MPI_SUCCESS;

@@ -46,9 +46,9 @@ static SMAP_COLD int bcast_mismatch(struct csm_comm *s, int root, uint64_t step,
     if (!(meta & CSM_META_OTHER) && (rc = csm_xfer_follow(s, step, root)))
         return rc;
     if ((meta >> 32) > bytes)
-        return csm_fail(MPI_ERR_TRUNCATE, "the root broadcast more data than this rank's "
+        return smap_fail(MPI_ERR_TRUNCATE, "the root broadcast more data than this rank's "
                                           "buffer holds (counts or types differ)");
-    return csm_fail(MPI_ERR_OTHER, "the root broadcast less data than this rank expected "
+    return smap_fail(MPI_ERR_OTHER, "the root broadcast less data than this rank expected "
                                    "(counts or types differ)");
 }
 

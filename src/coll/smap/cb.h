@@ -2,10 +2,11 @@
  * communicator has a slot (c->slot >= 0).  coll/dispatch.c puts them in the
  * table of such a communicator; coll/hier runs its node phases with them.
  * Arguments as in coll/coll.h (already checked); each returns MPI_SUCCESS
- * or an MPI error class, and then smap_cb_why() says why. */
+ * or an MPI error class, and then smap_why() says why. */
 #ifndef SMAP_COLL_SMAP_CB_H
 #define SMAP_COLL_SMAP_CB_H
 
+#include "base/why.h"
 #include "coll/coll.h"
 
 int smap_cb_barrier(smap_comm_t *c);
@@ -36,8 +37,5 @@ int smap_cb_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void
                       MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                       smap_dtype_t *rt, smap_comm_t *c);
 int smap_cb_alltoall(const struct smap_a2a *a, smap_comm_t *c);
-
-/* Why the last control-block collective of this thread failed. */
-const char *smap_cb_why(void);
 
 #endif

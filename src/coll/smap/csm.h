@@ -166,10 +166,8 @@ struct csm_comm {
 };
 
 /* The state of communicator c, or an error class (comm spans nodes, no
- * memory) with smap_cb_why() set. */
+ * memory) with smap_why() set. */
 int csm_get(smap_comm_t *c, struct csm_comm **out);
-/* Records the reason of a failure; returns cls. */
-int csm_fail(int cls, const char *why);
 /* A peer's step-one cell shows that it took another path through the
  * collective than ours (its size chose it: counts differ between the
  * ranks) where going on could write into its memory at an address it did

@@ -19,19 +19,6 @@
 #include "mpi/group.h"
 #include "p2p/p2p.h"
 
-static _Thread_local const char *last_why = "";
-
-const char *smap_cb_why(void)
-{
-    return last_why;
-}
-
-int csm_fail(int cls, const char *why)
-{
-    last_why = why;
-    return cls;
-}
-
 static struct csm_comm *states[CSM_NSLOTS];
 /* WORLD's and SELF's for good.  Atomic: threads may create and free
  * communicators at once (MPI_THREAD_MULTIPLE; which thread may pick which
@@ -70,10 +57,10 @@ static char *slot_of(int lr, int k)
 static SMAP_COLD int build(smap_comm_t *c, int k, struct csm_comm **out)
 {
     if (!own_region())
-        return csm_fail(MPI_ERR_INTERN, "cannot create the collectives' shared region");
+        return smap_fail(MPI_ERR_INTERN, "cannot create the collectives' shared region");
     int n = c->size;
     if (n > CSM_MAX_RANKS)
-        return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
+        return smap_fail(MPI_ERR_UNSUPPORTED_OPERATION,
                         "communicator too large for the collectives' control blocks");
     struct csm_comm *s = calloc(1, sizeof *s);
     int *lr = calloc((size_t)n, sizeof *lr);
@@ -82,7 +69,7 @@ static SMAP_COLD int build(smap_comm_t *c, int k, struct csm_comm **out)
     unsigned char *flag = calloc((size_t)n, 1);
     if (!s || !lr || !slot || !disp || !flag) {
         free(s), free(lr), free(slot), free(disp), free(flag);
-        return csm_fail(MPI_ERR_NO_MEM, "out of memory for the collectives' state");
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory for the collectives' state");
     }
     for (int i = 0; i < n; i++) {
         int w = smap_group_world_rank(c->group, i);
@@ -95,7 +82,7 @@ static SMAP_COLD int build(smap_comm_t *c, int k, struct csm_comm **out)
             lr[i] = smap_my_local_rank;
         if (lr[i] < 0 || !(slot[i] = slot_of(lr[i], k))) {
             free(s), free(lr), free(slot), free(disp), free(flag);
-            return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
+            return smap_fail(MPI_ERR_UNSUPPORTED_OPERATION,
                             "the communicator spans several nodes: collectives between nodes "
                             "need the inter-node layer (src/net, coll/hier), not built yet");
         }
@@ -116,7 +103,7 @@ int csm_get(smap_comm_t *c, struct csm_comm **out)
 {
     int k = c->slot;
     if (SMAP_UNLIKELY((unsigned)k >= CSM_NSLOTS))
-        return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
+        return smap_fail(MPI_ERR_UNSUPPORTED_OPERATION,
                         "this communicator has no collectives control block (its "
                         "collectives run as schedules, src/coll/nbc: this path is a bug)");
     struct csm_comm *s = states[k];
@@ -125,7 +112,7 @@ int csm_get(smap_comm_t *c, struct csm_comm **out)
          * (smap_peers_reap): its slot must not be read any more. */
         for (int i = 0; smap_peers && i < s->n; i++)
             if (SMAP_UNLIKELY(!smap_peers[s->lr[i]].alive) && i != s->me)
-                return csm_fail(MPI_ERR_OTHER, "a rank of the communicator died");
+                return smap_fail(MPI_ERR_OTHER, "a rank of the communicator died");
         *out = s;
         return MPI_SUCCESS;
     }
@@ -212,7 +199,7 @@ static SMAP_COLD int wait_slow(const struct csm_comm *s, int peer, uint64_t t,
         if ((i & 63) == 0) {
             smap_p2p_progress();
             if (smap_nlocal > 1 && smap_peers_attached() && smap_node_barrier_peer_died())
-                return csm_fail(MPI_ERR_OTHER, "a rank of the communicator died");
+                return smap_fail(MPI_ERR_OTHER, "a rank of the communicator died");
             if (peer_gone(s, peer, t))
                 stuck(s, peer, t);
         }

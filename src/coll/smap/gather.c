@@ -85,7 +85,7 @@ static int gather_pushed(const struct ga *a, struct csm_comm *s, uint64_t t0, in
                                                                    : (MPI_Count)to.bytes;
         void *view = bytes > 0 ? csm_view(s, root, to.addr, (size_t)bytes) : NULL;
         if (bytes > 0 && SMAP_UNLIKELY(!view))
-            rc = csm_fail(MPI_ERR_INTERN,
+            rc = smap_fail(MPI_ERR_INTERN,
                           "the root's receive buffer vanished from its exposed memory");
         else
             xblk_put(&mine, view, bytes);
@@ -99,7 +99,7 @@ static int gather_pushed(const struct ga *a, struct csm_comm *s, uint64_t t0, in
         MPI_Count want = a->rcount * a->rt->size;
         for (int i = 0; i < s->n; i++)
             if (i != me && (MPI_Count)(csm_cell(s, i, t0 + 1)->meta >> 32) > want)
-                e = csm_fail(MPI_ERR_TRUNCATE,
+                e = smap_fail(MPI_ERR_TRUNCATE,
                              "a member sent more data than this one's receive buffer holds "
                              "(counts or types differ between the members)");
     }

@@ -75,7 +75,7 @@ static inline void apply(struct red *r, const void *in, void *inout, MPI_Count n
     }
     int e = smap_op_apply(r->op, in, inout, n, r->th);
     if (SMAP_UNLIKELY(e != MPI_SUCCESS) && !r->err)
-        r->err = csm_fail(e, "the reduction operation failed");
+        r->err = smap_fail(e, "the reduction operation failed");
 }
 /* Elements whose layout fits `bytes` (0: not even one). */
 static MPI_Count cap(const smap_dtype_t *t, size_t bytes)
@@ -155,10 +155,10 @@ static SMAP_COLD int sig_mismatch(const struct red *r, uint64_t t, uint64_t mine
 {
     for (int i = 0; i < r->s->n; i++)
         if (i != r->s->me && (csm_cell(r->s, i, t)->meta >> 32) > (mine >> 32))
-            return csm_fail(MPI_ERR_TRUNCATE,
+            return smap_fail(MPI_ERR_TRUNCATE,
                             "another rank reduces more data than this one (counts or types "
                             "differ between the ranks): its elements are lost here");
-    return csm_fail(MPI_ERR_OTHER, "another rank reduces a different amount of data (counts or "
+    return smap_fail(MPI_ERR_OTHER, "another rank reduces a different amount of data (counts or "
                                    "types differ between the ranks)");
 }
 
@@ -394,7 +394,7 @@ static int staged(struct red *r)
     struct csm_comm *s = r->s;
     MPI_Count chunk = staged_chunk(r);
     if (chunk <= 0)
-        return csm_fail(MPI_ERR_UNSUPPORTED_OPERATION,
+        return smap_fail(MPI_ERR_UNSUPPORTED_OPERATION,
                         "datatype too large for the collectives' staging buffers");
     for (MPI_Count e0 = 0; e0 < r->count; e0 += chunk) {
         MPI_Count m = r->count - e0 < chunk ? r->count - e0 : chunk;

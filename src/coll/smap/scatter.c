@@ -89,7 +89,7 @@ static int push_blocks(const struct sc *a, const struct csm_comm *s, uint64_t t0
         MPI_Count bytes = xblk_bytes(&b) < (MPI_Count)to.bytes ? xblk_bytes(&b) : (MPI_Count)to.bytes;
         void *view = bytes > 0 ? csm_view(s, i, to.addr, (size_t)bytes) : NULL;
         if (bytes > 0 && SMAP_UNLIKELY(!view))
-            return csm_fail(MPI_ERR_INTERN, "a receive buffer vanished from its exposed memory");
+            return smap_fail(MPI_ERR_INTERN, "a receive buffer vanished from its exposed memory");
         xblk_put(&b, view, bytes);
     }
     return MPI_SUCCESS;
@@ -112,7 +112,7 @@ static int push_root(const struct sc *a, struct csm_comm *s, uint64_t t0)
     }
     int e = MPI_SUCCESS;
     if (!same) {
-        e = csm_fail(MPI_ERR_OTHER, "another rank took another path through this collective "
+        e = smap_fail(MPI_ERR_OTHER, "another rank took another path through this collective "
                                     "(counts or types differ between the ranks)");
     } else if (ok) {
         sc_self(&(struct xfer){ .s = s, .arg = a });
@@ -136,16 +136,16 @@ static int push_verdict(const struct sc *a, const struct csm_comm *s, uint64_t t
     int trunc = (MPI_Count)(how >> 32) > mine;
     switch (how & 3) {
     case PUSH_FAILED:
-        return csm_fail(MPI_ERR_INTERN, "the root could not write into a receive buffer");
+        return smap_fail(MPI_ERR_INTERN, "the root could not write into a receive buffer");
     case PUSH_OTHER:
-        return trunc ? csm_fail(MPI_ERR_TRUNCATE,
+        return trunc ? smap_fail(MPI_ERR_TRUNCATE,
                                 "the root sends more data than this rank's receive buffer "
                                 "holds (counts or types differ between the ranks)")
-                     : csm_fail(MPI_ERR_OTHER, "another rank took another path through this "
+                     : smap_fail(MPI_ERR_OTHER, "another rank took another path through this "
                                                "collective (counts or types differ between "
                                                "the ranks)");
     case PUSH_DONE:
-        return trunc ? csm_fail(MPI_ERR_TRUNCATE,
+        return trunc ? smap_fail(MPI_ERR_TRUNCATE,
                                 "the root sent more data than this rank's receive buffer "
                                 "holds (counts or types differ between the ranks)")
                      : MPI_SUCCESS;

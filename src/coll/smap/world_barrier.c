@@ -13,7 +13,7 @@
 
 static SMAP_COLD int node_failed(void)
 {
-    return csm_fail(MPI_ERR_OTHER, "the node barrier failed (a rank on this node died)");
+    return smap_fail(MPI_ERR_OTHER, "the node barrier failed (a rank on this node died)");
 }
 
 /* The node barrier, progressing point-to-point while waiting: a peer may
@@ -44,6 +44,6 @@ int smap_cb_world_barrier(smap_comm_t *c)
     if (smap_job.local_size == c->size && smap_peers_attached())
         return node_barrier();
     if (smap_boot_barrier() != 0)
-        return csm_fail(MPI_ERR_OTHER, "the launcher's barrier failed");
+        return smap_fail(MPI_ERR_OTHER, "the launcher's barrier failed");
     return MPI_SUCCESS;
 }

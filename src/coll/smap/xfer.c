@@ -195,7 +195,7 @@ static void publish(const struct xfer *x, uint64_t t)
  * peer reads it before we publish the next step). */
 static SMAP_COLD int cma_failed(void)
 {
-    return csm_fail(MPI_ERR_OTHER, "CMA (process_vm_readv) failed on a peer's buffer");
+    return smap_fail(MPI_ERR_OTHER, "CMA (process_vm_readv) failed on a peer's buffer");
 }
 
 static int take_cma(const struct xfer *x, int i, const struct xblk *b, uint64_t addr,
@@ -224,7 +224,7 @@ static int take_cma(const struct xfer *x, int i, const struct xblk *b, uint64_t 
 
 static SMAP_COLD int truncated(void)
 {
-    return csm_fail(MPI_ERR_TRUNCATE, "a member sent more data than this one's receive buffer "
+    return smap_fail(MPI_ERR_TRUNCATE, "a member sent more data than this one's receive buffer "
                                       "holds (counts or types differ between the members)");
 }
 
@@ -261,7 +261,7 @@ static int take_data(const struct xfer *x, int i, const struct xblk *b, uint64_t
         return take_cma(x, i, b, blk.addr, n, t0);
     const void *view = csm_view(s, i, blk.addr, (size_t)n);
     if (SMAP_UNLIKELY(!view))
-        return csm_fail(MPI_ERR_INTERN, "a peer's buffer vanished from its exposed memory");
+        return smap_fail(MPI_ERR_INTERN, "a peer's buffer vanished from its exposed memory");
     get(view, n, b, 0);
     return MPI_SUCCESS;
 }
@@ -313,7 +313,7 @@ static int consume(const struct xfer *x, uint64_t t0, uint64_t t, uint64_t r)
 
 static SMAP_COLD int other_path(void)
 {
-    return csm_fail(MPI_ERR_OTHER, "another rank took another path through this collective "
+    return smap_fail(MPI_ERR_OTHER, "another rank took another path through this collective "
                                    "(counts or types differ between the ranks)");
 }
 
@@ -344,7 +344,7 @@ static SMAP_COLD int failed_verdict(struct verdict v)
         return truncated();
     if (v.other_path)
         return other_path();
-    return csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
+    return smap_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
                                    "arguments of this collective)");
 }
 
@@ -421,7 +421,7 @@ int csm_xfer_unpushed(struct csm_comm *s, uint64_t t0, int one, MPI_Count mine)
     if ((rc = csm_xfer_follow(s, t0, one)))
         return rc;
     if (err)
-        return csm_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
+        return smap_fail(MPI_ERR_OTHER, "an error was found on another rank (the root's "
                                        "arguments of this collective)");
     return trunc ? truncated() : other_path();
 }
