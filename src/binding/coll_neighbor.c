@@ -157,7 +157,7 @@ static int neighbor(const char *F, MPI_Comm comm, struct nbr *a, enum nbr_kind k
         return smap_err_raise(comm, MPI_ERR_COMM, F, "%s", "comm is an intercommunicator");
     int indeg, outdeg;
     const int *in, *out;
-    if (smap_topo_neighbors(c, &indeg, &in, &outdeg, &out) != MPI_SUCCESS)
+    if (smap_topo_neighbors(c->topo, &indeg, &in, &outdeg, &out) != MPI_SUCCESS)
         return smap_err_raise(comm, MPI_ERR_TOPOLOGY, F, "%s",
                               "comm has no process topology (MPI_Cart_create, "
                               "MPI_Graph_create, MPI_Dist_graph_create...)");

@@ -4,6 +4,8 @@
  * in order (MPI 5.0 §8.6), self-loops and repeated edges included. */
 #include "topo/topo.h"
 
+#include <stddef.h>
+
 void smap_graph_adj(const struct smap_topo *t, int rank, const int **first, int *n)
 {
     int lo = rank > 0 ? t->index[rank - 1] : 0;

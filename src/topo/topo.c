@@ -69,10 +69,9 @@ struct smap_topo *smap_topo_dup(const struct smap_topo *t)
     return NULL;
 }
 
-int smap_topo_neighbors(const struct MPI_ABI_Comm *c, int *indeg, const int **sources,
+int smap_topo_neighbors(const struct smap_topo *t, int *indeg, const int **sources,
                         int *outdeg, const int **dests)
 {
-    const struct smap_topo *t = c->topo;
     if (!t)
         return MPI_ERR_TOPOLOGY;
     *indeg = t->indeg;

@@ -12,8 +12,6 @@
 
 #include <mpi.h>
 
-#include "mpi/comm.h"
-
 struct smap_topo {
     int kind;                   /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
     /* MPI_CART (cart.c): ndims may be 0 (a single process) */
@@ -37,9 +35,10 @@ struct smap_topo *smap_topo_new(int kind);
 void smap_topo_free(struct smap_topo *t);   /* NULL allowed */
 /* A deep copy, for MPI_Comm_dup; NULL for NULL or when out of memory. */
 struct smap_topo *smap_topo_dup(const struct smap_topo *t);
-/* c's neighbour lists for the neighborhood collectives: MPI_SUCCESS, or
- * MPI_ERR_TOPOLOGY when c has no topology. */
-int smap_topo_neighbors(const struct MPI_ABI_Comm *c, int *indeg, const int **sources,
+/* The neighbour lists of topology t (a communicator's `topo`) for the
+ * neighborhood collectives: MPI_SUCCESS, or MPI_ERR_TOPOLOGY when t is
+ * NULL (the communicator has none). */
+int smap_topo_neighbors(const struct smap_topo *t, int *indeg, const int **sources,
                         int *outdeg, const int **dests);
 /* A malloc'd copy of n ints (n may be 0: a valid 1-int block); NULL when
  * out of memory. */

@@ -19,10 +19,9 @@ use File::Find;
 # The layer order of DESIGN.md §2, bottom to top: a file in folder X may
 # include the headers of X and of the folders before X, never after it.
 # Encoded once, here; keep it in step with the table.  topo sits right
-# above mpi: by the table it may call base only, and it reads the
-# communicator's struct until it takes its own, while every constructor
-# (comm/) and the binding use it.
-my @LAYERS = qw(base boot smap shm net dtype p2p mpi topo coll comm rma io spawn tool binding);
+# above base: by the table it may call base only (its object is its own
+# struct), while every constructor (comm/) and the binding use it.
+my @LAYERS = qw(base topo boot smap shm net dtype p2p mpi coll comm rma io spawn tool binding);
 
 my ($what, $src) = @ARGV;
 die "usage: layers.pl calls|includes SRC_DIR\n"
