@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <mpi.h>
 
-#include "base/wait.h"
 #include "binding/check.h"
 #include "binding/dtype_check.h"
 #include "boot/boot.h"
@@ -128,42 +127,6 @@ static SMAP_COLD __attribute__((unused)) int p2p_request_error(const char *func,
                               "the message is longer than the receive buffer (only the "
                               "buffer's size was received)");
     return smap_err_raise(comm, err, func, "%s", "the operation failed");
-}
-
-/* Blocks until r is complete (progressing).  No lock is held while it
- * waits: progress takes and drops it once per poll. */
-static inline void p2p_wait(struct smap_preq *r)
-{
-    if (smap_preq_done(r))
-        return;
-    struct smap_waiter w;
-    smap_wait_init(&w, smap_nlocal);
-    for (;;) {
-        smap_p2p_progress();
-        if (smap_preq_done(r))
-            return;
-        smap_wait_step(&w);
-    }
-}
-
-/* Blocks until the send r is complete, or detached: a blocking standard
- * send that its receiver has not matched by the time we start yielding
- * gives its data to a library-owned copy and returns (no deadlock when two
- * ranks send to each other first; smap_p2p_send_detach). */
-static inline void p2p_wait_send(struct smap_preq *r)
-{
-    if (smap_preq_done(r))
-        return;
-    struct smap_waiter w;
-    smap_wait_init(&w, smap_nlocal);
-    for (;;) {
-        smap_p2p_progress();
-        if (smap_preq_done(r))
-            return;
-        /* (whether r may detach is read under the lock, in the call) */
-        if (smap_wait_step(&w) && smap_p2p_send_detach(r))
-            return;
-    }
 }
 
 /* The start of every nonblocking send/receive: a request with a reference

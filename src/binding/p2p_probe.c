@@ -125,7 +125,7 @@ static int mrecv(const char *func, void *buf, MPI_Count count, MPI_Datatype data
         }
         struct smap_preq p;
         smap_p2p_mrecv(&p, buf, count, t, m);
-        p2p_wait(&p);
+        smap_p2p_wait(&p);
         smap_preq_status(&p, status);
         return p.err == MPI_SUCCESS ? MPI_SUCCESS : p2p_request_error(func, comm, p.err);
     }

@@ -28,7 +28,7 @@ static int recv_common(const char *func, void *buf, MPI_Count count, MPI_Datatyp
               smap_p2p_recv_direct(&p, buf, (size_t)(count * smap_dtype_size(t)), source, lr,
                                    tag, c->ctx))) {
             smap_p2p_irecv(&p, buf, count, t, source, tag, c->ctx);
-            p2p_wait(&p);
+            smap_p2p_wait(&p);
         }
         smap_preq_status(&p, status);
         if (SMAP_UNLIKELY(p.err != MPI_SUCCESS))
@@ -123,8 +123,8 @@ static int sendrecv_common(const char *func, const void *sendbuf, MPI_Count send
         *req = (MPI_Request)r;
         return MPI_SUCCESS;
     }
-    p2p_wait(&rp);
-    p2p_wait(&sp);
+    smap_p2p_wait(&rp);
+    smap_p2p_wait(&sp);
     smap_preq_status(&rp, status);
     if (rp.err != MPI_SUCCESS)
         return p2p_request_error(func, comm, rp.err);

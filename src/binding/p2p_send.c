@@ -19,18 +19,7 @@ static int send_common(const char *func, const void *buf, MPI_Count count, MPI_D
         return p2p_offnode_error(func, comm, dest);
     }
     if (!req) {
-        /* A small contiguous message goes into a cell at once (predefined
-         * types start at buf); else the operation lives on our stack
-         * until it completes. */
-        if (SMAP_LIKELY(mode != SMAP_P2P_SYNC && (t->flags & SMAP_DT_PREDEF) &&
-                        smap_dtype_is_contiguous(t)) &&
-            smap_p2p_send_eager(buf, (size_t)(count * smap_dtype_size(t)), lr, c->rank, tag,
-                                c->ctx))
-            return MPI_SUCCESS;
-        struct smap_preq p;
-        smap_p2p_isend(&p, buf, count, t, dest, lr, c->rank, tag, c->ctx,
-                       mode == SMAP_P2P_STANDARD ? SMAP_P2P_DETACHABLE : mode);
-        p2p_wait_send(&p);
+        smap_p2p_send(buf, count, t, dest, lr, c->rank, tag, c->ctx, mode);
         return MPI_SUCCESS;
     }
     struct MPI_ABI_Request *r = p2p_new_req(comm, t);

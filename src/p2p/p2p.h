@@ -24,7 +24,10 @@
 
 #include "base/compiler.h"
 #include "base/lock.h"
+#include "base/wait.h"
 #include "dtype/dtype.h"
+#include "dtype/engine.h"
+#include "smap/smap.h"
 
 /* DETACHABLE: a blocking standard send (see smap_p2p_send_detach).
  * TO_HUB / FROM_HUB: standard sends between a node peer and a hub that
@@ -257,5 +260,60 @@ int smap_p2p_cancel_recv(struct smap_preq *r);
  * has answered, and then MPI_Test_cancelled tells.  0 when it cannot be
  * (a node peer's send, already matched, or a cancel already asked). */
 int smap_p2p_cancel_send(struct smap_preq *r);
+
+/* ---- blocking waits (inline: the blocking send/receive fast path) ---- */
+
+/* Blocks until r is complete (progressing).  No lock is held while it
+ * waits: progress takes and drops it once per poll. */
+static inline void smap_p2p_wait(struct smap_preq *r)
+{
+    if (smap_preq_done(r))
+        return;
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (;;) {
+        smap_p2p_progress();
+        if (smap_preq_done(r))
+            return;
+        smap_wait_step(&w);
+    }
+}
+
+/* Blocks until the send r is complete, or detached: a blocking standard
+ * send that its receiver has not matched by the time we start yielding
+ * gives its data to a library-owned copy and returns (no deadlock when two
+ * ranks send to each other first; smap_p2p_send_detach). */
+static inline void smap_p2p_wait_send(struct smap_preq *r)
+{
+    if (smap_preq_done(r))
+        return;
+    struct smap_waiter w;
+    smap_wait_init(&w, smap_nlocal);
+    for (;;) {
+        smap_p2p_progress();
+        if (smap_preq_done(r))
+            return;
+        /* (whether r may detach is read under the lock, in the call) */
+        if (smap_wait_step(&w) && smap_p2p_send_detach(r))
+            return;
+    }
+}
+
+/* A blocking send of any mode but buffered (the caller resolved dest to
+ * lr): a small contiguous message of a predefined type goes into a cell
+ * at once, anything else lives on this stack frame until it completes
+ * (a standard send may detach: smap_p2p_wait_send). */
+static inline void smap_p2p_send(const void *buf, MPI_Count count, smap_dtype_t *t, int rank,
+                                 int lr, int me, int tag, int ctx, int mode)
+{
+    if (SMAP_LIKELY(mode != SMAP_P2P_SYNC && (t->flags & SMAP_DT_PREDEF) &&
+                    smap_dtype_is_contiguous(t)) &&
+        smap_p2p_send_eager(buf, (size_t)(count * smap_dtype_size(t)), lr, me, tag, ctx))
+        return;
+    struct smap_preq p;
+    smap_p2p_isend(&p, buf, count, t, rank, lr, me, tag, ctx,
+                   mode == SMAP_P2P_STANDARD ? SMAP_P2P_DETACHABLE : mode);
+    smap_p2p_wait_send(&p);
+}
 
 #endif
