@@ -104,6 +104,7 @@ bench-crossover: deps
 # a test checks they are current).
 regen:
 	python3 scripts/gen_mpi.py
+	python3 scripts/gen_fortran.py
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan
