@@ -113,11 +113,11 @@ LENGTH_EXPR = {
 STRING_SLACK = "SMAP_F_STR_SLACK"
 
 
-def fparams(proc):
-    """The Fortran (mpif.h / use mpi) parameters of proc, in order."""
+def fparams(proc, binding=SMALL):
+    """The Fortran parameters of proc in one binding, in order."""
     return [p for p in proc["parameters"]
             if "f90_parameter" not in p["suppress"].split()
-            and not p["large_only"] and p["kind"] != "VARARGS"]
+            and (binding != SMALL or not p["large_only"]) and p["kind"] != "VARARGS"]
 
 
 def is_f90_function(proc):
@@ -129,12 +129,12 @@ def f90_procs(apis):
     return sorted((p for p in apis.values() if is_f90_function(p)), key=lambda p: p["name"])
 
 
-def ckind_of(raw):
-    """The C base type of a parameter (small binding), or None (Fortran-only)."""
-    return gen_mpi.Param(raw, SMALL).base_type()
+def ckind_of(raw, binding=SMALL):
+    """The C base type of a parameter in one binding."""
+    return gen_mpi.Param(raw, binding).base_type()
 
 
-def fcat(raw):
+def fcat(raw, binding=SMALL):
     """Category of a Fortran parameter: INT, AINT, COUNT, OFFSET, LOGICAL,
     CHAR, HANDLE, STATUS, BUFFER, EXTERNAL, F08STATUS."""
     kind = raw["kind"]
@@ -142,7 +142,7 @@ def fcat(raw):
         return F90_KIND[kind]
     if kind == "ERROR_CODE" or kind == "ERROR_CODE_SHOW_INTENT":
         return "INT"
-    ctype = ckind_of(raw)
+    ctype = ckind_of(raw, binding)
     if ctype in HANDLE_C:
         return "HANDLE"
     if ctype in C_TO_F:
@@ -347,6 +347,13 @@ def interface_lines(proc, name=None):
     return out
 
 
+# Fortran-only procedures (not c_expressible): module procedures, not C
+# entry points -- MPI_Sizeof (generic over the intrinsic types, modules
+# only); MPI_F_sync_reg, a call the compiler cannot see through, is a C
+# entry point (src/binding/fortran/util.c) in mpif.h and `use mpi`.
+FORTRAN_ONLY = {"MPI_Sizeof"}
+
+
 def gen_module(abi, procs):
     out = []
     w = out.append
@@ -365,10 +372,15 @@ def gen_module(abi, procs):
     w("    INTEGER(C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR")
     w("    INTEGER(C_INT) :: MPI_internal(5)")
     w("  END TYPE MPI_Status")
+    out.extend(sizeof_generic())
     w("  INTERFACE")
     for p in procs:
+        if p["name"] in FORTRAN_ONLY:
+            continue
         out.extend(interface_lines(p))
     w("  END INTERFACE")
+    w("CONTAINS")
+    out.extend(sizeof_lines(False))
     w("END MODULE mpi")
     return "\n".join(out) + "\n"
 
@@ -381,23 +393,59 @@ def c_name(proc):
     return proc["name"][4:].lower()
 
 
-def gen_c_wrapper(proc, cfn):
-    """The body of one wrapper: mpi_<name>_ for proc (C Function cfn)."""
-    fps = fparams(proc)
+# (buffer, count, datatype) triples whose buffer may be a non-contiguous
+# array section in mpi_f08: the call then gets (base, 1, a datatype that
+# describes the section) -- src/binding/fortran/f08.c.
+SECTION_TRIPLES = [("buf", "count", "datatype"), ("sendbuf", "sendcount", "sendtype"),
+                   ("recvbuf", "recvcount", "recvtype"), ("inbuf", "incount", "datatype"),
+                   ("origin_addr", "origin_count", "origin_datatype"),
+                   ("result_addr", "result_count", "result_datatype")]
+# Buffers of which only the address matters: any array section will do.
+ADDRESS_ONLY = {("MPI_Get_address", "location")}
+
+
+def section_triples(cfn):
+    names = {p.name: p for p in cfn.params}
+    out = {}
+    for b, c, d in SECTION_TRIPLES:
+        if b in names and c in names and d in names and names[c].array_suffix() == "" \
+                and names[c].pointer_level() == 0 and names[d].pointer_level() == 0 \
+                and names[d].array_suffix() == "" and names[c].raw["length"] is None:
+            out[b] = (c, d)
+    return out
+
+
+def c_wrapper_name(proc, binding, f08):
+    base = c_name(proc) + ("_c" if binding != SMALL else "")
+    return ("smap_f08_" + base) if f08 else ("pmpi_" + base + "_")
+
+
+def gen_c_wrapper(proc, cfn, f08=False):
+    """One wrapper: pmpi_<name>_ (f77 conventions) for proc (C Function cfn),
+    or with f08, smap_f08_<name> for mpi_f08's BIND(C) interface: choice
+    buffers and strings as ISO_Fortran_binding descriptors."""
+    binding = cfn.binding
+    fps = fparams(proc, binding)
     cparams = {p.name: p for p in cfn.params}
     args, pre, post, strlens, decls = [], [], [], [], []
     rc = ret_cat(proc)
+    triples = section_triples(cfn) if f08 else {}
+    counts = {c: b for b, (c, d) in triples.items()}
     for raw in fps:
         n = raw["name"]
         if "c_parameter" in raw["suppress"].split():
             args.append("MPI_Fint *%s" % n)       # ierror
             continue
-        cat = fcat(raw)
+        cat = fcat(raw, binding)
         kind = raw["kind"]
         cp = cparams[n]
         ctype = cp.base_type()
-        if cat == "BUFFER":
+        if cat == "BUFFER" and f08 and kind == "BUFFER":
+            args.append("CFI_cdesc_t *%s" % n)
+        elif cat == "BUFFER":
             args.append("%svoid *%s" % ("const " if cp.is_const() else "", n))
+        elif cat == "CHAR" and f08:
+            args.append("CFI_cdesc_t *%s" % n)
         elif cat == "CHAR":
             args.append("char *%s" % n)
             strlens.append("size_t %s_len" % n)
@@ -410,6 +458,12 @@ def gen_c_wrapper(proc, cfn):
         else:
             args.append("%s *%s" % ({"AINT": "MPI_Aint", "COUNT": "MPI_Count",
                                      "OFFSET": "MPI_Offset"}[cat], n))
+    # errors before the call go to the call's communicator, if it has one
+    err_comm = "MPI_COMM_NULL"
+    for cp in cfn.params:
+        if cp.raw["param_direction"] == "in" and cp.is_value_handle("MPI_Comm"):
+            err_comm = "c_" + cp.name
+            break
     # the C call, parameter by parameter
     call = []
     for cp in cfn.params:
@@ -420,13 +474,29 @@ def gen_c_wrapper(proc, cfn):
         if "f90_parameter" in raw["suppress"].split():
             call.append("NULL" if cp.pointer_level() or cp.array_suffix() else "0")  # argc/argv
             continue
-        cat = fcat(raw)
+        cat = fcat(raw, binding)
         kind = raw["kind"]
         ctype = cp.base_type()
         level = cp.pointer_level()
         is_arr = bool(cp.array_suffix()) or raw["length"] is not None
         d = raw["param_direction"]
-        if cat == "BUFFER":
+        if cat == "BUFFER" and f08 and kind == "BUFFER":
+            if n in triples:
+                cnt, dt = triples[n]
+                decls.append("void *b_%s = NULL;" % n)
+                decls.append("MPI_Count k_%s = *%s;" % (n, cnt))
+                decls.append("MPI_Datatype t_%s = MPI_DATATYPE_NULL;" % n)
+                pre.append("rc = smap_f08_section(%s, \"%s\", %s, &b_%s, &k_%s, &c_%s, &t_%s);"
+                           % (err_comm, proc["name"], n, n, n, dt, n))
+                pre.append("if (rc != MPI_SUCCESS) goto out;")
+                post.append("if (t_%s != MPI_DATATYPE_NULL) PMPI_Type_free(&t_%s);" % (n, n))
+            else:
+                decls.append("void *b_%s = NULL;" % n)
+                pre.append("rc = smap_f08_contig(%s, \"%s\", \"%s\", %s, %d, &b_%s);"
+                           % (err_comm, proc["name"], n, n, (proc["name"], n) in ADDRESS_ONLY, n))
+                pre.append("if (rc != MPI_SUCCESS) goto out;")
+            call.append("b_%s" % n)
+        elif cat == "BUFFER":
             call.append("SMAP_F_BUF(%s)" % n if kind == "BUFFER" else n)
         elif cat == "EXTERNAL":
             raise GenError("%s: callback parameter %s needs a hand-written wrapper"
@@ -434,6 +504,13 @@ def gen_c_wrapper(proc, cfn):
         elif kind in ("STRING_ARRAY", "STRING_2DARRAY") or kind.startswith("ATTRIBUTE_VAL") \
                 and d != "in":
             raise GenError("%s: parameter %s needs a hand-written wrapper" % (proc["name"], n))
+        elif cat == "CHAR" and f08:
+            if d != "in":
+                raise GenError("%s: output string %s beside a buffer" % (proc["name"], n))
+            decls.append("char *c_%s = smap_f_str_in(%s->base_addr, %s->elem_len);" % (n, n, n))
+            pre.append("if (!c_%s) { rc = smap_f_nomem(\"%s\"); goto out; }" % (n, proc["name"]))
+            post.append("free(c_%s);" % n)
+            call.append("c_%s" % n)
         elif cat == "CHAR":
             if d == "in":
                 decls.append("char *c_%s = smap_f_str_in(%s, %s_len);" % (n, n, n))
@@ -519,6 +596,8 @@ def gen_c_wrapper(proc, cfn):
         elif cat in ("INT", "AINT", "COUNT", "OFFSET"):
             if isinstance(raw["length"], list):
                 call.append("(%s (*)[%s])%s" % (ctype, raw["length"][1], n))
+            elif level == 0 and not is_arr and n in counts:
+                call.append("(%s)k_%s" % (ctype, counts[n]))
             elif level == 0 and not is_arr:
                 call.append("*%s" % n)
             else:
@@ -531,17 +610,18 @@ def gen_c_wrapper(proc, cfn):
         else:
             raise GenError("%s: unhandled parameter %s (%s)" % (proc["name"], n, kind))
     # assemble
-    name = c_name(proc)
+    name = c_name(proc) + ("_c" if binding != SMALL else "")
     sig_args = ", ".join(args + strlens) or "void"
     ret = F_C_RET[rc] if rc else "void"
     lines = []
     w = lines.append
     w("")
-    w("%s pmpi_%s_(%s)" % (ret, name, sig_args))
+    w("%s%s %s(%s)" % ("SMAP_F_API " if f08 else "", ret, c_wrapper_name(proc, binding, f08),
+                       sig_args))
     w("{")
     if rc:
         # value-returning functions take no ierror and convert nothing
-        w("    return PMPI_%s(%s);" % (proc["name"][4:], ", ".join(call)))
+        w("    return PMPI_%s(%s);" % (cfn.name[4:], ", ".join(call)))
         w("}")
         return lines, ret, sig_args, name
     w("    int rc = MPI_SUCCESS;")
@@ -549,7 +629,7 @@ def gen_c_wrapper(proc, cfn):
         w("    " + d_)
     for p_ in pre:
         w("    " + p_)
-    w("    rc = PMPI_%s(%s);" % (proc["name"][4:], ", ".join(call)))
+    w("    rc = PMPI_%s(%s);" % (cfn.name[4:], ", ".join(call)))
     if pre:
         w("    goto out;")
         w("out:")
@@ -557,7 +637,7 @@ def gen_c_wrapper(proc, cfn):
         w("    " + p_)
     ierr = [r["name"] for r in fps if "c_parameter" in r["suppress"].split()]
     if ierr:
-        w("    *%s = rc;" % ierr[0])
+        w("    if (%s) *%s = rc;   /* optional in mpi_f08 */" % (ierr[0], ierr[0]))
     else:
         w("    (void)rc;")
     w("}")
@@ -632,6 +712,263 @@ def gen_c(apis, procs, hand):
         lines, ret, sig, _ = gen_c_wrapper(proc, cfns[proc["name"]])
         out.extend(lines)
         w("SMAP_F_ALIASES(%s, %s, %s, (%s))" % (name, name.upper(), ret, sig))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# mpi_f08 (MPI 5.0 §19.2): TYPE(MPI_Comm) & co., optional IERROR, choice
+# buffers as TYPE(*), DIMENSION(..) through BIND(C) interfaces (descriptors:
+# src/binding/fortran/f08/), the large-count `_c` forms as specifics of one
+# generic.  A procedure without a choice buffer keeps mpif.h's C entry point
+# (mpi_foo_): a TYPE(MPI_Comm) passes by reference exactly as an INTEGER
+# does, and an absent optional IERROR arrives as NULL.
+# ---------------------------------------------------------------------------
+
+OUT_F08_MOD = "src/binding/fortran/f08/gen_mpi_f08.f90"
+OUT_F08_C = "src/binding/fortran/f08/gen_f08.c"
+OUT_TEST_F08 = "tests/fortran/gen_calls_f08.f90"
+
+F08_HANDLE = {"MPI_Comm": "MPI_Comm", "MPI_Datatype": "MPI_Datatype",
+              "MPI_Errhandler": "MPI_Errhandler", "MPI_File": "MPI_File",
+              "MPI_Group": "MPI_Group", "MPI_Info": "MPI_Info", "MPI_Message": "MPI_Message",
+              "MPI_Op": "MPI_Op", "MPI_Request": "MPI_Request", "MPI_Session": "MPI_Session",
+              "MPI_Win": "MPI_Win"}
+# Callback-taking procedures whose `_c` form (a large-count callback type)
+# has no Fortran trampoline yet: left out of mpi_f08's generics.
+F08_NO_LARGE = {"MPI_Op_create", "MPI_Register_datarep"}
+
+
+def is_f08_function(proc):
+    a = proc["attributes"]
+    return a["f08_expressible"] and a["c_expressible"] and not a["callback"] \
+        and not a["predefined_function"]
+
+
+def f08_procs(apis):
+    return sorted((p for p in apis.values() if is_f08_function(p)), key=lambda p: p["name"])
+
+
+def has_choice(proc):
+    return any(r["kind"] == "BUFFER" for r in fparams(proc))
+
+
+def f08_decl(raw, binding):
+    """(type, dims) of one mpi_f08 dummy."""
+    cat = fcat(raw, binding)
+    kind = raw["kind"]
+    dims = fdims(raw, cat)
+    if cat == "HANDLE":
+        return "TYPE(%s)" % F08_HANDLE[ckind_of(raw, binding)], dims
+    if cat == "STATUS":
+        if kind == "F90_STATUS":
+            return "INTEGER", "(MPI_STATUS_SIZE)"
+        return "TYPE(MPI_Status)", "(*)" if raw["length"] else ""
+    if kind in ("C_BUFFER", "C_BUFFER2"):
+        return "TYPE(C_PTR)", ""
+    return F_DECL[cat], dims
+
+
+def f08_interface(proc, binding, bindc):
+    large = binding != SMALL
+    fname = proc["name"] + ("_c" if large else "")
+    spec = (fname + "_f08") if bindc else fname
+    ps = fparams(proc, binding)
+    rc = ret_cat(proc)
+    args = ", ".join(p["name"] for p in ps)
+    out = []
+    w = out.append
+    head = ("FUNCTION %s(%s)" if rc else "SUBROUTINE %s(%s)") % (spec, args)
+    if bindc:
+        head += ' BIND(C, name="%s")' % c_wrapper_name(proc, binding, True)
+    out.extend(split_free(head, "    "))
+    w("      IMPORT")
+    w("      IMPLICIT NONE")
+    for p in ps:
+        n = p["name"]
+        if "c_parameter" in p["suppress"].split():
+            w("      INTEGER, OPTIONAL, INTENT(OUT) :: %s" % n)
+            continue
+        cat = fcat(p, binding)
+        if cat == "EXTERNAL":
+            w("      EXTERNAL :: %s" % n)
+            continue
+        asy = ", ASYNCHRONOUS" if p["asynchronous"] else ""
+        if cat == "BUFFER" and p["kind"] == "BUFFER" and bindc:
+            w("      TYPE(*), DIMENSION(..)%s :: %s" % (asy, n))
+            continue
+        if cat == "BUFFER":
+            w("      !GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % n)
+            w("      TYPE(*), DIMENSION(*)%s :: %s" % (asy, n))
+            continue
+        t, dims = f08_decl(p, binding)
+        w("      %s%s :: %s%s" % (t, asy, n, dims))
+    if rc:
+        w("      %s :: %s" % (F_DECL[rc], spec))
+        w("    END FUNCTION %s" % spec)
+    else:
+        w("    END SUBROUTINE %s" % spec)
+    return out
+
+
+F08_SIZEOF_KINDS = [("i1", "INTEGER(KIND=1)"), ("i2", "INTEGER(KIND=2)"),
+                    ("i4", "INTEGER(KIND=4)"), ("i8", "INTEGER(KIND=8)"),
+                    ("r4", "REAL(KIND=4)"), ("r8", "REAL(KIND=8)"),
+                    ("c4", "COMPLEX(KIND=4)"), ("c8", "COMPLEX(KIND=8)"),
+                    ("l4", "LOGICAL(KIND=4)"), ("ch", "CHARACTER(LEN=*)")]
+
+
+def sizeof_lines(optional_ierror):
+    """MPI_Sizeof (MPI 5.0 §19.1.9): one module procedure per intrinsic
+    type, any rank; and MPI_F_sync_reg, which does nothing but be a call."""
+    out = []
+    opt = ", OPTIONAL" if optional_ierror else ""
+    for tag, t in F08_SIZEOF_KINDS:
+        out += ["  SUBROUTINE smap_sizeof_%s(x, size, ierror)" % tag,
+                "    %s, DIMENSION(..) :: x" % t,
+                "    INTEGER :: size",
+                "    INTEGER%s :: ierror" % opt,
+                "    size = INT(STORAGE_SIZE(x) / 8)",
+                "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS" if optional_ierror else
+                "    ierror = MPI_SUCCESS",
+                "  END SUBROUTINE smap_sizeof_%s" % tag]
+    return out
+
+
+def sizeof_generic():
+    return (["  INTERFACE MPI_Sizeof"]
+            + split_free("MODULE PROCEDURE " + ", ".join("smap_sizeof_%s" % t
+                                                        for t, _ in F08_SIZEOF_KINDS), "    ")
+            + ["  END INTERFACE MPI_Sizeof"])
+
+
+def f08_has_distinct_large(proc):
+    """Whether the `_c` form differs from the normal one in some dummy's
+    Fortran type: where MPI_Aint becomes MPI_Count (both kind 8 here) the two
+    are the same interface, and the normal one serves both."""
+    if not gen_mpi.has_large_binding(proc) or proc["name"] in F08_NO_LARGE:
+        return False
+    def sig(b):
+        return [(f08_decl(p, b) if fcat(p, b) not in ("BUFFER", "EXTERNAL") else fcat(p, b))
+                if "c_parameter" not in p["suppress"].split() else "IERR"
+                for p in fparams(proc, b)]
+    def norm(b):   # the kinds' values: what the compiler compares
+        return re.sub(r"MPI_(ADDRESS|COUNT|OFFSET)_KIND", "8", repr(sig(b)))
+    return norm(SMALL) != norm(gen_mpi.LARGE)
+
+
+def gen_f08_module(abi, procs):
+    ints, logicals, sentinels, externals = fortran_constants(abi)
+    ctypes = {}
+    for raw in abi["constants"].values():
+        k = FConst(raw)
+        ctypes[k.name] = (k.ctype or "").strip()
+    out = []
+    w = out.append
+    w("! module mpi_f08 -- smartmap's `use mpi_f08` (MPI 5.0 section 19.2).")
+    out.extend(fixed_comment(NOTE))
+    w("MODULE mpi_f08")
+    w("  USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_INT, C_PTR")
+    w("  IMPLICIT NONE")
+    w("  PRIVATE :: C_INT")
+    w("  PUBLIC :: C_PTR")
+    for t in sorted(set(F08_HANDLE.values())):
+        w("  TYPE, BIND(C) :: %s" % t)
+        w("    INTEGER(C_INT) :: MPI_VAL")
+        w("  END TYPE %s" % t)
+    w("  TYPE, BIND(C) :: MPI_Status")
+    w("    INTEGER(C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR")
+    w("    INTEGER(C_INT) :: MPI_internal(5)")
+    w("  END TYPE MPI_Status")
+    order = sorted(ints, key=lambda kv: 0 if kv[0].endswith("_KIND") or kv[0] == "MPI_STATUS_SIZE" else 1)
+    for name, v in order:
+        ct = ctypes.get(name, "")
+        if ct in F08_HANDLE:
+            w("  TYPE(%s), PARAMETER :: %s = %s(%d)" % (F08_HANDLE[ct], name, F08_HANDLE[ct], v))
+        else:
+            w("  INTEGER, PARAMETER :: %s = %d" % (name, v))
+    for name in logicals:
+        w("  LOGICAL, PARAMETER :: %s = %s" % (
+            name, ".TRUE." if name == "MPI_SUBARRAYS_SUPPORTED" else ".FALSE."))
+    # the sentinels: the very variables of mpif.h's common blocks, bound by name
+    f08_sent = {"MPI_STATUS_IGNORE": ("TYPE(MPI_Status)", ""),
+                "MPI_STATUSES_IGNORE": ("TYPE(MPI_Status)", "(1)"),
+                "MPI_ARGV_NULL": ("CHARACTER(KIND=C_CHAR, LEN=1)", "(1)"),
+                "MPI_ARGVS_NULL": ("CHARACTER(KIND=C_CHAR, LEN=1)", "(1, 1)")}
+    for name in sentinels:
+        t, dims = f08_sent.get(name) or (SENTINEL_SHAPE[name][0], SENTINEL_SHAPE[name][1].replace("MPI_STATUS_SIZE, ", ""))
+        if t == "INTEGER":
+            t = "INTEGER(C_INT)"
+        t = t.replace("C_CHAR", "C_CHAR")
+        w('  %s, BIND(C, name="%s_") :: %s%s' % (t, sentinel_block(name).lower(), name, dims))
+    for name in externals:
+        w("  EXTERNAL :: %s" % name)
+    out.extend(sizeof_generic())
+    # == and /= on handles (MPI 5.0 §19.2.5)
+    hts = sorted(set(F08_HANDLE.values()))
+    for op, tag in (("==", "eq"), ("/=", "ne")):
+        w("  INTERFACE OPERATOR(%s)" % op)
+        out.extend(split_free("MODULE PROCEDURE " + ", ".join(
+            "smap_%s_%s" % (tag, t[4:].lower()) for t in hts), "    "))
+        w("  END INTERFACE")
+        out.extend(split_free("PRIVATE :: " + ", ".join(
+            "smap_%s_%s" % (tag, t[4:].lower()) for t in hts), "  "))
+    for p in procs:
+        bindc = has_choice(p)
+        large = f08_has_distinct_large(p)
+        if large or bindc:
+            w("  INTERFACE %s" % p["name"])
+            out.extend(f08_interface(p, SMALL, bindc))
+            if large:
+                out.extend(f08_interface(p, gen_mpi.LARGE, bindc))
+            w("  END INTERFACE %s" % p["name"])
+        else:
+            w("  INTERFACE")
+            out.extend(f08_interface(p, SMALL, False))
+            w("  END INTERFACE")
+    w("CONTAINS")
+    for op, tag in (("==", "eq"), ("/=", "ne")):
+        for t in hts:
+            f = "smap_%s_%s" % (tag, t[4:].lower())
+            w("  ELEMENTAL LOGICAL FUNCTION %s(a, b)" % f)
+            w("    TYPE(%s), INTENT(IN) :: a, b" % t)
+            w("    %s = a%%MPI_VAL %s b%%MPI_VAL" % (f, op))
+            w("  END FUNCTION %s" % f)
+    out.extend(sizeof_lines(True))
+    w("  SUBROUTINE MPI_F_sync_reg(buf)")
+    w("    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf")
+    w("  END SUBROUTINE MPI_F_sync_reg")
+    w("END MODULE mpi_f08")
+    text = "\n".join(out) + "\n"
+    return text.replace("ONLY: C_INT, C_PTR", "ONLY: C_INT, C_PTR, C_CHAR").replace(
+        "  PRIVATE :: C_INT\n", "  PRIVATE :: C_INT, C_CHAR\n")
+
+
+def gen_f08_c(apis, procs, hand):
+    out = []
+    w = out.append
+    w("/* mpi_f08's C entry points (DESIGN.md D16): smap_f08_foo for every procedure")
+    w(" * with a choice buffer (descriptors: section.c), and the mpif.h-style")
+    w(" * pmpi_foo_c_ (with mpi_foo_c_ & co.) for the large-count forms of the")
+    w(" * others.  The rest of mpi_f08 calls gen_f77.c's entry points directly.")
+    w(" *")
+    w(" * " + gen_mpi.wrap_comment(NOTE, " * "))
+    w(" */")
+    w('#include "binding/fortran/f08/f08.h"')
+    for proc in procs:
+        bindc = has_choice(proc)
+        large = f08_has_distinct_large(proc)
+        bindings = [SMALL] + ([gen_mpi.LARGE] if large else [])
+        for b in bindings:
+            cfn = gen_mpi.Function(proc, b)
+            if bindc:
+                lines, _, _, _ = gen_c_wrapper(proc, cfn, f08=True)
+                out.extend(lines)
+            elif b != SMALL:
+                if needs_hand(proc):
+                    raise GenError("%s_c needs a hand-written wrapper" % proc["name"])
+                lines, ret, sig, name = gen_c_wrapper(proc, cfn)
+                out.extend(lines)
+                w("SMAP_F_ALIASES(%s, %s, %s, (%s))" % (name, name.upper(), ret, sig))
     return "\n".join(out) + "\n"
 
 
@@ -813,6 +1150,98 @@ def gen_test(procs, fixed):
     return "\n".join(out) + "\n"
 
 
+def f08_test_decl(raw, binding):
+    """A placeholder's declaration, with {v} for its name."""
+    cat = fcat(raw, binding)
+    if cat == "EXTERNAL":
+        return None
+    if cat == "BUFFER":
+        return "INTEGER {v}(4)"
+    if cat == "CHAR":
+        kind = raw["kind"]
+        if kind == "STRING_2DARRAY":
+            return "CHARACTER*16 {v}(4, 4)"
+        return "CHARACTER*16 {v}" + ("(4)" if kind == "STRING_ARRAY" else "")
+    t, dims = f08_decl(raw, binding)
+    if dims == "(MPI_STATUS_SIZE)":
+        return t + " {v}(MPI_STATUS_SIZE)"
+    if "," in dims:
+        return t + " {v}(4, 4)"
+    if dims:
+        return t + " {v}(4)"
+    return t + " {v}"
+
+
+def gen_test_f08(procs):
+    """Every mpi_f08 procedure, both forms of those with a distinct `_c`."""
+    entries = []
+    for p in procs:
+        entries.append((p, SMALL))
+        if f08_has_distinct_large(p):
+            entries.append((p, gen_mpi.LARGE))
+    variables = {}      # declaration -> variable name
+    used = {}
+    calls = []
+    ext = set()
+    for proc, b in entries:
+        args = []
+        for raw in fparams(proc, b):
+            if "c_parameter" in raw["suppress"].split():
+                continue        # IERROR left out: optional
+            d = f08_test_decl(raw, b)
+            if d is None:
+                ext.add(raw["name"])
+                args.append("v_fn_" + raw["name"])
+                continue
+            if d not in variables:
+                base = "v_" + raw["name"]
+                k = used.get(base, 0)
+                used[base] = k + 1
+                v = base if k == 0 else "%s_%d" % (base, k)
+                variables[d] = v
+            args.append(variables[d])
+        rc = ret_cat(proc)
+        if rc == "DOUBLE":
+            calls.append("v_d = %s(%s)" % (proc["name"], ", ".join(args)))
+        elif rc == "AINT":
+            calls.append("v_a = %s(%s)" % (proc["name"], ", ".join(args)))
+        else:
+            calls.append("CALL %s(%s)" % (proc["name"], ", ".join(args)))
+    out = []
+    w = out.append
+    w("! Calls every procedure of mpi_f08 once (and the large-count form of")
+    w("! those that have a distinct one): compiled and linked by the test")
+    w("! fortran_calls_f08.  The calls lie in a branch never taken; the program")
+    w("! checks MPI_Init, MPI_Comm_rank and MPI_Finalize (IERROR left out).")
+    out.extend(fixed_comment(NOTE))
+    w("PROGRAM calls_f08")
+    w("  USE mpi_f08")
+    w("  IMPLICIT NONE")
+    for d, v in sorted(variables.items(), key=lambda kv: kv[1]):
+        out.extend(split_free(d.format(v=v), "  "))
+    w("  DOUBLE PRECISION v_d")
+    w("  INTEGER(KIND=MPI_ADDRESS_KIND) v_a")
+    w("  INTEGER me, np")
+    for e in sorted(ext):
+        w("  EXTERNAL v_fn_%s" % e)
+    w("  CALL MPI_Init()")
+    w("  CALL MPI_Comm_rank(MPI_COMM_WORLD, me)")
+    w("  CALL MPI_Comm_size(MPI_COMM_WORLD, np)")
+    w("  IF (me .LT. 0 .OR. me .GE. np) STOP 2")
+    w("  IF (COMMAND_ARGUMENT_COUNT() .GT. 0) THEN")
+    for c in calls:
+        out.extend(split_free(c, "    "))
+    w("  END IF")
+    w("  CALL MPI_Finalize()")
+    w("  IF (me .EQ. 0) PRINT *, 'calls: %d procedures linked'" % len(calls))
+    w("END PROGRAM calls_f08")
+    for e in sorted(ext):
+        w("")
+        w("SUBROUTINE v_fn_%s()" % e)
+        w("END SUBROUTINE v_fn_%s" % e)
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
@@ -827,6 +1256,9 @@ def generate(root, std_dir):
         OUT_C: gen_c(apis, procs, hand),
         OUT_TEST_MOD: gen_test([p for p in procs if p["attributes"]["c_expressible"]], False),
         OUT_TEST_MPIF: gen_test([p for p in procs if p["attributes"]["c_expressible"]], True),
+        OUT_F08_MOD: gen_f08_module(abi, f08_procs(apis)),
+        OUT_F08_C: gen_f08_c(apis, f08_procs(apis), hand),
+        OUT_TEST_F08: gen_test_f08(f08_procs(apis)),
     }
 
 

@@ -12,10 +12,9 @@ gen="$SMAP_SRC/scripts/gen_fortran.py"
 echo "ok   generated Fortran files are current"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/fort_gen.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$TMP/src/binding/fortran" "$TMP/tests/fortran"
+mkdir -p "$TMP/src/binding" "$TMP/tests/fortran"
 cp -r "$SMAP_SRC/std" "$TMP/"
-cp "$SMAP_SRC"/src/binding/fortran/*.c "$SMAP_SRC"/src/binding/fortran/*.f90 \
-   "$SMAP_SRC"/src/binding/fortran/mpif.h "$TMP/src/binding/fortran/"
+cp -r "$SMAP_SRC/src/binding/fortran" "$TMP/src/binding/"
 cp "$SMAP_SRC"/tests/fortran/gen_* "$TMP/tests/fortran/"
 "$PY" "$gen" --root "$TMP" --check >/dev/null || { echo "FAIL: the copied tree is not current"; exit 1; }
 sed -i 's/PARAMETER (MPI_TAG_UB=.*)/PARAMETER (MPI_TAG_UB=1)/' "$TMP/src/binding/fortran/mpif.h"

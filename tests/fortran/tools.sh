@@ -10,7 +10,7 @@ prefix=$TMP/prefix
 install_into "$prefix"
 pre=$(cd -P "$prefix" && pwd -P)
 [ -f "$pre/include/mpif.h" ] || fail "mpif.h not installed"
-[ -f "$pre/include/mpi.mod" ] || fail "mpi.mod not installed"
+[ -f "$pre/include/mpi.mod" ] && [ -f "$pre/include/mpi_f08.mod" ] || fail "module files not installed"
 for w in mpifort mpif90 mpif77; do [ -x "$prefix/bin/$w" ] || fail "$w not installed"; done
 
 show=$("$prefix/bin/mpifort" -show -o x x.f90)
@@ -52,7 +52,7 @@ cat >"$proj/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.18)
 project(findmpi_fortran Fortran)
 find_package(MPI REQUIRED COMPONENTS Fortran)
-message(STATUS "smartmap-test: F90=${MPI_Fortran_HAVE_F90_MODULE} F77=${MPI_Fortran_HAVE_F77_HEADER} VERSION=${MPI_Fortran_VERSION}")
+message(STATUS "smartmap-test: F08=${MPI_Fortran_HAVE_F08_MODULE} F90=${MPI_Fortran_HAVE_F90_MODULE} F77=${MPI_Fortran_HAVE_F77_HEADER} VERSION=${MPI_Fortran_VERSION}")
 add_executable(hello hello.f90)
 target_link_libraries(hello PRIVATE MPI::MPI_Fortran)
 CMAKE
@@ -60,6 +60,7 @@ cmake -S "$proj" -B "$proj/build" -DMPI_Fortran_COMPILER="$prefix/bin/mpifort" >
     { cat "$TMP/cmake.log" >&2; fail "cmake find_package(MPI COMPONENTS Fortran) failed"; }
 line=$(grep 'smartmap-test:' "$TMP/cmake.log")
 echo "$line"
+expect_contains "$line" "F08=TRUE" "FindMPI: use mpi_f08"
 expect_contains "$line" "F90=TRUE" "FindMPI: use mpi"
 expect_contains "$line" "F77=TRUE" "FindMPI: mpif.h"
 cmake --build "$proj/build" >"$TMP/build.log" 2>&1 || { cat "$TMP/build.log" >&2; fail "building against MPI::MPI_Fortran failed"; }

@@ -22,8 +22,9 @@ static MPI_Aint attr_value(int kv, void *v)
 }
 
 void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val,
-                         MPI_Fint *flag, MPI_Fint *ierror)
+                         MPI_Fint *flag, MPI_Fint *ierror_opt)
 {
+    SMAP_F_IERROR;
     void *v = NULL;
     int f = 0;
     *ierror = PMPI_Comm_get_attr(PMPI_Comm_f2c(*comm), *keyval, &v, &f);
@@ -37,8 +38,9 @@ SMAP_F_ALIASES(comm_get_attr, COMM_GET_ATTR, void,
                (MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *))
 
 void pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribute_val,
-                         MPI_Fint *flag, MPI_Fint *ierror)
+                         MPI_Fint *flag, MPI_Fint *ierror_opt)
 {
+    SMAP_F_IERROR;
     void *v = NULL;
     int f = 0;
     *ierror = PMPI_Type_get_attr(PMPI_Type_f2c(*datatype), *keyval, &v, &f);
@@ -52,8 +54,9 @@ SMAP_F_ALIASES(type_get_attr, TYPE_GET_ATTR, void,
                (MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *))
 
 void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val,
-                        MPI_Fint *flag, MPI_Fint *ierror)
+                        MPI_Fint *flag, MPI_Fint *ierror_opt)
 {
+    SMAP_F_IERROR;
     void *v = NULL;
     int f = 0;
     *ierror = PMPI_Win_get_attr(PMPI_Win_f2c(*win), *keyval, &v, &f);
@@ -68,8 +71,9 @@ SMAP_F_ALIASES(win_get_attr, WIN_GET_ATTR, void,
 
 /* MPI-1's form: an INTEGER value (truncated: the standard's own rule). */
 void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val,
-                    MPI_Fint *flag, MPI_Fint *ierror)
+                    MPI_Fint *flag, MPI_Fint *ierror_opt)
 {
+    SMAP_F_IERROR;
     void *v = NULL;
     int f = 0;
     *ierror = PMPI_Attr_get(PMPI_Comm_f2c(*comm), *keyval, &v, &f);

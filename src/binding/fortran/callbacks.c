@@ -92,8 +92,9 @@ static MPI_File_errhandler_function *const file_eh_thunk[SLOTS] = {REPEAT64(ENTR
 static MPI_Session_errhandler_function *const session_eh_thunk[SLOTS] = {REPEAT64(ENTRY_SESSION)};
 
 #define EH_CREATE(kind, Kind, KIND_)                                                  \
-    void pmpi_##kind##_create_errhandler_(ffn fn, MPI_Fint *errhandler, MPI_Fint *ierror) \
+    void pmpi_##kind##_create_errhandler_(ffn fn, MPI_Fint *errhandler, MPI_Fint *ierror_opt) \
     {                                                                                \
+        SMAP_F_IERROR;                                                               \
         int s = slot_of(&kind##_eh, fn);                                             \
         if (s < 0) {                                                                 \
             *ierror = full("MPI_" #Kind "_create_errhandler");                       \
@@ -128,8 +129,9 @@ REPEAT64(OP_THUNK)
 #define ENTRY_OP(n) op_##n,
 static MPI_User_function *const op_thunk[SLOTS] = {REPEAT64(ENTRY_OP)};
 
-void pmpi_op_create_(ffn user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+void pmpi_op_create_(ffn user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror_opt)
 {
+    SMAP_F_IERROR;
     int s = slot_of(&op_fn, user_fn);
     if (s < 0) {
         *ierror = full("MPI_Op_create");
@@ -256,8 +258,9 @@ static struct kv *kv_new(ffn copy, ffn del, MPI_Aint extra, int small)
  * it may outlive MPI_*_free_keyval (MPI 5.0 §7.7.2). */
 #define KV_CREATE(kind, Kind, KIND_, CCopy, CDelete)                                  \
     void pmpi_##kind##_create_keyval_(ffn copy_fn, ffn delete_fn, MPI_Fint *keyval,  \
-                                      MPI_Aint *extra_state, MPI_Fint *ierror)       \
+                                      MPI_Aint *extra_state, MPI_Fint *ierror_opt)       \
     {                                                                                \
+        SMAP_F_IERROR;                                                               \
         static const char F[] = "MPI_" #Kind "_create_keyval";                       \
         struct kv *k = kv_new(copy_fn, delete_fn, *extra_state, 0);                  \
         if (!k) {                                                                    \
@@ -288,8 +291,9 @@ KV_CREATE(win, Win, WIN, MPI_WIN, MPI_WIN)
 SMAP_F_ALIASES(win_create_keyval, WIN_CREATE_KEYVAL, void, KV_SIG)
 
 void pmpi_keyval_create_(ffn copy_fn, ffn delete_fn, MPI_Fint *keyval, MPI_Fint *extra_state,
-                         MPI_Fint *ierror)
+                         MPI_Fint *ierror_opt)
 {
+    SMAP_F_IERROR;
     struct kv *k = kv_new(copy_fn, delete_fn, *extra_state, 1);
     if (!k) {
         *ierror = smap_f_nomem("MPI_Keyval_create");
@@ -350,8 +354,9 @@ static int greq_cancel(void *e, int complete)
 }
 
 void pmpi_grequest_start_(ffn query_fn, ffn free_fn, ffn cancel_fn, MPI_Aint *extra_state,
-                          MPI_Fint *request, MPI_Fint *ierror)
+                          MPI_Fint *request, MPI_Fint *ierror_opt)
 {
+    SMAP_F_IERROR;
     struct greq *g = malloc(sizeof *g);
     if (!g) {
         *ierror = smap_f_nomem("MPI_Grequest_start");
@@ -370,8 +375,9 @@ SMAP_F_ALIASES(grequest_start, GREQUEST_START, void,
 
 /* ---- data representations: the C library has only "native" ------------- */
 void pmpi_register_datarep_(char *datarep, ffn read_fn, ffn write_fn, ffn extent_fn,
-                            MPI_Aint *extra_state, MPI_Fint *ierror, size_t datarep_len)
+                            MPI_Aint *extra_state, MPI_Fint *ierror_opt, size_t datarep_len)
 {
+    SMAP_F_IERROR;
     (void)datarep, (void)read_fn, (void)write_fn, (void)extent_fn, (void)extra_state;
     (void)datarep_len;
     *ierror = smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep");

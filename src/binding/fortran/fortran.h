@@ -63,19 +63,31 @@ static inline void *smap_f_buf(const void *p)
 
 /* A NUL-terminated copy of a Fortran string without its trailing blanks
  * (NULL when out of memory); the caller frees it. */
-char *smap_f_str_in(const char *f, size_t len);
+SMAP_F_API char *smap_f_str_in(const char *f, size_t len);
 /* Copies C string c into the Fortran string f of len characters,
  * blank-padded, truncated at len. */
-void smap_f_str_out(const char *c, char *f, size_t len);
+SMAP_F_API void smap_f_str_out(const char *c, char *f, size_t len);
 /* Raises MPI_ERR_NO_MEM for func on MPI_COMM_WORLD's handler. */
-int smap_f_nomem(const char *func);
+SMAP_F_API int smap_f_nomem(const char *func);
+/* Raises error class cls for func on comm's handler (MPI_COMM_NULL: the
+ * default one) with a message (for libsmartmap_fort, which cannot reach
+ * libmpi's internals). */
+SMAP_F_API int smap_f_raise(MPI_Comm comm, int cls, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Array lengths no argument gives (the *alltoallw types, Cart_sub's
  * remain_dims): counts of comm's groups or topology (0 for a bad comm;
  * the call then reports the comm). */
-int smap_f_comm_nsend(MPI_Comm comm, int neighbor);
-int smap_f_comm_nrecv(MPI_Comm comm, int neighbor);
-int smap_f_cartdim(MPI_Comm comm);
+SMAP_F_API int smap_f_comm_nsend(MPI_Comm comm, int neighbor);
+SMAP_F_API int smap_f_comm_nrecv(MPI_Comm comm, int neighbor);
+SMAP_F_API int smap_f_cartdim(MPI_Comm comm);
+
+/* IERROR is optional in mpi_f08, which calls these same entry points:
+ * absent, its pointer is NULL.  A wrapper names its parameter ierror_opt
+ * and starts with SMAP_F_IERROR, which gives it an `ierror` to write. */
+#define SMAP_F_IERROR          \
+    MPI_Fint smap_f_ierr_ = 0; \
+    MPI_Fint *ierror = ierror_opt ? ierror_opt : &smap_f_ierr_
 
 /* pmpi_foo_ is the definition; mpi_foo_ (the name a program calls) and the
  * other manglings are weak aliases of it, so a profiling library can

@@ -20,7 +20,7 @@ void pmpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, 
     int c_is_set = 0;
     rc = PMPI_Abi_get_fortran_booleans(*logical_size, logical_true, logical_false, &c_is_set);
     if (rc == MPI_SUCCESS) *is_set = SMAP_F_LOGICAL_OUT(c_is_set);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(abi_get_fortran_booleans, ABI_GET_FORTRAN_BOOLEANS, void, (MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror))
 
@@ -30,7 +30,7 @@ void pmpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
     MPI_Info c_info;
     rc = PMPI_Abi_get_fortran_info(&c_info);
     if (rc == MPI_SUCCESS) *info = PMPI_Info_c2f(c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(abi_get_fortran_info, ABI_GET_FORTRAN_INFO, void, (MPI_Fint *info, MPI_Fint *ierror))
 
@@ -40,7 +40,7 @@ void pmpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror)
     MPI_Info c_info;
     rc = PMPI_Abi_get_info(&c_info);
     if (rc == MPI_SUCCESS) *info = PMPI_Info_c2f(c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(abi_get_info, ABI_GET_INFO, void, (MPI_Fint *info, MPI_Fint *ierror))
 
@@ -48,7 +48,7 @@ void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *i
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Abi_get_version(abi_major, abi_minor);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(abi_get_version, ABI_GET_VERSION, void, (MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror))
 
@@ -56,7 +56,7 @@ void pmpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, 
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Abi_set_fortran_booleans(*logical_size, logical_true, logical_false);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(abi_set_fortran_booleans, ABI_SET_FORTRAN_BOOLEANS, void, (MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror))
 
@@ -65,7 +65,7 @@ void pmpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Info c_info = PMPI_Info_f2c(*info);
     rc = PMPI_Abi_set_fortran_info(c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(abi_set_fortran_info, ABI_SET_FORTRAN_INFO, void, (MPI_Fint *info, MPI_Fint *ierror))
 
@@ -74,7 +74,7 @@ void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Abort(c_comm, *errorcode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(abort, ABORT, void, (MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror))
 
@@ -86,7 +86,7 @@ void pmpi_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint 
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Accumulate(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(accumulate, ACCUMULATE, void, (const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -94,7 +94,7 @@ void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Add_error_class(errorclass);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(add_error_class, ADD_ERROR_CLASS, void, (MPI_Fint *errorclass, MPI_Fint *ierror))
 
@@ -102,7 +102,7 @@ void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *i
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Add_error_code(*errorclass, errorcode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(add_error_code, ADD_ERROR_CODE, void, (MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror))
 
@@ -115,7 +115,7 @@ void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror,
     goto out;
 out:
     free(c_string);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(add_error_string, ADD_ERROR_STRING, void, (MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len))
 
@@ -138,7 +138,7 @@ void pmpi_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtyp
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Allgather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(allgather, ALLGATHER, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -152,7 +152,7 @@ void pmpi_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     MPI_Request c_request;
     rc = PMPI_Allgather_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(allgather_init, ALLGATHER_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -163,7 +163,7 @@ void pmpi_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Allgatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(allgatherv, ALLGATHERV, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -177,7 +177,7 @@ void pmpi_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
     MPI_Request c_request;
     rc = PMPI_Allgatherv_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(allgatherv_init, ALLGATHERV_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -186,7 +186,7 @@ void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint
     int rc = MPI_SUCCESS;
     MPI_Info c_info = PMPI_Info_f2c(*info);
     rc = PMPI_Alloc_mem(*size, c_info, baseptr);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(alloc_mem, ALLOC_MEM, void, (MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierror))
 
@@ -197,7 +197,7 @@ void pmpi_allreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fi
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Allreduce(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(allreduce, ALLREDUCE, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -211,7 +211,7 @@ void pmpi_allreduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, M
     MPI_Request c_request;
     rc = PMPI_Allreduce_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(allreduce_init, ALLREDUCE_INIT, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -222,7 +222,7 @@ void pmpi_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Alltoall(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(alltoall, ALLTOALL, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -236,7 +236,7 @@ void pmpi_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
     MPI_Request c_request;
     rc = PMPI_Alltoall_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(alltoall_init, ALLTOALL_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -247,7 +247,7 @@ void pmpi_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispl
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Alltoallv(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(alltoallv, ALLTOALLV, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -261,7 +261,7 @@ void pmpi_alltoallv_init_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *s
     MPI_Request c_request;
     rc = PMPI_Alltoallv_init(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(alltoallv_init, ALLTOALLV_INIT, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -284,7 +284,7 @@ void pmpi_alltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispl
 out:
     free(c_sendtypes);
     free(c_recvtypes);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(alltoallw, ALLTOALLW, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -310,7 +310,7 @@ out:
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(alltoallw_init, ALLTOALLW_INIT, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -319,7 +319,7 @@ void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Attr_delete(c_comm, *keyval);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(attr_delete, ATTR_DELETE, void, (MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror))
 
@@ -330,7 +330,7 @@ void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, M
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Attr_put(c_comm, *keyval, (void *)(intptr_t)*attribute_val);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(attr_put, ATTR_PUT, void, (MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror))
 
@@ -339,7 +339,7 @@ void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Barrier(c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(barrier, BARRIER, void, (MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -351,7 +351,7 @@ void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_F
     MPI_Request c_request;
     rc = PMPI_Barrier_init(c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(barrier_init, BARRIER_INIT, void, (MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -361,7 +361,7 @@ void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ro
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Bcast(SMAP_F_BUF(buffer), *count, c_datatype, *root, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(bcast, BCAST, void, (void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -374,7 +374,7 @@ void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fin
     MPI_Request c_request;
     rc = PMPI_Bcast_init(SMAP_F_BUF(buffer), *count, c_datatype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(bcast_init, BCAST_INIT, void, (void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -384,7 +384,7 @@ void pmpi_bsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint 
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Bsend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(bsend, BSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -396,7 +396,7 @@ void pmpi_bsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     MPI_Request c_request;
     rc = PMPI_Bsend_init(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(bsend_init, BSEND_INIT, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -404,7 +404,7 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Buffer_attach(SMAP_F_BUF(buffer), *size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(buffer_attach, BUFFER_ATTACH, void, (void *buffer, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -412,7 +412,7 @@ void pmpi_buffer_detach_(MPI_Aint *buffer_addr, MPI_Fint *size, MPI_Fint *ierror
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Buffer_detach(buffer_addr, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(buffer_detach, BUFFER_DETACH, void, (MPI_Aint *buffer_addr, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -420,7 +420,7 @@ void pmpi_buffer_flush_(MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Buffer_flush();
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(buffer_flush, BUFFER_FLUSH, void, (MPI_Fint *ierror))
 
@@ -430,7 +430,7 @@ void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
     MPI_Request c_request;
     rc = PMPI_Buffer_iflush(&c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(buffer_iflush, BUFFER_IFLUSH, void, (MPI_Fint *request, MPI_Fint *ierror))
 
@@ -439,7 +439,7 @@ void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Request c_request = PMPI_Request_f2c(*request);
     rc = PMPI_Cancel(&c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cancel, CANCEL, void, (MPI_Fint *request, MPI_Fint *ierror))
 
@@ -448,7 +448,7 @@ void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fi
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Cart_coords(c_comm, *rank, *maxdims, coords);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cart_coords, CART_COORDS, void, (MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror))
 
@@ -467,7 +467,7 @@ void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_
 out:
     free(c_periods);
     if (rc == MPI_SUCCESS) *comm_cart = PMPI_Comm_c2f(c_comm_cart);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cart_create, CART_CREATE, void, (MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror))
 
@@ -484,7 +484,7 @@ void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint 
 out:
     if (c_periods && rc == MPI_SUCCESS) for (int i = 0; i < n_periods; i++) periods[i] = SMAP_F_LOGICAL_OUT(c_periods[i]);
     free(c_periods);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cart_get, CART_GET, void, (MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror))
 
@@ -501,7 +501,7 @@ void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *p
     goto out;
 out:
     free(c_periods);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cart_map, CART_MAP, void, (MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror))
 
@@ -510,7 +510,7 @@ void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint 
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Cart_rank(c_comm, coords, rank);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cart_rank, CART_RANK, void, (MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror))
 
@@ -519,7 +519,7 @@ void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_F
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Cart_shift(c_comm, *direction, *disp, rank_source, rank_dest);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cart_shift, CART_SHIFT, void, (MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror))
 
@@ -538,7 +538,7 @@ void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MP
 out:
     free(c_remain_dims);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cart_sub, CART_SUB, void, (MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror))
 
@@ -547,7 +547,7 @@ void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Cartdim_get(c_comm, ndims);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(cartdim_get, CARTDIM_GET, void, (MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror))
 
@@ -560,7 +560,7 @@ void pmpi_close_port_(char *port_name, MPI_Fint *ierror, size_t port_name_len)
     goto out;
 out:
     free(c_port_name);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(close_port, CLOSE_PORT, void, (char *port_name, MPI_Fint *ierror, size_t port_name_len))
 
@@ -577,7 +577,7 @@ void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint
 out:
     free(c_port_name);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_accept, COMM_ACCEPT, void, (char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len))
 
@@ -586,7 +586,7 @@ void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_attach_buffer(c_comm, SMAP_F_BUF(buffer), *size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_attach_buffer, COMM_ATTACH_BUFFER, void, (MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -595,7 +595,7 @@ void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *i
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_call_errhandler(c_comm, *errorcode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_call_errhandler, COMM_CALL_ERRHANDLER, void, (MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror))
 
@@ -605,7 +605,7 @@ void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_
     MPI_Comm c_comm1 = PMPI_Comm_f2c(*comm1);
     MPI_Comm c_comm2 = PMPI_Comm_f2c(*comm2);
     rc = PMPI_Comm_compare(c_comm1, c_comm2, result);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_compare, COMM_COMPARE, void, (MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror))
 
@@ -622,7 +622,7 @@ void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fin
 out:
     free(c_port_name);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_connect, COMM_CONNECT, void, (char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len))
 
@@ -634,7 +634,7 @@ void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_F
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_create(c_comm, c_group, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_create, COMM_CREATE, void, (MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror))
 
@@ -654,7 +654,7 @@ void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *in
 out:
     free(c_stringtag);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_create_from_group, COMM_CREATE_FROM_GROUP, void, (MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len))
 
@@ -666,7 +666,7 @@ void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_create_group(c_comm, c_group, *tag, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_create_group, COMM_CREATE_GROUP, void, (MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror))
 
@@ -677,7 +677,7 @@ void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ier
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_delete_attr(c_comm, *comm_keyval);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_delete_attr, COMM_DELETE_ATTR, void, (MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror))
 
@@ -686,7 +686,7 @@ void pmpi_comm_detach_buffer_(MPI_Fint *comm, MPI_Aint *buffer_addr, MPI_Fint *s
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_detach_buffer(c_comm, buffer_addr, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_detach_buffer, COMM_DETACH_BUFFER, void, (MPI_Fint *comm, MPI_Aint *buffer_addr, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -696,7 +696,7 @@ void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_disconnect(&c_comm);
     if (rc == MPI_SUCCESS || 1) *comm = PMPI_Comm_c2f(c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_disconnect, COMM_DISCONNECT, void, (MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -707,7 +707,7 @@ void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_dup(c_comm, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_dup, COMM_DUP, void, (MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror))
 
@@ -719,7 +719,7 @@ void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_dup_with_info(c_comm, c_info, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_dup_with_info, COMM_DUP_WITH_INFO, void, (MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror))
 
@@ -728,7 +728,7 @@ void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_flush_buffer(c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_flush_buffer, COMM_FLUSH_BUFFER, void, (MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -738,7 +738,7 @@ void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_free(&c_comm);
     if (rc == MPI_SUCCESS || 1) *comm = PMPI_Comm_c2f(c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_free, COMM_FREE, void, (MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -746,7 +746,7 @@ void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Comm_free_keyval(comm_keyval);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_free_keyval, COMM_FREE_KEYVAL, void, (MPI_Fint *comm_keyval, MPI_Fint *ierror))
 
@@ -759,7 +759,7 @@ void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *i
     MPI_Errhandler c_errhandler;
     rc = PMPI_Comm_get_errhandler(c_comm, &c_errhandler);
     if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_get_errhandler, COMM_GET_ERRHANDLER, void, (MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -770,7 +770,7 @@ void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror)
     MPI_Info c_info_used;
     rc = PMPI_Comm_get_info(c_comm, &c_info_used);
     if (rc == MPI_SUCCESS) *info_used = PMPI_Info_c2f(c_info_used);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_get_info, COMM_GET_INFO, void, (MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror))
 
@@ -784,7 +784,7 @@ void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, M
     goto out;
 out:
     if (c_comm_name) { if (rc == MPI_SUCCESS) smap_f_str_out(c_comm_name, comm_name, comm_name_len); free(c_comm_name); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_get_name, COMM_GET_NAME, void, (MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len))
 
@@ -794,7 +794,7 @@ void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
     MPI_Comm c_parent;
     rc = PMPI_Comm_get_parent(&c_parent);
     if (rc == MPI_SUCCESS) *parent = PMPI_Comm_c2f(c_parent);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_get_parent, COMM_GET_PARENT, void, (MPI_Fint *parent, MPI_Fint *ierror))
 
@@ -805,7 +805,7 @@ void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
     MPI_Group c_group;
     rc = PMPI_Comm_group(c_comm, &c_group);
     if (rc == MPI_SUCCESS) *group = PMPI_Group_c2f(c_group);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_group, COMM_GROUP, void, (MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror))
 
@@ -818,7 +818,7 @@ void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_F
     rc = PMPI_Comm_idup(c_comm, &c_newcomm, &c_request);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_idup, COMM_IDUP, void, (MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -832,7 +832,7 @@ void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm
     rc = PMPI_Comm_idup_with_info(c_comm, c_info, &c_newcomm, &c_request);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_idup_with_info, COMM_IDUP_WITH_INFO, void, (MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -843,7 +843,7 @@ void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierro
     MPI_Request c_request;
     rc = PMPI_Comm_iflush_buffer(c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_iflush_buffer, COMM_IFLUSH_BUFFER, void, (MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -853,7 +853,7 @@ void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror)
     MPI_Comm c_intercomm;
     rc = PMPI_Comm_join(*fd, &c_intercomm);
     if (rc == MPI_SUCCESS) *intercomm = PMPI_Comm_c2f(c_intercomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_join, COMM_JOIN, void, (MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror))
 
@@ -862,7 +862,7 @@ void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_rank(c_comm, rank);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_rank, COMM_RANK, void, (MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror))
 
@@ -873,7 +873,7 @@ void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
     MPI_Group c_group;
     rc = PMPI_Comm_remote_group(c_comm, &c_group);
     if (rc == MPI_SUCCESS) *group = PMPI_Group_c2f(c_group);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_remote_group, COMM_REMOTE_GROUP, void, (MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror))
 
@@ -882,7 +882,7 @@ void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_remote_size(c_comm, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_remote_size, COMM_REMOTE_SIZE, void, (MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -891,7 +891,7 @@ void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attrib
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_set_attr(c_comm, *comm_keyval, (void *)(intptr_t)*attribute_val);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_set_attr, COMM_SET_ATTR, void, (MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror))
 
@@ -901,7 +901,7 @@ void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *i
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
     rc = PMPI_Comm_set_errhandler(c_comm, c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_set_errhandler, COMM_SET_ERRHANDLER, void, (MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -911,7 +911,7 @@ void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     rc = PMPI_Comm_set_info(c_comm, c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_set_info, COMM_SET_INFO, void, (MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror))
 
@@ -925,7 +925,7 @@ void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size
     goto out;
 out:
     free(c_comm_name);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_set_name, COMM_SET_NAME, void, (MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len))
 
@@ -934,7 +934,7 @@ void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Comm_size(c_comm, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_size, COMM_SIZE, void, (MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -949,7 +949,7 @@ void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_split(c_comm, *color, *key, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_split, COMM_SPLIT, void, (MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror))
 
@@ -961,7 +961,7 @@ void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, 
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_split_type(c_comm, *split_type, *key, c_info, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_split_type, COMM_SPLIT_TYPE, void, (MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror))
 
@@ -972,7 +972,7 @@ void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     rc = PMPI_Comm_test_inter(c_comm, &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(comm_test_inter, COMM_TEST_INTER, void, (MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -982,7 +982,7 @@ void pmpi_compare_and_swap_(const void *origin_addr, const void *compare_addr, v
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Compare_and_swap(SMAP_F_BUF(origin_addr), SMAP_F_BUF(compare_addr), SMAP_F_BUF(result_addr), c_datatype, *target_rank, *target_disp, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(compare_and_swap, COMPARE_AND_SWAP, void, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -990,7 +990,7 @@ void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fi
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Dims_create(*nnodes, *ndims, dims);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(dims_create, DIMS_CREATE, void, (MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror))
 
@@ -1002,7 +1002,7 @@ void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
     MPI_Comm c_comm_dist_graph;
     rc = PMPI_Dist_graph_create(c_comm_old, *n, sources, degrees, destinations, SMAP_F_WEIGHTS(weights), c_info, SMAP_F_LOGICAL_IN(*reorder), &c_comm_dist_graph);
     if (rc == MPI_SUCCESS) *comm_dist_graph = PMPI_Comm_c2f(c_comm_dist_graph);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(dist_graph_create, DIST_GRAPH_CREATE, void, (MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror))
 
@@ -1014,7 +1014,7 @@ void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MP
     MPI_Comm c_comm_dist_graph;
     rc = PMPI_Dist_graph_create_adjacent(c_comm_old, *indegree, sources, SMAP_F_WEIGHTS(sourceweights), *outdegree, destinations, SMAP_F_WEIGHTS(destweights), c_info, SMAP_F_LOGICAL_IN(*reorder), &c_comm_dist_graph);
     if (rc == MPI_SUCCESS) *comm_dist_graph = PMPI_Comm_c2f(c_comm_dist_graph);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(dist_graph_create_adjacent, DIST_GRAPH_CREATE_ADJACENT, void, (MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror))
 
@@ -1023,7 +1023,7 @@ void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint 
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Dist_graph_neighbors(c_comm, *maxindegree, sources, SMAP_F_WEIGHTS(sourceweights), *maxoutdegree, destinations, SMAP_F_WEIGHTS(destweights));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(dist_graph_neighbors, DIST_GRAPH_NEIGHBORS, void, (MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror))
 
@@ -1034,7 +1034,7 @@ void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fi
     int c_weighted = 0;
     rc = PMPI_Dist_graph_neighbors_count(c_comm, indegree, outdegree, &c_weighted);
     if (rc == MPI_SUCCESS) *weighted = SMAP_F_LOGICAL_OUT(c_weighted);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(dist_graph_neighbors_count, DIST_GRAPH_NEIGHBORS_COUNT, void, (MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror))
 
@@ -1044,7 +1044,7 @@ void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
     rc = PMPI_Errhandler_free(&c_errhandler);
     if (rc == MPI_SUCCESS || 1) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(errhandler_free, ERRHANDLER_FREE, void, (MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -1052,7 +1052,7 @@ void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Error_class(*errorcode, errorclass);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(error_class, ERROR_CLASS, void, (MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror))
 
@@ -1065,7 +1065,7 @@ void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, 
     goto out;
 out:
     if (c_string) { if (rc == MPI_SUCCESS) smap_f_str_out(c_string, string, string_len); free(c_string); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(error_string, ERROR_STRING, void, (MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len))
 
@@ -1076,7 +1076,7 @@ void pmpi_exscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint 
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Exscan(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(exscan, EXSCAN, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -1090,7 +1090,7 @@ void pmpi_exscan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_
     MPI_Request c_request;
     rc = PMPI_Exscan_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(exscan_init, EXSCAN_INIT, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1101,7 +1101,7 @@ void pmpi_fetch_and_op_(const void *origin_addr, void *result_addr, MPI_Fint *da
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Fetch_and_op(SMAP_F_BUF(origin_addr), SMAP_F_BUF(result_addr), c_datatype, *target_rank, *target_disp, c_op, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(fetch_and_op, FETCH_AND_OP, void, (const void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -1110,7 +1110,7 @@ void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ier
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_call_errhandler(c_fh, *errorcode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_call_errhandler, FILE_CALL_ERRHANDLER, void, (MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror))
 
@@ -1120,7 +1120,7 @@ void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_close(&c_fh);
     if (rc == MPI_SUCCESS || 1) *fh = PMPI_File_c2f(c_fh);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_close, FILE_CLOSE, void, (MPI_Fint *fh, MPI_Fint *ierror))
 
@@ -1136,7 +1136,7 @@ void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t 
     goto out;
 out:
     free(c_filename);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_delete, FILE_DELETE, void, (char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len))
 
@@ -1145,7 +1145,7 @@ void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_get_amode(c_fh, amode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_amode, FILE_GET_AMODE, void, (MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror))
 
@@ -1156,7 +1156,7 @@ void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     rc = PMPI_File_get_atomicity(c_fh, &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_atomicity, FILE_GET_ATOMICITY, void, (MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -1165,7 +1165,7 @@ void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *di
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_get_byte_offset(c_fh, *offset, disp);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_byte_offset, FILE_GET_BYTE_OFFSET, void, (MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror))
 
@@ -1176,7 +1176,7 @@ void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *i
     MPI_Errhandler c_errhandler;
     rc = PMPI_File_get_errhandler(c_file, &c_errhandler);
     if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_errhandler, FILE_GET_ERRHANDLER, void, (MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -1187,7 +1187,7 @@ void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
     MPI_Group c_group;
     rc = PMPI_File_get_group(c_fh, &c_group);
     if (rc == MPI_SUCCESS) *group = PMPI_Group_c2f(c_group);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_group, FILE_GET_GROUP, void, (MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror))
 
@@ -1198,7 +1198,7 @@ void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
     MPI_Info c_info_used;
     rc = PMPI_File_get_info(c_fh, &c_info_used);
     if (rc == MPI_SUCCESS) *info_used = PMPI_Info_c2f(c_info_used);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_info, FILE_GET_INFO, void, (MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror))
 
@@ -1207,7 +1207,7 @@ void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_get_position(c_fh, offset);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_position, FILE_GET_POSITION, void, (MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror))
 
@@ -1216,7 +1216,7 @@ void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_get_position_shared(c_fh, offset);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_position_shared, FILE_GET_POSITION_SHARED, void, (MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror))
 
@@ -1225,7 +1225,7 @@ void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_get_size(c_fh, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_size, FILE_GET_SIZE, void, (MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror))
 
@@ -1235,7 +1235,7 @@ void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *exte
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_get_type_extent(c_fh, c_datatype, extent);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_type_extent, FILE_GET_TYPE_EXTENT, void, (MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror))
 
@@ -1253,7 +1253,7 @@ out:
     if (rc == MPI_SUCCESS) *etype = PMPI_Type_c2f(c_etype);
     if (rc == MPI_SUCCESS) *filetype = PMPI_Type_c2f(c_filetype);
     if (c_datarep) { if (rc == MPI_SUCCESS) smap_f_str_out(c_datarep, datarep, datarep_len); free(c_datarep); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_get_view, FILE_GET_VIEW, void, (MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len))
 
@@ -1265,7 +1265,7 @@ void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dataty
     MPI_Request c_request;
     rc = PMPI_File_iread(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iread, FILE_IREAD, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1277,7 +1277,7 @@ void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *da
     MPI_Request c_request;
     rc = PMPI_File_iread_all(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iread_all, FILE_IREAD_ALL, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1289,7 +1289,7 @@ void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *
     MPI_Request c_request;
     rc = PMPI_File_iread_at(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iread_at, FILE_IREAD_AT, void, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1301,7 +1301,7 @@ void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fi
     MPI_Request c_request;
     rc = PMPI_File_iread_at_all(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iread_at_all, FILE_IREAD_AT_ALL, void, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1313,7 +1313,7 @@ void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint 
     MPI_Request c_request;
     rc = PMPI_File_iread_shared(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iread_shared, FILE_IREAD_SHARED, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1325,7 +1325,7 @@ void pmpi_file_iwrite_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint 
     MPI_Request c_request;
     rc = PMPI_File_iwrite(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iwrite, FILE_IWRITE, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1337,7 +1337,7 @@ void pmpi_file_iwrite_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_F
     MPI_Request c_request;
     rc = PMPI_File_iwrite_all(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iwrite_all, FILE_IWRITE_ALL, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1349,7 +1349,7 @@ void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI
     MPI_Request c_request;
     rc = PMPI_File_iwrite_at(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iwrite_at, FILE_IWRITE_AT, void, (MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1361,7 +1361,7 @@ void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf,
     MPI_Request c_request;
     rc = PMPI_File_iwrite_at_all(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iwrite_at_all, FILE_IWRITE_AT_ALL, void, (MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1373,7 +1373,7 @@ void pmpi_file_iwrite_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MP
     MPI_Request c_request;
     rc = PMPI_File_iwrite_shared(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_iwrite_shared, FILE_IWRITE_SHARED, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1390,7 +1390,7 @@ void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *
 out:
     free(c_filename);
     if (rc == MPI_SUCCESS) *fh = PMPI_File_c2f(c_fh);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_open, FILE_OPEN, void, (MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len))
 
@@ -1399,7 +1399,7 @@ void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_preallocate(c_fh, *size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_preallocate, FILE_PREALLOCATE, void, (MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror))
 
@@ -1409,7 +1409,7 @@ void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read, FILE_READ, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1419,7 +1419,7 @@ void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dat
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read_all(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_all, FILE_READ_ALL, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1429,7 +1429,7 @@ void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fin
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read_all_begin(c_fh, SMAP_F_BUF(buf), *count, c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_all_begin, FILE_READ_ALL_BEGIN, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -1438,7 +1438,7 @@ void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_read_all_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_all_end, FILE_READ_ALL_END, void, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1448,7 +1448,7 @@ void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *c
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read_at(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_at, FILE_READ_AT, void, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1458,7 +1458,7 @@ void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fin
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read_at_all(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_at_all, FILE_READ_AT_ALL, void, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1468,7 +1468,7 @@ void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, M
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read_at_all_begin(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_at_all_begin, FILE_READ_AT_ALL_BEGIN, void, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -1477,7 +1477,7 @@ void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_F
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_read_at_all_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_at_all_end, FILE_READ_AT_ALL_END, void, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1487,7 +1487,7 @@ void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint 
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read_ordered(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_ordered, FILE_READ_ORDERED, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1497,7 +1497,7 @@ void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read_ordered_begin(c_fh, SMAP_F_BUF(buf), *count, c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_ordered_begin, FILE_READ_ORDERED_BEGIN, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -1506,7 +1506,7 @@ void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_read_ordered_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_ordered_end, FILE_READ_ORDERED_END, void, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1516,7 +1516,7 @@ void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_read_shared(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_read_shared, FILE_READ_SHARED, void, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1525,7 +1525,7 @@ void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fin
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_seek(c_fh, *offset, *whence);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_seek, FILE_SEEK, void, (MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror))
 
@@ -1534,7 +1534,7 @@ void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, 
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_seek_shared(c_fh, *offset, *whence);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_seek_shared, FILE_SEEK_SHARED, void, (MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror))
 
@@ -1543,7 +1543,7 @@ void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_set_atomicity(c_fh, SMAP_F_LOGICAL_IN(*flag));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_set_atomicity, FILE_SET_ATOMICITY, void, (MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -1553,7 +1553,7 @@ void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *i
     MPI_File c_file = PMPI_File_f2c(*file);
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
     rc = PMPI_File_set_errhandler(c_file, c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_set_errhandler, FILE_SET_ERRHANDLER, void, (MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -1563,7 +1563,7 @@ void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     rc = PMPI_File_set_info(c_fh, c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_set_info, FILE_SET_INFO, void, (MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror))
 
@@ -1572,7 +1572,7 @@ void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_set_size(c_fh, *size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_set_size, FILE_SET_SIZE, void, (MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror))
 
@@ -1589,7 +1589,7 @@ void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fi
     goto out;
 out:
     free(c_datarep);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_set_view, FILE_SET_VIEW, void, (MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len))
 
@@ -1598,7 +1598,7 @@ void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_sync(c_fh);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_sync, FILE_SYNC, void, (MPI_Fint *fh, MPI_Fint *ierror))
 
@@ -1608,7 +1608,7 @@ void pmpi_file_write_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write, FILE_WRITE, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1618,7 +1618,7 @@ void pmpi_file_write_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fi
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write_all(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_all, FILE_WRITE_ALL, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1628,7 +1628,7 @@ void pmpi_file_write_all_begin_(MPI_Fint *fh, const void *buf, MPI_Fint *count, 
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write_all_begin(c_fh, SMAP_F_BUF(buf), *count, c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_all_begin, FILE_WRITE_ALL_BEGIN, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -1637,7 +1637,7 @@ void pmpi_file_write_all_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, M
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_write_all_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_all_end, FILE_WRITE_ALL_END, void, (MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1647,7 +1647,7 @@ void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write_at(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_at, FILE_WRITE_AT, void, (MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1657,7 +1657,7 @@ void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, 
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write_at_all(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_at_all, FILE_WRITE_AT_ALL, void, (MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1667,7 +1667,7 @@ void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, const void 
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write_at_all_begin(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_at_all_begin, FILE_WRITE_AT_ALL_BEGIN, void, (MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -1676,7 +1676,7 @@ void pmpi_file_write_at_all_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_write_at_all_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_at_all_end, FILE_WRITE_AT_ALL_END, void, (MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1686,7 +1686,7 @@ void pmpi_file_write_ordered_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MP
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write_ordered(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_ordered, FILE_WRITE_ORDERED, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1696,7 +1696,7 @@ void pmpi_file_write_ordered_begin_(MPI_Fint *fh, const void *buf, MPI_Fint *cou
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write_ordered_begin(c_fh, SMAP_F_BUF(buf), *count, c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_ordered_begin, FILE_WRITE_ORDERED_BEGIN, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -1705,7 +1705,7 @@ void pmpi_file_write_ordered_end_(MPI_Fint *fh, const void *buf, MPI_Fint *statu
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     rc = PMPI_File_write_ordered_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_ordered_end, FILE_WRITE_ORDERED_END, void, (MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1715,7 +1715,7 @@ void pmpi_file_write_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_File_write_shared(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(file_write_shared, FILE_WRITE_SHARED, void, (MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -1723,7 +1723,7 @@ void pmpi_finalize_(MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Finalize();
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(finalize, FINALIZE, void, (MPI_Fint *ierror))
 
@@ -1733,7 +1733,7 @@ void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     rc = PMPI_Finalized(&c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(finalized, FINALIZED, void, (MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -1741,7 +1741,7 @@ void pmpi_free_mem_(void *base, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Free_mem(SMAP_F_BUF(base));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(free_mem, FREE_MEM, void, (void *base, MPI_Fint *ierror))
 
@@ -1752,7 +1752,7 @@ void pmpi_gather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, 
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Gather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(gather, GATHER, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -1766,7 +1766,7 @@ void pmpi_gather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
     MPI_Request c_request;
     rc = PMPI_Gather_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(gather_init, GATHER_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1777,7 +1777,7 @@ void pmpi_gatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Gatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(gatherv, GATHERV, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -1791,7 +1791,7 @@ void pmpi_gatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
     MPI_Request c_request;
     rc = PMPI_Gatherv_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(gatherv_init, GATHERV_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1802,7 +1802,7 @@ void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datat
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Get(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get, GET, void, (void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -1815,7 +1815,7 @@ void pmpi_get_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_F
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Get_accumulate(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, SMAP_F_BUF(result_addr), *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_accumulate, GET_ACCUMULATE, void, (const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -1823,7 +1823,7 @@ void pmpi_get_address_(const void *location, MPI_Aint *address, MPI_Fint *ierror
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Get_address(SMAP_F_BUF(location), address);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_address, GET_ADDRESS, void, (const void *location, MPI_Aint *address, MPI_Fint *ierror))
 
@@ -1832,7 +1832,7 @@ void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Get_count(SMAP_F_STATUS(status), c_datatype, count);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_count, GET_COUNT, void, (MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror))
 
@@ -1841,7 +1841,7 @@ void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, M
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Get_elements(SMAP_F_STATUS(status), c_datatype, count);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_elements, GET_ELEMENTS, void, (MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror))
 
@@ -1850,7 +1850,7 @@ void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Get_elements_x(SMAP_F_STATUS(status), c_datatype, count);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_elements_x, GET_ELEMENTS_X, void, (MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror))
 
@@ -1860,7 +1860,7 @@ void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
     MPI_Info c_hw_info;
     rc = PMPI_Get_hw_resource_info(&c_hw_info);
     if (rc == MPI_SUCCESS) *hw_info = PMPI_Info_c2f(c_hw_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_hw_resource_info, GET_HW_RESOURCE_INFO, void, (MPI_Fint *hw_info, MPI_Fint *ierror))
 
@@ -1873,7 +1873,7 @@ void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ier
     goto out;
 out:
     if (c_version) { if (rc == MPI_SUCCESS) smap_f_str_out(c_version, version, version_len); free(c_version); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_library_version, GET_LIBRARY_VERSION, void, (char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len))
 
@@ -1886,7 +1886,7 @@ void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror,
     goto out;
 out:
     if (c_name) { if (rc == MPI_SUCCESS) smap_f_str_out(c_name, name, name_len); free(c_name); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_processor_name, GET_PROCESSOR_NAME, void, (char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len))
 
@@ -1894,7 +1894,7 @@ void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Get_version(version, subversion);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(get_version, GET_VERSION, void, (MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror))
 
@@ -1905,7 +1905,7 @@ void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, M
     MPI_Comm c_comm_graph;
     rc = PMPI_Graph_create(c_comm_old, *nnodes, index, edges, SMAP_F_LOGICAL_IN(*reorder), &c_comm_graph);
     if (rc == MPI_SUCCESS) *comm_graph = PMPI_Comm_c2f(c_comm_graph);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(graph_create, GRAPH_CREATE, void, (MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror))
 
@@ -1914,7 +1914,7 @@ void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Graph_get(c_comm, *maxindex, *maxedges, index, edges);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(graph_get, GRAPH_GET, void, (MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror))
 
@@ -1923,7 +1923,7 @@ void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Graph_map(c_comm, *nnodes, index, edges, newrank);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(graph_map, GRAPH_MAP, void, (MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror))
 
@@ -1932,7 +1932,7 @@ void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbor
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Graph_neighbors(c_comm, *rank, *maxneighbors, neighbors);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(graph_neighbors, GRAPH_NEIGHBORS, void, (MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror))
 
@@ -1941,7 +1941,7 @@ void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneig
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Graph_neighbors_count(c_comm, *rank, nneighbors);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(graph_neighbors_count, GRAPH_NEIGHBORS_COUNT, void, (MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror))
 
@@ -1950,7 +1950,7 @@ void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Graphdims_get(c_comm, nnodes, nedges);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(graphdims_get, GRAPHDIMS_GET, void, (MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror))
 
@@ -1959,7 +1959,7 @@ void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Request c_request = PMPI_Request_f2c(*request);
     rc = PMPI_Grequest_complete(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(grequest_complete, GREQUEST_COMPLETE, void, (MPI_Fint *request, MPI_Fint *ierror))
 
@@ -1971,7 +1971,7 @@ void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, M
     MPI_Group c_group1 = PMPI_Group_f2c(*group1);
     MPI_Group c_group2 = PMPI_Group_f2c(*group2);
     rc = PMPI_Group_compare(c_group1, c_group2, result);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_compare, GROUP_COMPARE, void, (MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror))
 
@@ -1983,7 +1983,7 @@ void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgro
     MPI_Group c_newgroup;
     rc = PMPI_Group_difference(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_difference, GROUP_DIFFERENCE, void, (MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror))
 
@@ -1994,7 +1994,7 @@ void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *n
     MPI_Group c_newgroup;
     rc = PMPI_Group_excl(c_group, *n, ranks, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_excl, GROUP_EXCL, void, (MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror))
 
@@ -2004,7 +2004,7 @@ void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
     MPI_Group c_group = PMPI_Group_f2c(*group);
     rc = PMPI_Group_free(&c_group);
     if (rc == MPI_SUCCESS || 1) *group = PMPI_Group_c2f(c_group);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_free, GROUP_FREE, void, (MPI_Fint *group, MPI_Fint *ierror))
 
@@ -2020,7 +2020,7 @@ void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint 
 out:
     free(c_pset_name);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_from_session_pset, GROUP_FROM_SESSION_PSET, void, (MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len))
 
@@ -2031,7 +2031,7 @@ void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *n
     MPI_Group c_newgroup;
     rc = PMPI_Group_incl(c_group, *n, ranks, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_incl, GROUP_INCL, void, (MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror))
 
@@ -2043,7 +2043,7 @@ void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newg
     MPI_Group c_newgroup;
     rc = PMPI_Group_intersection(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_intersection, GROUP_INTERSECTION, void, (MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror))
 
@@ -2054,7 +2054,7 @@ void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_
     MPI_Group c_newgroup;
     rc = PMPI_Group_range_excl(c_group, *n, (int (*)[3])ranges, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_range_excl, GROUP_RANGE_EXCL, void, (MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror))
 
@@ -2065,7 +2065,7 @@ void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_
     MPI_Group c_newgroup;
     rc = PMPI_Group_range_incl(c_group, *n, (int (*)[3])ranges, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_range_incl, GROUP_RANGE_INCL, void, (MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror))
 
@@ -2074,7 +2074,7 @@ void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Group c_group = PMPI_Group_f2c(*group);
     rc = PMPI_Group_rank(c_group, rank);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_rank, GROUP_RANK, void, (MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror))
 
@@ -2083,7 +2083,7 @@ void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Group c_group = PMPI_Group_f2c(*group);
     rc = PMPI_Group_size(c_group, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_size, GROUP_SIZE, void, (MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -2093,7 +2093,7 @@ void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1
     MPI_Group c_group1 = PMPI_Group_f2c(*group1);
     MPI_Group c_group2 = PMPI_Group_f2c(*group2);
     rc = PMPI_Group_translate_ranks(c_group1, *n, ranks1, c_group2, ranks2);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_translate_ranks, GROUP_TRANSLATE_RANKS, void, (MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror))
 
@@ -2105,7 +2105,7 @@ void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, M
     MPI_Group c_newgroup;
     rc = PMPI_Group_union(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(group_union, GROUP_UNION, void, (MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror))
 
@@ -2118,7 +2118,7 @@ void pmpi_iallgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
     MPI_Request c_request;
     rc = PMPI_Iallgather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(iallgather, IALLGATHER, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2131,7 +2131,7 @@ void pmpi_iallgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
     MPI_Request c_request;
     rc = PMPI_Iallgatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(iallgatherv, IALLGATHERV, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2144,7 +2144,7 @@ void pmpi_iallreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_F
     MPI_Request c_request;
     rc = PMPI_Iallreduce(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(iallreduce, IALLREDUCE, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2157,7 +2157,7 @@ void pmpi_ialltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtyp
     MPI_Request c_request;
     rc = PMPI_Ialltoall(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ialltoall, IALLTOALL, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2170,7 +2170,7 @@ void pmpi_ialltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdisp
     MPI_Request c_request;
     rc = PMPI_Ialltoallv(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ialltoallv, IALLTOALLV, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2195,7 +2195,7 @@ out:
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ialltoallw, IALLTOALLW, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2206,7 +2206,7 @@ void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
     MPI_Request c_request;
     rc = PMPI_Ibarrier(c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ibarrier, IBARRIER, void, (MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2218,7 +2218,7 @@ void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *r
     MPI_Request c_request;
     rc = PMPI_Ibcast(SMAP_F_BUF(buffer), *count, c_datatype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ibcast, IBCAST, void, (void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2230,7 +2230,7 @@ void pmpi_ibsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint
     MPI_Request c_request;
     rc = PMPI_Ibsend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ibsend, IBSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2243,7 +2243,7 @@ void pmpi_iexscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint
     MPI_Request c_request;
     rc = PMPI_Iexscan(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(iexscan, IEXSCAN, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2256,7 +2256,7 @@ void pmpi_igather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
     MPI_Request c_request;
     rc = PMPI_Igather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(igather, IGATHER, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2269,7 +2269,7 @@ void pmpi_igatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
     MPI_Request c_request;
     rc = PMPI_Igatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(igatherv, IGATHERV, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2282,7 +2282,7 @@ void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fl
     rc = PMPI_Improbe(*source, *tag, c_comm, &c_flag, &c_message, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
     if (rc == MPI_SUCCESS) *message = PMPI_Message_c2f(c_message);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(improbe, IMPROBE, void, (MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -2295,7 +2295,7 @@ void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *mess
     rc = PMPI_Imrecv(SMAP_F_BUF(buf), *count, c_datatype, &c_message, &c_request);
     if (rc == MPI_SUCCESS || 1) *message = PMPI_Message_c2f(c_message);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(imrecv, IMRECV, void, (void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2308,7 +2308,7 @@ void pmpi_ineighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fin
     MPI_Request c_request;
     rc = PMPI_Ineighbor_allgather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ineighbor_allgather, INEIGHBOR_ALLGATHER, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2321,7 +2321,7 @@ void pmpi_ineighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fi
     MPI_Request c_request;
     rc = PMPI_Ineighbor_allgatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ineighbor_allgatherv, INEIGHBOR_ALLGATHERV, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2334,7 +2334,7 @@ void pmpi_ineighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint
     MPI_Request c_request;
     rc = PMPI_Ineighbor_alltoall(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ineighbor_alltoall, INEIGHBOR_ALLTOALL, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2347,7 +2347,7 @@ void pmpi_ineighbor_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fi
     MPI_Request c_request;
     rc = PMPI_Ineighbor_alltoallv(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ineighbor_alltoallv, INEIGHBOR_ALLTOALLV, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2372,7 +2372,7 @@ out:
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ineighbor_alltoallw, INEIGHBOR_ALLTOALLW, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2382,7 +2382,7 @@ void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
     MPI_Info c_info;
     rc = PMPI_Info_create(&c_info);
     if (rc == MPI_SUCCESS) *info = PMPI_Info_c2f(c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_create, INFO_CREATE, void, (MPI_Fint *info, MPI_Fint *ierror))
 
@@ -2392,7 +2392,7 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
     MPI_Info c_info;
     rc = PMPI_Info_create_env(0, NULL, &c_info);
     if (rc == MPI_SUCCESS) *info = PMPI_Info_c2f(c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_create_env, INFO_CREATE_ENV, void, (MPI_Fint *info, MPI_Fint *ierror))
 
@@ -2406,7 +2406,7 @@ void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_l
     goto out;
 out:
     free(c_key);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_delete, INFO_DELETE, void, (MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len))
 
@@ -2417,7 +2417,7 @@ void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
     MPI_Info c_newinfo;
     rc = PMPI_Info_dup(c_info, &c_newinfo);
     if (rc == MPI_SUCCESS) *newinfo = PMPI_Info_c2f(c_newinfo);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_dup, INFO_DUP, void, (MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror))
 
@@ -2427,7 +2427,7 @@ void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
     MPI_Info c_info = PMPI_Info_f2c(*info);
     rc = PMPI_Info_free(&c_info);
     if (rc == MPI_SUCCESS || 1) *info = PMPI_Info_c2f(c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_free, INFO_FREE, void, (MPI_Fint *info, MPI_Fint *ierror))
 
@@ -2446,7 +2446,7 @@ out:
     free(c_key);
     if (c_value) { if (rc == MPI_SUCCESS) smap_f_str_out(c_value, value, value_len); free(c_value); }
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_get, INFO_GET, void, (MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len))
 
@@ -2455,7 +2455,7 @@ void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Info c_info = PMPI_Info_f2c(*info);
     rc = PMPI_Info_get_nkeys(c_info, nkeys);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_get_nkeys, INFO_GET_NKEYS, void, (MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror))
 
@@ -2469,7 +2469,7 @@ void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ier
     goto out;
 out:
     if (c_key) { if (rc == MPI_SUCCESS) smap_f_str_out(c_key, key, key_len); free(c_key); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_get_nthkey, INFO_GET_NTHKEY, void, (MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len))
 
@@ -2488,7 +2488,7 @@ out:
     free(c_key);
     if (c_value) { if (rc == MPI_SUCCESS) smap_f_str_out(c_value, value, value_len); free(c_value); }
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_get_string, INFO_GET_STRING, void, (MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len))
 
@@ -2504,7 +2504,7 @@ void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_
 out:
     free(c_key);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_get_valuelen, INFO_GET_VALUELEN, void, (MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len))
 
@@ -2521,7 +2521,7 @@ void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, si
 out:
     free(c_key);
     free(c_value);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(info_set, INFO_SET, void, (MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len))
 
@@ -2529,7 +2529,7 @@ void pmpi_init_(MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Init(NULL, NULL);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(init, INIT, void, (MPI_Fint *ierror))
 
@@ -2537,7 +2537,7 @@ void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Init_thread(NULL, NULL, *required, provided);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(init_thread, INIT_THREAD, void, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror))
 
@@ -2547,7 +2547,7 @@ void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     rc = PMPI_Initialized(&c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(initialized, INITIALIZED, void, (MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -2559,7 +2559,7 @@ void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fi
     MPI_Comm c_newintercomm;
     rc = PMPI_Intercomm_create(c_local_comm, *local_leader, c_peer_comm, *remote_leader, *tag, &c_newintercomm);
     if (rc == MPI_SUCCESS) *newintercomm = PMPI_Comm_c2f(c_newintercomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(intercomm_create, INTERCOMM_CREATE, void, (MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror))
 
@@ -2578,7 +2578,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 out:
     free(c_stringtag);
     if (rc == MPI_SUCCESS) *newintercomm = PMPI_Comm_c2f(c_newintercomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(intercomm_create_from_groups, INTERCOMM_CREATE_FROM_GROUPS, void, (MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len))
 
@@ -2589,7 +2589,7 @@ void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newint
     MPI_Comm c_newintracomm;
     rc = PMPI_Intercomm_merge(c_intercomm, SMAP_F_LOGICAL_IN(*high), &c_newintracomm);
     if (rc == MPI_SUCCESS) *newintracomm = PMPI_Comm_c2f(c_newintracomm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(intercomm_merge, INTERCOMM_MERGE, void, (MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror))
 
@@ -2600,7 +2600,7 @@ void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fla
     int c_flag = 0;
     rc = PMPI_Iprobe(*source, *tag, c_comm, &c_flag, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(iprobe, IPROBE, void, (MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -2612,7 +2612,7 @@ void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *sourc
     MPI_Request c_request;
     rc = PMPI_Irecv(SMAP_F_BUF(buf), *count, c_datatype, *source, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(irecv, IRECV, void, (void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2625,7 +2625,7 @@ void pmpi_ireduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint
     MPI_Request c_request;
     rc = PMPI_Ireduce(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ireduce, IREDUCE, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2638,7 +2638,7 @@ void pmpi_ireduce_scatter_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcou
     MPI_Request c_request;
     rc = PMPI_Ireduce_scatter(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), recvcounts, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ireduce_scatter, IREDUCE_SCATTER, void, (const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2651,7 +2651,7 @@ void pmpi_ireduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *r
     MPI_Request c_request;
     rc = PMPI_Ireduce_scatter_block(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *recvcount, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, void, (const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2663,7 +2663,7 @@ void pmpi_irsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint
     MPI_Request c_request;
     rc = PMPI_Irsend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(irsend, IRSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2673,7 +2673,7 @@ void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     rc = PMPI_Is_thread_main(&c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(is_thread_main, IS_THREAD_MAIN, void, (MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -2686,7 +2686,7 @@ void pmpi_iscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *
     MPI_Request c_request;
     rc = PMPI_Iscan(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(iscan, ISCAN, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2699,7 +2699,7 @@ void pmpi_iscatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
     MPI_Request c_request;
     rc = PMPI_Iscatter(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(iscatter, ISCATTER, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2712,7 +2712,7 @@ void pmpi_iscatterv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs
     MPI_Request c_request;
     rc = PMPI_Iscatterv(SMAP_F_BUF(sendbuf), sendcounts, displs, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(iscatterv, ISCATTERV, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2724,7 +2724,7 @@ void pmpi_isend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint 
     MPI_Request c_request;
     rc = PMPI_Isend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(isend, ISEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2737,7 +2737,7 @@ void pmpi_isendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtyp
     MPI_Request c_request;
     rc = PMPI_Isendrecv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, *dest, *sendtag, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *source, *recvtag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(isendrecv, ISENDRECV, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2749,7 +2749,7 @@ void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI
     MPI_Request c_request;
     rc = PMPI_Isendrecv_replace(SMAP_F_BUF(buf), *count, c_datatype, *dest, *sendtag, *source, *recvtag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(isendrecv_replace, ISENDRECV_REPLACE, void, (void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2761,7 +2761,7 @@ void pmpi_issend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint
     MPI_Request c_request;
     rc = PMPI_Issend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(issend, ISSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2771,7 +2771,7 @@ void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Keyval_free(keyval);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(keyval_free, KEYVAL_FREE, void, (MPI_Fint *keyval, MPI_Fint *ierror))
 
@@ -2788,7 +2788,7 @@ void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_
 out:
     free(c_service_name);
     if (c_port_name) { if (rc == MPI_SUCCESS) smap_f_str_out(c_port_name, port_name, port_name_len); free(c_port_name); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(lookup_name, LOOKUP_NAME, void, (char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len))
 
@@ -2799,7 +2799,7 @@ void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *mes
     MPI_Message c_message;
     rc = PMPI_Mprobe(*source, *tag, c_comm, &c_message, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS) *message = PMPI_Message_c2f(c_message);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(mprobe, MPROBE, void, (MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -2810,7 +2810,7 @@ void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messa
     MPI_Message c_message = PMPI_Message_f2c(*message);
     rc = PMPI_Mrecv(SMAP_F_BUF(buf), *count, c_datatype, &c_message, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS || 1) *message = PMPI_Message_c2f(c_message);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(mrecv, MRECV, void, (void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -2821,7 +2821,7 @@ void pmpi_neighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Neighbor_allgather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_allgather, NEIGHBOR_ALLGATHER, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -2835,7 +2835,7 @@ void pmpi_neighbor_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI
     MPI_Request c_request;
     rc = PMPI_Neighbor_allgather_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_allgather_init, NEIGHBOR_ALLGATHER_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2846,7 +2846,7 @@ void pmpi_neighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fin
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Neighbor_allgatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_allgatherv, NEIGHBOR_ALLGATHERV, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -2860,7 +2860,7 @@ void pmpi_neighbor_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MP
     MPI_Request c_request;
     rc = PMPI_Neighbor_allgatherv_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_allgatherv_init, NEIGHBOR_ALLGATHERV_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2871,7 +2871,7 @@ void pmpi_neighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Neighbor_alltoall(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_alltoall, NEIGHBOR_ALLTOALL, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -2885,7 +2885,7 @@ void pmpi_neighbor_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_
     MPI_Request c_request;
     rc = PMPI_Neighbor_alltoall_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_alltoall_init, NEIGHBOR_ALLTOALL_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2896,7 +2896,7 @@ void pmpi_neighbor_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fin
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Neighbor_alltoallv(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_alltoallv, NEIGHBOR_ALLTOALLV, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -2910,7 +2910,7 @@ void pmpi_neighbor_alltoallv_init_(const void *sendbuf, MPI_Fint *sendcounts, MP
     MPI_Request c_request;
     rc = PMPI_Neighbor_alltoallv_init(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_alltoallv_init, NEIGHBOR_ALLTOALLV_INIT, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2933,7 +2933,7 @@ void pmpi_neighbor_alltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Ain
 out:
     free(c_sendtypes);
     free(c_recvtypes);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_alltoallw, NEIGHBOR_ALLTOALLW, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -2959,7 +2959,7 @@ out:
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -2970,7 +2970,7 @@ void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
     int c_commute = 0;
     rc = PMPI_Op_commutative(c_op, &c_commute);
     if (rc == MPI_SUCCESS) *commute = SMAP_F_LOGICAL_OUT(c_commute);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(op_commutative, OP_COMMUTATIVE, void, (MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror))
 
@@ -2982,7 +2982,7 @@ void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
     MPI_Op c_op = PMPI_Op_f2c(*op);
     rc = PMPI_Op_free(&c_op);
     if (rc == MPI_SUCCESS || 1) *op = PMPI_Op_c2f(c_op);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(op_free, OP_FREE, void, (MPI_Fint *op, MPI_Fint *ierror))
 
@@ -2996,7 +2996,7 @@ void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t p
     goto out;
 out:
     if (c_port_name) { if (rc == MPI_SUCCESS) smap_f_str_out(c_port_name, port_name, port_name_len); free(c_port_name); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(open_port, OPEN_PORT, void, (MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len))
 
@@ -3006,7 +3006,7 @@ void pmpi_pack_(const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Pack(SMAP_F_BUF(inbuf), *incount, c_datatype, SMAP_F_BUF(outbuf), *outsize, position, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(pack, PACK, void, (const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3020,7 +3020,7 @@ void pmpi_pack_external_(char *datarep, const void *inbuf, MPI_Fint *incount, MP
     goto out;
 out:
     free(c_datarep);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(pack_external, PACK_EXTERNAL, void, (char *datarep, const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len))
 
@@ -3034,7 +3034,7 @@ void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *dataty
     goto out;
 out:
     free(c_datarep);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(pack_external_size, PACK_EXTERNAL_SIZE, void, (char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len))
 
@@ -3044,7 +3044,7 @@ void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Pack_size(*incount, c_datatype, c_comm, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(pack_size, PACK_SIZE, void, (MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -3055,7 +3055,7 @@ void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_
     int c_flag = 0;
     rc = PMPI_Parrived(c_request, *partition, &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(parrived, PARRIVED, void, (MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -3072,7 +3072,7 @@ void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Request c_request = PMPI_Request_f2c(*request);
     rc = PMPI_Pready(*partition, c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(pready, PREADY, void, (MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3081,7 +3081,7 @@ void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint
     int rc = MPI_SUCCESS;
     MPI_Request c_request = PMPI_Request_f2c(*request);
     rc = PMPI_Pready_list(*length, array_of_partitions, c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(pready_list, PREADY_LIST, void, (MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3090,7 +3090,7 @@ void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_F
     int rc = MPI_SUCCESS;
     MPI_Request c_request = PMPI_Request_f2c(*request);
     rc = PMPI_Pready_range(*partition_low, *partition_high, c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(pready_range, PREADY_RANGE, void, (MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3103,7 +3103,7 @@ void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fin
     MPI_Request c_request;
     rc = PMPI_Precv_init(SMAP_F_BUF(buf), *partitions, *count, c_datatype, *source, *tag, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(precv_init, PRECV_INIT, void, (void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3112,7 +3112,7 @@ void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *stat
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Probe(*source, *tag, c_comm, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(probe, PROBE, void, (MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3125,7 +3125,7 @@ void pmpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, M
     MPI_Request c_request;
     rc = PMPI_Psend_init(SMAP_F_BUF(buf), *partitions, *count, c_datatype, *dest, *tag, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(psend_init, PSEND_INIT, void, (const void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3142,7 +3142,7 @@ void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI
 out:
     free(c_service_name);
     free(c_port_name);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(publish_name, PUBLISH_NAME, void, (char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len))
 
@@ -3153,7 +3153,7 @@ void pmpi_put_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Put(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(put, PUT, void, (const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -3161,7 +3161,7 @@ void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Query_thread(provided);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(query_thread, QUERY_THREAD, void, (MPI_Fint *provided, MPI_Fint *ierror))
 
@@ -3175,7 +3175,7 @@ void pmpi_raccumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint
     MPI_Request c_request;
     rc = PMPI_Raccumulate(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(raccumulate, RACCUMULATE, void, (const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3185,7 +3185,7 @@ void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Recv(SMAP_F_BUF(buf), *count, c_datatype, *source, *tag, c_comm, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(recv, RECV, void, (void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3197,7 +3197,7 @@ void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *s
     MPI_Request c_request;
     rc = PMPI_Recv_init(SMAP_F_BUF(buf), *count, c_datatype, *source, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(recv_init, RECV_INIT, void, (void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3208,7 +3208,7 @@ void pmpi_reduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint 
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Reduce(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, *root, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(reduce, REDUCE, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3222,7 +3222,7 @@ void pmpi_reduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_
     MPI_Request c_request;
     rc = PMPI_Reduce_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(reduce_init, REDUCE_INIT, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3232,7 +3232,7 @@ void pmpi_reduce_local_(const void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     rc = PMPI_Reduce_local(SMAP_F_BUF(inbuf), SMAP_F_BUF(inoutbuf), *count, c_datatype, c_op);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(reduce_local, REDUCE_LOCAL, void, (const void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror))
 
@@ -3243,7 +3243,7 @@ void pmpi_reduce_scatter_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcoun
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Reduce_scatter(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), recvcounts, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(reduce_scatter, REDUCE_SCATTER, void, (const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3254,7 +3254,7 @@ void pmpi_reduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *re
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Reduce_scatter_block(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *recvcount, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(reduce_scatter_block, REDUCE_SCATTER_BLOCK, void, (const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3268,7 +3268,7 @@ void pmpi_reduce_scatter_block_init_(const void *sendbuf, void *recvbuf, MPI_Fin
     MPI_Request c_request;
     rc = PMPI_Reduce_scatter_block_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *recvcount, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(reduce_scatter_block_init, REDUCE_SCATTER_BLOCK_INIT, void, (const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3282,7 +3282,7 @@ void pmpi_reduce_scatter_init_(const void *sendbuf, void *recvbuf, MPI_Fint *rec
     MPI_Request c_request;
     rc = PMPI_Reduce_scatter_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), recvcounts, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(reduce_scatter_init, REDUCE_SCATTER_INIT, void, (const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3292,7 +3292,7 @@ void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Remove_error_class(*errorclass);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(remove_error_class, REMOVE_ERROR_CLASS, void, (MPI_Fint *errorclass, MPI_Fint *ierror))
 
@@ -3300,7 +3300,7 @@ void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Remove_error_code(*errorcode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(remove_error_code, REMOVE_ERROR_CODE, void, (MPI_Fint *errorcode, MPI_Fint *ierror))
 
@@ -3308,7 +3308,7 @@ void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Remove_error_string(*errorcode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(remove_error_string, REMOVE_ERROR_STRING, void, (MPI_Fint *errorcode, MPI_Fint *ierror))
 
@@ -3318,7 +3318,7 @@ void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
     MPI_Request c_request = PMPI_Request_f2c(*request);
     rc = PMPI_Request_free(&c_request);
     if (rc == MPI_SUCCESS || 1) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(request_free, REQUEST_FREE, void, (MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3329,7 +3329,7 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
     int c_flag = 0;
     rc = PMPI_Request_get_status(c_request, &c_flag, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(request_get_status, REQUEST_GET_STATUS, void, (MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3347,7 +3347,7 @@ void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, 
 out:
     free(c_array_of_requests);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(request_get_status_all, REQUEST_GET_STATUS_ALL, void, (MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
 
@@ -3365,7 +3365,7 @@ void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, 
 out:
     free(c_array_of_requests);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(request_get_status_any, REQUEST_GET_STATUS_ANY, void, (MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3381,7 +3381,7 @@ void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_request
     goto out;
 out:
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(request_get_status_some, REQUEST_GET_STATUS_SOME, void, (MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
 
@@ -3394,7 +3394,7 @@ void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_data
     MPI_Request c_request;
     rc = PMPI_Rget(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(rget, RGET, void, (void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3409,7 +3409,7 @@ void pmpi_rget_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_
     MPI_Request c_request;
     rc = PMPI_Rget_accumulate(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, SMAP_F_BUF(result_addr), *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(rget_accumulate, RGET_ACCUMULATE, void, (const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3422,7 +3422,7 @@ void pmpi_rput_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origi
     MPI_Request c_request;
     rc = PMPI_Rput(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(rput, RPUT, void, (const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3432,7 +3432,7 @@ void pmpi_rsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint 
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Rsend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(rsend, RSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3444,7 +3444,7 @@ void pmpi_rsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     MPI_Request c_request;
     rc = PMPI_Rsend_init(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(rsend_init, RSEND_INIT, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3455,7 +3455,7 @@ void pmpi_scan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *d
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Scan(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(scan, SCAN, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3469,7 +3469,7 @@ void pmpi_scan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fi
     MPI_Request c_request;
     rc = PMPI_Scan_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(scan_init, SCAN_INIT, void, (const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3480,7 +3480,7 @@ void pmpi_scatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Scatter(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(scatter, SCATTER, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3494,7 +3494,7 @@ void pmpi_scatter_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
     MPI_Request c_request;
     rc = PMPI_Scatter_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(scatter_init, SCATTER_INIT, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3505,7 +3505,7 @@ void pmpi_scatterv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs,
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Scatterv(SMAP_F_BUF(sendbuf), sendcounts, displs, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(scatterv, SCATTERV, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3519,7 +3519,7 @@ void pmpi_scatterv_init_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *di
     MPI_Request c_request;
     rc = PMPI_Scatterv_init(SMAP_F_BUF(sendbuf), sendcounts, displs, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(scatterv_init, SCATTERV_INIT, void, (const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3529,7 +3529,7 @@ void pmpi_send_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Send(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(send, SEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3541,7 +3541,7 @@ void pmpi_send_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     MPI_Request c_request;
     rc = PMPI_Send_init(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(send_init, SEND_INIT, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3552,7 +3552,7 @@ void pmpi_sendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Sendrecv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, *dest, *sendtag, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *source, *recvtag, c_comm, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(sendrecv, SENDRECV, void, (const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3562,7 +3562,7 @@ void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Sendrecv_replace(SMAP_F_BUF(buf), *count, c_datatype, *dest, *sendtag, *source, *recvtag, c_comm, SMAP_F_STATUS(status));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(sendrecv_replace, SENDRECV_REPLACE, void, (void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3571,7 +3571,7 @@ void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size
     int rc = MPI_SUCCESS;
     MPI_Session c_session = PMPI_Session_f2c(*session);
     rc = PMPI_Session_attach_buffer(c_session, SMAP_F_BUF(buffer), *size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_attach_buffer, SESSION_ATTACH_BUFFER, void, (MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -3580,7 +3580,7 @@ void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_F
     int rc = MPI_SUCCESS;
     MPI_Session c_session = PMPI_Session_f2c(*session);
     rc = PMPI_Session_call_errhandler(c_session, *errorcode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_call_errhandler, SESSION_CALL_ERRHANDLER, void, (MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror))
 
@@ -3591,7 +3591,7 @@ void pmpi_session_detach_buffer_(MPI_Fint *session, MPI_Aint *buffer_addr, MPI_F
     int rc = MPI_SUCCESS;
     MPI_Session c_session = PMPI_Session_f2c(*session);
     rc = PMPI_Session_detach_buffer(c_session, buffer_addr, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_detach_buffer, SESSION_DETACH_BUFFER, void, (MPI_Fint *session, MPI_Aint *buffer_addr, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -3601,7 +3601,7 @@ void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
     MPI_Session c_session = PMPI_Session_f2c(*session);
     rc = PMPI_Session_finalize(&c_session);
     if (rc == MPI_SUCCESS || 1) *session = PMPI_Session_c2f(c_session);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_finalize, SESSION_FINALIZE, void, (MPI_Fint *session, MPI_Fint *ierror))
 
@@ -3610,7 +3610,7 @@ void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Session c_session = PMPI_Session_f2c(*session);
     rc = PMPI_Session_flush_buffer(c_session);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_flush_buffer, SESSION_FLUSH_BUFFER, void, (MPI_Fint *session, MPI_Fint *ierror))
 
@@ -3621,7 +3621,7 @@ void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_F
     MPI_Errhandler c_errhandler;
     rc = PMPI_Session_get_errhandler(c_session, &c_errhandler);
     if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_get_errhandler, SESSION_GET_ERRHANDLER, void, (MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -3632,7 +3632,7 @@ void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ie
     MPI_Info c_info_used;
     rc = PMPI_Session_get_info(c_session, &c_info_used);
     if (rc == MPI_SUCCESS) *info_used = PMPI_Info_c2f(c_info_used);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_get_info, SESSION_GET_INFO, void, (MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror))
 
@@ -3647,7 +3647,7 @@ void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, 
     goto out;
 out:
     if (c_pset_name) { if (rc == MPI_SUCCESS) smap_f_str_out(c_pset_name, pset_name, pset_name_len); free(c_pset_name); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_get_nth_pset, SESSION_GET_NTH_PSET, void, (MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len))
 
@@ -3657,7 +3657,7 @@ void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *np
     MPI_Session c_session = PMPI_Session_f2c(*session);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     rc = PMPI_Session_get_num_psets(c_session, c_info, npset_names);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_get_num_psets, SESSION_GET_NUM_PSETS, void, (MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror))
 
@@ -3673,7 +3673,7 @@ void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *i
 out:
     free(c_pset_name);
     if (rc == MPI_SUCCESS) *info = PMPI_Info_c2f(c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_get_pset_info, SESSION_GET_PSET_INFO, void, (MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len))
 
@@ -3684,7 +3684,7 @@ void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint 
     MPI_Request c_request;
     rc = PMPI_Session_iflush_buffer(c_session, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_iflush_buffer, SESSION_IFLUSH_BUFFER, void, (MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3696,7 +3696,7 @@ void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
     MPI_Session c_session;
     rc = PMPI_Session_init(c_info, c_errhandler, &c_session);
     if (rc == MPI_SUCCESS) *session = PMPI_Session_c2f(c_session);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_init, SESSION_INIT, void, (MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror))
 
@@ -3706,7 +3706,7 @@ void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_F
     MPI_Session c_session = PMPI_Session_f2c(*session);
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
     rc = PMPI_Session_set_errhandler(c_session, c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(session_set_errhandler, SESSION_SET_ERRHANDLER, void, (MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -3716,7 +3716,7 @@ void pmpi_ssend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint 
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Ssend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ssend, SSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -3728,7 +3728,7 @@ void pmpi_ssend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     MPI_Request c_request;
     rc = PMPI_Ssend_init(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(ssend_init, SSEND_INIT, void, (const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3738,7 +3738,7 @@ void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
     MPI_Request c_request = PMPI_Request_f2c(*request);
     rc = PMPI_Start(&c_request);
     if (rc == MPI_SUCCESS || 1) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(start, START, void, (MPI_Fint *request, MPI_Fint *ierror))
 
@@ -3755,7 +3755,7 @@ void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(startall, STARTALL, void, (MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror))
 
@@ -3763,7 +3763,7 @@ void pmpi_status_f082f_(MPI_F08_status *f08_status, MPI_Fint *f_status, MPI_Fint
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_f082f(f08_status, f_status);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_f082f, STATUS_F082F, void, (MPI_F08_status *f08_status, MPI_Fint *f_status, MPI_Fint *ierror))
 
@@ -3771,7 +3771,7 @@ void pmpi_status_f2f08_(MPI_Fint *f_status, MPI_F08_status *f08_status, MPI_Fint
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_f2f08(f_status, f08_status);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_f2f08, STATUS_F2F08, void, (MPI_Fint *f_status, MPI_F08_status *f08_status, MPI_Fint *ierror))
 
@@ -3779,7 +3779,7 @@ void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_get_error(SMAP_F_STATUS(status), err);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_get_error, STATUS_GET_ERROR, void, (MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror))
 
@@ -3787,7 +3787,7 @@ void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierro
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_get_source(SMAP_F_STATUS(status), source);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_get_source, STATUS_GET_SOURCE, void, (MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror))
 
@@ -3795,7 +3795,7 @@ void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_get_tag(SMAP_F_STATUS(status), tag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_get_tag, STATUS_GET_TAG, void, (MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror))
 
@@ -3803,7 +3803,7 @@ void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_set_cancelled(SMAP_F_STATUS(status), SMAP_F_LOGICAL_IN(*flag));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_set_cancelled, STATUS_SET_CANCELLED, void, (MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -3812,7 +3812,7 @@ void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *c
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Status_set_elements(SMAP_F_STATUS(status), c_datatype, *count);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_set_elements, STATUS_SET_ELEMENTS, void, (MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror))
 
@@ -3821,7 +3821,7 @@ void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Status_set_elements_x(SMAP_F_STATUS(status), c_datatype, *count);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_set_elements_x, STATUS_SET_ELEMENTS_X, void, (MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror))
 
@@ -3829,7 +3829,7 @@ void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_set_error(SMAP_F_STATUS(status), *err);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_set_error, STATUS_SET_ERROR, void, (MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror))
 
@@ -3837,7 +3837,7 @@ void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierro
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_set_source(SMAP_F_STATUS(status), *source);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_set_source, STATUS_SET_SOURCE, void, (MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror))
 
@@ -3845,7 +3845,7 @@ void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Status_set_tag(SMAP_F_STATUS(status), *tag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(status_set_tag, STATUS_SET_TAG, void, (MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror))
 
@@ -3857,7 +3857,7 @@ void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *i
     rc = PMPI_Test(&c_request, &c_flag, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS || 1) *request = PMPI_Request_c2f(c_request);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(test, TEST, void, (MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3867,7 +3867,7 @@ void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     rc = PMPI_Test_cancelled(SMAP_F_STATUS(status), &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(test_cancelled, TEST_CANCELLED, void, (MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -3886,7 +3886,7 @@ out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(testall, TESTALL, void, (MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
 
@@ -3905,7 +3905,7 @@ out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(testany, TESTANY, void, (MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3922,7 +3922,7 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(testsome, TESTSOME, void, (MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
 
@@ -3931,7 +3931,7 @@ void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Topo_test(c_comm, status);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(topo_test, TOPO_TEST, void, (MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -3941,7 +3941,7 @@ void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_commit(&c_datatype);
     if (rc == MPI_SUCCESS || 1) *datatype = PMPI_Type_c2f(c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_commit, TYPE_COMMIT, void, (MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -3952,7 +3952,7 @@ void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype
     MPI_Datatype c_newtype;
     rc = PMPI_Type_contiguous(*count, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_contiguous, TYPE_CONTIGUOUS, void, (MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -3963,7 +3963,7 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, M
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_darray(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_darray, TYPE_CREATE_DARRAY, void, (MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -3973,7 +3973,7 @@ void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, 
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_f90_complex(*p, *r, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_f90_complex, TYPE_CREATE_F90_COMPLEX, void, (MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -3983,7 +3983,7 @@ void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ier
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_f90_integer(*r, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_f90_integer, TYPE_CREATE_F90_INTEGER, void, (MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -3993,7 +3993,7 @@ void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_f90_real(*p, *r, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_f90_real, TYPE_CREATE_F90_REAL, void, (MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4004,7 +4004,7 @@ void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hindexed(*count, array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_hindexed, TYPE_CREATE_HINDEXED, void, (MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4015,7 +4015,7 @@ void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MP
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hindexed_block(*count, *blocklength, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_hindexed_block, TYPE_CREATE_HINDEXED_BLOCK, void, (MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4026,7 +4026,7 @@ void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint 
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hvector(*count, *blocklength, *stride, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_hvector, TYPE_CREATE_HVECTOR, void, (MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4037,7 +4037,7 @@ void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_indexed_block(*count, *blocklength, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_indexed_block, TYPE_CREATE_INDEXED_BLOCK, void, (MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4050,7 +4050,7 @@ void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_resized(c_oldtype, *lb, *extent, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_resized, TYPE_CREATE_RESIZED, void, (MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4068,7 +4068,7 @@ void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, 
 out:
     free(c_array_of_types);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_struct, TYPE_CREATE_STRUCT, void, (MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4079,7 +4079,7 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_F
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_subarray(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_create_subarray, TYPE_CREATE_SUBARRAY, void, (MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4088,7 +4088,7 @@ void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint 
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_delete_attr(c_datatype, *type_keyval);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_delete_attr, TYPE_DELETE_ATTR, void, (MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror))
 
@@ -4099,7 +4099,7 @@ void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
     MPI_Datatype c_newtype;
     rc = PMPI_Type_dup(c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_dup, TYPE_DUP, void, (MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4109,7 +4109,7 @@ void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_free(&c_datatype);
     if (rc == MPI_SUCCESS || 1) *datatype = PMPI_Type_c2f(c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_free, TYPE_FREE, void, (MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -4117,7 +4117,7 @@ void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Type_free_keyval(type_keyval);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_free_keyval, TYPE_FREE_KEYVAL, void, (MPI_Fint *type_keyval, MPI_Fint *ierror))
 
@@ -4136,7 +4136,7 @@ void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fin
 out:
     if (c_array_of_datatypes) for (int i = 0; i < n_array_of_datatypes; i++) array_of_datatypes[i] = PMPI_Type_c2f(c_array_of_datatypes[i]);
     free(c_array_of_datatypes);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_get_contents, TYPE_GET_CONTENTS, void, (MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror))
 
@@ -4145,7 +4145,7 @@ void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fin
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_get_envelope(c_datatype, num_integers, num_addresses, num_datatypes, combiner);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_get_envelope, TYPE_GET_ENVELOPE, void, (MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror))
 
@@ -4154,7 +4154,7 @@ void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, M
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_get_extent(c_datatype, lb, extent);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_get_extent, TYPE_GET_EXTENT, void, (MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror))
 
@@ -4163,7 +4163,7 @@ void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *exten
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_get_extent_x(c_datatype, lb, extent);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_get_extent_x, TYPE_GET_EXTENT_X, void, (MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror))
 
@@ -4177,7 +4177,7 @@ void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultle
     goto out;
 out:
     if (c_type_name) { if (rc == MPI_SUCCESS) smap_f_str_out(c_type_name, type_name, type_name_len); free(c_type_name); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_get_name, TYPE_GET_NAME, void, (MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len))
 
@@ -4186,7 +4186,7 @@ void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint 
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_get_true_extent(c_datatype, true_lb, true_extent);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_get_true_extent, TYPE_GET_TRUE_EXTENT, void, (MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror))
 
@@ -4195,7 +4195,7 @@ void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Co
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_get_true_extent_x(c_datatype, true_lb, true_extent);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_get_true_extent_x, TYPE_GET_TRUE_EXTENT_X, void, (MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror))
 
@@ -4207,7 +4207,7 @@ void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_
     MPI_Datatype c_pair_type;
     rc = PMPI_Type_get_value_index(c_value_type, c_index_type, &c_pair_type);
     if (rc == MPI_SUCCESS) *pair_type = PMPI_Type_c2f(c_pair_type);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_get_value_index, TYPE_GET_VALUE_INDEX, void, (MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror))
 
@@ -4218,7 +4218,7 @@ void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fi
     MPI_Datatype c_newtype;
     rc = PMPI_Type_indexed(*count, array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_indexed, TYPE_INDEXED, void, (MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4228,7 +4228,7 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dataty
     MPI_Datatype c_datatype;
     rc = PMPI_Type_match_size(*typeclass, *size, &c_datatype);
     if (rc == MPI_SUCCESS) *datatype = PMPI_Type_c2f(c_datatype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_match_size, TYPE_MATCH_SIZE, void, (MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror))
 
@@ -4237,7 +4237,7 @@ void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *at
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_set_attr(c_datatype, *type_keyval, (void *)(intptr_t)*attribute_val);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_set_attr, TYPE_SET_ATTR, void, (MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror))
 
@@ -4251,7 +4251,7 @@ void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, 
     goto out;
 out:
     free(c_type_name);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_set_name, TYPE_SET_NAME, void, (MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len))
 
@@ -4260,7 +4260,7 @@ void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_size(c_datatype, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_size, TYPE_SIZE, void, (MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror))
 
@@ -4269,7 +4269,7 @@ void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     rc = PMPI_Type_size_x(c_datatype, size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_size_x, TYPE_SIZE_X, void, (MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror))
 
@@ -4280,7 +4280,7 @@ void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride,
     MPI_Datatype c_newtype;
     rc = PMPI_Type_vector(*count, *blocklength, *stride, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(type_vector, TYPE_VECTOR, void, (MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror))
 
@@ -4290,7 +4290,7 @@ void pmpi_unpack_(const void *inbuf, MPI_Fint *insize, MPI_Fint *position, void 
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = PMPI_Unpack(SMAP_F_BUF(inbuf), *insize, position, SMAP_F_BUF(outbuf), *outcount, c_datatype, c_comm);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(unpack, UNPACK, void, (const void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror))
 
@@ -4304,7 +4304,7 @@ void pmpi_unpack_external_(char *datarep, const void *inbuf, MPI_Aint *insize, M
     goto out;
 out:
     free(c_datarep);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(unpack_external, UNPACK_EXTERNAL, void, (char *datarep, const void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len))
 
@@ -4321,7 +4321,7 @@ void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, M
 out:
     free(c_service_name);
     free(c_port_name);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(unpublish_name, UNPUBLISH_NAME, void, (char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len))
 
@@ -4331,7 +4331,7 @@ void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
     MPI_Request c_request = PMPI_Request_f2c(*request);
     rc = PMPI_Wait(&c_request, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS || 1) *request = PMPI_Request_c2f(c_request);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(wait, WAIT, void, (MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -4348,7 +4348,7 @@ void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(waitall, WAITALL, void, (MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
 
@@ -4365,7 +4365,7 @@ void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(waitany, WAITANY, void, (MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror))
 
@@ -4382,7 +4382,7 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(waitsome, WAITSOME, void, (MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
 
@@ -4394,7 +4394,7 @@ void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI
     MPI_Win c_win;
     rc = PMPI_Win_allocate(*size, *disp_unit, c_info, c_comm, baseptr, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_allocate, WIN_ALLOCATE, void, (MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4406,7 +4406,7 @@ void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *in
     MPI_Win c_win;
     rc = PMPI_Win_allocate_shared(*size, *disp_unit, c_info, c_comm, baseptr, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_allocate_shared, WIN_ALLOCATE_SHARED, void, (MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4415,7 +4415,7 @@ void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierro
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_attach(c_win, SMAP_F_BUF(base), *size);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_attach, WIN_ATTACH, void, (MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror))
 
@@ -4424,7 +4424,7 @@ void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ier
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_call_errhandler(c_win, *errorcode);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_call_errhandler, WIN_CALL_ERRHANDLER, void, (MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror))
 
@@ -4433,7 +4433,7 @@ void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_complete(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_complete, WIN_COMPLETE, void, (MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4445,7 +4445,7 @@ void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint 
     MPI_Win c_win;
     rc = PMPI_Win_create(SMAP_F_BUF(base), *size, *disp_unit, c_info, c_comm, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_create, WIN_CREATE, void, (void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4457,7 +4457,7 @@ void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI
     MPI_Win c_win;
     rc = PMPI_Win_create_dynamic(c_info, c_comm, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_create_dynamic, WIN_CREATE_DYNAMIC, void, (MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4470,7 +4470,7 @@ void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_delete_attr(c_win, *win_keyval);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_delete_attr, WIN_DELETE_ATTR, void, (MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror))
 
@@ -4479,7 +4479,7 @@ void pmpi_win_detach_(MPI_Fint *win, const void *base, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_detach(c_win, SMAP_F_BUF(base));
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_detach, WIN_DETACH, void, (MPI_Fint *win, const void *base, MPI_Fint *ierror))
 
@@ -4488,7 +4488,7 @@ void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_fence(*assert, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_fence, WIN_FENCE, void, (MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4497,7 +4497,7 @@ void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_flush(*rank, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_flush, WIN_FLUSH, void, (MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4506,7 +4506,7 @@ void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_flush_all(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_flush_all, WIN_FLUSH_ALL, void, (MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4515,7 +4515,7 @@ void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_flush_local(*rank, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_flush_local, WIN_FLUSH_LOCAL, void, (MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4524,7 +4524,7 @@ void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_flush_local_all(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_flush_local_all, WIN_FLUSH_LOCAL_ALL, void, (MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4534,7 +4534,7 @@ void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_free(&c_win);
     if (rc == MPI_SUCCESS || 1) *win = PMPI_Win_c2f(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_free, WIN_FREE, void, (MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4542,7 +4542,7 @@ void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
     rc = PMPI_Win_free_keyval(win_keyval);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_free_keyval, WIN_FREE_KEYVAL, void, (MPI_Fint *win_keyval, MPI_Fint *ierror))
 
@@ -4555,7 +4555,7 @@ void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ier
     MPI_Errhandler c_errhandler;
     rc = PMPI_Win_get_errhandler(c_win, &c_errhandler);
     if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_get_errhandler, WIN_GET_ERRHANDLER, void, (MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -4566,7 +4566,7 @@ void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
     MPI_Group c_group;
     rc = PMPI_Win_get_group(c_win, &c_group);
     if (rc == MPI_SUCCESS) *group = PMPI_Group_c2f(c_group);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_get_group, WIN_GET_GROUP, void, (MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror))
 
@@ -4577,7 +4577,7 @@ void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
     MPI_Info c_info_used;
     rc = PMPI_Win_get_info(c_win, &c_info_used);
     if (rc == MPI_SUCCESS) *info_used = PMPI_Info_c2f(c_info_used);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_get_info, WIN_GET_INFO, void, (MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror))
 
@@ -4591,7 +4591,7 @@ void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_
     goto out;
 out:
     if (c_win_name) { if (rc == MPI_SUCCESS) smap_f_str_out(c_win_name, win_name, win_name_len); free(c_win_name); }
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_get_name, WIN_GET_NAME, void, (MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len))
 
@@ -4600,7 +4600,7 @@ void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_F
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_lock(*lock_type, *rank, *assert, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_lock, WIN_LOCK, void, (MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4609,7 +4609,7 @@ void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_lock_all(*assert, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_lock_all, WIN_LOCK_ALL, void, (MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4619,7 +4619,7 @@ void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *
     MPI_Group c_group = PMPI_Group_f2c(*group);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_post(c_group, *assert, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_post, WIN_POST, void, (MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4628,7 +4628,7 @@ void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_set_attr(c_win, *win_keyval, (void *)(intptr_t)*attribute_val);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_set_attr, WIN_SET_ATTR, void, (MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror))
 
@@ -4638,7 +4638,7 @@ void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ier
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
     rc = PMPI_Win_set_errhandler(c_win, c_errhandler);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_set_errhandler, WIN_SET_ERRHANDLER, void, (MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror))
 
@@ -4648,7 +4648,7 @@ void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     rc = PMPI_Win_set_info(c_win, c_info);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_set_info, WIN_SET_INFO, void, (MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror))
 
@@ -4662,7 +4662,7 @@ void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t 
     goto out;
 out:
     free(c_win_name);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_set_name, WIN_SET_NAME, void, (MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len))
 
@@ -4671,7 +4671,7 @@ void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_F
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_shared_query(c_win, *rank, size, disp_unit, baseptr);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_shared_query, WIN_SHARED_QUERY, void, (MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror))
 
@@ -4681,7 +4681,7 @@ void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint 
     MPI_Group c_group = PMPI_Group_f2c(*group);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_start(c_group, *assert, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_start, WIN_START, void, (MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4690,7 +4690,7 @@ void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_sync(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_sync, WIN_SYNC, void, (MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4701,7 +4701,7 @@ void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
     int c_flag = 0;
     rc = PMPI_Win_test(c_win, &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_test, WIN_TEST, void, (MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror))
 
@@ -4710,7 +4710,7 @@ void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_unlock(*rank, c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_unlock, WIN_UNLOCK, void, (MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4719,7 +4719,7 @@ void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_unlock_all(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_unlock_all, WIN_UNLOCK_ALL, void, (MPI_Fint *win, MPI_Fint *ierror))
 
@@ -4728,7 +4728,7 @@ void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
     int rc = MPI_SUCCESS;
     MPI_Win c_win = PMPI_Win_f2c(*win);
     rc = PMPI_Win_wait(c_win);
-    *ierror = rc;
+    if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_wait, WIN_WAIT, void, (MPI_Fint *win, MPI_Fint *ierror))
 

@@ -658,6 +658,11 @@ MODULE mpi
     INTEGER(C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR
     INTEGER(C_INT) :: MPI_internal(5)
   END TYPE MPI_Status
+  INTERFACE MPI_Sizeof
+    MODULE PROCEDURE smap_sizeof_i1, smap_sizeof_i2, smap_sizeof_i4, smap_sizeof_i8, &
+        smap_sizeof_r4, smap_sizeof_r8, smap_sizeof_c4, smap_sizeof_c8, smap_sizeof_l4, &
+        smap_sizeof_ch
+  END INTERFACE MPI_Sizeof
   INTERFACE
     SUBROUTINE MPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set, &
         ierror)
@@ -4345,15 +4350,6 @@ MODULE mpi
       INTEGER :: errhandler
       INTEGER :: ierror
     END SUBROUTINE MPI_Session_set_errhandler
-    SUBROUTINE MPI_Sizeof(x, size, ierror)
-      IMPORT
-      IMPLICIT NONE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: x
-      !DIR$ IGNORE_TKR x
-      TYPE(*), DIMENSION(*) :: x
-      INTEGER :: size
-      INTEGER :: ierror
-    END SUBROUTINE MPI_Sizeof
     SUBROUTINE MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
       IMPORT
       IMPLICIT NONE
@@ -5201,4 +5197,75 @@ MODULE mpi
       DOUBLE PRECISION :: MPI_Wtime
     END FUNCTION MPI_Wtime
   END INTERFACE
+CONTAINS
+  SUBROUTINE smap_sizeof_i1(x, size, ierror)
+    INTEGER(KIND=1), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_i1
+  SUBROUTINE smap_sizeof_i2(x, size, ierror)
+    INTEGER(KIND=2), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_i2
+  SUBROUTINE smap_sizeof_i4(x, size, ierror)
+    INTEGER(KIND=4), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_i4
+  SUBROUTINE smap_sizeof_i8(x, size, ierror)
+    INTEGER(KIND=8), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_i8
+  SUBROUTINE smap_sizeof_r4(x, size, ierror)
+    REAL(KIND=4), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_r4
+  SUBROUTINE smap_sizeof_r8(x, size, ierror)
+    REAL(KIND=8), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_r8
+  SUBROUTINE smap_sizeof_c4(x, size, ierror)
+    COMPLEX(KIND=4), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_c4
+  SUBROUTINE smap_sizeof_c8(x, size, ierror)
+    COMPLEX(KIND=8), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_c8
+  SUBROUTINE smap_sizeof_l4(x, size, ierror)
+    LOGICAL(KIND=4), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_l4
+  SUBROUTINE smap_sizeof_ch(x, size, ierror)
+    CHARACTER(LEN=*), DIMENSION(..) :: x
+    INTEGER :: size
+    INTEGER :: ierror
+    size = INT(STORAGE_SIZE(x) / 8)
+    ierror = MPI_SUCCESS
+  END SUBROUTINE smap_sizeof_ch
 END MODULE mpi

@@ -42,9 +42,10 @@ static void argv_free(char **v)
 
 void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
-                      MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len,
+                      MPI_Fint *array_of_errcodes, MPI_Fint *ierror_opt, size_t command_len,
                       size_t argv_len)
 {
+    SMAP_F_IERROR;
     static const char F[] = "MPI_Comm_spawn";
     char *cmd = smap_f_str_in(command, command_len);
     char **v = argv == mpi_fortran_argv_null_ ? NULL : argv_in(argv, argv_len, 1);
@@ -69,9 +70,10 @@ SMAP_F_ALIASES(comm_spawn, COMM_SPAWN, void,
 void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv,
                                MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info,
                                MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
-                               MPI_Fint *array_of_errcodes, MPI_Fint *ierror,
+                               MPI_Fint *array_of_errcodes, MPI_Fint *ierror_opt,
                                size_t commands_len, size_t argv_len)
 {
+    SMAP_F_IERROR;
     static const char F[] = "MPI_Comm_spawn_multiple";
     int n = *count > 0 ? *count : 0;
     char **cmds = calloc((size_t)n + 1, sizeof *cmds);

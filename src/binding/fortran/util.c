@@ -1,5 +1,7 @@
 /* Shared helpers of the Fortran entry points (fortran.h): the sentinels'
  * common blocks, Fortran strings, and array lengths that no argument gives. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "binding/fortran/fortran.h"
@@ -46,6 +48,16 @@ int smap_f_nomem(const char *func)
 {
     return smap_err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, func,
                           "out of memory converting the Fortran arguments");
+}
+
+int smap_f_raise(MPI_Comm comm, int cls, const char *func, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return smap_err_raise(comm, cls, func, "%s", msg);
 }
 
 /* Neighbours of a process topology: out (send) or in (recv) degree. */
@@ -106,3 +118,11 @@ int smap_f_cartdim(MPI_Comm comm)
     PMPI_Cartdim_get(comm, &nd);
     return nd;
 }
+
+/* MPI_F_sync_reg (MPI 5.0 §19.1.17): an external call the compiler must
+ * assume reads and writes buf, which is all it is for. */
+SMAP_F_API void pmpi_f_sync_reg_(void *buf)
+{
+    (void)buf;
+}
+SMAP_F_ALIASES(f_sync_reg, F_SYNC_REG, void, (void *))
