@@ -404,7 +404,26 @@ SECTION_TRIPLES = [("buf", "count", "datatype"), ("sendbuf", "sendcount", "sendt
 ADDRESS_ONLY = {("MPI_Get_address", "location")}
 
 
+# ... only where count is the whole buffer's and the library holds its own
+# reference to the datatype while the operation is pending (the wrapper
+# frees its handle right after the call): point-to-point (requests retain
+# their datatype), MPI_Pack(_external)'s input, file data (nonblocking file
+# calls complete at start).  Not one-sided calls (a put between nodes may
+# still be queued when the call returns), not split-collective file calls
+# (the _end call must take the same buffer as _begin), not the
+# collectives (a gather's recvcount is per process: a section type of
+# recvcount elements would put every process's block at the wrong place)
+# nor partitioned calls (count per partition): there a section is refused.
+SECTION_PROCS = re.compile(
+    r"^MPI_(Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend|Recv|Irecv|Mrecv|Imrecv|"
+    r"Sendrecv|Isendrecv|Sendrecv_replace|Isendrecv_replace|Send_init|Bsend_init|"
+    r"Ssend_init|Rsend_init|Recv_init|Pack|Pack_external|"
+    r"File_(read|write|iread|iwrite)(_at|_all|_at_all|_shared|_ordered)?)$")
+
+
 def section_triples(cfn):
+    if not SECTION_PROCS.match(cfn.proc["name"]):
+        return {}
     names = {p.name: p for p in cfn.params}
     out = {}
     for b, c, d in SECTION_TRIPLES:

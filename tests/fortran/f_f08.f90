@@ -3,8 +3,9 @@
 ! in blocking calls (MPI_SUBARRAYS_SUPPORTED: a strided section and a
 ! matrix row go as they are, received into a section of another shape), a
 ! count shorter than the section, the large-count generic (INTEGER(KIND=
-! MPI_COUNT_KIND) count), MPI_IN_PLACE, MPI_STATUS_IGNORE, and the error of
-! a datatype whose size is not the section's element's.  1-4 ranks.
+! MPI_COUNT_KIND) count), MPI_IN_PLACE, MPI_STATUS_IGNORE, and the errors of
+! a datatype whose size is not the section's element's and of a section
+! given to a collective.  1-4 ranks.
 program f_f08
   use mpi_f08
   implicit none
@@ -64,6 +65,10 @@ program f_f08
   call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN)
   call MPI_Send(got(1:10:2), 5, MPI_DOUBLE_PRECISION, me, 5, dup, ierr)
   call check(ierr /= MPI_SUCCESS, 'mismatched section type refused')
+  ! a collective takes contiguous buffers only: refused, on the call's comm
+  call MPI_Bcast(a(1:20:2), 10, MPI_DOUBLE_PRECISION, 0, dup, ierr)
+  call MPI_Error_class(ierr, n)
+  call check(n == MPI_ERR_BUFFER, 'section in a collective refused')
   call MPI_Sizeof(s, sz)
   call check(sz == 8, 'MPI_Sizeof')
   call MPI_Comm_free(dup)

@@ -13,18 +13,15 @@ SMAP_F_API void smap_f08_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_c
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Accumulate(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -32,18 +29,15 @@ SMAP_F_API void smap_f08_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origi
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -51,23 +45,17 @@ SMAP_F_API void smap_f08_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MP
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Allgather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Allgather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Allgather(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm);
+    rc = PMPI_Allgather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -75,23 +63,17 @@ SMAP_F_API void smap_f08_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Allgather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Allgather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Allgather_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm);
+    rc = PMPI_Allgather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -99,25 +81,19 @@ SMAP_F_API void smap_f08_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcoun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Allgather_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Allgather_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Allgather_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Allgather_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -126,25 +102,19 @@ SMAP_F_API void smap_f08_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendc
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Allgather_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Allgather_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Allgather_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Allgather_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -153,20 +123,17 @@ SMAP_F_API void smap_f08_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Allgatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Allgatherv(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
+    rc = PMPI_Allgatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -174,20 +141,17 @@ SMAP_F_API void smap_f08_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Allgatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Allgatherv_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
+    rc = PMPI_Allgatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -195,22 +159,19 @@ SMAP_F_API void smap_f08_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Allgatherv_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Allgatherv_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Allgatherv_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -219,22 +180,19 @@ SMAP_F_API void smap_f08_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *send
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Allgatherv_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Allgatherv_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Allgatherv_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -321,23 +279,17 @@ SMAP_F_API void smap_f08_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Alltoall", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Alltoall", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Alltoall(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm);
+    rc = PMPI_Alltoall(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -345,23 +297,17 @@ SMAP_F_API void smap_f08_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Alltoall", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Alltoall", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Alltoall_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm);
+    rc = PMPI_Alltoall_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -369,25 +315,19 @@ SMAP_F_API void smap_f08_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Alltoall_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Alltoall_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Alltoall_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Alltoall_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -396,25 +336,19 @@ SMAP_F_API void smap_f08_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Alltoall_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Alltoall_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Alltoall_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Alltoall_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1385,15 +1319,12 @@ SMAP_F_API void smap_f08_file_read_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_all_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_read_all_begin(c_fh, b_buf, (int)k_buf, c_datatype);
+    rc = PMPI_File_read_all_begin(c_fh, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1402,15 +1333,12 @@ SMAP_F_API void smap_f08_file_read_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, M
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_all_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_read_all_begin_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype);
+    rc = PMPI_File_read_all_begin_c(c_fh, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1500,15 +1428,12 @@ SMAP_F_API void smap_f08_file_read_at_all_begin(MPI_Fint *fh, MPI_Offset *offset
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_at_all_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_at_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_read_at_all_begin(c_fh, *offset, b_buf, (int)k_buf, c_datatype);
+    rc = PMPI_File_read_at_all_begin(c_fh, *offset, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1517,15 +1442,12 @@ SMAP_F_API void smap_f08_file_read_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offs
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_at_all_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_at_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_read_at_all_begin_c(c_fh, *offset, b_buf, (MPI_Count)k_buf, c_datatype);
+    rc = PMPI_File_read_at_all_begin_c(c_fh, *offset, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1581,15 +1503,12 @@ SMAP_F_API void smap_f08_file_read_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf,
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_ordered_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_ordered_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_read_ordered_begin(c_fh, b_buf, (int)k_buf, c_datatype);
+    rc = PMPI_File_read_ordered_begin(c_fh, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1598,15 +1517,12 @@ SMAP_F_API void smap_f08_file_read_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *bu
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_ordered_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_ordered_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_read_ordered_begin_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype);
+    rc = PMPI_File_read_ordered_begin_c(c_fh, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1730,15 +1646,12 @@ SMAP_F_API void smap_f08_file_write_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MP
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_all_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_write_all_begin(c_fh, b_buf, (int)k_buf, c_datatype);
+    rc = PMPI_File_write_all_begin(c_fh, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1747,15 +1660,12 @@ SMAP_F_API void smap_f08_file_write_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, 
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_all_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_write_all_begin_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype);
+    rc = PMPI_File_write_all_begin_c(c_fh, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1845,15 +1755,12 @@ SMAP_F_API void smap_f08_file_write_at_all_begin(MPI_Fint *fh, MPI_Offset *offse
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_at_all_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_at_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_write_at_all_begin(c_fh, *offset, b_buf, (int)k_buf, c_datatype);
+    rc = PMPI_File_write_at_all_begin(c_fh, *offset, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1862,15 +1769,12 @@ SMAP_F_API void smap_f08_file_write_at_all_begin_c(MPI_Fint *fh, MPI_Offset *off
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_at_all_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_at_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_write_at_all_begin_c(c_fh, *offset, b_buf, (MPI_Count)k_buf, c_datatype);
+    rc = PMPI_File_write_at_all_begin_c(c_fh, *offset, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1926,15 +1830,12 @@ SMAP_F_API void smap_f08_file_write_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_ordered_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_ordered_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_write_ordered_begin(c_fh, b_buf, (int)k_buf, c_datatype);
+    rc = PMPI_File_write_ordered_begin(c_fh, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1943,15 +1844,12 @@ SMAP_F_API void smap_f08_file_write_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *b
     int rc = MPI_SUCCESS;
     MPI_File c_fh = PMPI_File_f2c(*fh);
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_ordered_begin", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_ordered_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_File_write_ordered_begin_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype);
+    rc = PMPI_File_write_ordered_begin_c(c_fh, b_buf, *count, c_datatype);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2018,23 +1916,17 @@ SMAP_F_API void smap_f08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_F
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Gather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Gather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Gather(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm);
+    rc = PMPI_Gather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2042,23 +1934,17 @@ SMAP_F_API void smap_f08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MP
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Gather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Gather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Gather_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm);
+    rc = PMPI_Gather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2066,25 +1952,19 @@ SMAP_F_API void smap_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Gather_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Gather_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Gather_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm, c_info, &c_request);
+    rc = PMPI_Gather_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2093,25 +1973,19 @@ SMAP_F_API void smap_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcoun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Gather_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Gather_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Gather_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm, c_info, &c_request);
+    rc = PMPI_Gather_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2120,20 +1994,17 @@ SMAP_F_API void smap_f08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Gatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Gatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Gatherv(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm);
+    rc = PMPI_Gatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2141,20 +2012,17 @@ SMAP_F_API void smap_f08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Gatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Gatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Gatherv_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm);
+    rc = PMPI_Gatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2162,22 +2030,19 @@ SMAP_F_API void smap_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Gatherv_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Gatherv_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
+    rc = PMPI_Gatherv_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2186,22 +2051,19 @@ SMAP_F_API void smap_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Gatherv_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Gatherv_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
+    rc = PMPI_Gatherv_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2210,17 +2072,14 @@ SMAP_F_API void smap_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, M
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Get(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2228,17 +2087,14 @@ SMAP_F_API void smap_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Get_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2246,25 +2102,19 @@ SMAP_F_API void smap_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *orig
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     void *b_result_addr = NULL;
-    MPI_Count k_result_addr = *result_count;
-    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "result_addr", result_addr, 0, &b_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, b_result_addr, (int)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Get_accumulate(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
-    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2272,25 +2122,19 @@ SMAP_F_API void smap_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *o
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     void *b_result_addr = NULL;
-    MPI_Count k_result_addr = *result_count;
-    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "result_addr", result_addr, 0, &b_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, b_result_addr, (MPI_Count)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Get_accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
-    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2328,24 +2172,18 @@ SMAP_F_API void smap_f08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Iallgather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iallgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Iallgather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iallgather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Iallgather(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Iallgather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2354,24 +2192,18 @@ SMAP_F_API void smap_f08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Iallgather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iallgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Iallgather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iallgather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Iallgather_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Iallgather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2380,21 +2212,18 @@ SMAP_F_API void smap_f08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Iallgatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Iallgatherv(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Iallgatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2403,21 +2232,18 @@ SMAP_F_API void smap_f08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcoun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Iallgatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Iallgatherv_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Iallgatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2466,24 +2292,18 @@ SMAP_F_API void smap_f08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MP
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Ialltoall", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Ialltoall", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Ialltoall(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Ialltoall(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2492,24 +2312,18 @@ SMAP_F_API void smap_f08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Ialltoall", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Ialltoall", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Ialltoall_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Ialltoall_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2728,24 +2542,18 @@ SMAP_F_API void smap_f08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Igather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Igather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Igather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Igather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Igather(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm, &c_request);
+    rc = PMPI_Igather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2754,24 +2562,18 @@ SMAP_F_API void smap_f08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Igather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Igather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Igather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Igather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Igather_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm, &c_request);
+    rc = PMPI_Igather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2780,21 +2582,18 @@ SMAP_F_API void smap_f08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Igatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Igatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Igatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Igatherv(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
+    rc = PMPI_Igatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2803,21 +2602,18 @@ SMAP_F_API void smap_f08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Igatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Igatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Igatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Igatherv_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
+    rc = PMPI_Igatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2866,24 +2662,18 @@ SMAP_F_API void smap_f08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sen
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_allgather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_allgather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Ineighbor_allgather(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Ineighbor_allgather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2892,24 +2682,18 @@ SMAP_F_API void smap_f08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_allgather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_allgather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Ineighbor_allgather_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Ineighbor_allgather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2918,21 +2702,18 @@ SMAP_F_API void smap_f08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *se
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_allgatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Ineighbor_allgatherv(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Ineighbor_allgatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2941,21 +2722,18 @@ SMAP_F_API void smap_f08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_allgatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Ineighbor_allgatherv_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Ineighbor_allgatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2964,24 +2742,18 @@ SMAP_F_API void smap_f08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *send
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_alltoall", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_alltoall", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Ineighbor_alltoall(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Ineighbor_alltoall(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2990,24 +2762,18 @@ SMAP_F_API void smap_f08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *s
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_alltoall", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Ineighbor_alltoall", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Ineighbor_alltoall_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm, &c_request);
+    rc = PMPI_Ineighbor_alltoall_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3352,24 +3118,18 @@ SMAP_F_API void smap_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Iscatter", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iscatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Iscatter", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iscatter", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Iscatter(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm, &c_request);
+    rc = PMPI_Iscatter(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3378,24 +3138,18 @@ SMAP_F_API void smap_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Iscatter", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iscatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Iscatter", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iscatter", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Iscatter_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm, &c_request);
+    rc = PMPI_Iscatter_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3406,19 +3160,16 @@ SMAP_F_API void smap_f08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, M
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Iscatterv", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Iscatterv(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm, &c_request);
+    rc = PMPI_Iscatterv(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3429,19 +3180,16 @@ SMAP_F_API void smap_f08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Iscatterv", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Iscatterv_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm, &c_request);
+    rc = PMPI_Iscatterv_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3652,23 +3400,17 @@ SMAP_F_API void smap_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *send
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_allgather(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm);
+    rc = PMPI_Neighbor_allgather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -3676,23 +3418,17 @@ SMAP_F_API void smap_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *s
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgather", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgather", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_allgather_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm);
+    rc = PMPI_Neighbor_allgather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -3700,25 +3436,19 @@ SMAP_F_API void smap_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgather_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgather_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_allgather_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Neighbor_allgather_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3727,25 +3457,19 @@ SMAP_F_API void smap_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Cou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgather_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgather_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_allgather_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Neighbor_allgather_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3754,20 +3478,17 @@ SMAP_F_API void smap_f08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sen
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_allgatherv(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
+    rc = PMPI_Neighbor_allgatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -3775,20 +3496,17 @@ SMAP_F_API void smap_f08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgatherv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_allgatherv_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
+    rc = PMPI_Neighbor_allgatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -3796,22 +3514,19 @@ SMAP_F_API void smap_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgatherv_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_allgatherv_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Neighbor_allgatherv_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3820,22 +3535,19 @@ SMAP_F_API void smap_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Co
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_allgatherv_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_allgatherv_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Neighbor_allgatherv_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3844,23 +3556,17 @@ SMAP_F_API void smap_f08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendc
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_alltoall", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_alltoall", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_alltoall(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm);
+    rc = PMPI_Neighbor_alltoall(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -3868,23 +3574,17 @@ SMAP_F_API void smap_f08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *se
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_alltoall", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_alltoall", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_alltoall_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm);
+    rc = PMPI_Neighbor_alltoall_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -3892,25 +3592,19 @@ SMAP_F_API void smap_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_alltoall_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_alltoall_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_alltoall_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Neighbor_alltoall_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3919,25 +3613,19 @@ SMAP_F_API void smap_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Coun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_alltoall_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Neighbor_alltoall_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Neighbor_alltoall_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, c_comm, c_info, &c_request);
+    rc = PMPI_Neighbor_alltoall_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4250,18 +3938,15 @@ SMAP_F_API void smap_f08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Precv_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(c_comm, "MPI_Precv_init", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Precv_init(b_buf, *partitions, (MPI_Count)k_buf, c_datatype, *source, *tag, c_comm, c_info, &c_request);
+    rc = PMPI_Precv_init(b_buf, *partitions, *count, c_datatype, *source, *tag, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4270,18 +3955,15 @@ SMAP_F_API void smap_f08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_buf = NULL;
-    MPI_Count k_buf = *count;
-    MPI_Datatype t_buf = MPI_DATATYPE_NULL;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Psend_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
+    rc = smap_f08_contig(c_comm, "MPI_Psend_init", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Psend_init(b_buf, *partitions, (MPI_Count)k_buf, c_datatype, *dest, *tag, c_comm, c_info, &c_request);
+    rc = PMPI_Psend_init(b_buf, *partitions, *count, c_datatype, *dest, *tag, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_buf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_buf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4290,17 +3972,14 @@ SMAP_F_API void smap_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, M
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Put", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Put", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Put(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Put(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -4308,17 +3987,14 @@ SMAP_F_API void smap_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Put", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Put", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Put_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Put_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -4326,19 +4002,16 @@ SMAP_F_API void smap_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Request c_request;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Raccumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Raccumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Raccumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Raccumulate(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4347,19 +4020,16 @@ SMAP_F_API void smap_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *orig
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Request c_request;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Raccumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Raccumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Raccumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Raccumulate_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4708,18 +4378,15 @@ SMAP_F_API void smap_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, 
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Request c_request;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rget(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4728,18 +4395,15 @@ SMAP_F_API void smap_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_coun
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Request c_request;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rget_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4748,26 +4412,20 @@ SMAP_F_API void smap_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *ori
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     void *b_result_addr = NULL;
-    MPI_Count k_result_addr = *result_count;
-    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Request c_request;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "result_addr", result_addr, 0, &b_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, b_result_addr, (int)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Rget_accumulate(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
-    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4776,26 +4434,20 @@ SMAP_F_API void smap_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     void *b_result_addr = NULL;
-    MPI_Count k_result_addr = *result_count;
-    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Request c_request;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "result_addr", result_addr, 0, &b_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, b_result_addr, (MPI_Count)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Rget_accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
-    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4804,18 +4456,15 @@ SMAP_F_API void smap_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, 
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Request c_request;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rput", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rput", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rput(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rput(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4824,18 +4473,15 @@ SMAP_F_API void smap_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_coun
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Count k_origin_addr = *origin_count;
-    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
     MPI_Request c_request;
-    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rput", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
+    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rput", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rput_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rput_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
-    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4994,23 +4640,17 @@ SMAP_F_API void smap_f08_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Scatter", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Scatter", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Scatter(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm);
+    rc = PMPI_Scatter(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -5018,23 +4658,17 @@ SMAP_F_API void smap_f08_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    rc = smap_f08_section(c_comm, "MPI_Scatter", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Scatter", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Scatter_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm);
+    rc = PMPI_Scatter_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -5042,25 +4676,19 @@ SMAP_F_API void smap_f08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Scatter_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Scatter_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Scatter_init(b_sendbuf, (int)k_sendbuf, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm, c_info, &c_request);
+    rc = PMPI_Scatter_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -5069,25 +4697,19 @@ SMAP_F_API void smap_f08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Count k_sendbuf = *sendcount;
-    MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
-    rc = smap_f08_section(c_comm, "MPI_Scatter_init", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Scatter_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Scatter_init_c(b_sendbuf, (MPI_Count)k_sendbuf, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm, c_info, &c_request);
+    rc = PMPI_Scatter_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_sendbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_sendbuf);
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -5098,18 +4720,15 @@ SMAP_F_API void smap_f08_scatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MP
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = smap_f08_contig(c_comm, "MPI_Scatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Scatterv", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Scatterv(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm);
+    rc = PMPI_Scatterv(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -5119,18 +4738,15 @@ SMAP_F_API void smap_f08_scatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts,
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     rc = smap_f08_contig(c_comm, "MPI_Scatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Scatterv", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Scatterv_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm);
+    rc = PMPI_Scatterv_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -5140,20 +4756,17 @@ SMAP_F_API void smap_f08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Scatterv_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Scatterv_init(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, (int)k_recvbuf, c_recvtype, *root, c_comm, c_info, &c_request);
+    rc = PMPI_Scatterv_init(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -5164,20 +4777,17 @@ SMAP_F_API void smap_f08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     void *b_recvbuf = NULL;
-    MPI_Count k_recvbuf = *recvcount;
-    MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_section(c_comm, "MPI_Scatterv_init", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
+    rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Scatterv_init_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, (MPI_Count)k_recvbuf, c_recvtype, *root, c_comm, c_info, &c_request);
+    rc = PMPI_Scatterv_init_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
-    if (t_recvbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_recvbuf);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
