@@ -570,19 +570,19 @@ def gen_c_wrapper(proc, cfn, f08=False):
                 pre.append("if (n_%s > 0 && !(c_%s = malloc((size_t)n_%s * sizeof *c_%s))) "
                            "{ rc = smap_f_nomem(\"%s\"); goto out; }" % (n, n, n, n, proc["name"]))
                 if d in ("in", "inout"):
-                    pre.append("for (int i = 0; i < n_%s; i++) c_%s[i] = PMPI_%s_f2c(%s[i]);"
-                               % (n, n, conv, n))
+                    pre.append("for (int i = 0; i < n_%s; i++) c_%s[i] = SMAP_F2C(%s, %s, %s[i]);"
+                               % (n, n, ctype, conv, n))
                 if d in ("out", "inout"):
                     post.append("if (c_%s) for (int i = 0; i < n_%s; i++) %s[i] = PMPI_%s_c2f(c_%s[i]);"
                                 % (n, n, n, conv, n))
                 post.append("free(c_%s);" % n)
                 call.append("c_%s" % n)
             elif d == "in":
-                decls.append("%s c_%s = PMPI_%s_f2c(*%s);" % (ctype, n, conv, n))
+                decls.append("%s c_%s = SMAP_F2C(%s, %s, *%s);" % (ctype, n, ctype, conv, n))
                 call.append("%sc_%s" % ("&" if level else "", n))
             else:
                 if d == "inout":
-                    decls.append("%s c_%s = PMPI_%s_f2c(*%s);" % (ctype, n, conv, n))
+                    decls.append("%s c_%s = SMAP_F2C(%s, %s, *%s);" % (ctype, n, ctype, conv, n))
                 else:
                     decls.append("%s c_%s;" % (ctype, n))
                 call.append("&c_%s" % n)

@@ -53,6 +53,15 @@ static inline void *smap_f_buf(const void *p)
     ((p) == mpi_fortran_unweighted_ ? MPI_UNWEIGHTED \
      : (p) == mpi_fortran_weights_empty_ ? MPI_WEIGHTS_EMPTY : (p))
 
+/* A Fortran handle to C.  A predefined handle's integer is its standard-ABI
+ * value (below SMAP_F_PREDEF_MAX, src/mpi/handles.h's SMAP_HANDLE_INT_BASE)
+ * and converts as itself, without PMPI_<Kind>_f2c's validation: the C call
+ * validates its handles anyway, and this is the latency path. */
+#define SMAP_F_PREDEF_MAX 0x400
+#define SMAP_F2C(CType, Kind, i)                                              \
+    ((unsigned)(i) < SMAP_F_PREDEF_MAX ? (CType)(uintptr_t)(unsigned)(i) \
+                                       : PMPI_##Kind##_f2c(i))
+
 #define SMAP_F_TRUE 1
 #define SMAP_F_LOGICAL_IN(x) ((x) != 0)
 #define SMAP_F_LOGICAL_OUT(c) ((c) ? SMAP_F_TRUE : 0)

@@ -63,7 +63,7 @@ SMAP_F_ALIASES(abi_set_fortran_booleans, ABI_SET_FORTRAN_BOOLEANS, void, (MPI_Fi
 void pmpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     rc = PMPI_Abi_set_fortran_info(c_info);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -72,7 +72,7 @@ SMAP_F_ALIASES(abi_set_fortran_info, ABI_SET_FORTRAN_INFO, void, (MPI_Fint *info
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Abort(c_comm, *errorcode);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -81,10 +81,10 @@ SMAP_F_ALIASES(abort, ABORT, void, (MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fin
 void pmpi_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Accumulate(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -134,9 +134,9 @@ SMAP_F_ALIASES(aint_diff, AINT_DIFF, MPI_Aint, (MPI_Aint *addr1, MPI_Aint *addr2
 void pmpi_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Allgather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -145,10 +145,10 @@ SMAP_F_ALIASES(allgather, ALLGATHER, void, (const void *sendbuf, MPI_Fint *sendc
 void pmpi_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Allgather_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -159,9 +159,9 @@ SMAP_F_ALIASES(allgather_init, ALLGATHER_INIT, void, (const void *sendbuf, MPI_F
 void pmpi_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Allgatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -170,10 +170,10 @@ SMAP_F_ALIASES(allgatherv, ALLGATHERV, void, (const void *sendbuf, MPI_Fint *sen
 void pmpi_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Allgatherv_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -184,7 +184,7 @@ SMAP_F_ALIASES(allgatherv_init, ALLGATHERV_INIT, void, (const void *sendbuf, MPI
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     rc = PMPI_Alloc_mem(*size, c_info, baseptr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -193,9 +193,9 @@ SMAP_F_ALIASES(alloc_mem, ALLOC_MEM, void, (MPI_Aint *size, MPI_Fint *info, MPI_
 void pmpi_allreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Allreduce(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -204,10 +204,10 @@ SMAP_F_ALIASES(allreduce, ALLREDUCE, void, (const void *sendbuf, void *recvbuf, 
 void pmpi_allreduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Allreduce_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -218,9 +218,9 @@ SMAP_F_ALIASES(allreduce_init, ALLREDUCE_INIT, void, (const void *sendbuf, void 
 void pmpi_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Alltoall(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -229,10 +229,10 @@ SMAP_F_ALIASES(alltoall, ALLTOALL, void, (const void *sendbuf, MPI_Fint *sendcou
 void pmpi_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Alltoall_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -243,9 +243,9 @@ SMAP_F_ALIASES(alltoall_init, ALLTOALL_INIT, void, (const void *sendbuf, MPI_Fin
 void pmpi_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Alltoallv(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -254,10 +254,10 @@ SMAP_F_ALIASES(alltoallv, ALLTOALLV, void, (const void *sendbuf, MPI_Fint *sendc
 void pmpi_alltoallv_init_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Alltoallv_init(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -272,13 +272,13 @@ void pmpi_alltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispl
     int n_sendtypes = 0;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Alltoallw(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtypes, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
@@ -295,15 +295,15 @@ void pmpi_alltoallw_init_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *s
     int n_sendtypes = 0;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Alltoallw_init(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtypes, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
@@ -317,7 +317,7 @@ SMAP_F_ALIASES(alltoallw_init, ALLTOALLW_INIT, void, (const void *sendbuf, MPI_F
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Attr_delete(c_comm, *keyval);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -328,7 +328,7 @@ SMAP_F_ALIASES(attr_delete, ATTR_DELETE, void, (MPI_Fint *comm, MPI_Fint *keyval
 void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Attr_put(c_comm, *keyval, (void *)(intptr_t)*attribute_val);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -337,7 +337,7 @@ SMAP_F_ALIASES(attr_put, ATTR_PUT, void, (MPI_Fint *comm, MPI_Fint *keyval, MPI_
 void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Barrier(c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -346,8 +346,8 @@ SMAP_F_ALIASES(barrier, BARRIER, void, (MPI_Fint *comm, MPI_Fint *ierror))
 void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Barrier_init(c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -358,8 +358,8 @@ SMAP_F_ALIASES(barrier_init, BARRIER_INIT, void, (MPI_Fint *comm, MPI_Fint *info
 void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Bcast(SMAP_F_BUF(buffer), *count, c_datatype, *root, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -368,9 +368,9 @@ SMAP_F_ALIASES(bcast, BCAST, void, (void *buffer, MPI_Fint *count, MPI_Fint *dat
 void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Bcast_init(SMAP_F_BUF(buffer), *count, c_datatype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -381,8 +381,8 @@ SMAP_F_ALIASES(bcast_init, BCAST_INIT, void, (void *buffer, MPI_Fint *count, MPI
 void pmpi_bsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Bsend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -391,8 +391,8 @@ SMAP_F_ALIASES(bsend, BSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *
 void pmpi_bsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Bsend_init(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -437,7 +437,7 @@ SMAP_F_ALIASES(buffer_iflush, BUFFER_IFLUSH, void, (MPI_Fint *request, MPI_Fint 
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     rc = PMPI_Cancel(&c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -446,7 +446,7 @@ SMAP_F_ALIASES(cancel, CANCEL, void, (MPI_Fint *request, MPI_Fint *ierror))
 void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Cart_coords(c_comm, *rank, *maxdims, coords);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -455,7 +455,7 @@ SMAP_F_ALIASES(cart_coords, CART_COORDS, void, (MPI_Fint *comm, MPI_Fint *rank, 
 void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm_old = PMPI_Comm_f2c(*comm_old);
+    MPI_Comm c_comm_old = SMAP_F2C(MPI_Comm, Comm, *comm_old);
     int *c_periods = NULL;
     int n_periods = 0;
     MPI_Comm c_comm_cart;
@@ -474,7 +474,7 @@ SMAP_F_ALIASES(cart_create, CART_CREATE, void, (MPI_Fint *comm_old, MPI_Fint *nd
 void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     int *c_periods = NULL;
     int n_periods = 0;
     n_periods = *maxdims;
@@ -491,7 +491,7 @@ SMAP_F_ALIASES(cart_get, CART_GET, void, (MPI_Fint *comm, MPI_Fint *maxdims, MPI
 void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     int *c_periods = NULL;
     int n_periods = 0;
     n_periods = *ndims;
@@ -508,7 +508,7 @@ SMAP_F_ALIASES(cart_map, CART_MAP, void, (MPI_Fint *comm, MPI_Fint *ndims, MPI_F
 void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Cart_rank(c_comm, coords, rank);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -517,7 +517,7 @@ SMAP_F_ALIASES(cart_rank, CART_RANK, void, (MPI_Fint *comm, MPI_Fint *coords, MP
 void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Cart_shift(c_comm, *direction, *disp, rank_source, rank_dest);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -526,7 +526,7 @@ SMAP_F_ALIASES(cart_shift, CART_SHIFT, void, (MPI_Fint *comm, MPI_Fint *directio
 void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     int *c_remain_dims = NULL;
     int n_remain_dims = 0;
     MPI_Comm c_newcomm;
@@ -545,7 +545,7 @@ SMAP_F_ALIASES(cart_sub, CART_SUB, void, (MPI_Fint *comm, MPI_Fint *remain_dims,
 void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Cartdim_get(c_comm, ndims);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -568,8 +568,8 @@ void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint
 {
     int rc = MPI_SUCCESS;
     char *c_port_name = smap_f_str_in(port_name, port_name_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Comm c_newcomm;
     if (!c_port_name) { rc = smap_f_nomem("MPI_Comm_accept"); goto out; }
     rc = PMPI_Comm_accept(c_port_name, c_info, *root, c_comm, &c_newcomm);
@@ -584,7 +584,7 @@ SMAP_F_ALIASES(comm_accept, COMM_ACCEPT, void, (char *port_name, MPI_Fint *info,
 void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_attach_buffer(c_comm, SMAP_F_BUF(buffer), *size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -593,7 +593,7 @@ SMAP_F_ALIASES(comm_attach_buffer, COMM_ATTACH_BUFFER, void, (MPI_Fint *comm, vo
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_call_errhandler(c_comm, *errorcode);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -602,8 +602,8 @@ SMAP_F_ALIASES(comm_call_errhandler, COMM_CALL_ERRHANDLER, void, (MPI_Fint *comm
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm1 = PMPI_Comm_f2c(*comm1);
-    MPI_Comm c_comm2 = PMPI_Comm_f2c(*comm2);
+    MPI_Comm c_comm1 = SMAP_F2C(MPI_Comm, Comm, *comm1);
+    MPI_Comm c_comm2 = SMAP_F2C(MPI_Comm, Comm, *comm2);
     rc = PMPI_Comm_compare(c_comm1, c_comm2, result);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -613,8 +613,8 @@ void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fin
 {
     int rc = MPI_SUCCESS;
     char *c_port_name = smap_f_str_in(port_name, port_name_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Comm c_newcomm;
     if (!c_port_name) { rc = smap_f_nomem("MPI_Comm_connect"); goto out; }
     rc = PMPI_Comm_connect(c_port_name, c_info, *root, c_comm, &c_newcomm);
@@ -629,8 +629,8 @@ SMAP_F_ALIASES(comm_connect, COMM_CONNECT, void, (char *port_name, MPI_Fint *inf
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_create(c_comm, c_group, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -643,10 +643,10 @@ SMAP_F_ALIASES(comm_create, COMM_CREATE, void, (MPI_Fint *comm, MPI_Fint *group,
 void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     char *c_stringtag = smap_f_str_in(stringtag, stringtag_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     MPI_Comm c_newcomm;
     if (!c_stringtag) { rc = smap_f_nomem("MPI_Comm_create_from_group"); goto out; }
     rc = PMPI_Comm_create_from_group(c_group, c_stringtag, c_info, c_errhandler, &c_newcomm);
@@ -661,8 +661,8 @@ SMAP_F_ALIASES(comm_create_from_group, COMM_CREATE_FROM_GROUP, void, (MPI_Fint *
 void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_create_group(c_comm, c_group, *tag, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -675,7 +675,7 @@ SMAP_F_ALIASES(comm_create_group, COMM_CREATE_GROUP, void, (MPI_Fint *comm, MPI_
 void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_delete_attr(c_comm, *comm_keyval);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -684,7 +684,7 @@ SMAP_F_ALIASES(comm_delete_attr, COMM_DELETE_ATTR, void, (MPI_Fint *comm, MPI_Fi
 void pmpi_comm_detach_buffer_(MPI_Fint *comm, MPI_Aint *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_detach_buffer(c_comm, buffer_addr, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -693,7 +693,7 @@ SMAP_F_ALIASES(comm_detach_buffer, COMM_DETACH_BUFFER, void, (MPI_Fint *comm, MP
 void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_disconnect(&c_comm);
     if (rc == MPI_SUCCESS || 1) *comm = PMPI_Comm_c2f(c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -703,7 +703,7 @@ SMAP_F_ALIASES(comm_disconnect, COMM_DISCONNECT, void, (MPI_Fint *comm, MPI_Fint
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_dup(c_comm, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -714,8 +714,8 @@ SMAP_F_ALIASES(comm_dup, COMM_DUP, void, (MPI_Fint *comm, MPI_Fint *newcomm, MPI
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_dup_with_info(c_comm, c_info, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -726,7 +726,7 @@ SMAP_F_ALIASES(comm_dup_with_info, COMM_DUP_WITH_INFO, void, (MPI_Fint *comm, MP
 void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_flush_buffer(c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -735,7 +735,7 @@ SMAP_F_ALIASES(comm_flush_buffer, COMM_FLUSH_BUFFER, void, (MPI_Fint *comm, MPI_
 void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_free(&c_comm);
     if (rc == MPI_SUCCESS || 1) *comm = PMPI_Comm_c2f(c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -755,7 +755,7 @@ SMAP_F_ALIASES(comm_free_keyval, COMM_FREE_KEYVAL, void, (MPI_Fint *comm_keyval,
 void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Errhandler c_errhandler;
     rc = PMPI_Comm_get_errhandler(c_comm, &c_errhandler);
     if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
@@ -766,7 +766,7 @@ SMAP_F_ALIASES(comm_get_errhandler, COMM_GET_ERRHANDLER, void, (MPI_Fint *comm, 
 void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info_used;
     rc = PMPI_Comm_get_info(c_comm, &c_info_used);
     if (rc == MPI_SUCCESS) *info_used = PMPI_Info_c2f(c_info_used);
@@ -777,7 +777,7 @@ SMAP_F_ALIASES(comm_get_info, COMM_GET_INFO, void, (MPI_Fint *comm, MPI_Fint *in
 void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     char *c_comm_name = malloc(comm_name_len + SMAP_F_STR_SLACK);
     if (!c_comm_name) { rc = smap_f_nomem("MPI_Comm_get_name"); goto out; }
     rc = PMPI_Comm_get_name(c_comm, c_comm_name, resultlen);
@@ -801,7 +801,7 @@ SMAP_F_ALIASES(comm_get_parent, COMM_GET_PARENT, void, (MPI_Fint *parent, MPI_Fi
 void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Group c_group;
     rc = PMPI_Comm_group(c_comm, &c_group);
     if (rc == MPI_SUCCESS) *group = PMPI_Group_c2f(c_group);
@@ -812,7 +812,7 @@ SMAP_F_ALIASES(comm_group, COMM_GROUP, void, (MPI_Fint *comm, MPI_Fint *group, M
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Comm c_newcomm;
     MPI_Request c_request;
     rc = PMPI_Comm_idup(c_comm, &c_newcomm, &c_request);
@@ -825,8 +825,8 @@ SMAP_F_ALIASES(comm_idup, COMM_IDUP, void, (MPI_Fint *comm, MPI_Fint *newcomm, M
 void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Comm c_newcomm;
     MPI_Request c_request;
     rc = PMPI_Comm_idup_with_info(c_comm, c_info, &c_newcomm, &c_request);
@@ -839,7 +839,7 @@ SMAP_F_ALIASES(comm_idup_with_info, COMM_IDUP_WITH_INFO, void, (MPI_Fint *comm, 
 void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Comm_iflush_buffer(c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -860,7 +860,7 @@ SMAP_F_ALIASES(comm_join, COMM_JOIN, void, (MPI_Fint *fd, MPI_Fint *intercomm, M
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_rank(c_comm, rank);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -869,7 +869,7 @@ SMAP_F_ALIASES(comm_rank, COMM_RANK, void, (MPI_Fint *comm, MPI_Fint *rank, MPI_
 void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Group c_group;
     rc = PMPI_Comm_remote_group(c_comm, &c_group);
     if (rc == MPI_SUCCESS) *group = PMPI_Group_c2f(c_group);
@@ -880,7 +880,7 @@ SMAP_F_ALIASES(comm_remote_group, COMM_REMOTE_GROUP, void, (MPI_Fint *comm, MPI_
 void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_remote_size(c_comm, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -889,7 +889,7 @@ SMAP_F_ALIASES(comm_remote_size, COMM_REMOTE_SIZE, void, (MPI_Fint *comm, MPI_Fi
 void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_set_attr(c_comm, *comm_keyval, (void *)(intptr_t)*attribute_val);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -898,8 +898,8 @@ SMAP_F_ALIASES(comm_set_attr, COMM_SET_ATTR, void, (MPI_Fint *comm, MPI_Fint *co
 void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     rc = PMPI_Comm_set_errhandler(c_comm, c_errhandler);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -908,8 +908,8 @@ SMAP_F_ALIASES(comm_set_errhandler, COMM_SET_ERRHANDLER, void, (MPI_Fint *comm, 
 void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     rc = PMPI_Comm_set_info(c_comm, c_info);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -918,7 +918,7 @@ SMAP_F_ALIASES(comm_set_info, COMM_SET_INFO, void, (MPI_Fint *comm, MPI_Fint *in
 void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     char *c_comm_name = smap_f_str_in(comm_name, comm_name_len);
     if (!c_comm_name) { rc = smap_f_nomem("MPI_Comm_set_name"); goto out; }
     rc = PMPI_Comm_set_name(c_comm, c_comm_name);
@@ -932,7 +932,7 @@ SMAP_F_ALIASES(comm_set_name, COMM_SET_NAME, void, (MPI_Fint *comm, char *comm_n
 void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_size(c_comm, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -945,7 +945,7 @@ SMAP_F_ALIASES(comm_size, COMM_SIZE, void, (MPI_Fint *comm, MPI_Fint *size, MPI_
 void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_split(c_comm, *color, *key, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -956,8 +956,8 @@ SMAP_F_ALIASES(comm_split, COMM_SPLIT, void, (MPI_Fint *comm, MPI_Fint *color, M
 void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Comm c_newcomm;
     rc = PMPI_Comm_split_type(c_comm, *split_type, *key, c_info, &c_newcomm);
     if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -968,7 +968,7 @@ SMAP_F_ALIASES(comm_split_type, COMM_SPLIT_TYPE, void, (MPI_Fint *comm, MPI_Fint
 void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     int c_flag = 0;
     rc = PMPI_Comm_test_inter(c_comm, &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
@@ -979,8 +979,8 @@ SMAP_F_ALIASES(comm_test_inter, COMM_TEST_INTER, void, (MPI_Fint *comm, MPI_Fint
 void pmpi_compare_and_swap_(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Compare_and_swap(SMAP_F_BUF(origin_addr), SMAP_F_BUF(compare_addr), SMAP_F_BUF(result_addr), c_datatype, *target_rank, *target_disp, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -997,8 +997,8 @@ SMAP_F_ALIASES(dims_create, DIMS_CREATE, void, (MPI_Fint *nnodes, MPI_Fint *ndim
 void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm_old = PMPI_Comm_f2c(*comm_old);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm_old = SMAP_F2C(MPI_Comm, Comm, *comm_old);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Comm c_comm_dist_graph;
     rc = PMPI_Dist_graph_create(c_comm_old, *n, sources, degrees, destinations, SMAP_F_WEIGHTS(weights), c_info, SMAP_F_LOGICAL_IN(*reorder), &c_comm_dist_graph);
     if (rc == MPI_SUCCESS) *comm_dist_graph = PMPI_Comm_c2f(c_comm_dist_graph);
@@ -1009,8 +1009,8 @@ SMAP_F_ALIASES(dist_graph_create, DIST_GRAPH_CREATE, void, (MPI_Fint *comm_old, 
 void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm_old = PMPI_Comm_f2c(*comm_old);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm_old = SMAP_F2C(MPI_Comm, Comm, *comm_old);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Comm c_comm_dist_graph;
     rc = PMPI_Dist_graph_create_adjacent(c_comm_old, *indegree, sources, SMAP_F_WEIGHTS(sourceweights), *outdegree, destinations, SMAP_F_WEIGHTS(destweights), c_info, SMAP_F_LOGICAL_IN(*reorder), &c_comm_dist_graph);
     if (rc == MPI_SUCCESS) *comm_dist_graph = PMPI_Comm_c2f(c_comm_dist_graph);
@@ -1021,7 +1021,7 @@ SMAP_F_ALIASES(dist_graph_create_adjacent, DIST_GRAPH_CREATE_ADJACENT, void, (MP
 void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Dist_graph_neighbors(c_comm, *maxindegree, sources, SMAP_F_WEIGHTS(sourceweights), *maxoutdegree, destinations, SMAP_F_WEIGHTS(destweights));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1030,7 +1030,7 @@ SMAP_F_ALIASES(dist_graph_neighbors, DIST_GRAPH_NEIGHBORS, void, (MPI_Fint *comm
 void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     int c_weighted = 0;
     rc = PMPI_Dist_graph_neighbors_count(c_comm, indegree, outdegree, &c_weighted);
     if (rc == MPI_SUCCESS) *weighted = SMAP_F_LOGICAL_OUT(c_weighted);
@@ -1041,7 +1041,7 @@ SMAP_F_ALIASES(dist_graph_neighbors_count, DIST_GRAPH_NEIGHBORS_COUNT, void, (MP
 void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     rc = PMPI_Errhandler_free(&c_errhandler);
     if (rc == MPI_SUCCESS || 1) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -1072,9 +1072,9 @@ SMAP_F_ALIASES(error_string, ERROR_STRING, void, (MPI_Fint *errorcode, char *str
 void pmpi_exscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Exscan(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1083,10 +1083,10 @@ SMAP_F_ALIASES(exscan, EXSCAN, void, (const void *sendbuf, void *recvbuf, MPI_Fi
 void pmpi_exscan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Exscan_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1097,9 +1097,9 @@ SMAP_F_ALIASES(exscan_init, EXSCAN_INIT, void, (const void *sendbuf, void *recvb
 void pmpi_fetch_and_op_(const void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Fetch_and_op(SMAP_F_BUF(origin_addr), SMAP_F_BUF(result_addr), c_datatype, *target_rank, *target_disp, c_op, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1108,7 +1108,7 @@ SMAP_F_ALIASES(fetch_and_op, FETCH_AND_OP, void, (const void *origin_addr, void 
 void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_call_errhandler(c_fh, *errorcode);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1117,7 +1117,7 @@ SMAP_F_ALIASES(file_call_errhandler, FILE_CALL_ERRHANDLER, void, (MPI_Fint *fh, 
 void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_close(&c_fh);
     if (rc == MPI_SUCCESS || 1) *fh = PMPI_File_c2f(c_fh);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -1130,7 +1130,7 @@ void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t 
 {
     int rc = MPI_SUCCESS;
     char *c_filename = smap_f_str_in(filename, filename_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     if (!c_filename) { rc = smap_f_nomem("MPI_File_delete"); goto out; }
     rc = PMPI_File_delete(c_filename, c_info);
     goto out;
@@ -1143,7 +1143,7 @@ SMAP_F_ALIASES(file_delete, FILE_DELETE, void, (char *filename, MPI_Fint *info, 
 void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_get_amode(c_fh, amode);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1152,7 +1152,7 @@ SMAP_F_ALIASES(file_get_amode, FILE_GET_AMODE, void, (MPI_Fint *fh, MPI_Fint *am
 void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     int c_flag = 0;
     rc = PMPI_File_get_atomicity(c_fh, &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
@@ -1163,7 +1163,7 @@ SMAP_F_ALIASES(file_get_atomicity, FILE_GET_ATOMICITY, void, (MPI_Fint *fh, MPI_
 void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_get_byte_offset(c_fh, *offset, disp);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1172,7 +1172,7 @@ SMAP_F_ALIASES(file_get_byte_offset, FILE_GET_BYTE_OFFSET, void, (MPI_Fint *fh, 
 void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_file = PMPI_File_f2c(*file);
+    MPI_File c_file = SMAP_F2C(MPI_File, File, *file);
     MPI_Errhandler c_errhandler;
     rc = PMPI_File_get_errhandler(c_file, &c_errhandler);
     if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
@@ -1183,7 +1183,7 @@ SMAP_F_ALIASES(file_get_errhandler, FILE_GET_ERRHANDLER, void, (MPI_Fint *file, 
 void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     MPI_Group c_group;
     rc = PMPI_File_get_group(c_fh, &c_group);
     if (rc == MPI_SUCCESS) *group = PMPI_Group_c2f(c_group);
@@ -1194,7 +1194,7 @@ SMAP_F_ALIASES(file_get_group, FILE_GET_GROUP, void, (MPI_Fint *fh, MPI_Fint *gr
 void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     MPI_Info c_info_used;
     rc = PMPI_File_get_info(c_fh, &c_info_used);
     if (rc == MPI_SUCCESS) *info_used = PMPI_Info_c2f(c_info_used);
@@ -1205,7 +1205,7 @@ SMAP_F_ALIASES(file_get_info, FILE_GET_INFO, void, (MPI_Fint *fh, MPI_Fint *info
 void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_get_position(c_fh, offset);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1214,7 +1214,7 @@ SMAP_F_ALIASES(file_get_position, FILE_GET_POSITION, void, (MPI_Fint *fh, MPI_Of
 void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_get_position_shared(c_fh, offset);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1223,7 +1223,7 @@ SMAP_F_ALIASES(file_get_position_shared, FILE_GET_POSITION_SHARED, void, (MPI_Fi
 void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_get_size(c_fh, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1232,8 +1232,8 @@ SMAP_F_ALIASES(file_get_size, FILE_GET_SIZE, void, (MPI_Fint *fh, MPI_Offset *si
 void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_get_type_extent(c_fh, c_datatype, extent);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1242,7 +1242,7 @@ SMAP_F_ALIASES(file_get_type_extent, FILE_GET_TYPE_EXTENT, void, (MPI_Fint *fh, 
 void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     MPI_Datatype c_etype;
     MPI_Datatype c_filetype;
     char *c_datarep = malloc(datarep_len + SMAP_F_STR_SLACK);
@@ -1260,8 +1260,8 @@ SMAP_F_ALIASES(file_get_view, FILE_GET_VIEW, void, (MPI_Fint *fh, MPI_Offset *di
 void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iread(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1272,8 +1272,8 @@ SMAP_F_ALIASES(file_iread, FILE_IREAD, void, (MPI_Fint *fh, void *buf, MPI_Fint 
 void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iread_all(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1284,8 +1284,8 @@ SMAP_F_ALIASES(file_iread_all, FILE_IREAD_ALL, void, (MPI_Fint *fh, void *buf, M
 void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iread_at(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1296,8 +1296,8 @@ SMAP_F_ALIASES(file_iread_at, FILE_IREAD_AT, void, (MPI_Fint *fh, MPI_Offset *of
 void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iread_at_all(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1308,8 +1308,8 @@ SMAP_F_ALIASES(file_iread_at_all, FILE_IREAD_AT_ALL, void, (MPI_Fint *fh, MPI_Of
 void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iread_shared(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1320,8 +1320,8 @@ SMAP_F_ALIASES(file_iread_shared, FILE_IREAD_SHARED, void, (MPI_Fint *fh, void *
 void pmpi_file_iwrite_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iwrite(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1332,8 +1332,8 @@ SMAP_F_ALIASES(file_iwrite, FILE_IWRITE, void, (MPI_Fint *fh, const void *buf, M
 void pmpi_file_iwrite_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iwrite_all(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1344,8 +1344,8 @@ SMAP_F_ALIASES(file_iwrite_all, FILE_IWRITE_ALL, void, (MPI_Fint *fh, const void
 void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iwrite_at(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1356,8 +1356,8 @@ SMAP_F_ALIASES(file_iwrite_at, FILE_IWRITE_AT, void, (MPI_Fint *fh, MPI_Offset *
 void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iwrite_at_all(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1368,8 +1368,8 @@ SMAP_F_ALIASES(file_iwrite_at_all, FILE_IWRITE_AT_ALL, void, (MPI_Fint *fh, MPI_
 void pmpi_file_iwrite_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = PMPI_File_iwrite_shared(c_fh, SMAP_F_BUF(buf), *count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1380,9 +1380,9 @@ SMAP_F_ALIASES(file_iwrite_shared, FILE_IWRITE_SHARED, void, (MPI_Fint *fh, cons
 void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     char *c_filename = smap_f_str_in(filename, filename_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_File c_fh;
     if (!c_filename) { rc = smap_f_nomem("MPI_File_open"); goto out; }
     rc = PMPI_File_open(c_comm, c_filename, *amode, c_info, &c_fh);
@@ -1397,7 +1397,7 @@ SMAP_F_ALIASES(file_open, FILE_OPEN, void, (MPI_Fint *comm, char *filename, MPI_
 void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_preallocate(c_fh, *size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1406,8 +1406,8 @@ SMAP_F_ALIASES(file_preallocate, FILE_PREALLOCATE, void, (MPI_Fint *fh, MPI_Offs
 void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1416,8 +1416,8 @@ SMAP_F_ALIASES(file_read, FILE_READ, void, (MPI_Fint *fh, void *buf, MPI_Fint *c
 void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read_all(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1426,8 +1426,8 @@ SMAP_F_ALIASES(file_read_all, FILE_READ_ALL, void, (MPI_Fint *fh, void *buf, MPI
 void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read_all_begin(c_fh, SMAP_F_BUF(buf), *count, c_datatype);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1436,7 +1436,7 @@ SMAP_F_ALIASES(file_read_all_begin, FILE_READ_ALL_BEGIN, void, (MPI_Fint *fh, vo
 void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_read_all_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1445,8 +1445,8 @@ SMAP_F_ALIASES(file_read_all_end, FILE_READ_ALL_END, void, (MPI_Fint *fh, void *
 void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read_at(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1455,8 +1455,8 @@ SMAP_F_ALIASES(file_read_at, FILE_READ_AT, void, (MPI_Fint *fh, MPI_Offset *offs
 void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read_at_all(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1465,8 +1465,8 @@ SMAP_F_ALIASES(file_read_at_all, FILE_READ_AT_ALL, void, (MPI_Fint *fh, MPI_Offs
 void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read_at_all_begin(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1475,7 +1475,7 @@ SMAP_F_ALIASES(file_read_at_all_begin, FILE_READ_AT_ALL_BEGIN, void, (MPI_Fint *
 void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_read_at_all_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1484,8 +1484,8 @@ SMAP_F_ALIASES(file_read_at_all_end, FILE_READ_AT_ALL_END, void, (MPI_Fint *fh, 
 void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read_ordered(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1494,8 +1494,8 @@ SMAP_F_ALIASES(file_read_ordered, FILE_READ_ORDERED, void, (MPI_Fint *fh, void *
 void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read_ordered_begin(c_fh, SMAP_F_BUF(buf), *count, c_datatype);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1504,7 +1504,7 @@ SMAP_F_ALIASES(file_read_ordered_begin, FILE_READ_ORDERED_BEGIN, void, (MPI_Fint
 void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_read_ordered_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1513,8 +1513,8 @@ SMAP_F_ALIASES(file_read_ordered_end, FILE_READ_ORDERED_END, void, (MPI_Fint *fh
 void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_read_shared(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1523,7 +1523,7 @@ SMAP_F_ALIASES(file_read_shared, FILE_READ_SHARED, void, (MPI_Fint *fh, void *bu
 void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_seek(c_fh, *offset, *whence);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1532,7 +1532,7 @@ SMAP_F_ALIASES(file_seek, FILE_SEEK, void, (MPI_Fint *fh, MPI_Offset *offset, MP
 void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_seek_shared(c_fh, *offset, *whence);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1541,7 +1541,7 @@ SMAP_F_ALIASES(file_seek_shared, FILE_SEEK_SHARED, void, (MPI_Fint *fh, MPI_Offs
 void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_set_atomicity(c_fh, SMAP_F_LOGICAL_IN(*flag));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1550,8 +1550,8 @@ SMAP_F_ALIASES(file_set_atomicity, FILE_SET_ATOMICITY, void, (MPI_Fint *fh, MPI_
 void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_file = PMPI_File_f2c(*file);
-    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_File c_file = SMAP_F2C(MPI_File, File, *file);
+    MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     rc = PMPI_File_set_errhandler(c_file, c_errhandler);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1560,8 +1560,8 @@ SMAP_F_ALIASES(file_set_errhandler, FILE_SET_ERRHANDLER, void, (MPI_Fint *file, 
 void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     rc = PMPI_File_set_info(c_fh, c_info);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1570,7 +1570,7 @@ SMAP_F_ALIASES(file_set_info, FILE_SET_INFO, void, (MPI_Fint *fh, MPI_Fint *info
 void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_set_size(c_fh, *size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1579,11 +1579,11 @@ SMAP_F_ALIASES(file_set_size, FILE_SET_SIZE, void, (MPI_Fint *fh, MPI_Offset *si
 void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_etype = PMPI_Type_f2c(*etype);
-    MPI_Datatype c_filetype = PMPI_Type_f2c(*filetype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_etype = SMAP_F2C(MPI_Datatype, Type, *etype);
+    MPI_Datatype c_filetype = SMAP_F2C(MPI_Datatype, Type, *filetype);
     char *c_datarep = smap_f_str_in(datarep, datarep_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     if (!c_datarep) { rc = smap_f_nomem("MPI_File_set_view"); goto out; }
     rc = PMPI_File_set_view(c_fh, *disp, c_etype, c_filetype, c_datarep, c_info);
     goto out;
@@ -1596,7 +1596,7 @@ SMAP_F_ALIASES(file_set_view, FILE_SET_VIEW, void, (MPI_Fint *fh, MPI_Offset *di
 void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_sync(c_fh);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1605,8 +1605,8 @@ SMAP_F_ALIASES(file_sync, FILE_SYNC, void, (MPI_Fint *fh, MPI_Fint *ierror))
 void pmpi_file_write_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1615,8 +1615,8 @@ SMAP_F_ALIASES(file_write, FILE_WRITE, void, (MPI_Fint *fh, const void *buf, MPI
 void pmpi_file_write_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write_all(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1625,8 +1625,8 @@ SMAP_F_ALIASES(file_write_all, FILE_WRITE_ALL, void, (MPI_Fint *fh, const void *
 void pmpi_file_write_all_begin_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write_all_begin(c_fh, SMAP_F_BUF(buf), *count, c_datatype);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1635,7 +1635,7 @@ SMAP_F_ALIASES(file_write_all_begin, FILE_WRITE_ALL_BEGIN, void, (MPI_Fint *fh, 
 void pmpi_file_write_all_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_write_all_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1644,8 +1644,8 @@ SMAP_F_ALIASES(file_write_all_end, FILE_WRITE_ALL_END, void, (MPI_Fint *fh, cons
 void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write_at(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1654,8 +1654,8 @@ SMAP_F_ALIASES(file_write_at, FILE_WRITE_AT, void, (MPI_Fint *fh, MPI_Offset *of
 void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write_at_all(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1664,8 +1664,8 @@ SMAP_F_ALIASES(file_write_at_all, FILE_WRITE_AT_ALL, void, (MPI_Fint *fh, MPI_Of
 void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write_at_all_begin(c_fh, *offset, SMAP_F_BUF(buf), *count, c_datatype);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1674,7 +1674,7 @@ SMAP_F_ALIASES(file_write_at_all_begin, FILE_WRITE_AT_ALL_BEGIN, void, (MPI_Fint
 void pmpi_file_write_at_all_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_write_at_all_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1683,8 +1683,8 @@ SMAP_F_ALIASES(file_write_at_all_end, FILE_WRITE_AT_ALL_END, void, (MPI_Fint *fh
 void pmpi_file_write_ordered_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write_ordered(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1693,8 +1693,8 @@ SMAP_F_ALIASES(file_write_ordered, FILE_WRITE_ORDERED, void, (MPI_Fint *fh, cons
 void pmpi_file_write_ordered_begin_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write_ordered_begin(c_fh, SMAP_F_BUF(buf), *count, c_datatype);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1703,7 +1703,7 @@ SMAP_F_ALIASES(file_write_ordered_begin, FILE_WRITE_ORDERED_BEGIN, void, (MPI_Fi
 void pmpi_file_write_ordered_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     rc = PMPI_File_write_ordered_end(c_fh, SMAP_F_BUF(buf), SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1712,8 +1712,8 @@ SMAP_F_ALIASES(file_write_ordered_end, FILE_WRITE_ORDERED_END, void, (MPI_Fint *
 void pmpi_file_write_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_File_write_shared(c_fh, SMAP_F_BUF(buf), *count, c_datatype, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1748,9 +1748,9 @@ SMAP_F_ALIASES(free_mem, FREE_MEM, void, (void *base, MPI_Fint *ierror))
 void pmpi_gather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Gather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1759,10 +1759,10 @@ SMAP_F_ALIASES(gather, GATHER, void, (const void *sendbuf, MPI_Fint *sendcount, 
 void pmpi_gather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Gather_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1773,9 +1773,9 @@ SMAP_F_ALIASES(gather_init, GATHER_INIT, void, (const void *sendbuf, MPI_Fint *s
 void pmpi_gatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Gatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1784,10 +1784,10 @@ SMAP_F_ALIASES(gatherv, GATHERV, void, (const void *sendbuf, MPI_Fint *sendcount
 void pmpi_gatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Gatherv_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -1798,9 +1798,9 @@ SMAP_F_ALIASES(gatherv_init, GATHERV_INIT, void, (const void *sendbuf, MPI_Fint 
 void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Get(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1809,11 +1809,11 @@ SMAP_F_ALIASES(get, GET, void, (void *origin_addr, MPI_Fint *origin_count, MPI_F
 void pmpi_get_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Get_accumulate(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, SMAP_F_BUF(result_addr), *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1830,7 +1830,7 @@ SMAP_F_ALIASES(get_address, GET_ADDRESS, void, (const void *location, MPI_Aint *
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Get_count(SMAP_F_STATUS(status), c_datatype, count);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1839,7 +1839,7 @@ SMAP_F_ALIASES(get_count, GET_COUNT, void, (MPI_Fint *status, MPI_Fint *datatype
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Get_elements(SMAP_F_STATUS(status), c_datatype, count);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1848,7 +1848,7 @@ SMAP_F_ALIASES(get_elements, GET_ELEMENTS, void, (MPI_Fint *status, MPI_Fint *da
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Get_elements_x(SMAP_F_STATUS(status), c_datatype, count);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1901,7 +1901,7 @@ SMAP_F_ALIASES(get_version, GET_VERSION, void, (MPI_Fint *version, MPI_Fint *sub
 void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm_old = PMPI_Comm_f2c(*comm_old);
+    MPI_Comm c_comm_old = SMAP_F2C(MPI_Comm, Comm, *comm_old);
     MPI_Comm c_comm_graph;
     rc = PMPI_Graph_create(c_comm_old, *nnodes, index, edges, SMAP_F_LOGICAL_IN(*reorder), &c_comm_graph);
     if (rc == MPI_SUCCESS) *comm_graph = PMPI_Comm_c2f(c_comm_graph);
@@ -1912,7 +1912,7 @@ SMAP_F_ALIASES(graph_create, GRAPH_CREATE, void, (MPI_Fint *comm_old, MPI_Fint *
 void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Graph_get(c_comm, *maxindex, *maxedges, index, edges);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1921,7 +1921,7 @@ SMAP_F_ALIASES(graph_get, GRAPH_GET, void, (MPI_Fint *comm, MPI_Fint *maxindex, 
 void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Graph_map(c_comm, *nnodes, index, edges, newrank);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1930,7 +1930,7 @@ SMAP_F_ALIASES(graph_map, GRAPH_MAP, void, (MPI_Fint *comm, MPI_Fint *nnodes, MP
 void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Graph_neighbors(c_comm, *rank, *maxneighbors, neighbors);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1939,7 +1939,7 @@ SMAP_F_ALIASES(graph_neighbors, GRAPH_NEIGHBORS, void, (MPI_Fint *comm, MPI_Fint
 void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Graph_neighbors_count(c_comm, *rank, nneighbors);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1948,7 +1948,7 @@ SMAP_F_ALIASES(graph_neighbors_count, GRAPH_NEIGHBORS_COUNT, void, (MPI_Fint *co
 void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Graphdims_get(c_comm, nnodes, nedges);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1957,7 +1957,7 @@ SMAP_F_ALIASES(graphdims_get, GRAPHDIMS_GET, void, (MPI_Fint *comm, MPI_Fint *nn
 void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     rc = PMPI_Grequest_complete(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1968,8 +1968,8 @@ SMAP_F_ALIASES(grequest_complete, GREQUEST_COMPLETE, void, (MPI_Fint *request, M
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group1 = PMPI_Group_f2c(*group1);
-    MPI_Group c_group2 = PMPI_Group_f2c(*group2);
+    MPI_Group c_group1 = SMAP_F2C(MPI_Group, Group, *group1);
+    MPI_Group c_group2 = SMAP_F2C(MPI_Group, Group, *group2);
     rc = PMPI_Group_compare(c_group1, c_group2, result);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1978,8 +1978,8 @@ SMAP_F_ALIASES(group_compare, GROUP_COMPARE, void, (MPI_Fint *group1, MPI_Fint *
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group1 = PMPI_Group_f2c(*group1);
-    MPI_Group c_group2 = PMPI_Group_f2c(*group2);
+    MPI_Group c_group1 = SMAP_F2C(MPI_Group, Group, *group1);
+    MPI_Group c_group2 = SMAP_F2C(MPI_Group, Group, *group2);
     MPI_Group c_newgroup;
     rc = PMPI_Group_difference(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -1990,7 +1990,7 @@ SMAP_F_ALIASES(group_difference, GROUP_DIFFERENCE, void, (MPI_Fint *group1, MPI_
 void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     MPI_Group c_newgroup;
     rc = PMPI_Group_excl(c_group, *n, ranks, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -2001,7 +2001,7 @@ SMAP_F_ALIASES(group_excl, GROUP_EXCL, void, (MPI_Fint *group, MPI_Fint *n, MPI_
 void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     rc = PMPI_Group_free(&c_group);
     if (rc == MPI_SUCCESS || 1) *group = PMPI_Group_c2f(c_group);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -2011,7 +2011,7 @@ SMAP_F_ALIASES(group_free, GROUP_FREE, void, (MPI_Fint *group, MPI_Fint *ierror)
 void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     char *c_pset_name = smap_f_str_in(pset_name, pset_name_len);
     MPI_Group c_newgroup;
     if (!c_pset_name) { rc = smap_f_nomem("MPI_Group_from_session_pset"); goto out; }
@@ -2027,7 +2027,7 @@ SMAP_F_ALIASES(group_from_session_pset, GROUP_FROM_SESSION_PSET, void, (MPI_Fint
 void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     MPI_Group c_newgroup;
     rc = PMPI_Group_incl(c_group, *n, ranks, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -2038,8 +2038,8 @@ SMAP_F_ALIASES(group_incl, GROUP_INCL, void, (MPI_Fint *group, MPI_Fint *n, MPI_
 void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group1 = PMPI_Group_f2c(*group1);
-    MPI_Group c_group2 = PMPI_Group_f2c(*group2);
+    MPI_Group c_group1 = SMAP_F2C(MPI_Group, Group, *group1);
+    MPI_Group c_group2 = SMAP_F2C(MPI_Group, Group, *group2);
     MPI_Group c_newgroup;
     rc = PMPI_Group_intersection(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -2050,7 +2050,7 @@ SMAP_F_ALIASES(group_intersection, GROUP_INTERSECTION, void, (MPI_Fint *group1, 
 void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     MPI_Group c_newgroup;
     rc = PMPI_Group_range_excl(c_group, *n, (int (*)[3])ranges, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -2061,7 +2061,7 @@ SMAP_F_ALIASES(group_range_excl, GROUP_RANGE_EXCL, void, (MPI_Fint *group, MPI_F
 void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     MPI_Group c_newgroup;
     rc = PMPI_Group_range_incl(c_group, *n, (int (*)[3])ranges, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -2072,7 +2072,7 @@ SMAP_F_ALIASES(group_range_incl, GROUP_RANGE_INCL, void, (MPI_Fint *group, MPI_F
 void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     rc = PMPI_Group_rank(c_group, rank);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2081,7 +2081,7 @@ SMAP_F_ALIASES(group_rank, GROUP_RANK, void, (MPI_Fint *group, MPI_Fint *rank, M
 void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
     rc = PMPI_Group_size(c_group, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2090,8 +2090,8 @@ SMAP_F_ALIASES(group_size, GROUP_SIZE, void, (MPI_Fint *group, MPI_Fint *size, M
 void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group1 = PMPI_Group_f2c(*group1);
-    MPI_Group c_group2 = PMPI_Group_f2c(*group2);
+    MPI_Group c_group1 = SMAP_F2C(MPI_Group, Group, *group1);
+    MPI_Group c_group2 = SMAP_F2C(MPI_Group, Group, *group2);
     rc = PMPI_Group_translate_ranks(c_group1, *n, ranks1, c_group2, ranks2);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2100,8 +2100,8 @@ SMAP_F_ALIASES(group_translate_ranks, GROUP_TRANSLATE_RANKS, void, (MPI_Fint *gr
 void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group1 = PMPI_Group_f2c(*group1);
-    MPI_Group c_group2 = PMPI_Group_f2c(*group2);
+    MPI_Group c_group1 = SMAP_F2C(MPI_Group, Group, *group1);
+    MPI_Group c_group2 = SMAP_F2C(MPI_Group, Group, *group2);
     MPI_Group c_newgroup;
     rc = PMPI_Group_union(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS) *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -2112,9 +2112,9 @@ SMAP_F_ALIASES(group_union, GROUP_UNION, void, (MPI_Fint *group1, MPI_Fint *grou
 void pmpi_iallgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Iallgather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2125,9 +2125,9 @@ SMAP_F_ALIASES(iallgather, IALLGATHER, void, (const void *sendbuf, MPI_Fint *sen
 void pmpi_iallgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Iallgatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2138,9 +2138,9 @@ SMAP_F_ALIASES(iallgatherv, IALLGATHERV, void, (const void *sendbuf, MPI_Fint *s
 void pmpi_iallreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Iallreduce(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2151,9 +2151,9 @@ SMAP_F_ALIASES(iallreduce, IALLREDUCE, void, (const void *sendbuf, void *recvbuf
 void pmpi_ialltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ialltoall(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2164,9 +2164,9 @@ SMAP_F_ALIASES(ialltoall, IALLTOALL, void, (const void *sendbuf, MPI_Fint *sendc
 void pmpi_ialltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ialltoallv(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2181,14 +2181,14 @@ void pmpi_ialltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdisp
     int n_sendtypes = 0;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Ialltoallw(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtypes, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
@@ -2202,7 +2202,7 @@ SMAP_F_ALIASES(ialltoallw, IALLTOALLW, void, (const void *sendbuf, MPI_Fint *sen
 void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ibarrier(c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2213,8 +2213,8 @@ SMAP_F_ALIASES(ibarrier, IBARRIER, void, (MPI_Fint *comm, MPI_Fint *request, MPI
 void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ibcast(SMAP_F_BUF(buffer), *count, c_datatype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2225,8 +2225,8 @@ SMAP_F_ALIASES(ibcast, IBCAST, void, (void *buffer, MPI_Fint *count, MPI_Fint *d
 void pmpi_ibsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ibsend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2237,9 +2237,9 @@ SMAP_F_ALIASES(ibsend, IBSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint
 void pmpi_iexscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Iexscan(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2250,9 +2250,9 @@ SMAP_F_ALIASES(iexscan, IEXSCAN, void, (const void *sendbuf, void *recvbuf, MPI_
 void pmpi_igather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Igather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2263,9 +2263,9 @@ SMAP_F_ALIASES(igather, IGATHER, void, (const void *sendbuf, MPI_Fint *sendcount
 void pmpi_igatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Igatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2276,7 +2276,7 @@ SMAP_F_ALIASES(igatherv, IGATHERV, void, (const void *sendbuf, MPI_Fint *sendcou
 void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     int c_flag = 0;
     MPI_Message c_message;
     rc = PMPI_Improbe(*source, *tag, c_comm, &c_flag, &c_message, SMAP_F_STATUS(status));
@@ -2289,8 +2289,8 @@ SMAP_F_ALIASES(improbe, IMPROBE, void, (MPI_Fint *source, MPI_Fint *tag, MPI_Fin
 void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Message c_message = PMPI_Message_f2c(*message);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Message c_message = SMAP_F2C(MPI_Message, Message, *message);
     MPI_Request c_request;
     rc = PMPI_Imrecv(SMAP_F_BUF(buf), *count, c_datatype, &c_message, &c_request);
     if (rc == MPI_SUCCESS || 1) *message = PMPI_Message_c2f(c_message);
@@ -2302,9 +2302,9 @@ SMAP_F_ALIASES(imrecv, IMRECV, void, (void *buf, MPI_Fint *count, MPI_Fint *data
 void pmpi_ineighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ineighbor_allgather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2315,9 +2315,9 @@ SMAP_F_ALIASES(ineighbor_allgather, INEIGHBOR_ALLGATHER, void, (const void *send
 void pmpi_ineighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ineighbor_allgatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2328,9 +2328,9 @@ SMAP_F_ALIASES(ineighbor_allgatherv, INEIGHBOR_ALLGATHERV, void, (const void *se
 void pmpi_ineighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ineighbor_alltoall(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2341,9 +2341,9 @@ SMAP_F_ALIASES(ineighbor_alltoall, INEIGHBOR_ALLTOALL, void, (const void *sendbu
 void pmpi_ineighbor_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ineighbor_alltoallv(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2358,14 +2358,14 @@ void pmpi_ineighbor_alltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Ai
     int n_sendtypes = 0;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Ineighbor_alltoallw(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtypes, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
@@ -2399,7 +2399,7 @@ SMAP_F_ALIASES(info_create_env, INFO_CREATE_ENV, void, (MPI_Fint *info, MPI_Fint
 void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_key = smap_f_str_in(key, key_len);
     if (!c_key) { rc = smap_f_nomem("MPI_Info_delete"); goto out; }
     rc = PMPI_Info_delete(c_info, c_key);
@@ -2413,7 +2413,7 @@ SMAP_F_ALIASES(info_delete, INFO_DELETE, void, (MPI_Fint *info, char *key, MPI_F
 void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Info c_newinfo;
     rc = PMPI_Info_dup(c_info, &c_newinfo);
     if (rc == MPI_SUCCESS) *newinfo = PMPI_Info_c2f(c_newinfo);
@@ -2424,7 +2424,7 @@ SMAP_F_ALIASES(info_dup, INFO_DUP, void, (MPI_Fint *info, MPI_Fint *newinfo, MPI
 void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     rc = PMPI_Info_free(&c_info);
     if (rc == MPI_SUCCESS || 1) *info = PMPI_Info_c2f(c_info);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -2434,7 +2434,7 @@ SMAP_F_ALIASES(info_free, INFO_FREE, void, (MPI_Fint *info, MPI_Fint *ierror))
 void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_key = smap_f_str_in(key, key_len);
     char *c_value = malloc(value_len + SMAP_F_STR_SLACK);
     int c_flag = 0;
@@ -2453,7 +2453,7 @@ SMAP_F_ALIASES(info_get, INFO_GET, void, (MPI_Fint *info, char *key, MPI_Fint *v
 void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     rc = PMPI_Info_get_nkeys(c_info, nkeys);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2462,7 +2462,7 @@ SMAP_F_ALIASES(info_get_nkeys, INFO_GET_NKEYS, void, (MPI_Fint *info, MPI_Fint *
 void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_key = malloc(key_len + SMAP_F_STR_SLACK);
     if (!c_key) { rc = smap_f_nomem("MPI_Info_get_nthkey"); goto out; }
     rc = PMPI_Info_get_nthkey(c_info, *n, c_key);
@@ -2476,7 +2476,7 @@ SMAP_F_ALIASES(info_get_nthkey, INFO_GET_NTHKEY, void, (MPI_Fint *info, MPI_Fint
 void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_key = smap_f_str_in(key, key_len);
     char *c_value = malloc(value_len + SMAP_F_STR_SLACK);
     int c_flag = 0;
@@ -2495,7 +2495,7 @@ SMAP_F_ALIASES(info_get_string, INFO_GET_STRING, void, (MPI_Fint *info, char *ke
 void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_key = smap_f_str_in(key, key_len);
     int c_flag = 0;
     if (!c_key) { rc = smap_f_nomem("MPI_Info_get_valuelen"); goto out; }
@@ -2511,7 +2511,7 @@ SMAP_F_ALIASES(info_get_valuelen, INFO_GET_VALUELEN, void, (MPI_Fint *info, char
 void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_key = smap_f_str_in(key, key_len);
     char *c_value = smap_f_str_in(value, value_len);
     if (!c_key) { rc = smap_f_nomem("MPI_Info_set"); goto out; }
@@ -2554,8 +2554,8 @@ SMAP_F_ALIASES(initialized, INITIALIZED, void, (MPI_Fint *flag, MPI_Fint *ierror
 void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_local_comm = PMPI_Comm_f2c(*local_comm);
-    MPI_Comm c_peer_comm = PMPI_Comm_f2c(*peer_comm);
+    MPI_Comm c_local_comm = SMAP_F2C(MPI_Comm, Comm, *local_comm);
+    MPI_Comm c_peer_comm = SMAP_F2C(MPI_Comm, Comm, *peer_comm);
     MPI_Comm c_newintercomm;
     rc = PMPI_Intercomm_create(c_local_comm, *local_leader, c_peer_comm, *remote_leader, *tag, &c_newintercomm);
     if (rc == MPI_SUCCESS) *newintercomm = PMPI_Comm_c2f(c_newintercomm);
@@ -2566,11 +2566,11 @@ SMAP_F_ALIASES(intercomm_create, INTERCOMM_CREATE, void, (MPI_Fint *local_comm, 
 void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_local_group = PMPI_Group_f2c(*local_group);
-    MPI_Group c_remote_group = PMPI_Group_f2c(*remote_group);
+    MPI_Group c_local_group = SMAP_F2C(MPI_Group, Group, *local_group);
+    MPI_Group c_remote_group = SMAP_F2C(MPI_Group, Group, *remote_group);
     char *c_stringtag = smap_f_str_in(stringtag, stringtag_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     MPI_Comm c_newintercomm;
     if (!c_stringtag) { rc = smap_f_nomem("MPI_Intercomm_create_from_groups"); goto out; }
     rc = PMPI_Intercomm_create_from_groups(c_local_group, *local_leader, c_remote_group, *remote_leader, c_stringtag, c_info, c_errhandler, &c_newintercomm);
@@ -2585,7 +2585,7 @@ SMAP_F_ALIASES(intercomm_create_from_groups, INTERCOMM_CREATE_FROM_GROUPS, void,
 void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_intercomm = PMPI_Comm_f2c(*intercomm);
+    MPI_Comm c_intercomm = SMAP_F2C(MPI_Comm, Comm, *intercomm);
     MPI_Comm c_newintracomm;
     rc = PMPI_Intercomm_merge(c_intercomm, SMAP_F_LOGICAL_IN(*high), &c_newintracomm);
     if (rc == MPI_SUCCESS) *newintracomm = PMPI_Comm_c2f(c_newintracomm);
@@ -2596,7 +2596,7 @@ SMAP_F_ALIASES(intercomm_merge, INTERCOMM_MERGE, void, (MPI_Fint *intercomm, MPI
 void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     int c_flag = 0;
     rc = PMPI_Iprobe(*source, *tag, c_comm, &c_flag, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
@@ -2607,8 +2607,8 @@ SMAP_F_ALIASES(iprobe, IPROBE, void, (MPI_Fint *source, MPI_Fint *tag, MPI_Fint 
 void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Irecv(SMAP_F_BUF(buf), *count, c_datatype, *source, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2619,9 +2619,9 @@ SMAP_F_ALIASES(irecv, IRECV, void, (void *buf, MPI_Fint *count, MPI_Fint *dataty
 void pmpi_ireduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ireduce(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2632,9 +2632,9 @@ SMAP_F_ALIASES(ireduce, IREDUCE, void, (const void *sendbuf, void *recvbuf, MPI_
 void pmpi_ireduce_scatter_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ireduce_scatter(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), recvcounts, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2645,9 +2645,9 @@ SMAP_F_ALIASES(ireduce_scatter, IREDUCE_SCATTER, void, (const void *sendbuf, voi
 void pmpi_ireduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ireduce_scatter_block(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *recvcount, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2658,8 +2658,8 @@ SMAP_F_ALIASES(ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, void, (const void *
 void pmpi_irsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Irsend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2680,9 +2680,9 @@ SMAP_F_ALIASES(is_thread_main, IS_THREAD_MAIN, void, (MPI_Fint *flag, MPI_Fint *
 void pmpi_iscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Iscan(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2693,9 +2693,9 @@ SMAP_F_ALIASES(iscan, ISCAN, void, (const void *sendbuf, void *recvbuf, MPI_Fint
 void pmpi_iscatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Iscatter(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2706,9 +2706,9 @@ SMAP_F_ALIASES(iscatter, ISCATTER, void, (const void *sendbuf, MPI_Fint *sendcou
 void pmpi_iscatterv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Iscatterv(SMAP_F_BUF(sendbuf), sendcounts, displs, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2719,8 +2719,8 @@ SMAP_F_ALIASES(iscatterv, ISCATTERV, void, (const void *sendbuf, MPI_Fint *sendc
 void pmpi_isend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Isend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2731,9 +2731,9 @@ SMAP_F_ALIASES(isend, ISEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *
 void pmpi_isendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Isendrecv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, *dest, *sendtag, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *source, *recvtag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2744,8 +2744,8 @@ SMAP_F_ALIASES(isendrecv, ISENDRECV, void, (const void *sendbuf, MPI_Fint *sendc
 void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Isendrecv_replace(SMAP_F_BUF(buf), *count, c_datatype, *dest, *sendtag, *source, *recvtag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2756,8 +2756,8 @@ SMAP_F_ALIASES(isendrecv_replace, ISENDRECV_REPLACE, void, (void *buf, MPI_Fint 
 void pmpi_issend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Issend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2779,7 +2779,7 @@ void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_
 {
     int rc = MPI_SUCCESS;
     char *c_service_name = smap_f_str_in(service_name, service_name_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_port_name = malloc(port_name_len + SMAP_F_STR_SLACK);
     if (!c_service_name) { rc = smap_f_nomem("MPI_Lookup_name"); goto out; }
     if (!c_port_name) { rc = smap_f_nomem("MPI_Lookup_name"); goto out; }
@@ -2795,7 +2795,7 @@ SMAP_F_ALIASES(lookup_name, LOOKUP_NAME, void, (char *service_name, MPI_Fint *in
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Message c_message;
     rc = PMPI_Mprobe(*source, *tag, c_comm, &c_message, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS) *message = PMPI_Message_c2f(c_message);
@@ -2806,8 +2806,8 @@ SMAP_F_ALIASES(mprobe, MPROBE, void, (MPI_Fint *source, MPI_Fint *tag, MPI_Fint 
 void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Message c_message = PMPI_Message_f2c(*message);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Message c_message = SMAP_F2C(MPI_Message, Message, *message);
     rc = PMPI_Mrecv(SMAP_F_BUF(buf), *count, c_datatype, &c_message, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS || 1) *message = PMPI_Message_c2f(c_message);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -2817,9 +2817,9 @@ SMAP_F_ALIASES(mrecv, MRECV, void, (void *buf, MPI_Fint *count, MPI_Fint *dataty
 void pmpi_neighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Neighbor_allgather(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2828,10 +2828,10 @@ SMAP_F_ALIASES(neighbor_allgather, NEIGHBOR_ALLGATHER, void, (const void *sendbu
 void pmpi_neighbor_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Neighbor_allgather_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2842,9 +2842,9 @@ SMAP_F_ALIASES(neighbor_allgather_init, NEIGHBOR_ALLGATHER_INIT, void, (const vo
 void pmpi_neighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Neighbor_allgatherv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2853,10 +2853,10 @@ SMAP_F_ALIASES(neighbor_allgatherv, NEIGHBOR_ALLGATHERV, void, (const void *send
 void pmpi_neighbor_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Neighbor_allgatherv_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2867,9 +2867,9 @@ SMAP_F_ALIASES(neighbor_allgatherv_init, NEIGHBOR_ALLGATHERV_INIT, void, (const 
 void pmpi_neighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Neighbor_alltoall(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2878,10 +2878,10 @@ SMAP_F_ALIASES(neighbor_alltoall, NEIGHBOR_ALLTOALL, void, (const void *sendbuf,
 void pmpi_neighbor_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Neighbor_alltoall_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2892,9 +2892,9 @@ SMAP_F_ALIASES(neighbor_alltoall_init, NEIGHBOR_ALLTOALL_INIT, void, (const void
 void pmpi_neighbor_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Neighbor_alltoallv(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2903,10 +2903,10 @@ SMAP_F_ALIASES(neighbor_alltoallv, NEIGHBOR_ALLTOALLV, void, (const void *sendbu
 void pmpi_neighbor_alltoallv_init_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Neighbor_alltoallv_init(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtype, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2921,13 +2921,13 @@ void pmpi_neighbor_alltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Ain
     int n_sendtypes = 0;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Neighbor_alltoallw(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtypes, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
@@ -2944,15 +2944,15 @@ void pmpi_neighbor_alltoallw_init_(const void *sendbuf, MPI_Fint *sendcounts, MP
     int n_sendtypes = 0;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Neighbor_alltoallw_init(SMAP_F_BUF(sendbuf), sendcounts, sdispls, c_sendtypes, SMAP_F_BUF(recvbuf), recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
@@ -2966,7 +2966,7 @@ SMAP_F_ALIASES(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT, void, (const vo
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     int c_commute = 0;
     rc = PMPI_Op_commutative(c_op, &c_commute);
     if (rc == MPI_SUCCESS) *commute = SMAP_F_LOGICAL_OUT(c_commute);
@@ -2979,7 +2979,7 @@ SMAP_F_ALIASES(op_commutative, OP_COMMUTATIVE, void, (MPI_Fint *op, MPI_Fint *co
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     rc = PMPI_Op_free(&c_op);
     if (rc == MPI_SUCCESS || 1) *op = PMPI_Op_c2f(c_op);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -2989,7 +2989,7 @@ SMAP_F_ALIASES(op_free, OP_FREE, void, (MPI_Fint *op, MPI_Fint *ierror))
 void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_port_name = malloc(port_name_len + SMAP_F_STR_SLACK);
     if (!c_port_name) { rc = smap_f_nomem("MPI_Open_port"); goto out; }
     rc = PMPI_Open_port(c_info, c_port_name);
@@ -3003,8 +3003,8 @@ SMAP_F_ALIASES(open_port, OPEN_PORT, void, (MPI_Fint *info, char *port_name, MPI
 void pmpi_pack_(const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Pack(SMAP_F_BUF(inbuf), *incount, c_datatype, SMAP_F_BUF(outbuf), *outsize, position, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3014,7 +3014,7 @@ void pmpi_pack_external_(char *datarep, const void *inbuf, MPI_Fint *incount, MP
 {
     int rc = MPI_SUCCESS;
     char *c_datarep = smap_f_str_in(datarep, datarep_len);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     if (!c_datarep) { rc = smap_f_nomem("MPI_Pack_external"); goto out; }
     rc = PMPI_Pack_external(c_datarep, SMAP_F_BUF(inbuf), *incount, c_datatype, SMAP_F_BUF(outbuf), *outsize, position);
     goto out;
@@ -3028,7 +3028,7 @@ void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *dataty
 {
     int rc = MPI_SUCCESS;
     char *c_datarep = smap_f_str_in(datarep, datarep_len);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     if (!c_datarep) { rc = smap_f_nomem("MPI_Pack_external_size"); goto out; }
     rc = PMPI_Pack_external_size(c_datarep, *incount, c_datatype, size);
     goto out;
@@ -3041,8 +3041,8 @@ SMAP_F_ALIASES(pack_external_size, PACK_EXTERNAL_SIZE, void, (char *datarep, MPI
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Pack_size(*incount, c_datatype, c_comm, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3051,7 +3051,7 @@ SMAP_F_ALIASES(pack_size, PACK_SIZE, void, (MPI_Fint *incount, MPI_Fint *datatyp
 void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     int c_flag = 0;
     rc = PMPI_Parrived(c_request, *partition, &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
@@ -3070,7 +3070,7 @@ SMAP_F_ALIASES(pcontrol, PCONTROL, void, (MPI_Fint *level))
 void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     rc = PMPI_Pready(*partition, c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3079,7 +3079,7 @@ SMAP_F_ALIASES(pready, PREADY, void, (MPI_Fint *partition, MPI_Fint *request, MP
 void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     rc = PMPI_Pready_list(*length, array_of_partitions, c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3088,7 +3088,7 @@ SMAP_F_ALIASES(pready_list, PREADY_LIST, void, (MPI_Fint *length, MPI_Fint *arra
 void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     rc = PMPI_Pready_range(*partition_low, *partition_high, c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3097,9 +3097,9 @@ SMAP_F_ALIASES(pready_range, PREADY_RANGE, void, (MPI_Fint *partition_low, MPI_F
 void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Precv_init(SMAP_F_BUF(buf), *partitions, *count, c_datatype, *source, *tag, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3110,7 +3110,7 @@ SMAP_F_ALIASES(precv_init, PRECV_INIT, void, (void *buf, MPI_Fint *partitions, M
 void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Probe(*source, *tag, c_comm, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3119,9 +3119,9 @@ SMAP_F_ALIASES(probe, PROBE, void, (MPI_Fint *source, MPI_Fint *tag, MPI_Fint *c
 void pmpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Psend_init(SMAP_F_BUF(buf), *partitions, *count, c_datatype, *dest, *tag, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3133,7 +3133,7 @@ void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI
 {
     int rc = MPI_SUCCESS;
     char *c_service_name = smap_f_str_in(service_name, service_name_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_port_name = smap_f_str_in(port_name, port_name_len);
     if (!c_service_name) { rc = smap_f_nomem("MPI_Publish_name"); goto out; }
     if (!c_port_name) { rc = smap_f_nomem("MPI_Publish_name"); goto out; }
@@ -3149,9 +3149,9 @@ SMAP_F_ALIASES(publish_name, PUBLISH_NAME, void, (char *service_name, MPI_Fint *
 void pmpi_put_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Put(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3168,10 +3168,10 @@ SMAP_F_ALIASES(query_thread, QUERY_THREAD, void, (MPI_Fint *provided, MPI_Fint *
 void pmpi_raccumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = PMPI_Raccumulate(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3182,8 +3182,8 @@ SMAP_F_ALIASES(raccumulate, RACCUMULATE, void, (const void *origin_addr, MPI_Fin
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Recv(SMAP_F_BUF(buf), *count, c_datatype, *source, *tag, c_comm, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3192,8 +3192,8 @@ SMAP_F_ALIASES(recv, RECV, void, (void *buf, MPI_Fint *count, MPI_Fint *datatype
 void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Recv_init(SMAP_F_BUF(buf), *count, c_datatype, *source, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3204,9 +3204,9 @@ SMAP_F_ALIASES(recv_init, RECV_INIT, void, (void *buf, MPI_Fint *count, MPI_Fint
 void pmpi_reduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Reduce(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, *root, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3215,10 +3215,10 @@ SMAP_F_ALIASES(reduce, REDUCE, void, (const void *sendbuf, void *recvbuf, MPI_Fi
 void pmpi_reduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Reduce_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3229,8 +3229,8 @@ SMAP_F_ALIASES(reduce_init, REDUCE_INIT, void, (const void *sendbuf, void *recvb
 void pmpi_reduce_local_(const void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     rc = PMPI_Reduce_local(SMAP_F_BUF(inbuf), SMAP_F_BUF(inoutbuf), *count, c_datatype, c_op);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3239,9 +3239,9 @@ SMAP_F_ALIASES(reduce_local, REDUCE_LOCAL, void, (const void *inbuf, void *inout
 void pmpi_reduce_scatter_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Reduce_scatter(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), recvcounts, c_datatype, c_op, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3250,9 +3250,9 @@ SMAP_F_ALIASES(reduce_scatter, REDUCE_SCATTER, void, (const void *sendbuf, void 
 void pmpi_reduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Reduce_scatter_block(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *recvcount, c_datatype, c_op, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3261,10 +3261,10 @@ SMAP_F_ALIASES(reduce_scatter_block, REDUCE_SCATTER_BLOCK, void, (const void *se
 void pmpi_reduce_scatter_block_init_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Reduce_scatter_block_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *recvcount, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3275,10 +3275,10 @@ SMAP_F_ALIASES(reduce_scatter_block_init, REDUCE_SCATTER_BLOCK_INIT, void, (cons
 void pmpi_reduce_scatter_init_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Reduce_scatter_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), recvcounts, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3315,7 +3315,7 @@ SMAP_F_ALIASES(remove_error_string, REMOVE_ERROR_STRING, void, (MPI_Fint *errorc
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     rc = PMPI_Request_free(&c_request);
     if (rc == MPI_SUCCESS || 1) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -3325,7 +3325,7 @@ SMAP_F_ALIASES(request_free, REQUEST_FREE, void, (MPI_Fint *request, MPI_Fint *i
 void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     int c_flag = 0;
     rc = PMPI_Request_get_status(c_request, &c_flag, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
@@ -3341,7 +3341,7 @@ void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, 
     int c_flag = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Request_get_status_all"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Request_get_status_all(*count, c_array_of_requests, &c_flag, SMAP_F_STATUSES(array_of_statuses));
     goto out;
 out:
@@ -3359,7 +3359,7 @@ void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, 
     int c_flag = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Request_get_status_any"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Request_get_status_any(*count, c_array_of_requests, index, &c_flag, SMAP_F_STATUS(status));
     goto out;
 out:
@@ -3376,7 +3376,7 @@ void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_request
     int n_array_of_requests = 0;
     n_array_of_requests = *incount;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Request_get_status_some"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Request_get_status_some(*incount, c_array_of_requests, outcount, array_of_indices, SMAP_F_STATUSES(array_of_statuses));
     goto out;
 out:
@@ -3388,9 +3388,9 @@ SMAP_F_ALIASES(request_get_status_some, REQUEST_GET_STATUS_SOME, void, (MPI_Fint
 void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = PMPI_Rget(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3401,11 +3401,11 @@ SMAP_F_ALIASES(rget, RGET, void, (void *origin_addr, MPI_Fint *origin_count, MPI
 void pmpi_rget_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = PMPI_Rget_accumulate(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, SMAP_F_BUF(result_addr), *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3416,9 +3416,9 @@ SMAP_F_ALIASES(rget_accumulate, RGET_ACCUMULATE, void, (const void *origin_addr,
 void pmpi_rput_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = PMPI_Rput(SMAP_F_BUF(origin_addr), *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3429,8 +3429,8 @@ SMAP_F_ALIASES(rput, RPUT, void, (const void *origin_addr, MPI_Fint *origin_coun
 void pmpi_rsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Rsend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3439,8 +3439,8 @@ SMAP_F_ALIASES(rsend, RSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *
 void pmpi_rsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Rsend_init(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3451,9 +3451,9 @@ SMAP_F_ALIASES(rsend_init, RSEND_INIT, void, (const void *buf, MPI_Fint *count, 
 void pmpi_scan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Scan(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3462,10 +3462,10 @@ SMAP_F_ALIASES(scan, SCAN, void, (const void *sendbuf, void *recvbuf, MPI_Fint *
 void pmpi_scan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Scan_init(SMAP_F_BUF(sendbuf), SMAP_F_BUF(recvbuf), *count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3476,9 +3476,9 @@ SMAP_F_ALIASES(scan_init, SCAN_INIT, void, (const void *sendbuf, void *recvbuf, 
 void pmpi_scatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Scatter(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3487,10 +3487,10 @@ SMAP_F_ALIASES(scatter, SCATTER, void, (const void *sendbuf, MPI_Fint *sendcount
 void pmpi_scatter_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Scatter_init(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3501,9 +3501,9 @@ SMAP_F_ALIASES(scatter_init, SCATTER_INIT, void, (const void *sendbuf, MPI_Fint 
 void pmpi_scatterv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Scatterv(SMAP_F_BUF(sendbuf), sendcounts, displs, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3512,10 +3512,10 @@ SMAP_F_ALIASES(scatterv, SCATTERV, void, (const void *sendbuf, MPI_Fint *sendcou
 void pmpi_scatterv_init_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = PMPI_Scatterv_init(SMAP_F_BUF(sendbuf), sendcounts, displs, c_sendtype, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3526,8 +3526,8 @@ SMAP_F_ALIASES(scatterv_init, SCATTERV_INIT, void, (const void *sendbuf, MPI_Fin
 void pmpi_send_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Send(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3536,8 +3536,8 @@ SMAP_F_ALIASES(send, SEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *da
 void pmpi_send_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Send_init(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3548,9 +3548,9 @@ SMAP_F_ALIASES(send_init, SEND_INIT, void, (const void *buf, MPI_Fint *count, MP
 void pmpi_sendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Sendrecv(SMAP_F_BUF(sendbuf), *sendcount, c_sendtype, *dest, *sendtag, SMAP_F_BUF(recvbuf), *recvcount, c_recvtype, *source, *recvtag, c_comm, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3559,8 +3559,8 @@ SMAP_F_ALIASES(sendrecv, SENDRECV, void, (const void *sendbuf, MPI_Fint *sendcou
 void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Sendrecv_replace(SMAP_F_BUF(buf), *count, c_datatype, *dest, *sendtag, *source, *recvtag, c_comm, SMAP_F_STATUS(status));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3569,7 +3569,7 @@ SMAP_F_ALIASES(sendrecv_replace, SENDRECV_REPLACE, void, (void *buf, MPI_Fint *c
 void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     rc = PMPI_Session_attach_buffer(c_session, SMAP_F_BUF(buffer), *size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3578,7 +3578,7 @@ SMAP_F_ALIASES(session_attach_buffer, SESSION_ATTACH_BUFFER, void, (MPI_Fint *se
 void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     rc = PMPI_Session_call_errhandler(c_session, *errorcode);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3589,7 +3589,7 @@ SMAP_F_ALIASES(session_call_errhandler, SESSION_CALL_ERRHANDLER, void, (MPI_Fint
 void pmpi_session_detach_buffer_(MPI_Fint *session, MPI_Aint *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     rc = PMPI_Session_detach_buffer(c_session, buffer_addr, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3598,7 +3598,7 @@ SMAP_F_ALIASES(session_detach_buffer, SESSION_DETACH_BUFFER, void, (MPI_Fint *se
 void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     rc = PMPI_Session_finalize(&c_session);
     if (rc == MPI_SUCCESS || 1) *session = PMPI_Session_c2f(c_session);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -3608,7 +3608,7 @@ SMAP_F_ALIASES(session_finalize, SESSION_FINALIZE, void, (MPI_Fint *session, MPI
 void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     rc = PMPI_Session_flush_buffer(c_session);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3617,7 +3617,7 @@ SMAP_F_ALIASES(session_flush_buffer, SESSION_FLUSH_BUFFER, void, (MPI_Fint *sess
 void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     MPI_Errhandler c_errhandler;
     rc = PMPI_Session_get_errhandler(c_session, &c_errhandler);
     if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
@@ -3628,7 +3628,7 @@ SMAP_F_ALIASES(session_get_errhandler, SESSION_GET_ERRHANDLER, void, (MPI_Fint *
 void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     MPI_Info c_info_used;
     rc = PMPI_Session_get_info(c_session, &c_info_used);
     if (rc == MPI_SUCCESS) *info_used = PMPI_Info_c2f(c_info_used);
@@ -3639,8 +3639,8 @@ SMAP_F_ALIASES(session_get_info, SESSION_GET_INFO, void, (MPI_Fint *session, MPI
 void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_pset_name = malloc(pset_name_len + SMAP_F_STR_SLACK);
     if (!c_pset_name) { rc = smap_f_nomem("MPI_Session_get_nth_pset"); goto out; }
     rc = PMPI_Session_get_nth_pset(c_session, c_info, *n, pset_len, c_pset_name);
@@ -3654,8 +3654,8 @@ SMAP_F_ALIASES(session_get_nth_pset, SESSION_GET_NTH_PSET, void, (MPI_Fint *sess
 void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     rc = PMPI_Session_get_num_psets(c_session, c_info, npset_names);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3664,7 +3664,7 @@ SMAP_F_ALIASES(session_get_num_psets, SESSION_GET_NUM_PSETS, void, (MPI_Fint *se
 void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     char *c_pset_name = smap_f_str_in(pset_name, pset_name_len);
     MPI_Info c_info;
     if (!c_pset_name) { rc = smap_f_nomem("MPI_Session_get_pset_info"); goto out; }
@@ -3680,7 +3680,7 @@ SMAP_F_ALIASES(session_get_pset_info, SESSION_GET_PSET_INFO, void, (MPI_Fint *se
 void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     MPI_Request c_request;
     rc = PMPI_Session_iflush_buffer(c_session, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3691,8 +3691,8 @@ SMAP_F_ALIASES(session_iflush_buffer, SESSION_IFLUSH_BUFFER, void, (MPI_Fint *se
 void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     MPI_Session c_session;
     rc = PMPI_Session_init(c_info, c_errhandler, &c_session);
     if (rc == MPI_SUCCESS) *session = PMPI_Session_c2f(c_session);
@@ -3703,8 +3703,8 @@ SMAP_F_ALIASES(session_init, SESSION_INIT, void, (MPI_Fint *info, MPI_Fint *errh
 void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
-    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
+    MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     rc = PMPI_Session_set_errhandler(c_session, c_errhandler);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3713,8 +3713,8 @@ SMAP_F_ALIASES(session_set_errhandler, SESSION_SET_ERRHANDLER, void, (MPI_Fint *
 void pmpi_ssend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Ssend(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3723,8 +3723,8 @@ SMAP_F_ALIASES(ssend, SSEND, void, (const void *buf, MPI_Fint *count, MPI_Fint *
 void pmpi_ssend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = PMPI_Ssend_init(SMAP_F_BUF(buf), *count, c_datatype, *dest, *tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3735,7 +3735,7 @@ SMAP_F_ALIASES(ssend_init, SSEND_INIT, void, (const void *buf, MPI_Fint *count, 
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     rc = PMPI_Start(&c_request);
     if (rc == MPI_SUCCESS || 1) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -3749,7 +3749,7 @@ void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr
     int n_array_of_requests = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Startall"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Startall(*count, c_array_of_requests);
     goto out;
 out:
@@ -3810,7 +3810,7 @@ SMAP_F_ALIASES(status_set_cancelled, STATUS_SET_CANCELLED, void, (MPI_Fint *stat
 void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Status_set_elements(SMAP_F_STATUS(status), c_datatype, *count);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3819,7 +3819,7 @@ SMAP_F_ALIASES(status_set_elements, STATUS_SET_ELEMENTS, void, (MPI_Fint *status
 void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Status_set_elements_x(SMAP_F_STATUS(status), c_datatype, *count);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3852,7 +3852,7 @@ SMAP_F_ALIASES(status_set_tag, STATUS_SET_TAG, void, (MPI_Fint *status, MPI_Fint
 void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     int c_flag = 0;
     rc = PMPI_Test(&c_request, &c_flag, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS || 1) *request = PMPI_Request_c2f(c_request);
@@ -3879,7 +3879,7 @@ void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag,
     int c_flag = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Testall"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Testall(*count, c_array_of_requests, &c_flag, SMAP_F_STATUSES(array_of_statuses));
     goto out;
 out:
@@ -3898,7 +3898,7 @@ void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
     int c_flag = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Testany"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Testany(*count, c_array_of_requests, index, &c_flag, SMAP_F_STATUS(status));
     goto out;
 out:
@@ -3916,7 +3916,7 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
     int n_array_of_requests = 0;
     n_array_of_requests = *incount;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Testsome"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Testsome(*incount, c_array_of_requests, outcount, array_of_indices, SMAP_F_STATUSES(array_of_statuses));
     goto out;
 out:
@@ -3929,7 +3929,7 @@ SMAP_F_ALIASES(testsome, TESTSOME, void, (MPI_Fint *incount, MPI_Fint *array_of_
 void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Topo_test(c_comm, status);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3938,7 +3938,7 @@ SMAP_F_ALIASES(topo_test, TOPO_TEST, void, (MPI_Fint *comm, MPI_Fint *status, MP
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_commit(&c_datatype);
     if (rc == MPI_SUCCESS || 1) *datatype = PMPI_Type_c2f(c_datatype);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -3948,7 +3948,7 @@ SMAP_F_ALIASES(type_commit, TYPE_COMMIT, void, (MPI_Fint *datatype, MPI_Fint *ie
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_contiguous(*count, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -3959,7 +3959,7 @@ SMAP_F_ALIASES(type_contiguous, TYPE_CONTIGUOUS, void, (MPI_Fint *count, MPI_Fin
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_darray(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4000,7 +4000,7 @@ SMAP_F_ALIASES(type_create_f90_real, TYPE_CREATE_F90_REAL, void, (MPI_Fint *p, M
 void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hindexed(*count, array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4011,7 +4011,7 @@ SMAP_F_ALIASES(type_create_hindexed, TYPE_CREATE_HINDEXED, void, (MPI_Fint *coun
 void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hindexed_block(*count, *blocklength, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4022,7 +4022,7 @@ SMAP_F_ALIASES(type_create_hindexed_block, TYPE_CREATE_HINDEXED_BLOCK, void, (MP
 void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hvector(*count, *blocklength, *stride, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4033,7 +4033,7 @@ SMAP_F_ALIASES(type_create_hvector, TYPE_CREATE_HVECTOR, void, (MPI_Fint *count,
 void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_indexed_block(*count, *blocklength, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4046,7 +4046,7 @@ SMAP_F_ALIASES(type_create_indexed_block, TYPE_CREATE_INDEXED_BLOCK, void, (MPI_
 void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_resized(c_oldtype, *lb, *extent, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4062,7 +4062,7 @@ void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, 
     MPI_Datatype c_newtype;
     n_array_of_types = *count;
     if (n_array_of_types > 0 && !(c_array_of_types = malloc((size_t)n_array_of_types * sizeof *c_array_of_types))) { rc = smap_f_nomem("MPI_Type_create_struct"); goto out; }
-    for (int i = 0; i < n_array_of_types; i++) c_array_of_types[i] = PMPI_Type_f2c(array_of_types[i]);
+    for (int i = 0; i < n_array_of_types; i++) c_array_of_types[i] = SMAP_F2C(MPI_Datatype, Type, array_of_types[i]);
     rc = PMPI_Type_create_struct(*count, array_of_blocklengths, array_of_displacements, c_array_of_types, &c_newtype);
     goto out;
 out:
@@ -4075,7 +4075,7 @@ SMAP_F_ALIASES(type_create_struct, TYPE_CREATE_STRUCT, void, (MPI_Fint *count, M
 void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_subarray(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4086,7 +4086,7 @@ SMAP_F_ALIASES(type_create_subarray, TYPE_CREATE_SUBARRAY, void, (MPI_Fint *ndim
 void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_delete_attr(c_datatype, *type_keyval);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4095,7 +4095,7 @@ SMAP_F_ALIASES(type_delete_attr, TYPE_DELETE_ATTR, void, (MPI_Fint *datatype, MP
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_dup(c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4106,7 +4106,7 @@ SMAP_F_ALIASES(type_dup, TYPE_DUP, void, (MPI_Fint *oldtype, MPI_Fint *newtype, 
 void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_free(&c_datatype);
     if (rc == MPI_SUCCESS || 1) *datatype = PMPI_Type_c2f(c_datatype);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -4126,7 +4126,7 @@ SMAP_F_ALIASES(type_free_keyval, TYPE_FREE_KEYVAL, void, (MPI_Fint *type_keyval,
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Datatype *c_array_of_datatypes = NULL;
     int n_array_of_datatypes = 0;
     n_array_of_datatypes = *max_datatypes;
@@ -4143,7 +4143,7 @@ SMAP_F_ALIASES(type_get_contents, TYPE_GET_CONTENTS, void, (MPI_Fint *datatype, 
 void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_get_envelope(c_datatype, num_integers, num_addresses, num_datatypes, combiner);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4152,7 +4152,7 @@ SMAP_F_ALIASES(type_get_envelope, TYPE_GET_ENVELOPE, void, (MPI_Fint *datatype, 
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_get_extent(c_datatype, lb, extent);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4161,7 +4161,7 @@ SMAP_F_ALIASES(type_get_extent, TYPE_GET_EXTENT, void, (MPI_Fint *datatype, MPI_
 void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_get_extent_x(c_datatype, lb, extent);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4170,7 +4170,7 @@ SMAP_F_ALIASES(type_get_extent_x, TYPE_GET_EXTENT_X, void, (MPI_Fint *datatype, 
 void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     char *c_type_name = malloc(type_name_len + SMAP_F_STR_SLACK);
     if (!c_type_name) { rc = smap_f_nomem("MPI_Type_get_name"); goto out; }
     rc = PMPI_Type_get_name(c_datatype, c_type_name, resultlen);
@@ -4184,7 +4184,7 @@ SMAP_F_ALIASES(type_get_name, TYPE_GET_NAME, void, (MPI_Fint *datatype, char *ty
 void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_get_true_extent(c_datatype, true_lb, true_extent);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4193,7 +4193,7 @@ SMAP_F_ALIASES(type_get_true_extent, TYPE_GET_TRUE_EXTENT, void, (MPI_Fint *data
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_get_true_extent_x(c_datatype, true_lb, true_extent);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4202,8 +4202,8 @@ SMAP_F_ALIASES(type_get_true_extent_x, TYPE_GET_TRUE_EXTENT_X, void, (MPI_Fint *
 void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_value_type = PMPI_Type_f2c(*value_type);
-    MPI_Datatype c_index_type = PMPI_Type_f2c(*index_type);
+    MPI_Datatype c_value_type = SMAP_F2C(MPI_Datatype, Type, *value_type);
+    MPI_Datatype c_index_type = SMAP_F2C(MPI_Datatype, Type, *index_type);
     MPI_Datatype c_pair_type;
     rc = PMPI_Type_get_value_index(c_value_type, c_index_type, &c_pair_type);
     if (rc == MPI_SUCCESS) *pair_type = PMPI_Type_c2f(c_pair_type);
@@ -4214,7 +4214,7 @@ SMAP_F_ALIASES(type_get_value_index, TYPE_GET_VALUE_INDEX, void, (MPI_Fint *valu
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_indexed(*count, array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4235,7 +4235,7 @@ SMAP_F_ALIASES(type_match_size, TYPE_MATCH_SIZE, void, (MPI_Fint *typeclass, MPI
 void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_set_attr(c_datatype, *type_keyval, (void *)(intptr_t)*attribute_val);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4244,7 +4244,7 @@ SMAP_F_ALIASES(type_set_attr, TYPE_SET_ATTR, void, (MPI_Fint *datatype, MPI_Fint
 void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     char *c_type_name = smap_f_str_in(type_name, type_name_len);
     if (!c_type_name) { rc = smap_f_nomem("MPI_Type_set_name"); goto out; }
     rc = PMPI_Type_set_name(c_datatype, c_type_name);
@@ -4258,7 +4258,7 @@ SMAP_F_ALIASES(type_set_name, TYPE_SET_NAME, void, (MPI_Fint *datatype, char *ty
 void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_size(c_datatype, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4267,7 +4267,7 @@ SMAP_F_ALIASES(type_size, TYPE_SIZE, void, (MPI_Fint *datatype, MPI_Fint *size, 
 void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_size_x(c_datatype, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4276,7 +4276,7 @@ SMAP_F_ALIASES(type_size_x, TYPE_SIZE_X, void, (MPI_Fint *datatype, MPI_Count *s
 void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_vector(*count, *blocklength, *stride, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -4287,8 +4287,8 @@ SMAP_F_ALIASES(type_vector, TYPE_VECTOR, void, (MPI_Fint *count, MPI_Fint *block
 void pmpi_unpack_(const void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Unpack(SMAP_F_BUF(inbuf), *insize, position, SMAP_F_BUF(outbuf), *outcount, c_datatype, c_comm);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4298,7 +4298,7 @@ void pmpi_unpack_external_(char *datarep, const void *inbuf, MPI_Aint *insize, M
 {
     int rc = MPI_SUCCESS;
     char *c_datarep = smap_f_str_in(datarep, datarep_len);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     if (!c_datarep) { rc = smap_f_nomem("MPI_Unpack_external"); goto out; }
     rc = PMPI_Unpack_external(c_datarep, SMAP_F_BUF(inbuf), *insize, position, SMAP_F_BUF(outbuf), *outcount, c_datatype);
     goto out;
@@ -4312,7 +4312,7 @@ void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, M
 {
     int rc = MPI_SUCCESS;
     char *c_service_name = smap_f_str_in(service_name, service_name_len);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     char *c_port_name = smap_f_str_in(port_name, port_name_len);
     if (!c_service_name) { rc = smap_f_nomem("MPI_Unpublish_name"); goto out; }
     if (!c_port_name) { rc = smap_f_nomem("MPI_Unpublish_name"); goto out; }
@@ -4328,7 +4328,7 @@ SMAP_F_ALIASES(unpublish_name, UNPUBLISH_NAME, void, (char *service_name, MPI_Fi
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Request c_request = SMAP_F2C(MPI_Request, Request, *request);
     rc = PMPI_Wait(&c_request, SMAP_F_STATUS(status));
     if (rc == MPI_SUCCESS || 1) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -4342,7 +4342,7 @@ void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array
     int n_array_of_requests = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Waitall"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Waitall(*count, c_array_of_requests, SMAP_F_STATUSES(array_of_statuses));
     goto out;
 out:
@@ -4359,7 +4359,7 @@ void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
     int n_array_of_requests = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Waitany"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Waitany(*count, c_array_of_requests, index, SMAP_F_STATUS(status));
     goto out;
 out:
@@ -4376,7 +4376,7 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
     int n_array_of_requests = 0;
     n_array_of_requests = *incount;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Waitsome"); goto out; }
-    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = PMPI_Request_f2c(array_of_requests[i]);
+    for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
     rc = PMPI_Waitsome(*incount, c_array_of_requests, outcount, array_of_indices, SMAP_F_STATUSES(array_of_statuses));
     goto out;
 out:
@@ -4389,8 +4389,8 @@ SMAP_F_ALIASES(waitsome, WAITSOME, void, (MPI_Fint *incount, MPI_Fint *array_of_
 void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Win c_win;
     rc = PMPI_Win_allocate(*size, *disp_unit, c_info, c_comm, baseptr, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
@@ -4401,8 +4401,8 @@ SMAP_F_ALIASES(win_allocate, WIN_ALLOCATE, void, (MPI_Aint *size, MPI_Fint *disp
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Win c_win;
     rc = PMPI_Win_allocate_shared(*size, *disp_unit, c_info, c_comm, baseptr, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
@@ -4413,7 +4413,7 @@ SMAP_F_ALIASES(win_allocate_shared, WIN_ALLOCATE_SHARED, void, (MPI_Aint *size, 
 void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_attach(c_win, SMAP_F_BUF(base), *size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4422,7 +4422,7 @@ SMAP_F_ALIASES(win_attach, WIN_ATTACH, void, (MPI_Fint *win, void *base, MPI_Ain
 void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_call_errhandler(c_win, *errorcode);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4431,7 +4431,7 @@ SMAP_F_ALIASES(win_call_errhandler, WIN_CALL_ERRHANDLER, void, (MPI_Fint *win, M
 void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_complete(c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4440,8 +4440,8 @@ SMAP_F_ALIASES(win_complete, WIN_COMPLETE, void, (MPI_Fint *win, MPI_Fint *ierro
 void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Win c_win;
     rc = PMPI_Win_create(SMAP_F_BUF(base), *size, *disp_unit, c_info, c_comm, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
@@ -4452,8 +4452,8 @@ SMAP_F_ALIASES(win_create, WIN_CREATE, void, (void *base, MPI_Aint *size, MPI_Fi
 void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Win c_win;
     rc = PMPI_Win_create_dynamic(c_info, c_comm, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
@@ -4468,7 +4468,7 @@ SMAP_F_ALIASES(win_create_dynamic, WIN_CREATE_DYNAMIC, void, (MPI_Fint *info, MP
 void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_delete_attr(c_win, *win_keyval);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4477,7 +4477,7 @@ SMAP_F_ALIASES(win_delete_attr, WIN_DELETE_ATTR, void, (MPI_Fint *win, MPI_Fint 
 void pmpi_win_detach_(MPI_Fint *win, const void *base, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_detach(c_win, SMAP_F_BUF(base));
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4486,7 +4486,7 @@ SMAP_F_ALIASES(win_detach, WIN_DETACH, void, (MPI_Fint *win, const void *base, M
 void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_fence(*assert, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4495,7 +4495,7 @@ SMAP_F_ALIASES(win_fence, WIN_FENCE, void, (MPI_Fint *assert, MPI_Fint *win, MPI
 void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_flush(*rank, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4504,7 +4504,7 @@ SMAP_F_ALIASES(win_flush, WIN_FLUSH, void, (MPI_Fint *rank, MPI_Fint *win, MPI_F
 void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_flush_all(c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4513,7 +4513,7 @@ SMAP_F_ALIASES(win_flush_all, WIN_FLUSH_ALL, void, (MPI_Fint *win, MPI_Fint *ier
 void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_flush_local(*rank, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4522,7 +4522,7 @@ SMAP_F_ALIASES(win_flush_local, WIN_FLUSH_LOCAL, void, (MPI_Fint *rank, MPI_Fint
 void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_flush_local_all(c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4531,7 +4531,7 @@ SMAP_F_ALIASES(win_flush_local_all, WIN_FLUSH_LOCAL_ALL, void, (MPI_Fint *win, M
 void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_free(&c_win);
     if (rc == MPI_SUCCESS || 1) *win = PMPI_Win_c2f(c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -4551,7 +4551,7 @@ SMAP_F_ALIASES(win_free_keyval, WIN_FREE_KEYVAL, void, (MPI_Fint *win_keyval, MP
 void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Errhandler c_errhandler;
     rc = PMPI_Win_get_errhandler(c_win, &c_errhandler);
     if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c_errhandler);
@@ -4562,7 +4562,7 @@ SMAP_F_ALIASES(win_get_errhandler, WIN_GET_ERRHANDLER, void, (MPI_Fint *win, MPI
 void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Group c_group;
     rc = PMPI_Win_get_group(c_win, &c_group);
     if (rc == MPI_SUCCESS) *group = PMPI_Group_c2f(c_group);
@@ -4573,7 +4573,7 @@ SMAP_F_ALIASES(win_get_group, WIN_GET_GROUP, void, (MPI_Fint *win, MPI_Fint *gro
 void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Info c_info_used;
     rc = PMPI_Win_get_info(c_win, &c_info_used);
     if (rc == MPI_SUCCESS) *info_used = PMPI_Info_c2f(c_info_used);
@@ -4584,7 +4584,7 @@ SMAP_F_ALIASES(win_get_info, WIN_GET_INFO, void, (MPI_Fint *win, MPI_Fint *info_
 void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     char *c_win_name = malloc(win_name_len + SMAP_F_STR_SLACK);
     if (!c_win_name) { rc = smap_f_nomem("MPI_Win_get_name"); goto out; }
     rc = PMPI_Win_get_name(c_win, c_win_name, resultlen);
@@ -4598,7 +4598,7 @@ SMAP_F_ALIASES(win_get_name, WIN_GET_NAME, void, (MPI_Fint *win, char *win_name,
 void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_lock(*lock_type, *rank, *assert, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4607,7 +4607,7 @@ SMAP_F_ALIASES(win_lock, WIN_LOCK, void, (MPI_Fint *lock_type, MPI_Fint *rank, M
 void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_lock_all(*assert, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4616,8 +4616,8 @@ SMAP_F_ALIASES(win_lock_all, WIN_LOCK_ALL, void, (MPI_Fint *assert, MPI_Fint *wi
 void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_post(c_group, *assert, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4626,7 +4626,7 @@ SMAP_F_ALIASES(win_post, WIN_POST, void, (MPI_Fint *group, MPI_Fint *assert, MPI
 void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_set_attr(c_win, *win_keyval, (void *)(intptr_t)*attribute_val);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4635,8 +4635,8 @@ SMAP_F_ALIASES(win_set_attr, WIN_SET_ATTR, void, (MPI_Fint *win, MPI_Fint *win_k
 void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
+    MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     rc = PMPI_Win_set_errhandler(c_win, c_errhandler);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4645,8 +4645,8 @@ SMAP_F_ALIASES(win_set_errhandler, WIN_SET_ERRHANDLER, void, (MPI_Fint *win, MPI
 void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     rc = PMPI_Win_set_info(c_win, c_info);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4655,7 +4655,7 @@ SMAP_F_ALIASES(win_set_info, WIN_SET_INFO, void, (MPI_Fint *win, MPI_Fint *info,
 void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     char *c_win_name = smap_f_str_in(win_name, win_name_len);
     if (!c_win_name) { rc = smap_f_nomem("MPI_Win_set_name"); goto out; }
     rc = PMPI_Win_set_name(c_win, c_win_name);
@@ -4669,7 +4669,7 @@ SMAP_F_ALIASES(win_set_name, WIN_SET_NAME, void, (MPI_Fint *win, char *win_name,
 void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_shared_query(c_win, *rank, size, disp_unit, baseptr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4678,8 +4678,8 @@ SMAP_F_ALIASES(win_shared_query, WIN_SHARED_QUERY, void, (MPI_Fint *win, MPI_Fin
 void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Group c_group = PMPI_Group_f2c(*group);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Group c_group = SMAP_F2C(MPI_Group, Group, *group);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_start(c_group, *assert, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4688,7 +4688,7 @@ SMAP_F_ALIASES(win_start, WIN_START, void, (MPI_Fint *group, MPI_Fint *assert, M
 void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_sync(c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4697,7 +4697,7 @@ SMAP_F_ALIASES(win_sync, WIN_SYNC, void, (MPI_Fint *win, MPI_Fint *ierror))
 void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     int c_flag = 0;
     rc = PMPI_Win_test(c_win, &c_flag);
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
@@ -4708,7 +4708,7 @@ SMAP_F_ALIASES(win_test, WIN_TEST, void, (MPI_Fint *win, MPI_Fint *flag, MPI_Fin
 void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_unlock(*rank, c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4717,7 +4717,7 @@ SMAP_F_ALIASES(win_unlock, WIN_UNLOCK, void, (MPI_Fint *rank, MPI_Fint *win, MPI
 void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_unlock_all(c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4726,7 +4726,7 @@ SMAP_F_ALIASES(win_unlock_all, WIN_UNLOCK_ALL, void, (MPI_Fint *win, MPI_Fint *i
 void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_wait(c_win);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }

@@ -6,6 +6,10 @@
 
 #include "binding/fortran/fortran.h"
 #include "mpi/errors.h"
+#include "mpi/handles.h"
+
+_Static_assert(SMAP_F_PREDEF_MAX == SMAP_HANDLE_INT_BASE,
+               "fortran.h's SMAP_F2C fast path: predefined handles below the table's integers");
 
 /* The common blocks of mpif.h / module mpi: defined here (initialised, so
  * the definition is ours; a program's Fortran objects only reference them).

@@ -13,10 +13,10 @@ SMAP_F_API void smap_f08_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_c
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Accumulate(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
@@ -29,10 +29,10 @@ SMAP_F_API void smap_f08_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origi
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
@@ -45,10 +45,10 @@ SMAP_F_API void smap_f08_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MP
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -63,10 +63,10 @@ SMAP_F_API void smap_f08_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -81,11 +81,11 @@ SMAP_F_API void smap_f08_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcoun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -102,11 +102,11 @@ SMAP_F_API void smap_f08_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendc
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -123,10 +123,10 @@ SMAP_F_API void smap_f08_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -141,10 +141,10 @@ SMAP_F_API void smap_f08_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -159,11 +159,11 @@ SMAP_F_API void smap_f08_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -180,11 +180,11 @@ SMAP_F_API void smap_f08_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *send
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -202,9 +202,9 @@ SMAP_F_API void smap_f08_allreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, M
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Allreduce", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allreduce", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -220,9 +220,9 @@ SMAP_F_API void smap_f08_allreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Allreduce", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Allreduce", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -238,10 +238,10 @@ SMAP_F_API void smap_f08_allreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvb
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Allreduce_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -259,10 +259,10 @@ SMAP_F_API void smap_f08_allreduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *rec
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Allreduce_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -279,10 +279,10 @@ SMAP_F_API void smap_f08_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -297,10 +297,10 @@ SMAP_F_API void smap_f08_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -315,11 +315,11 @@ SMAP_F_API void smap_f08_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -336,11 +336,11 @@ SMAP_F_API void smap_f08_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -357,10 +357,10 @@ SMAP_F_API void smap_f08_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -375,10 +375,10 @@ SMAP_F_API void smap_f08_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -393,11 +393,11 @@ SMAP_F_API void smap_f08_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcoun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Alltoallv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -414,11 +414,11 @@ SMAP_F_API void smap_f08_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendc
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Alltoallv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -440,17 +440,17 @@ SMAP_F_API void smap_f08_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, M
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Alltoallw(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
@@ -468,17 +468,17 @@ SMAP_F_API void smap_f08_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Alltoallw_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
@@ -496,19 +496,19 @@ SMAP_F_API void smap_f08_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcoun
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Alltoallw_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Alltoallw_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Alltoallw_init(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
@@ -527,19 +527,19 @@ SMAP_F_API void smap_f08_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendc
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Alltoallw_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Alltoallw_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Alltoallw_init_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
@@ -553,8 +553,8 @@ SMAP_F_API void smap_f08_bcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *d
 {
     int rc = MPI_SUCCESS;
     void *b_buffer = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Bcast", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Bcast(b_buffer, *count, c_datatype, *root, c_comm);
@@ -567,8 +567,8 @@ SMAP_F_API void smap_f08_bcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint
 {
     int rc = MPI_SUCCESS;
     void *b_buffer = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Bcast", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Bcast_c(b_buffer, *count, c_datatype, *root, c_comm);
@@ -581,9 +581,9 @@ SMAP_F_API void smap_f08_bcast_init(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fi
 {
     int rc = MPI_SUCCESS;
     void *b_buffer = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Bcast_init", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
@@ -598,9 +598,9 @@ SMAP_F_API void smap_f08_bcast_init_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI
 {
     int rc = MPI_SUCCESS;
     void *b_buffer = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Bcast_init", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
@@ -617,8 +617,8 @@ SMAP_F_API void smap_f08_bsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *data
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Bsend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Bsend(b_buf, (int)k_buf, c_datatype, *dest, *tag, c_comm);
@@ -634,8 +634,8 @@ SMAP_F_API void smap_f08_bsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *d
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Bsend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Bsend_c(b_buf, (MPI_Count)k_buf, c_datatype, *dest, *tag, c_comm);
@@ -651,8 +651,8 @@ SMAP_F_API void smap_f08_bsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint 
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Bsend_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -670,8 +670,8 @@ SMAP_F_API void smap_f08_bsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fi
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Bsend_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -718,7 +718,7 @@ SMAP_F_ALIASES(buffer_detach_c, BUFFER_DETACH_C, void, (MPI_Aint *buffer_addr, M
 SMAP_F_API void smap_f08_comm_attach_buffer(MPI_Fint *comm, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     void *b_buffer = NULL;
     rc = smap_f08_contig(c_comm, "MPI_Comm_attach_buffer", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
@@ -731,7 +731,7 @@ out:
 SMAP_F_API void smap_f08_comm_attach_buffer_c(MPI_Fint *comm, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     void *b_buffer = NULL;
     rc = smap_f08_contig(c_comm, "MPI_Comm_attach_buffer", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
@@ -744,7 +744,7 @@ out:
 void pmpi_comm_detach_buffer_c_(MPI_Fint *comm, MPI_Aint *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Comm_detach_buffer_c(c_comm, buffer_addr, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -756,8 +756,8 @@ SMAP_F_API void smap_f08_compare_and_swap(CFI_cdesc_t *origin_addr, CFI_cdesc_t 
     void *b_origin_addr = NULL;
     void *b_compare_addr = NULL;
     void *b_result_addr = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Compare_and_swap", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Compare_and_swap", "compare_addr", compare_addr, 0, &b_compare_addr);
@@ -775,9 +775,9 @@ SMAP_F_API void smap_f08_exscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Exscan", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Exscan", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -793,9 +793,9 @@ SMAP_F_API void smap_f08_exscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MP
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Exscan", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Exscan", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -811,10 +811,10 @@ SMAP_F_API void smap_f08_exscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Exscan_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -832,10 +832,10 @@ SMAP_F_API void smap_f08_exscan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbu
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Exscan_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -853,9 +853,9 @@ SMAP_F_API void smap_f08_fetch_and_op(CFI_cdesc_t *origin_addr, CFI_cdesc_t *res
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
     void *b_result_addr = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Fetch_and_op", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Fetch_and_op", "result_addr", result_addr, 0, &b_result_addr);
@@ -869,11 +869,11 @@ out:
 SMAP_F_API void smap_f08_file_iread(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -888,11 +888,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -907,11 +907,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -926,11 +926,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -945,11 +945,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread_at", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -964,11 +964,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread_at", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -983,11 +983,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread_at_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1002,11 +1002,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread_at_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1021,11 +1021,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread_shared", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1040,11 +1040,11 @@ out:
 SMAP_F_API void smap_f08_file_iread_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iread_shared", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1059,11 +1059,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1078,11 +1078,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1097,11 +1097,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1116,11 +1116,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1135,11 +1135,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite_at", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1154,11 +1154,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite_at", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1173,11 +1173,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite_at_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1192,11 +1192,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite_at_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1211,11 +1211,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite_shared", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1230,11 +1230,11 @@ out:
 SMAP_F_API void smap_f08_file_iwrite_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_iwrite_shared", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1249,11 +1249,11 @@ out:
 SMAP_F_API void smap_f08_file_read(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read(c_fh, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1266,11 +1266,11 @@ out:
 SMAP_F_API void smap_f08_file_read_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1283,11 +1283,11 @@ out:
 SMAP_F_API void smap_f08_file_read_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_all(c_fh, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1300,11 +1300,11 @@ out:
 SMAP_F_API void smap_f08_file_read_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_all_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1317,9 +1317,9 @@ out:
 SMAP_F_API void smap_f08_file_read_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_all_begin(c_fh, b_buf, *count, c_datatype);
@@ -1331,9 +1331,9 @@ out:
 SMAP_F_API void smap_f08_file_read_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_all_begin_c(c_fh, b_buf, *count, c_datatype);
@@ -1345,7 +1345,7 @@ out:
 SMAP_F_API void smap_f08_file_read_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_all_end", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1358,11 +1358,11 @@ out:
 SMAP_F_API void smap_f08_file_read_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_at", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_at(c_fh, *offset, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1375,11 +1375,11 @@ out:
 SMAP_F_API void smap_f08_file_read_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_at", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_at_c(c_fh, *offset, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1392,11 +1392,11 @@ out:
 SMAP_F_API void smap_f08_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_at_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_at_all(c_fh, *offset, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1409,11 +1409,11 @@ out:
 SMAP_F_API void smap_f08_file_read_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_at_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_at_all_c(c_fh, *offset, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1426,9 +1426,9 @@ out:
 SMAP_F_API void smap_f08_file_read_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_at_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_at_all_begin(c_fh, *offset, b_buf, *count, c_datatype);
@@ -1440,9 +1440,9 @@ out:
 SMAP_F_API void smap_f08_file_read_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_at_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_at_all_begin_c(c_fh, *offset, b_buf, *count, c_datatype);
@@ -1454,7 +1454,7 @@ out:
 SMAP_F_API void smap_f08_file_read_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_at_all_end", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1467,11 +1467,11 @@ out:
 SMAP_F_API void smap_f08_file_read_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_ordered", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_ordered(c_fh, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1484,11 +1484,11 @@ out:
 SMAP_F_API void smap_f08_file_read_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_ordered", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_ordered_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1501,9 +1501,9 @@ out:
 SMAP_F_API void smap_f08_file_read_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_ordered_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_ordered_begin(c_fh, b_buf, *count, c_datatype);
@@ -1515,9 +1515,9 @@ out:
 SMAP_F_API void smap_f08_file_read_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_ordered_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_ordered_begin_c(c_fh, b_buf, *count, c_datatype);
@@ -1529,7 +1529,7 @@ out:
 SMAP_F_API void smap_f08_file_read_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_read_ordered_end", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1542,11 +1542,11 @@ out:
 SMAP_F_API void smap_f08_file_read_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_shared", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_shared(c_fh, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1559,11 +1559,11 @@ out:
 SMAP_F_API void smap_f08_file_read_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_read_shared", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_read_shared_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1576,11 +1576,11 @@ out:
 SMAP_F_API void smap_f08_file_write(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write(c_fh, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1593,11 +1593,11 @@ out:
 SMAP_F_API void smap_f08_file_write_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1610,11 +1610,11 @@ out:
 SMAP_F_API void smap_f08_file_write_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_all(c_fh, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1627,11 +1627,11 @@ out:
 SMAP_F_API void smap_f08_file_write_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_all_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1644,9 +1644,9 @@ out:
 SMAP_F_API void smap_f08_file_write_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_all_begin(c_fh, b_buf, *count, c_datatype);
@@ -1658,9 +1658,9 @@ out:
 SMAP_F_API void smap_f08_file_write_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_all_begin_c(c_fh, b_buf, *count, c_datatype);
@@ -1672,7 +1672,7 @@ out:
 SMAP_F_API void smap_f08_file_write_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_all_end", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1685,11 +1685,11 @@ out:
 SMAP_F_API void smap_f08_file_write_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_at", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_at(c_fh, *offset, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1702,11 +1702,11 @@ out:
 SMAP_F_API void smap_f08_file_write_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_at", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_at_c(c_fh, *offset, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1719,11 +1719,11 @@ out:
 SMAP_F_API void smap_f08_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_at_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_at_all(c_fh, *offset, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1736,11 +1736,11 @@ out:
 SMAP_F_API void smap_f08_file_write_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_at_all", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_at_all_c(c_fh, *offset, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1753,9 +1753,9 @@ out:
 SMAP_F_API void smap_f08_file_write_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_at_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_at_all_begin(c_fh, *offset, b_buf, *count, c_datatype);
@@ -1767,9 +1767,9 @@ out:
 SMAP_F_API void smap_f08_file_write_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_at_all_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_at_all_begin_c(c_fh, *offset, b_buf, *count, c_datatype);
@@ -1781,7 +1781,7 @@ out:
 SMAP_F_API void smap_f08_file_write_at_all_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_at_all_end", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1794,11 +1794,11 @@ out:
 SMAP_F_API void smap_f08_file_write_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_ordered", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_ordered(c_fh, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1811,11 +1811,11 @@ out:
 SMAP_F_API void smap_f08_file_write_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_ordered", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_ordered_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1828,9 +1828,9 @@ out:
 SMAP_F_API void smap_f08_file_write_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_ordered_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_ordered_begin(c_fh, b_buf, *count, c_datatype);
@@ -1842,9 +1842,9 @@ out:
 SMAP_F_API void smap_f08_file_write_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_ordered_begin", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_ordered_begin_c(c_fh, b_buf, *count, c_datatype);
@@ -1856,7 +1856,7 @@ out:
 SMAP_F_API void smap_f08_file_write_ordered_end(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_File_write_ordered_end", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1869,11 +1869,11 @@ out:
 SMAP_F_API void smap_f08_file_write_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_shared", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_shared(c_fh, b_buf, (int)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1886,11 +1886,11 @@ out:
 SMAP_F_API void smap_f08_file_write_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_File c_fh = SMAP_F2C(MPI_File, File, *fh);
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_File_write_shared", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_File_write_shared_c(c_fh, b_buf, (MPI_Count)k_buf, c_datatype, SMAP_F_STATUS(status));
@@ -1916,10 +1916,10 @@ SMAP_F_API void smap_f08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_F
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Gather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Gather", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -1934,10 +1934,10 @@ SMAP_F_API void smap_f08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MP
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Gather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Gather", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -1952,11 +1952,11 @@ SMAP_F_API void smap_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Gather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1973,11 +1973,11 @@ SMAP_F_API void smap_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcoun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Gather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -1994,10 +1994,10 @@ SMAP_F_API void smap_f08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Gatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Gatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -2012,10 +2012,10 @@ SMAP_F_API void smap_f08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Gatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Gatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -2030,11 +2030,11 @@ SMAP_F_API void smap_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2051,11 +2051,11 @@ SMAP_F_API void smap_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2072,9 +2072,9 @@ SMAP_F_API void smap_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, M
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Get(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
@@ -2087,9 +2087,9 @@ SMAP_F_API void smap_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Get_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
@@ -2102,12 +2102,12 @@ SMAP_F_API void smap_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *orig
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
-    MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "result_addr", result_addr, 0, &b_result_addr);
@@ -2122,12 +2122,12 @@ SMAP_F_API void smap_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *o
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
-    MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "result_addr", result_addr, 0, &b_result_addr);
@@ -2153,7 +2153,7 @@ out:
 void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Get_count_c(SMAP_F_STATUS(status), c_datatype, count);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2162,7 +2162,7 @@ SMAP_F_ALIASES(get_count_c, GET_COUNT_C, void, (MPI_Fint *status, MPI_Fint *data
 void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Get_elements_c(SMAP_F_STATUS(status), c_datatype, count);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2172,10 +2172,10 @@ SMAP_F_API void smap_f08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iallgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2192,10 +2192,10 @@ SMAP_F_API void smap_f08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iallgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2212,10 +2212,10 @@ SMAP_F_API void smap_f08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2232,10 +2232,10 @@ SMAP_F_API void smap_f08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcoun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2253,9 +2253,9 @@ SMAP_F_API void smap_f08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, 
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iallreduce", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2273,9 +2273,9 @@ SMAP_F_API void smap_f08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iallreduce", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2292,10 +2292,10 @@ SMAP_F_API void smap_f08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MP
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2312,10 +2312,10 @@ SMAP_F_API void smap_f08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2332,10 +2332,10 @@ SMAP_F_API void smap_f08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ialltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2352,10 +2352,10 @@ SMAP_F_API void smap_f08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ialltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2377,18 +2377,18 @@ SMAP_F_API void smap_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, 
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ialltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Ialltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Ialltoallw(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
@@ -2407,18 +2407,18 @@ SMAP_F_API void smap_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ialltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Ialltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Ialltoallw_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
@@ -2432,8 +2432,8 @@ SMAP_F_API void smap_f08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *
 {
     int rc = MPI_SUCCESS;
     void *b_buffer = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ibcast", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
@@ -2448,8 +2448,8 @@ SMAP_F_API void smap_f08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fin
 {
     int rc = MPI_SUCCESS;
     void *b_buffer = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ibcast", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
@@ -2466,8 +2466,8 @@ SMAP_F_API void smap_f08_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *dat
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Ibsend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2485,8 +2485,8 @@ SMAP_F_API void smap_f08_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Ibsend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2503,9 +2503,9 @@ SMAP_F_API void smap_f08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iexscan", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2523,9 +2523,9 @@ SMAP_F_API void smap_f08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, M
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iexscan", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2542,10 +2542,10 @@ SMAP_F_API void smap_f08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Igather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2562,10 +2562,10 @@ SMAP_F_API void smap_f08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Igather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2582,10 +2582,10 @@ SMAP_F_API void smap_f08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Igatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2602,10 +2602,10 @@ SMAP_F_API void smap_f08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Igatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2624,8 +2624,8 @@ SMAP_F_API void smap_f08_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *dat
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Message c_message = PMPI_Message_f2c(*message);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Message c_message = SMAP_F2C(MPI_Message, Message, *message);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_Imrecv", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2644,8 +2644,8 @@ SMAP_F_API void smap_f08_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Message c_message = PMPI_Message_f2c(*message);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Message c_message = SMAP_F2C(MPI_Message, Message, *message);
     MPI_Request c_request;
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_Imrecv", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2662,10 +2662,10 @@ SMAP_F_API void smap_f08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sen
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2682,10 +2682,10 @@ SMAP_F_API void smap_f08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2702,10 +2702,10 @@ SMAP_F_API void smap_f08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *se
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2722,10 +2722,10 @@ SMAP_F_API void smap_f08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2742,10 +2742,10 @@ SMAP_F_API void smap_f08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *send
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2762,10 +2762,10 @@ SMAP_F_API void smap_f08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *s
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2782,10 +2782,10 @@ SMAP_F_API void smap_f08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sen
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2802,10 +2802,10 @@ SMAP_F_API void smap_f08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2827,18 +2827,18 @@ SMAP_F_API void smap_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sen
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Ineighbor_alltoallw(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
@@ -2857,18 +2857,18 @@ SMAP_F_API void smap_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Ineighbor_alltoallw_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
@@ -2884,8 +2884,8 @@ SMAP_F_API void smap_f08_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *data
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Irecv", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2903,8 +2903,8 @@ SMAP_F_API void smap_f08_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *d
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Irecv", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2921,9 +2921,9 @@ SMAP_F_API void smap_f08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ireduce", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2941,9 +2941,9 @@ SMAP_F_API void smap_f08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, M
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ireduce", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2961,9 +2961,9 @@ SMAP_F_API void smap_f08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recv
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -2981,9 +2981,9 @@ SMAP_F_API void smap_f08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *re
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3001,9 +3001,9 @@ SMAP_F_API void smap_f08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter_block", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3021,9 +3021,9 @@ SMAP_F_API void smap_f08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter_block", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3042,8 +3042,8 @@ SMAP_F_API void smap_f08_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *dat
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Irsend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3061,8 +3061,8 @@ SMAP_F_API void smap_f08_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Irsend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3079,9 +3079,9 @@ SMAP_F_API void smap_f08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_F
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iscan", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3099,9 +3099,9 @@ SMAP_F_API void smap_f08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iscan", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3118,10 +3118,10 @@ SMAP_F_API void smap_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iscatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3138,10 +3138,10 @@ SMAP_F_API void smap_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iscatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3158,10 +3158,10 @@ SMAP_F_API void smap_f08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3178,10 +3178,10 @@ SMAP_F_API void smap_f08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3200,8 +3200,8 @@ SMAP_F_API void smap_f08_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *data
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Isend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3219,8 +3219,8 @@ SMAP_F_API void smap_f08_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *d
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Isend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3238,12 +3238,12 @@ SMAP_F_API void smap_f08_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MP
     void *b_sendbuf = NULL;
     MPI_Count k_sendbuf = *sendcount;
     MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Count k_recvbuf = *recvcount;
     MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Isendrecv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3264,12 +3264,12 @@ SMAP_F_API void smap_f08_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount,
     void *b_sendbuf = NULL;
     MPI_Count k_sendbuf = *sendcount;
     MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Count k_recvbuf = *recvcount;
     MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Isendrecv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3290,8 +3290,8 @@ SMAP_F_API void smap_f08_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MP
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Isendrecv_replace", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3309,8 +3309,8 @@ SMAP_F_API void smap_f08_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count,
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Isendrecv_replace", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3328,8 +3328,8 @@ SMAP_F_API void smap_f08_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *dat
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Issend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3347,8 +3347,8 @@ SMAP_F_API void smap_f08_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Issend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3366,8 +3366,8 @@ SMAP_F_API void smap_f08_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *data
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Message c_message = PMPI_Message_f2c(*message);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Message c_message = SMAP_F2C(MPI_Message, Message, *message);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_Mrecv", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Mrecv(b_buf, (int)k_buf, c_datatype, &c_message, SMAP_F_STATUS(status));
@@ -3384,8 +3384,8 @@ SMAP_F_API void smap_f08_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *d
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Message c_message = PMPI_Message_f2c(*message);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Message c_message = SMAP_F2C(MPI_Message, Message, *message);
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_Mrecv", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Mrecv_c(b_buf, (MPI_Count)k_buf, c_datatype, &c_message, SMAP_F_STATUS(status));
@@ -3400,10 +3400,10 @@ SMAP_F_API void smap_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *send
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -3418,10 +3418,10 @@ SMAP_F_API void smap_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *s
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -3436,11 +3436,11 @@ SMAP_F_API void smap_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3457,11 +3457,11 @@ SMAP_F_API void smap_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Cou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3478,10 +3478,10 @@ SMAP_F_API void smap_f08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sen
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -3496,10 +3496,10 @@ SMAP_F_API void smap_f08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -3514,11 +3514,11 @@ SMAP_F_API void smap_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3535,11 +3535,11 @@ SMAP_F_API void smap_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Co
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3556,10 +3556,10 @@ SMAP_F_API void smap_f08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendc
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -3574,10 +3574,10 @@ SMAP_F_API void smap_f08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *se
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -3592,11 +3592,11 @@ SMAP_F_API void smap_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3613,11 +3613,11 @@ SMAP_F_API void smap_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Coun
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3634,10 +3634,10 @@ SMAP_F_API void smap_f08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *send
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -3652,10 +3652,10 @@ SMAP_F_API void smap_f08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *s
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -3670,11 +3670,11 @@ SMAP_F_API void smap_f08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint 
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3691,11 +3691,11 @@ SMAP_F_API void smap_f08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Cou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3717,17 +3717,17 @@ SMAP_F_API void smap_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *send
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Neighbor_alltoallw(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
@@ -3745,17 +3745,17 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *s
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Neighbor_alltoallw_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
@@ -3773,19 +3773,19 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint 
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Neighbor_alltoallw_init(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
@@ -3804,19 +3804,19 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Cou
     void *b_recvbuf = NULL;
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
-    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
     rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw_init", "recvbuf", recvbuf, 0, &b_recvbuf);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
-    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = PMPI_Type_f2c(recvtypes[i]);
+    for (int i = 0; i < n_recvtypes; i++) c_recvtypes[i] = SMAP_F2C(MPI_Datatype, Type, recvtypes[i]);
     rc = PMPI_Neighbor_alltoallw_init_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
@@ -3832,9 +3832,9 @@ SMAP_F_API void smap_f08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *d
     void *b_inbuf = NULL;
     MPI_Count k_inbuf = *incount;
     MPI_Datatype t_inbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     void *b_outbuf = NULL;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Pack", inbuf, &b_inbuf, &k_inbuf, &c_datatype, &t_inbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Pack", "outbuf", outbuf, 0, &b_outbuf);
@@ -3852,9 +3852,9 @@ SMAP_F_API void smap_f08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint
     void *b_inbuf = NULL;
     MPI_Count k_inbuf = *incount;
     MPI_Datatype t_inbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     void *b_outbuf = NULL;
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Pack", inbuf, &b_inbuf, &k_inbuf, &c_datatype, &t_inbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Pack", "outbuf", outbuf, 0, &b_outbuf);
@@ -3873,7 +3873,7 @@ SMAP_F_API void smap_f08_pack_external(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf,
     void *b_inbuf = NULL;
     MPI_Count k_inbuf = *incount;
     MPI_Datatype t_inbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     void *b_outbuf = NULL;
     if (!c_datarep) { rc = smap_f_nomem("MPI_Pack_external"); goto out; }
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_Pack_external", inbuf, &b_inbuf, &k_inbuf, &c_datatype, &t_inbuf);
@@ -3895,7 +3895,7 @@ SMAP_F_API void smap_f08_pack_external_c(CFI_cdesc_t *datarep, CFI_cdesc_t *inbu
     void *b_inbuf = NULL;
     MPI_Count k_inbuf = *incount;
     MPI_Datatype t_inbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     void *b_outbuf = NULL;
     if (!c_datarep) { rc = smap_f_nomem("MPI_Pack_external"); goto out; }
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_Pack_external", inbuf, &b_inbuf, &k_inbuf, &c_datatype, &t_inbuf);
@@ -3914,7 +3914,7 @@ void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount, MPI_Fint *dat
 {
     int rc = MPI_SUCCESS;
     char *c_datarep = smap_f_str_in(datarep, datarep_len);
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     if (!c_datarep) { rc = smap_f_nomem("MPI_Pack_external_size"); goto out; }
     rc = PMPI_Pack_external_size_c(c_datarep, *incount, c_datatype, size);
     goto out;
@@ -3927,8 +3927,8 @@ SMAP_F_ALIASES(pack_external_size_c, PACK_EXTERNAL_SIZE_C, void, (char *datarep,
 void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = PMPI_Pack_size_c(*incount, c_datatype, c_comm, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3938,9 +3938,9 @@ SMAP_F_API void smap_f08_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Precv_init", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3955,9 +3955,9 @@ SMAP_F_API void smap_f08_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_buf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Psend_init", "buf", buf, 0, &b_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -3972,9 +3972,9 @@ SMAP_F_API void smap_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, M
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Put", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Put(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
@@ -3987,9 +3987,9 @@ SMAP_F_API void smap_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Put", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Put_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
@@ -4002,10 +4002,10 @@ SMAP_F_API void smap_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Raccumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
@@ -4020,10 +4020,10 @@ SMAP_F_API void smap_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *orig
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Raccumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
@@ -4040,8 +4040,8 @@ SMAP_F_API void smap_f08_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datat
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Recv", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Recv(b_buf, (int)k_buf, c_datatype, *source, *tag, c_comm, SMAP_F_STATUS(status));
@@ -4057,8 +4057,8 @@ SMAP_F_API void smap_f08_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *da
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Recv", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Recv_c(b_buf, (MPI_Count)k_buf, c_datatype, *source, *tag, c_comm, SMAP_F_STATUS(status));
@@ -4074,8 +4074,8 @@ SMAP_F_API void smap_f08_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Recv_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4093,8 +4093,8 @@ SMAP_F_API void smap_f08_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fin
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Recv_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4111,9 +4111,9 @@ SMAP_F_API void smap_f08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Reduce", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Reduce", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4129,9 +4129,9 @@ SMAP_F_API void smap_f08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MP
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Reduce", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Reduce", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4147,10 +4147,10 @@ SMAP_F_API void smap_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4168,10 +4168,10 @@ SMAP_F_API void smap_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbu
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4189,8 +4189,8 @@ SMAP_F_API void smap_f08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf,
     int rc = MPI_SUCCESS;
     void *b_inbuf = NULL;
     void *b_inoutbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Reduce_local", "inbuf", inbuf, 0, &b_inbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Reduce_local", "inoutbuf", inoutbuf, 0, &b_inoutbuf);
@@ -4206,8 +4206,8 @@ SMAP_F_API void smap_f08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbu
     int rc = MPI_SUCCESS;
     void *b_inbuf = NULL;
     void *b_inoutbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Reduce_local", "inbuf", inbuf, 0, &b_inbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Reduce_local", "inoutbuf", inoutbuf, 0, &b_inoutbuf);
@@ -4223,9 +4223,9 @@ SMAP_F_API void smap_f08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvb
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4241,9 +4241,9 @@ SMAP_F_API void smap_f08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *rec
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4259,9 +4259,9 @@ SMAP_F_API void smap_f08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t 
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4277,9 +4277,9 @@ SMAP_F_API void smap_f08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4295,10 +4295,10 @@ SMAP_F_API void smap_f08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cde
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4316,10 +4316,10 @@ SMAP_F_API void smap_f08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_c
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4337,10 +4337,10 @@ SMAP_F_API void smap_f08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4358,10 +4358,10 @@ SMAP_F_API void smap_f08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4378,9 +4378,9 @@ SMAP_F_API void smap_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, 
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
@@ -4395,9 +4395,9 @@ SMAP_F_API void smap_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_coun
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
@@ -4412,12 +4412,12 @@ SMAP_F_API void smap_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *ori
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
-    MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
@@ -4434,12 +4434,12 @@ SMAP_F_API void smap_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
-    MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
@@ -4456,9 +4456,9 @@ SMAP_F_API void smap_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, 
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rput", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
@@ -4473,9 +4473,9 @@ SMAP_F_API void smap_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_coun
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
-    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
-    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
+    MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rput", "origin_addr", origin_addr, 0, &b_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
@@ -4492,8 +4492,8 @@ SMAP_F_API void smap_f08_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *data
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Rsend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Rsend(b_buf, (int)k_buf, c_datatype, *dest, *tag, c_comm);
@@ -4509,8 +4509,8 @@ SMAP_F_API void smap_f08_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *d
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Rsend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Rsend_c(b_buf, (MPI_Count)k_buf, c_datatype, *dest, *tag, c_comm);
@@ -4526,8 +4526,8 @@ SMAP_F_API void smap_f08_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint 
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Rsend_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4545,8 +4545,8 @@ SMAP_F_API void smap_f08_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fi
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Rsend_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4563,9 +4563,9 @@ SMAP_F_API void smap_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fi
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Scan", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Scan", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4581,9 +4581,9 @@ SMAP_F_API void smap_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Scan", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Scan", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4599,10 +4599,10 @@ SMAP_F_API void smap_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, M
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Scan_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4620,10 +4620,10 @@ SMAP_F_API void smap_f08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Op c_op = PMPI_Op_f2c(*op);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Scan_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4640,10 +4640,10 @@ SMAP_F_API void smap_f08_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4658,10 +4658,10 @@ SMAP_F_API void smap_f08_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4676,11 +4676,11 @@ SMAP_F_API void smap_f08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4697,11 +4697,11 @@ SMAP_F_API void smap_f08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4718,10 +4718,10 @@ SMAP_F_API void smap_f08_scatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MP
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Scatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Scatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4736,10 +4736,10 @@ SMAP_F_API void smap_f08_scatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts,
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Scatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Scatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
@@ -4754,11 +4754,11 @@ SMAP_F_API void smap_f08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4775,11 +4775,11 @@ SMAP_F_API void smap_f08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
 {
     int rc = MPI_SUCCESS;
     void *b_sendbuf = NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
     rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4798,8 +4798,8 @@ SMAP_F_API void smap_f08_send(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datat
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Send", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Send(b_buf, (int)k_buf, c_datatype, *dest, *tag, c_comm);
@@ -4815,8 +4815,8 @@ SMAP_F_API void smap_f08_send_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *da
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Send", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Send_c(b_buf, (MPI_Count)k_buf, c_datatype, *dest, *tag, c_comm);
@@ -4832,8 +4832,8 @@ SMAP_F_API void smap_f08_send_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Send_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4851,8 +4851,8 @@ SMAP_F_API void smap_f08_send_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fin
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Send_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -4870,12 +4870,12 @@ SMAP_F_API void smap_f08_sendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
     void *b_sendbuf = NULL;
     MPI_Count k_sendbuf = *sendcount;
     MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Count k_recvbuf = *recvcount;
     MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Sendrecv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_section(c_comm, "MPI_Sendrecv", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
@@ -4894,12 +4894,12 @@ SMAP_F_API void smap_f08_sendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
     void *b_sendbuf = NULL;
     MPI_Count k_sendbuf = *sendcount;
     MPI_Datatype t_sendbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
+    MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Count k_recvbuf = *recvcount;
     MPI_Datatype t_recvbuf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Sendrecv", sendbuf, &b_sendbuf, &k_sendbuf, &c_sendtype, &t_sendbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_section(c_comm, "MPI_Sendrecv", recvbuf, &b_recvbuf, &k_recvbuf, &c_recvtype, &t_recvbuf);
@@ -4918,8 +4918,8 @@ SMAP_F_API void smap_f08_sendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Sendrecv_replace", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Sendrecv_replace(b_buf, (int)k_buf, c_datatype, *dest, *sendtag, *source, *recvtag, c_comm, SMAP_F_STATUS(status));
@@ -4935,8 +4935,8 @@ SMAP_F_API void smap_f08_sendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, 
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Sendrecv_replace", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Sendrecv_replace_c(b_buf, (MPI_Count)k_buf, c_datatype, *dest, *sendtag, *source, *recvtag, c_comm, SMAP_F_STATUS(status));
@@ -4949,7 +4949,7 @@ out:
 SMAP_F_API void smap_f08_session_attach_buffer(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     void *b_buffer = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Session_attach_buffer", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
@@ -4962,7 +4962,7 @@ out:
 SMAP_F_API void smap_f08_session_attach_buffer_c(MPI_Fint *session, CFI_cdesc_t *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     void *b_buffer = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Session_attach_buffer", "buffer", buffer, 0, &b_buffer);
     if (rc != MPI_SUCCESS) goto out;
@@ -4975,7 +4975,7 @@ out:
 void pmpi_session_detach_buffer_c_(MPI_Fint *session, MPI_Aint *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Session c_session = PMPI_Session_f2c(*session);
+    MPI_Session c_session = SMAP_F2C(MPI_Session, Session, *session);
     rc = PMPI_Session_detach_buffer_c(c_session, buffer_addr, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4987,8 +4987,8 @@ SMAP_F_API void smap_f08_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *data
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Ssend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ssend(b_buf, (int)k_buf, c_datatype, *dest, *tag, c_comm);
@@ -5004,8 +5004,8 @@ SMAP_F_API void smap_f08_ssend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *d
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Ssend", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ssend_c(b_buf, (MPI_Count)k_buf, c_datatype, *dest, *tag, c_comm);
@@ -5021,8 +5021,8 @@ SMAP_F_API void smap_f08_ssend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint 
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Ssend_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -5040,8 +5040,8 @@ SMAP_F_API void smap_f08_ssend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fi
     void *b_buf = NULL;
     MPI_Count k_buf = *count;
     MPI_Datatype t_buf = MPI_DATATYPE_NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
     rc = smap_f08_section(c_comm, "MPI_Ssend_init", buf, &b_buf, &k_buf, &c_datatype, &t_buf);
     if (rc != MPI_SUCCESS) goto out;
@@ -5056,7 +5056,7 @@ out:
 void pmpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Status_set_elements_c(SMAP_F_STATUS(status), c_datatype, *count);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -5065,7 +5065,7 @@ SMAP_F_ALIASES(status_set_elements_c, STATUS_SET_ELEMENTS_C, void, (MPI_Fint *st
 void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_contiguous_c(*count, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5076,7 +5076,7 @@ SMAP_F_ALIASES(type_contiguous_c, TYPE_CONTIGUOUS_C, void, (MPI_Count *count, MP
 void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5087,7 +5087,7 @@ SMAP_F_ALIASES(type_create_darray_c, TYPE_CREATE_DARRAY_C, void, (MPI_Fint *size
 void pmpi_type_create_hindexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hindexed_c(*count, array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5098,7 +5098,7 @@ SMAP_F_ALIASES(type_create_hindexed_c, TYPE_CREATE_HINDEXED_C, void, (MPI_Count 
 void pmpi_type_create_hindexed_block_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hindexed_block_c(*count, *blocklength, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5109,7 +5109,7 @@ SMAP_F_ALIASES(type_create_hindexed_block_c, TYPE_CREATE_HINDEXED_BLOCK_C, void,
 void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_hvector_c(*count, *blocklength, *stride, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5120,7 +5120,7 @@ SMAP_F_ALIASES(type_create_hvector_c, TYPE_CREATE_HVECTOR_C, void, (MPI_Count *c
 void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_indexed_block_c(*count, *blocklength, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5136,7 +5136,7 @@ void pmpi_type_create_struct_c_(MPI_Count *count, MPI_Count *array_of_blocklengt
     MPI_Datatype c_newtype;
     n_array_of_types = *count;
     if (n_array_of_types > 0 && !(c_array_of_types = malloc((size_t)n_array_of_types * sizeof *c_array_of_types))) { rc = smap_f_nomem("MPI_Type_create_struct"); goto out; }
-    for (int i = 0; i < n_array_of_types; i++) c_array_of_types[i] = PMPI_Type_f2c(array_of_types[i]);
+    for (int i = 0; i < n_array_of_types; i++) c_array_of_types[i] = SMAP_F2C(MPI_Datatype, Type, array_of_types[i]);
     rc = PMPI_Type_create_struct_c(*count, array_of_blocklengths, array_of_displacements, c_array_of_types, &c_newtype);
     goto out;
 out:
@@ -5149,7 +5149,7 @@ SMAP_F_ALIASES(type_create_struct_c, TYPE_CREATE_STRUCT_C, void, (MPI_Count *cou
 void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5160,7 +5160,7 @@ SMAP_F_ALIASES(type_create_subarray_c, TYPE_CREATE_SUBARRAY_C, void, (MPI_Fint *
 void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Datatype *c_array_of_datatypes = NULL;
     int n_array_of_datatypes = 0;
     n_array_of_datatypes = *max_datatypes;
@@ -5177,7 +5177,7 @@ SMAP_F_ALIASES(type_get_contents_c, TYPE_GET_CONTENTS_C, void, (MPI_Fint *dataty
 void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_get_envelope_c(c_datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -5186,7 +5186,7 @@ SMAP_F_ALIASES(type_get_envelope_c, TYPE_GET_ENVELOPE_C, void, (MPI_Fint *dataty
 void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_indexed_c(*count, array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5197,7 +5197,7 @@ SMAP_F_ALIASES(type_indexed_c, TYPE_INDEXED_C, void, (MPI_Count *count, MPI_Coun
 void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     rc = PMPI_Type_size_c(c_datatype, size);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -5206,7 +5206,7 @@ SMAP_F_ALIASES(type_size_c, TYPE_SIZE_C, void, (MPI_Fint *datatype, MPI_Count *s
 void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
+    MPI_Datatype c_oldtype = SMAP_F2C(MPI_Datatype, Type, *oldtype);
     MPI_Datatype c_newtype;
     rc = PMPI_Type_vector_c(*count, *blocklength, *stride, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS) *newtype = PMPI_Type_c2f(c_newtype);
@@ -5219,8 +5219,8 @@ SMAP_F_API void smap_f08_unpack(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *
     int rc = MPI_SUCCESS;
     void *b_inbuf = NULL;
     void *b_outbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Unpack", "inbuf", inbuf, 0, &b_inbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Unpack", "outbuf", outbuf, 0, &b_outbuf);
@@ -5236,8 +5236,8 @@ SMAP_F_API void smap_f08_unpack_c(CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Cou
     int rc = MPI_SUCCESS;
     void *b_inbuf = NULL;
     void *b_outbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_contig(c_comm, "MPI_Unpack", "inbuf", inbuf, 0, &b_inbuf);
     if (rc != MPI_SUCCESS) goto out;
     rc = smap_f08_contig(c_comm, "MPI_Unpack", "outbuf", outbuf, 0, &b_outbuf);
@@ -5254,7 +5254,7 @@ SMAP_F_API void smap_f08_unpack_external(CFI_cdesc_t *datarep, CFI_cdesc_t *inbu
     char *c_datarep = smap_f_str_in(datarep->base_addr, datarep->elem_len);
     void *b_inbuf = NULL;
     void *b_outbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     if (!c_datarep) { rc = smap_f_nomem("MPI_Unpack_external"); goto out; }
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Unpack_external", "inbuf", inbuf, 0, &b_inbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -5273,7 +5273,7 @@ SMAP_F_API void smap_f08_unpack_external_c(CFI_cdesc_t *datarep, CFI_cdesc_t *in
     char *c_datarep = smap_f_str_in(datarep->base_addr, datarep->elem_len);
     void *b_inbuf = NULL;
     void *b_outbuf = NULL;
-    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     if (!c_datarep) { rc = smap_f_nomem("MPI_Unpack_external"); goto out; }
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Unpack_external", "inbuf", inbuf, 0, &b_inbuf);
     if (rc != MPI_SUCCESS) goto out;
@@ -5289,8 +5289,8 @@ out:
 void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Win c_win;
     rc = PMPI_Win_allocate_c(*size, *disp_unit, c_info, c_comm, baseptr, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
@@ -5301,8 +5301,8 @@ SMAP_F_ALIASES(win_allocate_c, WIN_ALLOCATE_C, void, (MPI_Aint *size, MPI_Aint *
 void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Win c_win;
     rc = PMPI_Win_allocate_shared_c(*size, *disp_unit, c_info, c_comm, baseptr, &c_win);
     if (rc == MPI_SUCCESS) *win = PMPI_Win_c2f(c_win);
@@ -5313,7 +5313,7 @@ SMAP_F_ALIASES(win_allocate_shared_c, WIN_ALLOCATE_SHARED_C, void, (MPI_Aint *si
 SMAP_F_API void smap_f08_win_attach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     void *b_base = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Win_attach", "base", base, 0, &b_base);
     if (rc != MPI_SUCCESS) goto out;
@@ -5327,8 +5327,8 @@ SMAP_F_API void smap_f08_win_create(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint 
 {
     int rc = MPI_SUCCESS;
     void *b_base = NULL;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Win c_win;
     rc = smap_f08_contig(c_comm, "MPI_Win_create", "base", base, 0, &b_base);
     if (rc != MPI_SUCCESS) goto out;
@@ -5343,8 +5343,8 @@ SMAP_F_API void smap_f08_win_create_c(CFI_cdesc_t *base, MPI_Aint *size, MPI_Ain
 {
     int rc = MPI_SUCCESS;
     void *b_base = NULL;
-    MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
+    MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Win c_win;
     rc = smap_f08_contig(c_comm, "MPI_Win_create", "base", base, 0, &b_base);
     if (rc != MPI_SUCCESS) goto out;
@@ -5358,7 +5358,7 @@ out:
 SMAP_F_API void smap_f08_win_detach(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     void *b_base = NULL;
     rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Win_detach", "base", base, 0, &b_base);
     if (rc != MPI_SUCCESS) goto out;
@@ -5371,7 +5371,7 @@ out:
 void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     rc = PMPI_Win_shared_query_c(c_win, *rank, size, disp_unit, baseptr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
