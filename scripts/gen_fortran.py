@@ -644,6 +644,8 @@ def gen_c_wrapper(proc, cfn, f08=False):
         w("}")
         return lines, ret, sig_args, name
     w("    int rc = MPI_SUCCESS;")
+    if proc["name"] in RECORD_BOOLEANS and not f08:
+        w("    smap_f_record_booleans();   /* MPI started from Fortran */")
     for d_ in decls:
         w("    " + d_)
     for p_ in pre:
@@ -664,6 +666,9 @@ def gen_c_wrapper(proc, cfn, f08=False):
 
 
 F_C_RET = {"DOUBLE": "double", "AINT": "MPI_Aint"}
+# Where MPI starts from Fortran: the binding's LOGICAL values are recorded
+# for MPI_Abi_get_fortran_booleans (util.c).
+RECORD_BOOLEANS = {"MPI_Init", "MPI_Init_thread", "MPI_Session_init"}
 
 # A hand-written wrapper is named by its aliases: SMAP_F_ALIASES(foo, FOO, ...)
 FDEF_RE = re.compile(r"^SMAP_F_ALIASES\((\w+),", re.M)

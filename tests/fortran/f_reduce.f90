@@ -2,7 +2,8 @@
 ! with MPI_LAND/MPI_LOR/MPI_LXOR (the compiler's .TRUE.), MPI_IN_PLACE,
 ! DOUBLE PRECISION and COMPLEX sums, MPI_2INTEGER with MPI_MAXLOC, and a
 ! user op written in Fortran (MPI_Op_create: called with Fortran
-! conventions, the datatype as an INTEGER handle).
+! conventions, the datatype as an INTEGER handle), and the LOGICAL values
+! MPI_Abi_get_fortran_booleans reports.
 module f_reduce_ops
   use mpi
   implicit none
@@ -23,7 +24,7 @@ program f_reduce
   use f_reduce_ops
   implicit none
   integer :: ierr, me, np, op, i
-  logical :: l(3), r(3)
+  logical :: l(3), r(3), lt, lf, isset
   double precision :: x(2)
   complex :: z, zs
   integer :: pair(2), res(2), v(2), w(2)
@@ -67,6 +68,12 @@ program f_reduce
   if (np > 1) call check(seen_type == MPI_INTEGER, 'user op datatype handle')
   call MPI_Op_free(op, ierr)
   call check(op == MPI_OP_NULL, 'Op_free')
+
+  ! the booleans the binding uses are the ones the ABI reports
+  call MPI_Abi_get_fortran_booleans(4, lt, lf, isset, ierr)
+  call check(ierr == MPI_SUCCESS .and. isset, 'Abi_get_fortran_booleans set')
+  call check(transfer(lt, 1) == transfer(.true., 1) .and. transfer(lf, 1) == transfer(.false., 1), &
+             'Fortran booleans are the compiler''s')
 
   call MPI_Finalize(ierr)
   if (me == 0) print *, 'PASS fortran_reduce'

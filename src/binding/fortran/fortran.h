@@ -78,6 +78,8 @@ SMAP_F_API char *smap_f_str_in(const char *f, size_t len);
 SMAP_F_API void smap_f_str_out(const char *c, char *f, size_t len);
 /* Raises MPI_ERR_NO_MEM for func on MPI_COMM_WORLD's handler. */
 SMAP_F_API int smap_f_nomem(const char *func);
+/* Records SMAP_F_TRUE/0 as the ABI's Fortran booleans (util.c). */
+void smap_f_record_booleans(void);
 /* Raises error class cls for func on comm's handler (MPI_COMM_NULL: the
  * default one) with a message (for libsmartmap_fort, which cannot reach
  * libmpi's internals). */

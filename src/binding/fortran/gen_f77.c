@@ -2528,6 +2528,7 @@ SMAP_F_ALIASES(info_set, INFO_SET, void, (MPI_Fint *info, char *key, char *value
 void pmpi_init_(MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    smap_f_record_booleans();   /* MPI started from Fortran */
     rc = PMPI_Init(NULL, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2536,6 +2537,7 @@ SMAP_F_ALIASES(init, INIT, void, (MPI_Fint *ierror))
 void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    smap_f_record_booleans();   /* MPI started from Fortran */
     rc = PMPI_Init_thread(NULL, NULL, *required, provided);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3691,6 +3693,7 @@ SMAP_F_ALIASES(session_iflush_buffer, SESSION_IFLUSH_BUFFER, void, (MPI_Fint *se
 void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    smap_f_record_booleans();   /* MPI started from Fortran */
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Errhandler c_errhandler = SMAP_F2C(MPI_Errhandler, Errhandler, *errhandler);
     MPI_Session c_session;

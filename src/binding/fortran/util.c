@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "binding/fortran/fortran.h"
+#include "mpi/abi.h"
 #include "mpi/errors.h"
 #include "mpi/handles.h"
 
@@ -130,3 +131,13 @@ SMAP_F_API void pmpi_f_sync_reg_(void *buf)
     (void)buf;
 }
 SMAP_F_ALIASES(f_sync_reg, F_SYNC_REG, void, (void *))
+
+/* The LOGICAL values this binding reads and writes (fortran.h), recorded
+ * for MPI_Abi_get_fortran_booleans by the Fortran MPI_Init, MPI_Init_thread
+ * and MPI_Session_init (gen_f77.c): a program that starts MPI from Fortran
+ * uses these. */
+void smap_f_record_booleans(void)
+{
+    MPI_Fint t = SMAP_F_TRUE, f = 0;
+    smap_abi_set_fortran_booleans((int)sizeof t, &t, &f);
+}

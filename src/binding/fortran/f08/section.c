@@ -100,3 +100,4 @@ int smap_f08_section(MPI_Comm comm, const char *func, CFI_cdesc_t *d, void **bas
     *count = 1;
     return MPI_SUCCESS;
 }
+
