@@ -7,7 +7,9 @@
 # this node, run interleaved (every program of every MPI once per round,
 # the MPIs' order rotating), BENCH_ROUNDS rounds.  Medians, then the ratios
 # the issue asks for: each MPI's Fortran over its C, and smartmap's Fortran
-# over the best peer's.  Writes bench/results/fortran.txt (and .csv).
+# over the best peer's; and the layer's own cost per call (MPI_Send to
+# MPI_PROC_NULL, best of many: readable on a loaded machine, where the
+# 2-rank figures are noise).  Writes bench/results/fortran.txt (and .csv).
 #   BENCH_ROUNDS (7), BENCH_LAT_ITERS (20000), BENCH_RED_ITERS (5000),
 #   BUILD_DIR (build), BENCH_MPIS ("smartmap openmpi mpich")
 set -euo pipefail
@@ -29,16 +31,19 @@ CC[openmpi]=mpicc.openmpi FC[openmpi]=mpifort.openmpi RUN[openmpi]="mpiexec.open
 CC[mpich]=mpicc.mpich FC[mpich]=mpifort.mpich RUN[mpich]="mpiexec.mpich -n 2 -bind-to core"
 [ -x "$build/bin/mpifort" ] || { echo "bench-fortran: $build/bin/mpifort missing (smartmap built without Fortran?)" >&2; exit 1; }
 
-PROGS="c_latency usempi_latency f08_latency c_allreduce usempi_allreduce f08_allreduce"
+PROGS="c_latency usempi_latency f08_latency c_allreduce usempi_allreduce f08_allreduce c_overhead usempi_overhead f08_overhead"
 for m in $MPIS; do
     d=$work/$m
     mkdir -p "$d"
     ${CC[$m]} -O2 -o "$d/c_latency" "$top/bench/latency.c" "$top/bench/common.c" -lm
     ${CC[$m]} -O2 -o "$d/c_allreduce" "$top/bench/allreduce.c" "$top/bench/common.c" -lm
+    ${CC[$m]} -O2 -o "$d/c_overhead" "$top/bench/c_overhead.c"
     (cd "$d" && ${FC[$m]} -O2 -cpp -o usempi_latency "$top/bench/f_latency.F90" &&
         ${FC[$m]} -O2 -cpp -DF08 -o f08_latency "$top/bench/f_latency.F90" &&
         ${FC[$m]} -O2 -cpp -o usempi_allreduce "$top/bench/f_allreduce.F90" &&
-        ${FC[$m]} -O2 -cpp -DF08 -o f08_allreduce "$top/bench/f_allreduce.F90")
+        ${FC[$m]} -O2 -cpp -DF08 -o f08_allreduce "$top/bench/f_allreduce.F90" &&
+        ${FC[$m]} -O2 -cpp -o usempi_overhead "$top/bench/f_overhead.F90" &&
+        ${FC[$m]} -O2 -cpp -DF08 -o f08_overhead "$top/bench/f_overhead.F90")
 done
 
 args_of() {
@@ -47,6 +52,7 @@ args_of() {
     c_allreduce) echo "--min-size 8 --max-size 8 --iters $RED" ;;
     *_latency) echo "$LAT" ;;
     *_allreduce) echo "$RED" ;;
+    *) ;;
     esac
 }
 
@@ -57,7 +63,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
     for p in $PROGS; do
         for m in "${order[@]}"; do
             # shellcheck disable=SC2046
-            line=$(cd "$work/$m" && timeout 120 ${RUN[$m]} "./$p" $(args_of "$p") 2>/dev/null |
+            run=${RUN[$m]}
+            case $p in *_overhead) run=${run/-n 2/-n 1} ;; esac   # one rank, no partner
+            line=$(cd "$work/$m" && timeout 120 $run "./$p" $(args_of "$p") 2>/dev/null |
                    grep '^RESULT' | grep -E ' size=8 ') || { echo "bench-fortran: $m $p failed" >&2; exit 1; }
             usec=$(sed -n 's/.* usec=\([0-9.]*\).*/\1/p' <<<"$line")
             echo "$r,$m,$p,$usec" >>"$csv"
@@ -81,7 +89,16 @@ w("# %s; %s rounds interleaved (the MPIs' order rotating); medians in usec"
   % (datetime.date.today().isoformat(), sys.argv[3]))
 w("# (scripts/bench_fortran.sh, `make bench-fortran`; the CSV has every run)")
 w("")
-for what in ("latency", "allreduce"):
+for what in ("latency", "allreduce", "overhead"):
+    if what == "overhead":
+        w("## binding cost per call: MPI_Send of 8 B to MPI_PROC_NULL, best of 20 x 200000, 1 rank")
+        w("## (usec per call; the Fortran minus C column is the Fortran layer's own cost in ns)")
+        w("%-10s %10s %10s %10s %14s %14s" % ("mpi", "C", "use mpi", "mpi_f08", "usempi-C (ns)", "f08-C (ns)"))
+        for m in mpis:
+            c, u, f = (med[(m, "%s_%s" % (k, what))] for k in ("c", "usempi", "f08"))
+            w("%-10s %10.4f %10.4f %10.4f %14.1f %14.1f" % (m, c, u, f, (u - c) * 1e3, (f - c) * 1e3))
+        w("")
+        continue
     w("## %s, 8 B" % what)
     w("%-10s %10s %10s %10s %12s %12s" % ("mpi", "C", "use mpi", "mpi_f08", "usempi/C", "f08/C"))
     for m in mpis:

@@ -14,25 +14,11 @@
 
 #include "binding/fortran/f08/f08.h"
 
-/* CFI_is_contiguous without the call into the Fortran runtime: the
- * elements follow each other, dimension after dimension (an empty or
- * one-element dimension never breaks that). */
-static inline int contiguous(const CFI_cdesc_t *d)
-{
-    CFI_index_t want = (CFI_index_t)d->elem_len;
-    for (int r = 0; r < d->rank; r++) {
-        if (d->dim[r].extent > 1 && d->dim[r].sm != want)
-            return 0;
-        want *= d->dim[r].extent;
-    }
-    return 1;
-}
-
 int smap_f08_contig(MPI_Comm comm, const char *func, const char *arg, CFI_cdesc_t *d,
                     int address_only, void **base)
 {
     *base = smap_f_buf(d->base_addr);
-    if (d->rank == 0 || address_only || contiguous(d))
+    if (d->rank == 0 || address_only || smap_f08_contiguous(d))
         return MPI_SUCCESS;
     return smap_f_raise(comm, MPI_ERR_BUFFER, func,
                         "argument %s is a non-contiguous array section, which this "
@@ -51,12 +37,12 @@ static MPI_Aint elem_offset(const CFI_cdesc_t *d, MPI_Count i)
     return off;
 }
 
-int smap_f08_section(MPI_Comm comm, const char *func, CFI_cdesc_t *d, void **base,
-                     MPI_Count *count, MPI_Datatype *dt, MPI_Datatype *made)
+int smap_f08_section_slow(MPI_Comm comm, const char *func, CFI_cdesc_t *d, void **base,
+                          MPI_Count *count, MPI_Datatype *dt, MPI_Datatype *made)
 {
     *made = MPI_DATATYPE_NULL;
     *base = smap_f_buf(d->base_addr);
-    if (d->rank == 0 || contiguous(d) || *base == MPI_BOTTOM || *base == MPI_IN_PLACE)
+    if (*base == MPI_BOTTOM || *base == MPI_IN_PLACE)
         return MPI_SUCCESS;
     MPI_Count size = 0, lb = 0, extent = 0, n = 1;
     if (PMPI_Type_size_c(*dt, &size) != MPI_SUCCESS ||
