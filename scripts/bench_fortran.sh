@@ -58,6 +58,7 @@ args_of() {
 
 csv=$out.csv
 echo "round,mpi,program,usec" >"$csv"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r -a order <<<"$MPIS"
 for ((r = 1; r <= ROUNDS; r++)); do
     for p in $PROGS; do
@@ -74,7 +75,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
     order=("${order[@]:1}" "${order[0]}")   # rotate who goes first
 done
 
-python3 - "$csv" "$out.txt" "$ROUNDS" "$MPIS" <<'PY'
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 - "$csv" "$out.txt" "$ROUNDS" "$MPIS" "$load_start" "$load_end" "$(nproc)" <<'PY'
 import csv, statistics, sys, datetime
 rows = list(csv.DictReader(open(sys.argv[1])))
 mpis = sys.argv[4].split()
@@ -88,6 +90,11 @@ w("# Fortran bindings: 8-byte latency and allreduce, 2 ranks on one node")
 w("# %s; %s rounds interleaved (the MPIs' order rotating); medians in usec"
   % (datetime.date.today().isoformat(), sys.argv[3]))
 w("# (scripts/bench_fortran.sh, `make bench-fortran`; the CSV has every run)")
+w("# load average %s at the start, %s at the end, on %s CPUs:"
+  % (sys.argv[5], sys.argv[6], sys.argv[7]))
+w("# with more runnable processes than CPUs the 2-rank figures measure the")
+w("# scheduler, not the MPI;")
+w("# the per-call cost (last table, best of many) is the one to read then.")
 w("")
 for what in ("latency", "allreduce", "overhead"):
     if what == "overhead":

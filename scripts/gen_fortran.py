@@ -23,8 +23,15 @@ fortran_generated_current runs --check):
                                     handles, LOGICALs, strings with hidden
                                     lengths, statuses and the sentinels, then
                                     calling PMPI_Foo
+  src/binding/fortran/f08/gen_mpi_f08.f90  module mpi_f08 (handle types,
+                                    optional IERROR, BIND(C) interfaces with
+                                    descriptors for choice buffers, the
+                                    large-count forms as generics)
+  src/binding/fortran/f08/gen_f08.c smap_f08_foo (descriptors) and the
+                                    large-count pmpi_foo_c_ entry points
   tests/fortran/gen_calls_mpi.f90   calls every procedure of `use mpi` once
   tests/fortran/gen_calls_mpif.f    the same through mpif.h (fixed form)
+  tests/fortran/gen_calls_f08.f90   the same through mpi_f08 (and `_c` forms)
 
 A procedure whose wrapper is hand-written (a file in src/binding/fortran/
 names it in `SMAP_F_ALIASES(foo, ...)` at the start of a line: callbacks, attributes, spawn's
