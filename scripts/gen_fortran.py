@@ -323,7 +323,15 @@ def gen_mpif(abi, procs):
 # module mpi
 # ---------------------------------------------------------------------------
 
-def interface_lines(proc, name=None):
+# `use mpi` overloads of the procedures returning a memory address (MPI 5.0
+# §19.1: MPI_ALLOC_MEM_CPTR & co.): the same entry point with the address
+# received into a TYPE(C_PTR) instead of an INTEGER(KIND=MPI_ADDRESS_KIND)
+# (both 8 bytes by reference).  mpi_f08 has only the TYPE(C_PTR) form.
+CPTR_OVERLOADS = {"MPI_Alloc_mem": "baseptr", "MPI_Win_allocate": "baseptr",
+                  "MPI_Win_allocate_shared": "baseptr", "MPI_Win_shared_query": "baseptr"}
+
+
+def interface_lines(proc, name=None, cptr=None):
     name = name or proc["name"]
     ps = fparams(proc)
     rc = ret_cat(proc)
@@ -344,6 +352,9 @@ def interface_lines(proc, name=None):
             w("      !GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % p["name"])
             w("      !DIR$ IGNORE_TKR %s" % p["name"])
             w("      TYPE(*), DIMENSION(*) :: %s" % p["name"])
+            continue
+        if p["name"] == cptr:
+            w("      TYPE(C_PTR) :: %s" % p["name"])
             continue
         w("      %s :: %s%s" % (F_DECL[cat], p["name"], dims))
     if rc:
@@ -369,7 +380,7 @@ def gen_module(abi, procs):
     w("! argument other than a choice buffer is a compile-time error.")
     out.extend(fixed_comment(NOTE))
     w("MODULE mpi")
-    w("  USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_INT")
+    w("  USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_INT, C_PTR")
     w("  IMPLICIT NONE")
     w("  PRIVATE :: C_INT")
     for line in const_lines(abi, False):
@@ -382,10 +393,16 @@ def gen_module(abi, procs):
     out.extend(sizeof_generic())
     w("  INTERFACE")
     for p in procs:
-        if p["name"] in FORTRAN_ONLY:
+        if p["name"] in FORTRAN_ONLY or p["name"] in CPTR_OVERLOADS:
             continue
         out.extend(interface_lines(p))
     w("  END INTERFACE")
+    for p in procs:
+        if p["name"] in CPTR_OVERLOADS:
+            w("  INTERFACE %s" % p["name"])
+            out.extend(interface_lines(p))
+            out.extend(interface_lines(p, p["name"] + "_cptr", CPTR_OVERLOADS[p["name"]]))
+            w("  END INTERFACE %s" % p["name"])
     w("CONTAINS")
     out.extend(sizeof_lines(False))
     w("END MODULE mpi")
@@ -743,6 +760,9 @@ def gen_c(apis, procs, hand):
         lines, ret, sig, _ = gen_c_wrapper(proc, cfns[proc["name"]])
         out.extend(lines)
         w("SMAP_F_ALIASES(%s, %s, %s, (%s))" % (name, name.upper(), ret, sig))
+        if proc["name"] in CPTR_OVERLOADS:
+            w("SMAP_F_ALIASES2(%s, %s_cptr, %s_CPTR, %s, (%s))   /* TYPE(C_PTR) form */"
+              % (name, name, name.upper(), ret, sig))
     return "\n".join(out) + "\n"
 
 

@@ -1,10 +1,12 @@
 ! fortran_p2p: point-to-point through `use mpi` -- status fields, the
 ! sentinels MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE, MPI_Get_count,
 ! nonblocking requests (Isend/Irecv/Waitall), strings with hidden lengths
-! (communicator names, MPI_Get_processor_name, MPI_Error_string) and
-! MPI_Comm_get_attr(MPI_TAG_UB).  Any rank count >= 2.
+! (communicator names, MPI_Get_processor_name, MPI_Error_string),
+! MPI_Comm_get_attr(MPI_TAG_UB) and MPI_Alloc_mem into a TYPE(C_PTR).
+! Any rank count >= 2.
 program f_p2p
   use mpi
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
   implicit none
   integer :: ierr, me, np, peer, n, i, reqs(4)
   integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 4)
@@ -14,6 +16,8 @@ program f_p2p
   character(len=MPI_MAX_ERROR_STRING) :: msg
   integer(kind=MPI_ADDRESS_KIND) :: tagub
   logical :: flag
+  type(c_ptr) :: mem
+  integer, pointer :: arr(:)
 
   call MPI_Init(ierr)
   call check(ierr == MPI_SUCCESS, 'init')
@@ -75,6 +79,16 @@ program f_p2p
   ! predefined attribute: its value, not an address
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tagub, flag, ierr)
   call check(flag .and. tagub >= 32767, 'MPI_TAG_UB')
+
+  ! MPI_Alloc_mem's TYPE(C_PTR) form (MPI_ALLOC_MEM_CPTR)
+  tagub = 10 * 4
+  call MPI_Alloc_mem(tagub, MPI_INFO_NULL, mem, ierr)
+  call check(ierr == MPI_SUCCESS .and. c_associated(mem), 'Alloc_mem C_PTR')
+  call c_f_pointer(mem, arr, [10])
+  arr = [(i, i = 1, 10)]
+  call check(sum(arr) == 55, 'memory usable')
+  call MPI_Free_mem(arr, ierr)
+  call check(ierr == MPI_SUCCESS, 'Free_mem')
 
   call MPI_Finalize(ierr)
   if (me == 0) print *, 'PASS fortran_p2p'

@@ -113,5 +113,15 @@ SMAP_F_API int smap_f_cartdim(MPI_Comm comm);
     SMAP_F_ALIAS1(ret, pmpi_##name##__, pmpi_##name##_, sig) \
     SMAP_F_ALIAS1(ret, pmpi_##name, pmpi_##name##_, sig)    \
     SMAP_F_ALIAS1(ret, PMPI_##NAME, pmpi_##name##_, sig)
+/* Every spelling of another name (name2) for the same definition. */
+#define SMAP_F_ALIASES2(name, name2, NAME2, ret, sig)          \
+    SMAP_F_ALIAS1(ret, mpi_##name2##_, pmpi_##name##_, sig)    \
+    SMAP_F_ALIAS1(ret, mpi_##name2##__, pmpi_##name##_, sig)   \
+    SMAP_F_ALIAS1(ret, mpi_##name2, pmpi_##name##_, sig)       \
+    SMAP_F_ALIAS1(ret, MPI_##NAME2, pmpi_##name##_, sig)       \
+    SMAP_F_ALIAS1(ret, pmpi_##name2##_, pmpi_##name##_, sig)   \
+    SMAP_F_ALIAS1(ret, pmpi_##name2##__, pmpi_##name##_, sig)  \
+    SMAP_F_ALIAS1(ret, pmpi_##name2, pmpi_##name##_, sig)      \
+    SMAP_F_ALIAS1(ret, PMPI_##NAME2, pmpi_##name##_, sig)
 
 #endif

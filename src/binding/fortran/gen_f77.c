@@ -189,6 +189,7 @@ void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(alloc_mem, ALLOC_MEM, void, (MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierror))
+SMAP_F_ALIASES2(alloc_mem, alloc_mem_cptr, ALLOC_MEM_CPTR, void, (MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierror))   /* TYPE(C_PTR) form */
 
 void pmpi_allreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -4400,6 +4401,7 @@ void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_allocate, WIN_ALLOCATE, void, (MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror))
+SMAP_F_ALIASES2(win_allocate, win_allocate_cptr, WIN_ALLOCATE_CPTR, void, (MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror))   /* TYPE(C_PTR) form */
 
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -4412,6 +4414,7 @@ void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *in
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_allocate_shared, WIN_ALLOCATE_SHARED, void, (MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror))
+SMAP_F_ALIASES2(win_allocate_shared, win_allocate_shared_cptr, WIN_ALLOCATE_SHARED_CPTR, void, (MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierror))   /* TYPE(C_PTR) form */
 
 void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
 {
@@ -4677,6 +4680,7 @@ void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_F
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(win_shared_query, WIN_SHARED_QUERY, void, (MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror))
+SMAP_F_ALIASES2(win_shared_query, win_shared_query_cptr, WIN_SHARED_QUERY_CPTR, void, (MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Aint *baseptr, MPI_Fint *ierror))   /* TYPE(C_PTR) form */
 
 void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {

@@ -5,7 +5,7 @@
 ! (`make regen`). Do not edit: a test (fortran_generated_current)
 ! fails when this file differs from what the script writes.
 MODULE mpi
-  USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_INT
+  USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_INT, C_PTR
   IMPLICIT NONE
   PRIVATE :: C_INT
   INTEGER MPI_STATUS_SIZE
@@ -847,14 +847,6 @@ MODULE mpi
       INTEGER :: request
       INTEGER :: ierror
     END SUBROUTINE MPI_Allgatherv_init
-    SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)
-      IMPORT
-      IMPLICIT NONE
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-      INTEGER :: info
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-      INTEGER :: ierror
-    END SUBROUTINE MPI_Alloc_mem
     SUBROUTINE MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       IMPORT
       IMPLICIT NONE
@@ -4901,28 +4893,6 @@ MODULE mpi
       INTEGER :: array_of_statuses(MPI_STATUS_SIZE, *)
       INTEGER :: ierror
     END SUBROUTINE MPI_Waitsome
-    SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
-      IMPORT
-      IMPLICIT NONE
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-      INTEGER :: disp_unit
-      INTEGER :: info
-      INTEGER :: comm
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-      INTEGER :: win
-      INTEGER :: ierror
-    END SUBROUTINE MPI_Win_allocate
-    SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
-      IMPORT
-      IMPLICIT NONE
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-      INTEGER :: disp_unit
-      INTEGER :: info
-      INTEGER :: comm
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-      INTEGER :: win
-      INTEGER :: ierror
-    END SUBROUTINE MPI_Win_allocate_shared
     SUBROUTINE MPI_Win_attach(win, base, size, ierror)
       IMPORT
       IMPLICIT NONE
@@ -5136,16 +5106,6 @@ MODULE mpi
       CHARACTER(LEN=*) :: win_name
       INTEGER :: ierror
     END SUBROUTINE MPI_Win_set_name
-    SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
-      IMPORT
-      IMPLICIT NONE
-      INTEGER :: win
-      INTEGER :: rank
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
-      INTEGER :: disp_unit
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
-      INTEGER :: ierror
-    END SUBROUTINE MPI_Win_shared_query
     SUBROUTINE MPI_Win_start(group, assert, win, ierror)
       IMPORT
       IMPLICIT NONE
@@ -5197,6 +5157,94 @@ MODULE mpi
       DOUBLE PRECISION :: MPI_Wtime
     END FUNCTION MPI_Wtime
   END INTERFACE
+  INTERFACE MPI_Alloc_mem
+    SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: info
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Alloc_mem
+    SUBROUTINE MPI_Alloc_mem_cptr(size, info, baseptr, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: info
+      TYPE(C_PTR) :: baseptr
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Alloc_mem_cptr
+  END INTERFACE MPI_Alloc_mem
+  INTERFACE MPI_Win_allocate
+    SUBROUTINE MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Win_allocate
+    SUBROUTINE MPI_Win_allocate_cptr(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      TYPE(C_PTR) :: baseptr
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Win_allocate_cptr
+  END INTERFACE MPI_Win_allocate
+  INTERFACE MPI_Win_allocate_shared
+    SUBROUTINE MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Win_allocate_shared
+    SUBROUTINE MPI_Win_allocate_shared_cptr(size, disp_unit, info, comm, baseptr, win, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER :: info
+      INTEGER :: comm
+      TYPE(C_PTR) :: baseptr
+      INTEGER :: win
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Win_allocate_shared_cptr
+  END INTERFACE MPI_Win_allocate_shared
+  INTERFACE MPI_Win_shared_query
+    SUBROUTINE MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER :: win
+      INTEGER :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Win_shared_query
+    SUBROUTINE MPI_Win_shared_query_cptr(win, rank, size, disp_unit, baseptr, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER :: win
+      INTEGER :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: size
+      INTEGER :: disp_unit
+      TYPE(C_PTR) :: baseptr
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Win_shared_query_cptr
+  END INTERFACE MPI_Win_shared_query
 CONTAINS
   SUBROUTINE smap_sizeof_i1(x, size, ierror)
     INTEGER(KIND=1), DIMENSION(..) :: x
