@@ -22,6 +22,16 @@ contains
     seen = datatype
   end subroutine maxabs
 
+  subroutine maxabs_c(invec, inoutvec, len, datatype)
+    type(c_ptr), value :: invec, inoutvec
+    integer(kind=MPI_COUNT_KIND) :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    b = max(abs(a), abs(b)) + 0 * datatype%MPI_VAL
+  end subroutine maxabs_c
+
   subroutine handler(comm, code)
     type(MPI_Comm) :: comm
     integer :: code
@@ -59,6 +69,11 @@ program f_f08_cb
   v = [-(me + 1), me]
   call MPI_Allreduce(v, w, 2, MPI_INTEGER, op, MPI_COMM_WORLD)
   if (np > 1) call check(w(1) == np .and. w(2) == np - 1 .and. seen == MPI_INTEGER, 'f08 user op')
+  call MPI_Op_free(op)
+  call MPI_Op_create_c(maxabs_c, .true., op)
+  w = 0
+  call MPI_Allreduce(v, w, 2, MPI_INTEGER, op, MPI_COMM_WORLD)
+  if (np > 1) call check(w(1) == np .and. w(2) == np - 1, 'f08 large-count user op')
   call MPI_Op_free(op)
 
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)

@@ -585,6 +585,7 @@ PROGRAM calls_f08
         v_logical_true, v_recvcounts, v_displs, v_sendtypes, v_comm, v_info, v_request)
     CALL MPI_Op_commutative(v_op, v_is_set)
     CALL MPI_Op_create(v_fn_user_fn, v_is_set, v_op)
+    CALL MPI_Op_create_c(v_fn_user_fn, v_is_set, v_op)
     CALL MPI_Op_free(v_op)
     CALL MPI_Open_port(v_info, v_string)
     CALL MPI_Pack(v_logical_true, v_logical_size, v_origin_datatype, v_logical_true, &
@@ -654,6 +655,8 @@ PROGRAM calls_f08
     CALL MPI_Reduce_scatter_init(v_logical_true, v_logical_true, v_recvcounts, v_origin_datatype, &
         v_op, v_comm, v_info, v_request)
     CALL MPI_Register_datarep(v_string, v_fn_read_conversion_fn, v_fn_write_conversion_fn, &
+        v_fn_dtype_file_extent_fn, v_target_disp)
+    CALL MPI_Register_datarep_c(v_string, v_fn_read_conversion_fn, v_fn_write_conversion_fn, &
         v_fn_dtype_file_extent_fn, v_target_disp)
     CALL MPI_Remove_error_class(v_logical_size)
     CALL MPI_Remove_error_code(v_logical_size)
@@ -907,7 +910,7 @@ PROGRAM calls_f08
     v_d = MPI_Wtime()
   END IF
   CALL MPI_Finalize()
-  IF (me .EQ. 0) PRINT *, 'calls: 580 procedures linked'
+  IF (me .EQ. 0) PRINT *, 'calls: 582 procedures linked'
 END PROGRAM calls_f08
 
 SUBROUTINE v_fn_cancel_fn()

@@ -144,6 +144,40 @@ void pmpi_op_create_(ffn user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ier
 }
 SMAP_F_ALIASES(op_create, OP_CREATE, void, (ffn, MPI_Fint *, MPI_Fint *, MPI_Fint *))
 
+/* MPI_Op_create_c (mpi_f08): the user function takes an
+ * INTEGER(KIND=MPI_COUNT_KIND) length. */
+typedef void (*f_op_c)(void *in, void *inout, MPI_Count *len, MPI_Fint *dt);
+static struct slots op_c_fn = {PTHREAD_MUTEX_INITIALIZER, {0}};
+static void op_c_call(int s, void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    MPI_Count l = *len;
+    MPI_Fint d = PMPI_Type_c2f(*dt);
+    ((f_op_c)op_c_fn.fn[s])(in, inout, &l, &d);
+}
+#define OP_C_THUNK(n)                                                                \
+    static void op_c_##n(void *in, void *io, MPI_Count *len, MPI_Datatype *dt)       \
+    {                                                                                \
+        op_c_call(OCT(n), in, io, len, dt);                                          \
+    }
+REPEAT64(OP_C_THUNK)
+#define ENTRY_OP_C(n) op_c_##n,
+static MPI_User_function_c *const op_c_thunk[SLOTS] = {REPEAT64(ENTRY_OP_C)};
+
+void pmpi_op_create_c_(ffn user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror_opt)
+{
+    SMAP_F_IERROR;
+    int s = slot_of(&op_c_fn, user_fn);
+    if (s < 0) {
+        *ierror = full("MPI_Op_create_c");
+        return;
+    }
+    MPI_Op o;
+    *ierror = PMPI_Op_create_c(op_c_thunk[s], SMAP_F_LOGICAL_IN(*commute), &o);
+    if (*ierror == MPI_SUCCESS)
+        *op = PMPI_Op_c2f(o);
+}
+SMAP_F_ALIASES(op_create_c, OP_CREATE_C, void, (ffn, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+
 /* ---- attribute keyvals -------------------------------------------------- */
 /* SUBROUTINE COPY(OLDOBJ, KEYVAL, EXTRA_STATE, ATTRIBUTE_VAL_IN,
  *                 ATTRIBUTE_VAL_OUT, FLAG, IERROR)
@@ -383,4 +417,16 @@ void pmpi_register_datarep_(char *datarep, ffn read_fn, ffn write_fn, ffn extent
     *ierror = smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep");
 }
 SMAP_F_ALIASES(register_datarep, REGISTER_DATAREP, void,
+               (char *, ffn, ffn, ffn, MPI_Aint *, MPI_Fint *, size_t))
+
+/* MPI_Register_datarep_c (mpi_f08): as MPI_Register_datarep. */
+void pmpi_register_datarep_c_(char *datarep, ffn read_fn, ffn write_fn, ffn extent_fn,
+                              MPI_Aint *extra_state, MPI_Fint *ierror_opt, size_t datarep_len)
+{
+    SMAP_F_IERROR;
+    (void)datarep, (void)read_fn, (void)write_fn, (void)extent_fn, (void)extra_state;
+    (void)datarep_len;
+    *ierror = smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
+}
+SMAP_F_ALIASES(register_datarep_c, REGISTER_DATAREP_C, void,
                (char *, ffn, ffn, ffn, MPI_Aint *, MPI_Fint *, size_t))

@@ -4823,6 +4823,14 @@ MODULE mpi_f08
       TYPE(MPI_Op) :: op
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Op_create
+    SUBROUTINE MPI_Op_create_c(user_fn, commute, op, ierror)
+      IMPORT
+      IMPLICIT NONE
+      EXTERNAL :: user_fn
+      LOGICAL :: commute
+      TYPE(MPI_Op) :: op
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Op_create_c
   END INTERFACE
   INTERFACE
     SUBROUTINE MPI_Op_free(op, ierror)
@@ -5376,6 +5384,17 @@ MODULE mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
       INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Register_datarep
+    SUBROUTINE MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+      IMPORT
+      IMPLICIT NONE
+      CHARACTER(LEN=*) :: datarep
+      EXTERNAL :: read_conversion_fn
+      EXTERNAL :: write_conversion_fn
+      EXTERNAL :: dtype_file_extent_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Register_datarep_c
   END INTERFACE
   INTERFACE
     SUBROUTINE MPI_Remove_error_class(errorclass, ierror)
