@@ -54,8 +54,8 @@ static int full(const char *func)
 #define REPEAT8(M, b) M(b##0) M(b##1) M(b##2) M(b##3) M(b##4) M(b##5) M(b##6) M(b##7)
 #define REPEAT64(M) REPEAT8(M, 0) REPEAT8(M, 1) REPEAT8(M, 2) REPEAT8(M, 3) \
     REPEAT8(M, 4) REPEAT8(M, 5) REPEAT8(M, 6) REPEAT8(M, 7)
-/* slot numbers written as two octal digits: 00..77 */
-#define OCT(n) (((0##n) / 10) * 8 + (0##n) % 10)
+/* slot numbers written as two octal digits 00..77: 0##n is the slot (0..63) */
+#define OCT(n) (0##n)
 
 /* ---- error handlers: SUBROUTINE H(OBJ, ERRORCODE) ------------------------ */
 typedef void (*f_eh)(MPI_Fint *obj, MPI_Fint *code);
@@ -280,16 +280,29 @@ KV_TRAMPOLINES(comm, Comm, MPI_Comm)
 KV_TRAMPOLINES(type, Type, MPI_Datatype)
 KV_TRAMPOLINES(win, Win, MPI_Win)
 
+/* Every record stays reachable from here (the library may drop a freed
+ * keyval's extra state while attributes copied from it live on). */
+static pthread_mutex_t kv_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kv_node {
+    struct kv_node *next;
+    struct kv kv;
+} *kv_all;
+
 static struct kv *kv_new(ffn copy, ffn del, MPI_Aint extra, int small)
 {
-    struct kv *k = malloc(sizeof *k);
-    if (k)
-        *k = (struct kv){copy, del, extra, small};
-    return k;
+    struct kv_node *n = malloc(sizeof *n);
+    if (!n)
+        return NULL;
+    n->kv = (struct kv){copy, del, extra, small};
+    pthread_mutex_lock(&kv_lock);
+    n->next = kv_all;
+    kv_all = n;
+    pthread_mutex_unlock(&kv_lock);
+    return &n->kv;
 }
 
-/* A keyval's record lives as long as the program: attributes copied from
- * it may outlive MPI_*_free_keyval (MPI 5.0 §7.7.2). */
+/* A keyval's record lives as long as the program (on kv_all): attributes
+ * copied from it may outlive MPI_*_free_keyval (MPI 5.0 §7.7.2). */
 #define KV_CREATE(kind, Kind, KIND_, CCopy, CDelete)                                  \
     void pmpi_##kind##_create_keyval_(ffn copy_fn, ffn delete_fn, MPI_Fint *keyval,  \
                                       MPI_Aint *extra_state, MPI_Fint *ierror_opt)       \
@@ -313,8 +326,6 @@ static struct kv *kv_new(ffn copy, ffn del, MPI_Aint extra, int small)
         *ierror = PMPI_##Kind##_create_keyval(c, d, &kv, k);                         \
         if (*ierror == MPI_SUCCESS)                                                  \
             *keyval = kv;                                                            \
-        else                                                                         \
-            free(k);                                                                 \
     }
 #define KV_SIG (ffn, ffn, MPI_Fint *, MPI_Aint *, MPI_Fint *)
 KV_CREATE(comm, Comm, COMM, MPI_COMM, MPI_COMM)
@@ -345,8 +356,6 @@ void pmpi_keyval_create_(ffn copy_fn, ffn delete_fn, MPI_Fint *keyval, MPI_Fint 
     *ierror = PMPI_Keyval_create(c, d, &kv, k);
     if (*ierror == MPI_SUCCESS)
         *keyval = kv;
-    else
-        free(k);
 }
 SMAP_F_ALIASES(keyval_create, KEYVAL_CREATE, void, (ffn, ffn, MPI_Fint *, MPI_Fint *, MPI_Fint *))
 
