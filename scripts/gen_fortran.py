@@ -327,8 +327,27 @@ def gen_mpif(abi, procs):
 # §19.1: MPI_ALLOC_MEM_CPTR & co.): the same entry point with the address
 # received into a TYPE(C_PTR) instead of an INTEGER(KIND=MPI_ADDRESS_KIND)
 # (both 8 bytes by reference).  mpi_f08 has only the TYPE(C_PTR) form.
-CPTR_OVERLOADS = {"MPI_Alloc_mem": "baseptr", "MPI_Win_allocate": "baseptr",
-                  "MPI_Win_allocate_shared": "baseptr", "MPI_Win_shared_query": "baseptr"}
+# The JSON marks them: attribute f90_index_overload holds that interface.
+def cptr_overloads(apis):
+    out = {}
+    for p in apis.values():
+        if p["attributes"].get("f90_index_overload"):
+            cb = [r["name"] for r in p["parameters"] if r["kind"] in ("C_BUFFER", "C_BUFFER2")]
+            if len(cb) != 1:
+                raise GenError("%s: f90_index_overload without one address output" % p["name"])
+            out[p["name"]] = cb[0]
+    return out
+
+
+CPTR_OVERLOADS = {}   # filled by generate() from the JSON
+
+
+def is_request_index(proc, raw):
+    """An index into the procedure's array of requests (Waitany's index,
+    Testsome's array_of_indices): 0-based in C, 1-based in Fortran.  (An
+    INDEX output elsewhere -- MPI_Graph_get's -- is no such position.)"""
+    return raw["kind"] == "INDEX" and raw["param_direction"] == "out" and any(
+        r["kind"] == "REQUEST" and r["length"] for r in proc["parameters"])
 
 
 def interface_lines(proc, name=None, cptr=None):
@@ -644,6 +663,15 @@ def gen_c_wrapper(proc, cfn, f08=False):
             elif level == 0 and not is_arr:
                 call.append("*%s" % n)
             else:
+                # set before the call, so that a call failing early leaves
+                # nothing to convert
+                if is_request_index(proc, raw) and not is_arr:
+                    decls.append("*%s = MPI_UNDEFINED;" % n)
+                    post.append("if (*%s >= 0) *%s += 1;   /* Fortran counts from 1 */" % (n, n))
+                elif is_request_index(proc, raw):
+                    decls.append("*outcount = MPI_UNDEFINED;")
+                    post.append("if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; i++) "
+                                "%s[i] += 1;   /* Fortran counts from 1 */" % n)
                 sent = ""
                 if kind == "WEIGHT":
                     sent = "SMAP_F_WEIGHTS(%s)" % n
@@ -1304,6 +1332,8 @@ def gen_test_f08(procs):
 
 def generate(root, std_dir):
     abi, apis = gen_mpi.load_standard(std_dir)
+    CPTR_OVERLOADS.clear()
+    CPTR_OVERLOADS.update(cptr_overloads(apis))
     procs = f90_procs(apis)
     hand = scan_hand_fortran(root)
     return {

@@ -8,7 +8,7 @@ program f_p2p
   use mpi
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
   implicit none
-  integer :: ierr, me, np, peer, n, i, reqs(4)
+  integer :: ierr, me, np, peer, n, i, reqs(4), idx, idxs(4)
   integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 4)
   double precision :: a(10), b(10), c(10), d(10)
   character(len=MPI_MAX_OBJECT_NAME) :: name
@@ -65,6 +65,24 @@ program f_p2p
     call MPI_Irecv(b, 1, MPI_DOUBLE_PRECISION, peer, 7, MPI_COMM_WORLD, reqs(2), ierr)
     call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
     call check(ierr == MPI_SUCCESS .and. b(1) == dble(1 + 100 * peer), 'statuses ignore')
+  end if
+
+  ! request indices count from 1 in Fortran (Waitany, Waitsome, Testany)
+  if (me < 2) then
+    call MPI_Irecv(b, 1, MPI_DOUBLE_PRECISION, peer, 8, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_Irecv(c, 1, MPI_DOUBLE_PRECISION, peer, 9, MPI_COMM_WORLD, reqs(2), ierr)
+    reqs(3) = MPI_REQUEST_NULL
+    call MPI_Send(a, 1, MPI_DOUBLE_PRECISION, peer, 9, MPI_COMM_WORLD, ierr)
+    call MPI_Waitany(3, reqs, idx, st, ierr)
+    call check(idx == 2 .and. reqs(2) == MPI_REQUEST_NULL .and. st(MPI_TAG) == 9, 'Waitany index')
+    ! tag 8 only once both sides are past Waitany (else it may complete first)
+    call MPI_Sendrecv(a, 1, MPI_DOUBLE_PRECISION, peer, 10, d, 1, MPI_DOUBLE_PRECISION, &
+                      peer, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call MPI_Send(a, 1, MPI_DOUBLE_PRECISION, peer, 8, MPI_COMM_WORLD, ierr)
+    call MPI_Waitsome(3, reqs, n, idxs, sts, ierr)
+    call check(n == 1 .and. idxs(1) == 1, 'Waitsome indices')
+    call MPI_Testany(3, reqs, idx, flag, MPI_STATUS_IGNORE, ierr)
+    call check(flag .and. idx == MPI_UNDEFINED, 'Testany with no active request')
   end if
 
   ! strings: set and get a name (blank padding), processor name, error string

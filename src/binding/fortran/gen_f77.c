@@ -3359,6 +3359,7 @@ void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, 
     int rc = MPI_SUCCESS;
     MPI_Request *c_array_of_requests = NULL;
     int n_array_of_requests = 0;
+    *index = MPI_UNDEFINED;
     int c_flag = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Request_get_status_any"); goto out; }
@@ -3367,6 +3368,7 @@ void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, 
     goto out;
 out:
     free(c_array_of_requests);
+    if (*index >= 0) *index += 1;   /* Fortran counts from 1 */
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3377,6 +3379,7 @@ void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_request
     int rc = MPI_SUCCESS;
     MPI_Request *c_array_of_requests = NULL;
     int n_array_of_requests = 0;
+    *outcount = MPI_UNDEFINED;
     n_array_of_requests = *incount;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Request_get_status_some"); goto out; }
     for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
@@ -3384,6 +3387,7 @@ void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_request
     goto out;
 out:
     free(c_array_of_requests);
+    if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; i++) array_of_indices[i] += 1;   /* Fortran counts from 1 */
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(request_get_status_some, REQUEST_GET_STATUS_SOME, void, (MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
@@ -3899,6 +3903,7 @@ void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
     int rc = MPI_SUCCESS;
     MPI_Request *c_array_of_requests = NULL;
     int n_array_of_requests = 0;
+    *index = MPI_UNDEFINED;
     int c_flag = 0;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Testany"); goto out; }
@@ -3908,6 +3913,7 @@ void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
+    if (*index >= 0) *index += 1;   /* Fortran counts from 1 */
     if (rc == MPI_SUCCESS) *flag = SMAP_F_LOGICAL_OUT(c_flag);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3918,6 +3924,7 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
     int rc = MPI_SUCCESS;
     MPI_Request *c_array_of_requests = NULL;
     int n_array_of_requests = 0;
+    *outcount = MPI_UNDEFINED;
     n_array_of_requests = *incount;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Testsome"); goto out; }
     for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
@@ -3926,6 +3933,7 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
+    if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; i++) array_of_indices[i] += 1;   /* Fortran counts from 1 */
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(testsome, TESTSOME, void, (MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
@@ -4361,6 +4369,7 @@ void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
     int rc = MPI_SUCCESS;
     MPI_Request *c_array_of_requests = NULL;
     int n_array_of_requests = 0;
+    *index = MPI_UNDEFINED;
     n_array_of_requests = *count;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Waitany"); goto out; }
     for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
@@ -4369,6 +4378,7 @@ void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
+    if (*index >= 0) *index += 1;   /* Fortran counts from 1 */
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(waitany, WAITANY, void, (MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror))
@@ -4378,6 +4388,7 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
     int rc = MPI_SUCCESS;
     MPI_Request *c_array_of_requests = NULL;
     int n_array_of_requests = 0;
+    *outcount = MPI_UNDEFINED;
     n_array_of_requests = *incount;
     if (n_array_of_requests > 0 && !(c_array_of_requests = malloc((size_t)n_array_of_requests * sizeof *c_array_of_requests))) { rc = smap_f_nomem("MPI_Waitsome"); goto out; }
     for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = SMAP_F2C(MPI_Request, Request, array_of_requests[i]);
@@ -4386,6 +4397,7 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
 out:
     if (c_array_of_requests) for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = PMPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
+    if (*outcount != MPI_UNDEFINED) for (int i = 0; i < *outcount; i++) array_of_indices[i] += 1;   /* Fortran counts from 1 */
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 SMAP_F_ALIASES(waitsome, WAITSOME, void, (MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror))
