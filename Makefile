@@ -6,6 +6,7 @@
 #   make bench-smap       the SMARTMAP microbenchmarks (copy bandwidth, start-up, fork)
 #   make bench-startup    job start-up against Open MPI and MPICH: 2-192 ranks on
 #                         this node, quiet and loaded, and 8 emulated hosts x 8
+#   make bench-fortran    the Fortran bindings' latency/allreduce beside C and the peers'
 #   make bench-crossover  the collectives' inline/direct crossovers (src/coll/select.c)
 #                         and flat vs hierarchical across emulated nodes (src/coll/hier)
 #   make install PREFIX=/some/dir
@@ -17,7 +18,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build check check-asan install bench bench-net bench-net3 bench-smap bench-startup bench-crossover clean regen
+.PHONY: all deps configure build check check-asan install bench bench-net bench-net3 bench-smap bench-startup bench-crossover bench-fortran clean regen
 
 all: build
 
@@ -102,8 +103,16 @@ bench-crossover: deps
 # Regenerate include/mpi.h, the binding stubs and docs/STATUS.md from
 # std/, the MPI Forum's JSON carried in the repository (outputs are committed;
 # a test checks they are current).
+# The Fortran bindings' cost beside C and beside Open MPI's and MPICH's
+# Fortran (bench/results/fortran.txt; scripts/bench_fortran.sh).
+bench-fortran: deps
+	@$(MAKE) --no-print-directory build
+	@scripts/install-deps.sh bench
+	@BUILD_DIR=$(BUILD_DIR) scripts/bench_fortran.sh
+
 regen:
 	python3 scripts/gen_mpi.py
+	python3 scripts/gen_fortran.py
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan

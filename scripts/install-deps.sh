@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a target needs, only those missing.
-#   install-deps.sh build   compilers, CMake, Python 3 (generator), MPICH's hydra (a test),
+#   install-deps.sh build   compilers (gfortran: the Fortran bindings, D16), CMake, Python 3
+#                           (generator), MPICH's hydra (a test),
 #                           Open MPI (mpirun: a test of the PMIx client; libmpi.so:
 #                           tools_link_redirect), Meson + Ninja (tools_meson), jemalloc
 #                           (vendored into libsmartmap_heap: libjemalloc_pic.a), PMIx headers
@@ -11,7 +12,7 @@
 #                           lets smap/config.c ask valgrind)
 #   install-deps.sh bench   the above plus MPICH's headers and gnuplot
 set -euo pipefail
-want=(gcc g++ make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev openmpi-bin
+want=(gcc g++ gfortran make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev openmpi-bin
       meson ninja-build libfabric-dev libucx-dev libpmix-dev libhwloc-dev iproute2 gdb valgrind)
 [ "${1:-build}" = bench ] && want+=(libmpich-dev gnuplot-nox)
 missing=()

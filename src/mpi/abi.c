@@ -1,8 +1,9 @@
 /* What the MPI 5.0 ABI functions report (MPI_Abi_get_info and the Fortran
  * details a Fortran binding layer built over the C ABI records with
- * MPI_Abi_set_fortran_info / _booleans).  smartmap has no Fortran binding
- * of its own: the Fortran details are only what such a layer set, kept
- * for the process's life (a later set replaces an earlier one).  Guarded
+ * MPI_Abi_set_fortran_info / _booleans).  smartmap's own Fortran side
+ * (src/binding/fortran) records its booleans when loaded; another layer may
+ * set its own: kept for the process's life (a later set replaces an earlier
+ * one).  Guarded
  * by a mutex: these calls are allowed before MPI_Init and from any
  * thread. */
 #include "mpi/abi.h"

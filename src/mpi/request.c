@@ -10,6 +10,7 @@
 #include "base/wait.h"
 #include "dtype/engine.h"
 #include "mpi/comm.h"
+#include "mpi/handles.h"
 #include "mpi/status.h"
 #include "smap/smap.h"
 
@@ -106,6 +107,9 @@ struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
 
 void smap_req_free(struct MPI_ABI_Request *r)
 {
+    /* a request a Fortran program held as an integer (MPI_Request_c2f):
+     * its integer stops resolving (one atomic load when none was) */
+    smap_handle_forget(r);
     if (r->p.dt && !(r->p.dt->flags & SMAP_DT_PREDEF))
         smap_dtype_release(r->p.dt);
     if (r->udt)
