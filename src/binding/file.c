@@ -134,7 +134,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
     struct MPI_ABI_Info *in = smap_info_get(info);
     if (!in)
         return FILE_RAISE(F, fh, MPI_ERR_INFO, "info is not a valid info object");
-    smap_io_hints_set(&f->hints, in);
+    smap_io_hints_apply(f, in);
     return MPI_SUCCESS;
 }
 
