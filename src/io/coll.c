@@ -37,3 +37,8 @@ int smap_io_allgather_n(const long long *mine, int n, long long *all, struct MPI
     struct smap_cvec none = { NULL, 0 };
     return done(smap_coll_allgather(mine, n, t, all, n, none, none, t, c));
 }
+
+int smap_io_a2a(const struct smap_a2a *a, struct MPI_ABI_Comm *c)
+{
+    return done(smap_coll_alltoall(a, c));
+}

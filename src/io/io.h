@@ -140,6 +140,9 @@ int smap_io_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root,
                   struct MPI_ABI_Comm *c);
 /* One 64-bit integer from every rank, in rank order. */
 int smap_io_allgather(const long long *mine, long long *all, struct MPI_ABI_Comm *c);
+/* Alltoallv as coll/coll.h's struct smap_a2a describes it. */
+struct smap_a2a;
+int smap_io_a2a(const struct smap_a2a *a, struct MPI_ABI_Comm *c);
 /* n of them from every rank, in rank order. */
 int smap_io_allgather_n(const long long *mine, int n, long long *all, struct MPI_ABI_Comm *c);
 

@@ -29,6 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "boot/boot.h"
+#include "coll/coll.h"
 #include "dtype/engine.h"
 #include "io/io.h"
 #include "mpi/comm.h"
@@ -56,7 +58,7 @@ struct tp_desc {
 };
 
 /* The gathered part: per rank, these 6 numbers. */
-enum { G_DESC, G_LO, G_HI, G_ERR, G_TOTAL, G_NOAGG, G_N };
+enum { G_DESC, G_LO, G_HI, G_ERR, G_TOTAL, G_NOAGG, G_NODE, G_N };
 
 /* Whether [p, p + len) lies in one of this rank's exposed regions (so a
  * node peer can reach it through smap_remote). */
@@ -326,10 +328,30 @@ static int aggregate(struct MPI_ABI_File *f, int write, struct tp_peer *peers, M
     return rc;
 }
 
-/* Aggregators on this (single) node: cb_nodes, at most cb_config_list's
- * "*:N" per node, at most the ranks. */
+/* The nodes f's ranks live on (distinct node ids). */
+static int nodes_of(const struct MPI_ABI_File *f)
+{
+    int n = 0, *seen = calloc((size_t)f->size, sizeof *seen);
+    if (!seen)
+        return 1;
+    for (int r = 0; r < f->size; r++) {
+        int node = smap_job.node_of ? smap_job.node_of[smap_group_world_rank(f->c->group, r)] : 0;
+        int k = 0;
+        while (k < n && seen[k] != node)
+            k++;
+        if (k == n)
+            seen[n++] = node;
+    }
+    free(seen);
+    return n;
+}
+
+/* Aggregators: on one node cb_nodes, at most cb_config_list's "*:N", at
+ * most the ranks; across nodes one per node (the node's lowest rank). */
 int smap_io_cb_nodes(const struct MPI_ABI_File *f, long long want)
 {
+    if (!smap_comm_group_on_node(f->c->group))
+        return nodes_of(f);
     long long per = f->size;
     const char *c = f->hints.cb_config_list;
     if (!strncmp(c, "*:", 2) && strcmp(c + 2, "*")) {
@@ -344,22 +366,12 @@ int smap_io_cb_nodes(const struct MPI_ABI_File *f, long long want)
     return n < 1 ? 1 : (int)n;
 }
 
-/* Whether two-phase can run on f at all (the same on every rank). */
-static int cb_possible(const struct MPI_ABI_File *f)
-{
-    return smap_comm_group_on_node(f->c->group) && smap_heap_exposed();
-}
-
 void smap_io_hints_apply(struct MPI_ABI_File *f, const struct MPI_ABI_Info *info)
 {
     if (info)
         smap_io_hints_set(&f->hints, info);
     /* what is in effect, as MPI_File_get_info reports it */
     f->hints.cb_nodes = smap_io_cb_nodes(f, f->hints.cb_nodes);
-    if (!smap_comm_group_on_node(f->c->group)) {   /* between nodes: not done yet */
-        strcpy(f->hints.romio_cb_read, "disable");
-        strcpy(f->hints.romio_cb_write, "disable");
-    }
 }
 
 /* Whether the file's ranks' accesses interleave in the file. */
@@ -374,16 +386,211 @@ static int interleaved(const long long *g, int n)
     return 0;
 }
 
+/* ---- between nodes: the pieces of other nodes' domains travel by an
+ * alltoallv (p2p underneath); the aggregator treats each sender's
+ * message as one more rank's description (its data in the message). ---- */
+
+struct tp_x {
+    int n;                       /* ranks */
+    MPI_Count *c, *d;            /* counts and displacements, 4 arrays of n */
+    struct tp_piece *spc, *rpc;  /* pieces sent / received (so: offset in the data) */
+    char *sdata, *rdata;
+    MPI_Count snp, rnp, sbytes, rbytes;
+    struct tp_desc *rd;          /* received descriptions, one per sender */
+};
+
+static void x_free(struct tp_x *x)
+{
+    free(x->c);
+    free(x->spc);
+    free(x->rpc);
+    free(x->sdata);
+    free(x->rdata);
+    free(x->rd);
+}
+
+static int a2a(struct MPI_ABI_File *f, const void *sb, MPI_Count *sc, MPI_Count *sd, void *rb,
+               MPI_Count *rc, MPI_Count *rd)
+{
+    smap_dtype_t *b = smap_dtype_get(MPI_BYTE);
+    struct smap_a2a a = {.sbuf = sb, .scounts = {sc, 1}, .sdispls = {sd, 1}, .st = b,
+                         .rbuf = rb, .rcounts = {rc, 1}, .rdispls = {rd, 1}, .rt = b};
+    return smap_io_a2a(&a, f->c);
+}
+
+/* My pieces in domain [lo, hi): [*i0, *i1) of d->pc. */
+static void in_domain(const struct tp_desc *d, MPI_Offset lo, MPI_Offset hi, MPI_Count *i0,
+                      MPI_Count *i1)
+{
+    MPI_Count i = first_after(d->pc, d->npc, lo), j = i;
+    while (j < d->npc && d->pc[j].fo < hi)
+        j++;
+    *i0 = i;
+    *i1 = j;
+}
+
+/* Moves stream bytes [so, so + len) of d between memory and p. */
+static void mem_io(const struct tp_desc *d, int to_mem, char *p, MPI_Offset so, MPI_Offset len)
+{
+    if (d->data) {
+        if (to_mem)
+            memcpy(d->data + so, p, (size_t)len);
+        else
+            memcpy(p, d->data + so, (size_t)len);
+    } else if (to_mem) {
+        smap_dtype_unpack(p, len, (char *)d->buf, d->count, d->mt, so);
+    } else {
+        smap_dtype_pack(d->buf, d->count, d->mt, p, so, len);
+    }
+}
+
+/* Sends every rank's pieces (and, writing, their data) in the domains of
+ * aggregators on other nodes.  dom: 2 offsets per rank ([lo, hi) of its
+ * domain, empty unless an aggregator); remote[r]: r is on another node. */
+static int x_send(struct MPI_ABI_File *f, int write, const struct tp_desc *d,
+                  const MPI_Offset *dom, const char *remote, struct tp_x *x)
+{
+    int n = f->size, rc;
+    x->n = n;
+    if (!(x->c = calloc(8 * (size_t)n, sizeof *x->c)))
+        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the exchange");
+    MPI_Count *snp = x->c, *sby = x->c + n, *rnp = x->c + 2 * n, *rby = x->c + 3 * n,
+              *sd = x->c + 4 * n, *rd = x->c + 5 * n, *sc = x->c + 6 * n, *rcn = x->c + 7 * n;
+    for (int a = 0; a < n; a++) {
+        if (!remote[a] || dom[2 * a + 1] <= dom[2 * a] || !d->npc)
+            continue;
+        MPI_Count i0, i1;
+        in_domain(d, dom[2 * a], dom[2 * a + 1], &i0, &i1);
+        for (MPI_Count i = i0; i < i1; i++) {
+            MPI_Offset lo = d->pc[i].fo > dom[2 * a] ? d->pc[i].fo : dom[2 * a];
+            MPI_Offset hi = d->pc[i].fo + d->pc[i].len;
+            if (hi > dom[2 * a + 1])
+                hi = dom[2 * a + 1];
+            snp[a]++;
+            sby[a] += hi - lo;
+        }
+    }
+    /* counts: 2 per pair (pieces, bytes), as 16-byte blocks */
+    MPI_Count *cnt = malloc(4 * (size_t)n * sizeof *cnt), *c16 = malloc(2 * (size_t)n * sizeof *c16);
+    if (!cnt || !c16) {
+        free(cnt);
+        free(c16);
+        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the exchange");
+    }
+    for (int a = 0; a < n; a++) {
+        cnt[2 * a] = snp[a];
+        cnt[2 * a + 1] = sby[a];
+        c16[a] = 16;
+        c16[n + a] = 16 * (MPI_Count)a;
+    }
+    rc = a2a(f, cnt, c16, c16 + n, cnt + 2 * n, c16, c16 + n);
+    for (int a = 0; a < n && !rc; a++) {
+        rnp[a] = cnt[2 * n + 2 * a];
+        rby[a] = cnt[2 * n + 2 * a + 1];
+    }
+    free(cnt);
+    free(c16);
+    if (rc)
+        return rc;
+    for (int a = 0; a < n; a++) {
+        x->snp += snp[a];
+        x->rnp += rnp[a];
+        x->sbytes += sby[a];
+        x->rbytes += rby[a];
+    }
+    x->spc = malloc((size_t)(x->snp + 1) * sizeof *x->spc);
+    x->rpc = malloc((size_t)(x->rnp + 1) * sizeof *x->rpc);
+    x->sdata = malloc((size_t)x->sbytes + 1);
+    x->rdata = malloc((size_t)x->rbytes + 1);
+    x->rd = calloc((size_t)n, sizeof *x->rd);
+    if (!x->spc || !x->rpc || !x->sdata || !x->rdata || !x->rd)
+        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the exchange (%lld bytes)",
+                            (long long)(x->sbytes + x->rbytes));
+    /* the pieces, grouped by aggregator; so: offset in that message's data */
+    MPI_Count k = 0, db = 0;
+    for (int a = 0; a < n; a++) {
+        if (!snp[a])
+            continue;
+        MPI_Count i0, i1, off = 0;
+        in_domain(d, dom[2 * a], dom[2 * a + 1], &i0, &i1);
+        for (MPI_Count i = i0; i < i1; i++) {
+            MPI_Offset lo = d->pc[i].fo > dom[2 * a] ? d->pc[i].fo : dom[2 * a];
+            MPI_Offset hi = d->pc[i].fo + d->pc[i].len;
+            if (hi > dom[2 * a + 1])
+                hi = dom[2 * a + 1];
+            x->spc[k++] = (struct tp_piece){lo, hi - lo, off};
+            if (write)
+                mem_io(d, 0, x->sdata + db + off, d->pc[i].so + (lo - d->pc[i].fo), hi - lo);
+            off += hi - lo;
+        }
+        db += off;
+    }
+    MPI_Count sp = 0, rp = 0, sb = 0, rb = 0;
+    for (int a = 0; a < n; a++) {
+        sd[a] = sp * (MPI_Count)sizeof(struct tp_piece);
+        sc[a] = snp[a] * (MPI_Count)sizeof(struct tp_piece);
+        rd[a] = rp * (MPI_Count)sizeof(struct tp_piece);
+        rcn[a] = rnp[a] * (MPI_Count)sizeof(struct tp_piece);
+        sp += snp[a];
+        rp += rnp[a];
+    }
+    if ((rc = a2a(f, x->spc, sc, sd, x->rpc, rcn, rd)))
+        return rc;
+    for (int a = 0; a < n; a++) {   /* data displacements */
+        sd[a] = sb;
+        rd[a] = rb;
+        sb += sby[a];
+        rb += rby[a];
+    }
+    if (write && (rc = a2a(f, x->sdata, sby, sd, x->rdata, rby, rd)))
+        return rc;
+    /* one description per sender, its data in the message */
+    MPI_Count pp = 0;
+    for (int r = 0; r < n; r++) {
+        x->rd[r] = (struct tp_desc){.data = x->rdata + rd[r], .pc = x->rpc + pp, .npc = rnp[r],
+                                    .total = rby[r]};
+        pp += rnp[r];
+    }
+    return MPI_SUCCESS;
+}
+
+/* Reading: the aggregators' data back to the senders, into place. */
+static int x_back(struct MPI_ABI_File *f, const struct tp_desc *d, MPI_Offset eof,
+                  struct tp_x *x)
+{
+    int n = x->n;
+    MPI_Count *sby = x->c + n, *rby = x->c + 3 * n, *sd = x->c + 4 * n, *rd = x->c + 5 * n;
+    /* the aggregator sends what it received (rby), the rank receives sby */
+    int rc = a2a(f, x->rdata, rby, rd, x->sdata, sby, sd);
+    if (rc)
+        return rc;
+    for (MPI_Count k = 0, db = 0; k < x->snp; k++) {
+        const struct tp_piece *c = &x->spc[k];
+        if (k && c->so == 0)
+            db = x->spc[k - 1].so + x->spc[k - 1].len + db;   /* next aggregator's message */
+        MPI_Offset len = c->fo + c->len <= eof ? c->len : eof - c->fo;
+        if (len <= 0)
+            continue;
+        /* the piece's stream offset: where it lies in d's pieces */
+        MPI_Count i = first_after(d->pc, d->npc, c->fo);
+        mem_io(d, 1, x->sdata + db + c->so, d->pc[i].so + (c->fo - d->pc[i].fo), len);
+    }
+    return MPI_SUCCESS;
+}
+
 int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
                    MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes, int bad)
 {
     *bytes = 0;
     const char *hint = write ? f->hints.romio_cb_write : f->hints.romio_cb_read;
     /* conditions the same on every rank: the independent path at once */
-    if (!strcmp(hint, "disable") || f->v.rep || f->atomic || f->size == 1 || !cb_possible(f)) {
+    if (!strcmp(hint, "disable") || f->v.rep || f->atomic || f->size == 1 ||
+        !smap_heap_exposed()) {
         int mine = bad ? bad : smap_io_rw(f, write, off, buf, count, mt, bytes);
         return smap_io_agree(f, mine);
     }
+    int multi = !smap_comm_group_on_node(f->c->group);
+    struct tp_x x = {0};
 
     /* this rank's access */
     struct tp_desc *d = calloc(1, sizeof *d);
@@ -431,10 +638,15 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
     mg[G_DESC] = (long long)(intptr_t)d;
     mg[G_ERR] = err;
     mg[G_TOTAL] = total;
+    mg[G_NODE] = smap_job.node;
     long long *g = malloc((size_t)f->size * G_N * sizeof *g);
     struct tp_peer *peers = calloc((size_t)f->size, sizeof *peers);
-    int rc = g && peers ? smap_io_allgather_n(mg, G_N, g, f->c)
-                        : smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the collective");
+    MPI_Offset *dom = calloc(2 * (size_t)f->size, sizeof *dom);
+    char *remote = calloc((size_t)f->size, 1);
+    int *aggr = calloc((size_t)f->size, sizeof *aggr);
+    int rc = g && peers && dom && remote && aggr
+                 ? smap_io_allgather_n(mg, G_N, g, f->c)
+                 : smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the collective");
     if (rc) {   /* (only out of memory can differ between ranks here) */
         rc = smap_io_agree(f, rc);
         goto out;
@@ -442,15 +654,16 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
     int anyerr = 0, noagg = 0, any = 0;
     MPI_Offset gmin = -1, gmax = 0;
     for (int r = 0; r < f->size; r++) {
-        const long long *x = g + r * G_N;
-        anyerr |= x[G_ERR] != 0;
-        noagg |= x[G_NOAGG] != 0;
-        if (x[G_TOTAL]) {
+        const long long *xr = g + r * G_N;
+        anyerr |= xr[G_ERR] != 0;
+        noagg |= xr[G_NOAGG] != 0;
+        remote[r] = xr[G_NODE] != smap_job.node;
+        if (xr[G_TOTAL]) {
             any = 1;
-            if (gmin < 0 || x[G_LO] < gmin)
-                gmin = x[G_LO];
-            if (x[G_HI] > gmax)
-                gmax = x[G_HI];
+            if (gmin < 0 || xr[G_LO] < gmin)
+                gmin = xr[G_LO];
+            if (xr[G_HI] > gmax)
+                gmax = xr[G_HI];
         }
     }
     if (anyerr) {
@@ -465,27 +678,55 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
         goto out;
     }
 
-    /* the domains: naggr aggregators spread over the ranks */
-    int naggr = smap_io_cb_nodes(f, f->hints.cb_nodes), me = -1;
-    for (int a = 0; a < naggr; a++)
-        if ((int)((long long)a * f->size / naggr) == f->rank)
-            me = a;
-    int cannot = 0;
-    MPI_Offset dlo = 0, dhi = 0;
-    if (me >= 0) {
+    /* the aggregators: spread over the ranks on one node; across nodes
+     * each node's lowest rank (in rank order) */
+    int naggr = 0, me = -1;
+    if (!multi) {
+        int na = smap_io_cb_nodes(f, f->hints.cb_nodes);
+        for (int a = 0; a < na; a++)
+            aggr[naggr++] = (int)((long long)a * f->size / na);
+    } else {
+        for (int r = 0; r < f->size; r++) {
+            int first = 1;
+            for (int q = 0; q < r && first; q++)
+                first = g[q * G_N + G_NODE] != g[r * G_N + G_NODE];
+            if (first)
+                aggr[naggr++] = r;
+        }
+    }
+    {
         struct stat st;
         MPI_Offset align = f->hints.striping_unit > 0 ? f->hints.striping_unit
                            : fstat(f->fd, &st) == 0 && st.st_blksize > 0 ? st.st_blksize : 4096;
         MPI_Offset dsz = (gmax - gmin + naggr - 1) / naggr;
         dsz = (dsz + align - 1) / align * align;
         MPI_Offset first = gmin / align * align;
-        dlo = me == 0 ? gmin : first + me * dsz;
-        dhi = me == naggr - 1 ? gmax : first + (me + 1) * dsz;
-        if (dlo < gmin)
-            dlo = gmin;
-        if (dhi > gmax)
-            dhi = gmax;
+        for (int a = 0; a < naggr; a++) {
+            MPI_Offset lo = a == 0 ? gmin : first + a * dsz;
+            MPI_Offset hi = a == naggr - 1 ? gmax : first + (a + 1) * dsz;
+            lo = lo < gmin ? gmin : lo;
+            hi = hi > gmax ? gmax : hi;
+            dom[2 * aggr[a]] = lo;
+            dom[2 * aggr[a] + 1] = hi > lo ? hi : lo;
+            if (aggr[a] == f->rank)
+                me = a;
+        }
+    }
+    int cannot = 0;
+    if (multi && (rc = x_send(f, write, d, dom, remote, &x)))
+        cannot = 1;   /* out of memory (the collectives themselves agree) */
+    if (me >= 0) {
         for (int r = 0; r < f->size && !cannot; r++) {
+            if (remote[r]) {   /* its pieces of my domain came in a message */
+                peers[r].d = x.rd && x.rd[r].npc ? &x.rd[r] : NULL;
+                peers[r].pc = peers[r].d ? x.rd[r].pc : NULL;
+                peers[r].delta = 0;
+                peers[r].lo = peers[r].d ? x.rd[r].pc[0].fo : 0;
+                peers[r].hi = peers[r].d ? x.rd[r].pc[x.rd[r].npc - 1].fo +
+                                               x.rd[r].pc[x.rd[r].npc - 1].len
+                                         : 0;
+                continue;
+            }
             int lr = smap_p2p_local_rank(smap_group_world_rank(f->c->group, r));
             cannot = reach(lr, g + r * G_N, &peers[r]) != 0;
         }
@@ -500,27 +741,35 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
         rc = smap_io_agree(f, mine);
         goto out;
     }
-    int mine = me >= 0 && dhi > dlo ? aggregate(f, write, peers, dlo, dhi) : MPI_SUCCESS;
+    int mine = me >= 0 ? aggregate(f, write, peers, dom[2 * f->rank], dom[2 * f->rank + 1])
+                       : MPI_SUCCESS;
+    struct stat st;
+    MPI_Offset eof = 0;
+    if (!write) {   /* a read stops at the end of file */
+        if (fstat(f->fd, &st))
+            mine = mine ? mine : smap_io_fail(MPI_ERR_IO, "fstat of %s failed", f->path);
+        else
+            eof = st.st_size;
+    }
+    if (multi && !write) {   /* the data read for other nodes' ranks goes back */
+        int brc = x_back(f, d, eof, &x);
+        mine = mine ? mine : brc;
+    }
     /* every buffer stays as it is until the aggregators are done */
     rc = smap_io_agree(f, mine);
     if (rc)
         goto out;
     MPI_Count moved = total;
-    if (!write && total) {   /* a read stops at the end of file */
-        struct stat st;
-        if (fstat(f->fd, &st)) {
-            rc = smap_io_fail(MPI_ERR_IO, "fstat of %s failed", f->path);
-            goto out;
-        }
+    if (!write && total) {
         moved = 0;
         for (MPI_Count i = 0; i < d->npc; i++) {
             const struct tp_piece *c = &d->pc[i];
-            if (c->fo + c->len <= st.st_size) {
+            if (c->fo + c->len <= eof) {
                 moved += c->len;
                 continue;
             }
-            if (c->fo < st.st_size)
-                moved += st.st_size - c->fo;
+            if (c->fo < eof)
+                moved += eof - c->fo;
             break;
         }
     }
@@ -528,10 +777,14 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
     if (indiv)
         f->fp += moved / f->v.esize;
 out:
+    x_free(&x);
     if (d)
         free(d->pc);
     free(d);
     free(g);
     free(peers);
+    free(dom);
+    free(remote);
+    free(aggr);
     return rc;
 }

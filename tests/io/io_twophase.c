@@ -5,7 +5,8 @@
  * back with MPI_File_read_all, the file checked byte by byte with POSIX
  * reads; a view leaving holes keeps the file's bytes there; small
  * cb_buffer_size (many windows), one or several aggregators (cb_nodes,
- * cb_config_list) reported by MPI_File_get_info; romio_cb_write/read
+ * cb_config_list; one per node across nodes, tests/net) reported by
+ * MPI_File_get_info; romio_cb_write/read
  * enable, disable, automatic; a collective read past the end of file; the
  * individual pointer after a collective access. */
 #include <stdint.h>
@@ -238,6 +239,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     io_name(MPI_COMM_WORLD, "twophase", path, sizeof path);
+    MPI_Comm node;
+    int lrank, lead, nnodes;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lrank);
+    lead = lrank == 0;
+    MPI_Allreduce(&lead, &nnodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
     const char *modes[3][2] = {{"automatic", "automatic"}, {"enable", "enable"},
                                {"disable", "disable"}};
     const char *bufs[2] = {"4096", "16777216"};
@@ -259,7 +267,9 @@ int main(int argc, char **argv)
                 decomposition(3, d3, 1, in, what);
                 holes(in);
                 past_eof(in);
-                snprintf(nodes, sizeof nodes, "%d", a < size ? a : size);
+                /* one node: cb_nodes (at most the ranks); across nodes one
+                 * aggregator per node */
+                snprintf(nodes, sizeof nodes, "%d", nnodes > 1 ? nnodes : a < size ? a : size);
                 reported(in, nodes);
                 MPI_Info_free(&in);
             }
