@@ -72,6 +72,8 @@ static int rw(MPI_File fh, struct rw *d, int split_kind)
         rc = smap_io_rw_all(f, d->write, off, d->buf, d->count, t, &bytes, 0);
     else if (shared)
         rc = smap_io_rw_shared(f, d->write, d->buf, d->count, t, &bytes);
+    else if (d->form == RW_IINDEP)   /* the request is made there */
+        return FILE_DONE(d->F, fh, smap_io_irw(f, d->write, off, d->buf, d->count, t, d->req));
     else
         rc = smap_io_rw(f, d->write, off, d->buf, d->count, t, &bytes);
     if (rc)

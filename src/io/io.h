@@ -235,6 +235,12 @@ int smap_io_rw_ordered(struct MPI_ABI_File *f, int write, void *buf, MPI_Count c
 int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence);
 int smap_io_position_shared(struct MPI_ABI_File *f, MPI_Offset *off);
 
+/* The nonblocking independent calls (uring.c): submitted to io_uring
+ * where it fits (a request completing later), else done at once (a
+ * request already complete). */
+int smap_io_irw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+                smap_dtype_t *mt, MPI_Request *req);
+
 /* A request already complete with `bytes` in its status (the nonblocking
  * calls do their access at start). */
 int smap_io_request(MPI_Count bytes, MPI_Request *req);
