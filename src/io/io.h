@@ -215,9 +215,8 @@ int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, 
 /* The number of aggregators of f's collective buffering for a wanted
  * cb_nodes (twophase.c): what MPI_File_get_info reports. */
 int smap_io_cb_nodes(const struct MPI_ABI_File *f, long long want);
-/* Takes info's hints (may be NULL), then sets the collective-buffering
- * ones to what is in effect (aggregators; "disable" where two-phase
- * cannot run). */
+/* Collective: takes info's hints (may be NULL), makes rank 0's values
+ * every rank's, then sets cb_nodes to what is in effect (aggregators). */
 void smap_io_hints_apply(struct MPI_ABI_File *f, const struct MPI_ABI_Info *info);
 
 /* ---- the shared file pointer (shared.c) ---- */

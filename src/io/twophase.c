@@ -370,6 +370,11 @@ void smap_io_hints_apply(struct MPI_ABI_File *f, const struct MPI_ABI_Info *info
 {
     if (info)
         smap_io_hints_set(&f->hints, info);
+    /* rank 0's values on every rank (as ROMIO): the collective paths and
+     * the write sieve's locks branch on them, and every rank must take
+     * the same branch.  (Collective callers only; a failed broadcast
+     * leaves each rank its own values.) */
+    (void)smap_io_bcast(&f->hints, (MPI_Count)sizeof f->hints, MPI_BYTE, 0, f->c);
     /* what is in effect, as MPI_File_get_info reports it */
     f->hints.cb_nodes = smap_io_cb_nodes(f, f->hints.cb_nodes);
 }

@@ -126,8 +126,7 @@ int smap_io_set_view(struct MPI_ABI_File *f, MPI_Offset disp, smap_dtype_t *et,
     f->v.rep = rep;
     strcpy(f->v.datarep, datarep);
     f->fp = 0;
-    if (info)
-        smap_io_hints_apply(f, info);
+    smap_io_hints_apply(f, info);   /* collective: also without info */
     return smap_io_shared_reset(f, 0);
 }
 

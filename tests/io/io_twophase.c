@@ -7,8 +7,9 @@
  * cb_buffer_size (many windows), one or several aggregators (cb_nodes,
  * cb_config_list; one per node across nodes, tests/net) reported by
  * MPI_File_get_info; romio_cb_write/read
- * enable, disable, automatic; a collective read past the end of file; the
- * individual pointer after a collective access. */
+ * enable, disable, automatic; hints differing between ranks (rank 0's
+ * win); a collective read past the end of file; the individual pointer
+ * after a collective access. */
 #include <stdint.h>
 
 #include "io_test.h"
@@ -273,6 +274,26 @@ int main(int argc, char **argv)
                 reported(in, nodes);
                 MPI_Info_free(&in);
             }
+    /* hints that differ between ranks: rank 0's are every rank's (the
+     * collective paths must agree), reported alike */
+    {
+        MPI_Info in = hints(rank ? "disable" : "enable", rank ? "automatic" : "enable", "8192",
+                            "2");
+        int d2[2] = {23, 31};
+        decomposition(2, d2, 1, in, "hints differing between ranks");
+        MPI_File fh;
+        CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, in, &fh));
+        MPI_Info used;
+        char v[MPI_MAX_INFO_VAL];
+        int flag;
+        CHECK_RC(MPI_File_get_info(fh, &used));
+        MPI_Info_get(used, "romio_cb_write", sizeof v, v, &flag);
+        CHECK(flag && !strcmp(v, "enable"), "romio_cb_write reported %s, rank 0 set enable", v);
+        MPI_Info_free(&used);
+        CHECK_RC(MPI_File_set_info(fh, rank ? in : MPI_INFO_NULL));
+        CHECK_RC(MPI_File_close(&fh));
+        MPI_Info_free(&in);
+    }
     if (rank == 0)
         unlink(path);
     MPI_Barrier(MPI_COMM_WORLD);
