@@ -7,6 +7,8 @@
 #   make bench-startup    job start-up against Open MPI and MPICH: 2-192 ranks on
 #                         this node, quiet and loaded, and 8 emulated hosts x 8
 #   make bench-fortran    the Fortran bindings' latency/allreduce beside C and the peers'
+#   make bench-io         MPI-IO against Open MPI (OMPIO) and MPICH (ROMIO): subarray
+#                         and contiguous blocks, on tmpfs and on disk (bench/io.sh)
 #   make bench-crossover  the collectives' inline/direct crossovers (src/coll/select.c)
 #                         and flat vs hierarchical across emulated nodes (src/coll/hier)
 #   make install PREFIX=/some/dir
@@ -18,7 +20,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build check check-asan install bench bench-net bench-net3 bench-smap bench-startup bench-crossover bench-fortran clean regen
+.PHONY: all deps configure build check check-asan install bench bench-net bench-net3 bench-smap bench-startup bench-crossover bench-fortran bench-io clean regen
 
 all: build
 
@@ -61,6 +63,11 @@ bench: deps
 	    else exit $$rc; fi
 	@$(MAKE) --no-print-directory bench-net3
 	@$(MAKE) --no-print-directory bench-startup
+	@$(MAKE) --no-print-directory bench-io
+
+bench-io: deps
+	@$(MAKE) --no-print-directory build
+	@BUILD_DIR=$(BUILD_DIR) bench/io.sh
 
 bench-net: deps
 	@$(MAKE) --no-print-directory build

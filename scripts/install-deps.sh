@@ -7,13 +7,14 @@
 #                           (vendored into libsmartmap_heap: libjemalloc_pic.a), PMIx headers
 #                           (libpmix is dlopen'ed), libfabric and UCX (src/net's two
 #                           engines: libfabric-dev, libucx-dev), iproute2 (emulated
-#                           hosts in tests/netns), hwloc (smrun's --map-by/--bind-to), gdb
+#                           hosts in tests/netns), hwloc (smrun's --map-by/--bind-to),
+#                           liburing (src/io's nonblocking independent I/O), gdb
 #                           and valgrind (launcher.core_dump, launcher.valgrind; valgrind.h
 #                           lets smap/config.c ask valgrind)
 #   install-deps.sh bench   the above plus MPICH's headers and gnuplot
 set -euo pipefail
 want=(gcc g++ gfortran make cmake python3 pkg-config mpich libjemalloc-dev libopenmpi-dev openmpi-bin
-      meson ninja-build libfabric-dev libucx-dev libpmix-dev libhwloc-dev iproute2 gdb valgrind)
+      meson ninja-build libfabric-dev libucx-dev libpmix-dev libhwloc-dev liburing-dev iproute2 gdb valgrind)
 [ "${1:-build}" = bench ] && want+=(libmpich-dev gnuplot-nox)
 missing=()
 for p in "${want[@]}"; do

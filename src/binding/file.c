@@ -129,12 +129,16 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
     static const char F[] = "MPI_File_set_info";
     struct MPI_ABI_File *f;
     FILE_CHECK(F, fh, f);
-    if (info == MPI_INFO_NULL)
-        return MPI_SUCCESS;
-    struct MPI_ABI_Info *in = smap_info_get(info);
-    if (!in)
-        return FILE_RAISE(F, fh, MPI_ERR_INFO, "info is not a valid info object");
-    smap_io_hints_set(&f->hints, in);
+    /* collective: a bad handle on one rank fails every rank, then every
+     * rank takes rank 0's hints */
+    struct MPI_ABI_Info *in = NULL;
+    int bad = 0;
+    if (info != MPI_INFO_NULL && !(in = smap_info_get(info)))
+        bad = smap_io_fail(MPI_ERR_INFO, "info is not a valid info object");
+    int rc = smap_io_agree(f, bad);
+    if (rc)
+        return FILE_DONE(F, fh, rc);
+    smap_io_hints_apply(f, in);
     return MPI_SUCCESS;
 }
 

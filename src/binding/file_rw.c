@@ -60,16 +60,20 @@ static int rw(MPI_File fh, struct rw *d, int split_kind)
     MPI_Offset off = d->at ? d->off : -1;
     MPI_Count bytes = 0;
     int rc;
-    if (coll && bad)
+    if (coll && bad && !ordered)   /* joins the collective's own agreement */
+        rc = smap_io_rw_all(f, d->write, off, NULL, 0, NULL, &bytes, bad);
+    else if (coll && bad)
         rc = smap_io_agree(f, bad);
     else if (bad)
         rc = bad;
     else if (ordered)
         rc = smap_io_rw_ordered(f, d->write, d->buf, d->count, t, &bytes);
     else if (coll)
-        rc = smap_io_rw_all(f, d->write, off, d->buf, d->count, t, &bytes);
+        rc = smap_io_rw_all(f, d->write, off, d->buf, d->count, t, &bytes, 0);
     else if (shared)
         rc = smap_io_rw_shared(f, d->write, d->buf, d->count, t, &bytes);
+    else if (d->form == RW_IINDEP)   /* the request is made there */
+        return FILE_DONE(d->F, fh, smap_io_irw(f, d->write, off, d->buf, d->count, t, d->req));
     else
         rc = smap_io_rw(f, d->write, off, d->buf, d->count, t, &bytes);
     if (rc)

@@ -65,13 +65,12 @@ static int type_extent(const char *F, MPI_File fh, MPI_Datatype datatype, MPI_Co
 {
     struct MPI_ABI_File *f;
     FILE_CHECK(F, fh, f);
-    (void)f;
     FILE_CHECK_PTR(F, fh, extent);
     smap_dtype_t *t = smap_dtype_get(datatype);
     if (!t)
         return FILE_RAISE(F, fh, MPI_ERR_TYPE, "datatype is not a valid datatype");
-    *extent = smap_dtype_extent(t);   /* "native": the memory extent */
-    return MPI_SUCCESS;
+    /* under the view's data representation (native: the memory extent) */
+    return FILE_DONE(F, fh, smap_io_type_extent(f, t, extent));
 }
 
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
@@ -156,4 +155,34 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
     FILE_CHECK(F, fh, f);
     FILE_CHECK_PTR(F, fh, offset);
     return FILE_DONE(F, fh, smap_io_position_shared(f, offset));
+}
+
+/* MPI 5.0 §14.5.3.  Not tied to a file: errors go to MPI_FILE_NULL's
+ * handler.  The conversion functions may be MPI_CONVERSION_FN_NULL; the
+ * extent function is required. */
+static int register_datarep(const char *F, const char *datarep, void *rd, void *wr,
+                            MPI_Datarep_extent_function *ext, void *state, int large)
+{
+    SMAP_CHECK_RUNNING(F);
+    if (!datarep)
+        return FILE_RAISE(F, MPI_FILE_NULL, MPI_ERR_ARG, "datarep is NULL");
+    return FILE_DONE(F, MPI_FILE_NULL,
+                     smap_io_datarep_register(datarep, rd, wr, ext, state, large));
+}
+
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    return register_datarep("MPI_Register_datarep", datarep, (void *)read_conversion_fn,
+                            (void *)write_conversion_fn, dtype_file_extent_fn, extra_state, 0);
+}
+
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    return register_datarep("MPI_Register_datarep_c", datarep, (void *)read_conversion_fn,
+                            (void *)write_conversion_fn, dtype_file_extent_fn, extra_state, 1);
 }

@@ -96,26 +96,6 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Publish_name");
 }
 
-int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
-{
-    (void)datarep;
-    (void)read_conversion_fn;
-    (void)write_conversion_fn;
-    (void)dtype_file_extent_fn;
-    (void)extra_state;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep");
-}
-
-int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
-{
-    (void)datarep;
-    (void)read_conversion_fn;
-    (void)write_conversion_fn;
-    (void)dtype_file_extent_fn;
-    (void)extra_state;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
-}
-
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     (void)service_name;

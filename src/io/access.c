@@ -223,14 +223,24 @@ int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok)
     return MPI_SUCCESS;
 }
 
-static int rw_core(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                    MPI_Count count, smap_dtype_t *mt, MPI_Count total, MPI_Count *bytes);
+
+static int rw_native(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
                    MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes)
 {
-    int rc = MPI_SUCCESS;
     MPI_Count total;
     if (__builtin_mul_overflow(count, smap_dtype_size(mt), &total))
         return smap_io_fail(MPI_ERR_COUNT, "count %lld of the datatype overflows",
                             (long long)count);
+    return rw_bytes(f, write, off, buf, count, mt, total, bytes);
+}
+
+/* The access of total stream bytes (file representation = memory's). */
+static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                    MPI_Count count, smap_dtype_t *mt, MPI_Count total, MPI_Count *bytes)
+{
+    int rc = MPI_SUCCESS;
     if (total % f->v.esize)
         return smap_io_fail(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, etype "
                             "of %lld)", (long long)total, (long long)f->v.esize);
@@ -313,6 +323,57 @@ static int rw_core(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
     return rc;
 }
 
+/* A representation other than native (datarep.c): the whole access is
+ * converted into a buffer of the file's bytes (writes) or read into one
+ * and converted back (reads), which then moves through the view as a
+ * contiguous memory stream.  A read cut short by the end of file converts
+ * the whole elements of the memory type it got; *bytes counts memory
+ * bytes (the status), the individual pointer moves by the file's etypes. */
+static int rw_rep(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                  MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes)
+{
+    const struct smap_io_datarep *rep = f->v.rep;
+    MPI_Count fbytes;
+    int rc = smap_io_datarep_bytes(rep, count, mt, &fbytes);
+    if (rc)
+        return rc;
+    if (fbytes % f->v.esize)
+        return smap_io_fail(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes in "
+                            "the file, etype of %lld)", (long long)fbytes,
+                            (long long)f->v.esize);
+    if (fbytes == 0)
+        return MPI_SUCCESS;
+    char *fb = malloc((size_t)fbytes);
+    if (!fb)
+        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte conversion buffer",
+                            (long long)fbytes);
+    smap_dtype_t *bt = smap_dtype_get(MPI_BYTE);
+    MPI_Count moved = 0;
+    if (write) {
+        rc = smap_io_datarep_to_file(rep, buf, count, mt, fb, fbytes);
+        if (!rc)
+            rc = rw_bytes(f, 1, off, fb, fbytes, bt, fbytes, &moved);
+        *bytes = moved == fbytes ? count * smap_dtype_size(mt) : 0;
+    } else {
+        rc = rw_bytes(f, 0, off, fb, fbytes, bt, fbytes, &moved);
+        MPI_Count per = fbytes / count, whole = moved / per;
+        int crc = whole ? smap_io_datarep_from_file(rep, fb, whole * per, buf, whole, mt)
+                        : MPI_SUCCESS;
+        if (!rc)
+            rc = crc;
+        *bytes = whole * smap_dtype_size(mt);
+    }
+    free(fb);   /* (rw_bytes moved the individual pointer by the file's etypes) */
+    return rc;
+}
+
+static int rw_core(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                   MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes)
+{
+    return f->v.rep ? rw_rep(f, write, off, buf, count, mt, bytes)
+                    : rw_native(f, write, off, buf, count, mt, bytes);
+}
+
 int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
                smap_dtype_t *mt, MPI_Count *bytes)
 {
@@ -327,15 +388,6 @@ int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, 
     *bytes = 0;
     int rc = smap_io_access_check(f, write, 1);
     return rc ? rc : rw_core(f, write, off, buf, count, mt, bytes);
-}
-
-int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
-                   MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes)
-{
-    /* Correct first: each rank's own access, then the agreement (D18);
-     * two-phase aggregation is not done yet (README.md). */
-    int mine = smap_io_rw(f, write, off, buf, count, mt, bytes);
-    return smap_io_agree(f, mine);
 }
 
 int smap_io_request(MPI_Count bytes, MPI_Request *req)

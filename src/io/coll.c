@@ -30,3 +30,15 @@ int smap_io_allgather(const long long *mine, long long *all, struct MPI_ABI_Comm
     struct smap_cvec none = { NULL, 0 };
     return done(smap_coll_allgather(mine, 1, t, all, 1, none, none, t, c));
 }
+
+int smap_io_allgather_n(const long long *mine, int n, long long *all, struct MPI_ABI_Comm *c)
+{
+    smap_dtype_t *t = smap_dtype_get(MPI_LONG_LONG);
+    struct smap_cvec none = { NULL, 0 };
+    return done(smap_coll_allgather(mine, n, t, all, n, none, none, t, c));
+}
+
+int smap_io_a2a(const struct smap_a2a *a, struct MPI_ABI_Comm *c)
+{
+    return done(smap_coll_alltoall(a, c));
+}

@@ -214,8 +214,7 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
     smap_errhandler_retain(f->errhandler);
     smap_io_view_default(&f->v);
     smap_io_hints_default(&f->hints);
-    if (info)
-        smap_io_hints_set(&f->hints, info);
+    smap_io_hints_apply(f, info);
     if (amode & MPI_MODE_APPEND)
         f->fp = st.st_size;   /* default view: etypes are bytes */
     /* every rank reaches this: the open succeeded everywhere */

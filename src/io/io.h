@@ -34,13 +34,30 @@ struct smap_io_hints {
     char cb_config_list[64];
 };
 
+/* A data representation other than native/internal (datarep.c):
+ * external32, or one registered by the program. */
+struct smap_io_datarep {
+    struct smap_io_datarep *next;
+    char name[MPI_MAX_DATAREP_STRING];
+    int external32;
+    int large;                            /* registered with MPI_Register_datarep_c */
+    void *read, *write;                   /* conversion functions (int or _c), NULL: none */
+    MPI_Datarep_extent_function *extent;
+    void *state;
+};
+
 /* The view (MPI 5.0 §14.3): disp bytes, then the filetype tiled by its
- * extent; offsets count etypes of the stream of the filetype's data. */
+ * extent; offsets count etypes of the stream of the filetype's data.
+ * With a representation other than native, the layout is the file
+ * shadows' (datarep.c): sizes, extents and the map are in file bytes. */
 struct smap_io_view {
     MPI_Offset disp;
-    smap_dtype_t *etype, *ftype;          /* one reference each */
-    MPI_Count esize, fsize, fext;         /* etype size, filetype size and extent */
-    const struct smap_dtype_flat *flat;   /* the filetype's map (cached in the type) */
+    smap_dtype_t *etype, *ftype;          /* the program's, one reference each */
+    smap_dtype_t *fet, *fft;              /* their file shadows (the same types for
+                                           * native), one reference each */
+    const struct smap_io_datarep *rep;    /* NULL: native or internal */
+    MPI_Count esize, fsize, fext;         /* etype size, filetype size and extent, in the file */
+    const struct smap_dtype_flat *flat;   /* the file filetype's map (cached in the type) */
     int contig;                           /* filetype data is one dense run per tile and
                                            * tiles touch: file offset = base + stream byte */
     MPI_Offset cbase;                     /* contig: file offset of stream byte 0 */
@@ -123,6 +140,11 @@ int smap_io_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root,
                   struct MPI_ABI_Comm *c);
 /* One 64-bit integer from every rank, in rank order. */
 int smap_io_allgather(const long long *mine, long long *all, struct MPI_ABI_Comm *c);
+/* Alltoallv as coll/coll.h's struct smap_a2a describes it. */
+struct smap_a2a;
+int smap_io_a2a(const struct smap_a2a *a, struct MPI_ABI_Comm *c);
+/* n of them from every rank, in rank order. */
+int smap_io_allgather_n(const long long *mine, int n, long long *all, struct MPI_ABI_Comm *c);
 
 /* ---- hints (hints.c) ---- */
 void smap_io_hints_default(struct smap_io_hints *h);
@@ -145,6 +167,28 @@ MPI_Offset smap_io_view_map(const struct smap_io_view *v, MPI_Offset s, MPI_Offs
  * data reaches the end of a file of that size). */
 MPI_Offset smap_io_view_bytes_below(const struct smap_io_view *v, MPI_Offset size);
 int smap_io_seek(struct MPI_ABI_File *f, MPI_Offset off, int whence);
+/* MPI_File_get_type_extent: t's extent in the file under the view's
+ * data representation. */
+int smap_io_type_extent(const struct MPI_ABI_File *f, smap_dtype_t *t, MPI_Count *extent);
+
+/* ---- data representations (datarep.c) ---- */
+/* MPI_Register_datarep(_c): rd/wr are conversion functions of the int or
+ * (large) the _c kind, NULL for MPI_CONVERSION_FN_NULL. */
+int smap_io_datarep_register(const char *name, void *rd, void *wr,
+                             MPI_Datarep_extent_function *ext, void *state, int large);
+/* The representation named (NULL for native and internal). */
+int smap_io_datarep_find(const char *name, struct smap_io_datarep **out);
+/* t laid out in the file under rep (a new reference; t itself for NULL). */
+int smap_io_datarep_shadow(const struct smap_io_datarep *rep, smap_dtype_t *t,
+                           smap_dtype_t **out);
+/* File bytes of count elements of memory type mt under rep. */
+int smap_io_datarep_bytes(const struct smap_io_datarep *rep, MPI_Count count, smap_dtype_t *mt,
+                          MPI_Count *bytes);
+/* Memory (buf, count, mt) -> fbytes of file representation, and back. */
+int smap_io_datarep_to_file(const struct smap_io_datarep *rep, const void *buf, MPI_Count count,
+                            smap_dtype_t *mt, void *fbuf, MPI_Count fbytes);
+int smap_io_datarep_from_file(const struct smap_io_datarep *rep, const void *fbuf,
+                              MPI_Count fbytes, void *buf, MPI_Count count, smap_dtype_t *mt);
 
 /* ---- data access (access.c) ---- */
 /* Reads or writes count elements of (buf, mt) at view offset off
@@ -152,10 +196,13 @@ int smap_io_seek(struct MPI_ABI_File *f, MPI_Offset off, int whence);
  * *bytes: stream bytes moved (reads stop short at the end of file). */
 int smap_io_rw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
                smap_dtype_t *mt, MPI_Count *bytes);
-/* The same, collective over f's communicator: every rank gets the same
- * class. */
+/* The same, collective over f's communicator (twophase.c: two-phase
+ * with node aggregation where it applies, else each rank's own access):
+ * every rank gets the same class.  bad: an argument error this rank found
+ * (buf, count, mt unused then): it takes the collective's steps and every
+ * rank returns that class. */
 int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
-                   MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes);
+                   MPI_Count count, smap_dtype_t *mt, MPI_Count *bytes, int bad);
 
 /* The access mode allows this access (seq_ok: shared-pointer calls, the
  * only ones MPI_MODE_SEQUENTIAL files take). */
@@ -164,6 +211,13 @@ int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok);
  * shared-pointer calls' access once they have their offset). */
 int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
                   smap_dtype_t *mt, MPI_Count *bytes);
+
+/* The number of aggregators of f's collective buffering for a wanted
+ * cb_nodes (twophase.c): what MPI_File_get_info reports. */
+int smap_io_cb_nodes(const struct MPI_ABI_File *f, long long want);
+/* Collective: takes info's hints (may be NULL), makes rank 0's values
+ * every rank's, then sets cb_nodes to what is in effect (aggregators). */
+void smap_io_hints_apply(struct MPI_ABI_File *f, const struct MPI_ABI_Info *info);
 
 /* ---- the shared file pointer (shared.c) ---- */
 /* Collective, at open: the counter, set to `initial`; a file whose ranks
@@ -179,6 +233,12 @@ int smap_io_rw_ordered(struct MPI_ABI_File *f, int write, void *buf, MPI_Count c
                        smap_dtype_t *mt, MPI_Count *bytes);
 int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence);
 int smap_io_position_shared(struct MPI_ABI_File *f, MPI_Offset *off);
+
+/* The nonblocking independent calls (uring.c): submitted to io_uring
+ * where it fits (a request completing later), else done at once (a
+ * request already complete). */
+int smap_io_irw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
+                smap_dtype_t *mt, MPI_Request *req);
 
 /* A request already complete with `bytes` in its status (the nonblocking
  * calls do their access at start). */

@@ -102,10 +102,10 @@ static int need_sp(struct MPI_ABI_File *f)
 /* Etypes of count elements of mt, or -class. */
 static long long etypes_of(struct MPI_ABI_File *f, MPI_Count count, smap_dtype_t *mt)
 {
-    MPI_Count total;
-    if (__builtin_mul_overflow(count, smap_dtype_size(mt), &total))
-        return -smap_io_fail(MPI_ERR_COUNT, "count %lld of the datatype overflows",
-                             (long long)count);
+    MPI_Count total;   /* in the file's representation */
+    int rc = smap_io_datarep_bytes(f->v.rep, count, mt, &total);
+    if (rc)
+        return -rc;
     if (total % f->v.esize)
         return -smap_io_fail(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, "
                              "etype of %lld)", (long long)total, (long long)f->v.esize);

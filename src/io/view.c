@@ -12,17 +12,21 @@
 #include "dtype/engine.h"
 #include "io/io.h"
 
+/* Takes over one reference to each shadow (fet, fft). */
 static void set_types(struct smap_io_view *v, MPI_Offset disp, smap_dtype_t *et,
-                      smap_dtype_t *ft, const struct smap_dtype_flat *fl)
+                      smap_dtype_t *ft, smap_dtype_t *fet, smap_dtype_t *fft,
+                      const struct smap_dtype_flat *fl)
 {
     smap_dtype_retain(et);
     smap_dtype_retain(ft);
     v->disp = disp;
     v->etype = et;
     v->ftype = ft;
-    v->esize = smap_dtype_size(et);
-    v->fsize = smap_dtype_size(ft);
-    v->fext = smap_dtype_extent(ft);
+    v->fet = fet;
+    v->fft = fft;
+    v->esize = smap_dtype_size(fet);
+    v->fsize = smap_dtype_size(fft);
+    v->fext = smap_dtype_extent(fft);
     v->flat = fl;
     const struct smap_dtype_block *b = fl->blk;
     v->contig = fl->nblk == 1 && b[0].n == 1 && b[0].len == v->fsize && v->fext == v->fsize;
@@ -32,7 +36,8 @@ static void set_types(struct smap_io_view *v, MPI_Offset disp, smap_dtype_t *et,
 void smap_io_view_default(struct smap_io_view *v)
 {
     smap_dtype_t *b = smap_dtype_get(MPI_BYTE);
-    set_types(v, 0, b, b, smap_dtype_flat(b));
+    set_types(v, 0, b, b, b, b, smap_dtype_flat(b));
+    v->rep = NULL;
     strcpy(v->datarep, "native");
 }
 
@@ -42,7 +47,9 @@ void smap_io_view_release(struct smap_io_view *v)
         smap_dtype_release(v->etype);
     if (v->ftype)
         smap_dtype_release(v->ftype);
-    v->etype = v->ftype = NULL;
+    smap_dtype_release(v->fet);
+    smap_dtype_release(v->fft);
+    v->etype = v->ftype = v->fet = v->fft = NULL;
 }
 
 /* MPI 5.0 §14.3: a filetype's displacements are non-negative and
@@ -72,45 +79,66 @@ int smap_io_set_view(struct MPI_ABI_File *f, MPI_Offset disp, smap_dtype_t *et,
 {
     int mine = 0;
     const struct smap_dtype_flat *fl = NULL;
+    struct smap_io_datarep *rep = NULL;
+    smap_dtype_t *fet = NULL, *fft = NULL;   /* the file shadows (datarep.c) */
     if (f->split)
         mine = smap_io_fail(MPI_ERR_OTHER, "a split collective is in progress on the file");
-    else if (strcmp(datarep, "native"))
-        mine = smap_io_fail(MPI_ERR_UNSUPPORTED_DATAREP, "data representation \"%s\" is not "
-                            "supported (only \"native\" so far)", datarep);
+    else if (strlen(datarep) >= MPI_MAX_DATAREP_STRING)
+        mine = smap_io_fail(MPI_ERR_UNSUPPORTED_DATAREP, "datarep is longer than "
+                            "MPI_MAX_DATAREP_STRING - 1 characters");
+    else if ((mine = smap_io_datarep_find(datarep, &rep)))
+        ;
     else if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
         mine = smap_io_fail(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened with "
                                          "MPI_MODE_SEQUENTIAL");
     else if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
         mine = smap_io_fail(MPI_ERR_ARG, "disp %lld is negative", (long long)disp);
-    else if (smap_dtype_size(et) <= 0)
+    else if ((mine = smap_io_datarep_shadow(rep, et, &fet)) ||
+             (mine = smap_io_datarep_shadow(rep, ft, &fft)))
+        ;
+    else if (smap_dtype_size(fet) <= 0)
         mine = smap_io_fail(MPI_ERR_TYPE, "the etype has size 0");
-    else if (smap_dtype_size(ft) <= 0 || smap_dtype_size(ft) % smap_dtype_size(et))
+    else if (smap_dtype_size(fft) <= 0 || smap_dtype_size(fft) % smap_dtype_size(fet))
         mine = smap_io_fail(MPI_ERR_TYPE, "the filetype's size (%lld) is not a positive "
-                            "multiple of the etype's (%lld)", (long long)smap_dtype_size(ft),
-                            (long long)smap_dtype_size(et));
-    else if (!(fl = smap_dtype_flat(ft)))
+                            "multiple of the etype's (%lld)", (long long)smap_dtype_size(fft),
+                            (long long)smap_dtype_size(fet));
+    else if (!(fl = smap_dtype_flat(fft)))
         mine = smap_io_fail(MPI_ERR_NO_MEM, "out of memory flattening the filetype");
     else
-        mine = check_filetype(fl, smap_dtype_extent(ft));
+        mine = check_filetype(fl, smap_dtype_extent(fft));
     /* MPI_DISPLACEMENT_CURRENT: the shared pointer's place in bytes,
      * through the old view, read before the agreement (after it, rank 0
      * may already reset the counter for the new view) */
     MPI_Offset sp = f->sp ? atomic_load_explicit(f->sp, memory_order_relaxed) : 0;
     int rc = smap_io_agree(f, mine);
-    if (rc)
+    if (rc) {
+        smap_dtype_release(fet);
+        smap_dtype_release(fft);
         return rc;
+    }
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         MPI_Offset av;
         disp = smap_io_view_map(&f->v, sp * f->v.esize, 1, &av);
     }
     struct smap_io_view old = f->v;
-    set_types(&f->v, disp, et, ft, fl);
+    set_types(&f->v, disp, et, ft, fet, fft, fl);
     smap_io_view_release(&old);
-    strcpy(f->v.datarep, "native");
+    f->v.rep = rep;
+    strcpy(f->v.datarep, datarep);
     f->fp = 0;
-    if (info)
-        smap_io_hints_set(&f->hints, info);
+    smap_io_hints_apply(f, info);   /* collective: also without info */
     return smap_io_shared_reset(f, 0);
+}
+
+int smap_io_type_extent(const struct MPI_ABI_File *f, smap_dtype_t *t, MPI_Count *extent)
+{
+    smap_dtype_t *s;
+    int rc = smap_io_datarep_shadow(f->v.rep, t, &s);
+    if (rc)
+        return rc;
+    *extent = smap_dtype_extent(s);
+    smap_dtype_release(s);
+    return MPI_SUCCESS;
 }
 
 /* The data byte w (< fsize) of the filetype's map: its offset from the

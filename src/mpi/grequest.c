@@ -108,6 +108,17 @@ int smap_greq_start_polled(int (*poll)(void *), MPI_Grequest_free_function *free
     return MPI_SUCCESS;
 }
 
+int smap_greq_start_polled_query(int (*poll)(void *), MPI_Grequest_query_function *query,
+                                 MPI_Grequest_free_function *free_fn, void *arg,
+                                 MPI_Request *req)
+{
+    int rc = smap_greq_start(query, free_fn, NULL, arg, req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ((struct MPI_ABI_Request *)*req)->greq->poll = poll;
+    return MPI_SUCCESS;
+}
+
 int smap_greq_poll(struct MPI_ABI_Request *r)
 {
     struct smap_greq *g = r->greq;

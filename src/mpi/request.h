@@ -163,6 +163,11 @@ struct MPI_ABI_Comm;
  * done (asked by the waits and tests); free_fn(arg) at release. */
 int smap_greq_start_polled(int (*poll)(void *), MPI_Grequest_free_function *free_fn, void *arg,
                            MPI_Request *req);
+/* The same with a status: query(arg, st) fills it at completion (the
+ * error class it returns is the request's), e.g. MPI-IO's byte count. */
+int smap_greq_start_polled_query(int (*poll)(void *), MPI_Grequest_query_function *query,
+                                 MPI_Grequest_free_function *free_fn, void *arg,
+                                 MPI_Request *req);
 /* Polls an incomplete generalized request: whether it is complete now. */
 int smap_greq_poll(struct MPI_ABI_Request *r);
 int smap_greq_start(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free_fn,

@@ -8,9 +8,9 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     /* no communicator argument: MPI_COMM_SELF's handler, fatal by default */
-    int rc = MPI_Register_datarep("abi_unsupported", MPI_CONVERSION_FN_NULL,
-                                  MPI_CONVERSION_FN_NULL, NULL, NULL);
-    printf("NOT REACHED: MPI_Register_datarep returned %d\n", rc);
+    MPI_Comm joined = MPI_COMM_NULL;
+    int rc = MPI_Comm_join(-1, &joined);
+    printf("NOT REACHED: MPI_Comm_join returned %d\n", rc);
     fflush(stdout);
     MPI_Finalize();
     return 0;

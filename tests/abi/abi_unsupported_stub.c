@@ -2,7 +2,7 @@
  * error of class MPI_ERR_UNSUPPORTED_OPERATION through the error handler
  * (here MPI_ERRORS_RETURN), and its error string names the function. The
  * functions used are ones expected to stay unimplemented for a long time
- * (dynamic processes, datarep); if one of them gets
+ * (dynamic processes); if one of them gets
  * implemented, pick another from docs/STATUS.md. */
 #include <string.h>
 
@@ -42,15 +42,9 @@ int main(int argc, char **argv)
                                       MPI_COMM_SELF, &inter, errcodes),
                        "MPI_Comm_spawn");
 
-    /* a large-count variant */
-    expect_unsupported(MPI_Register_datarep_c("abi_unsupported_c", MPI_CONVERSION_FN_NULL_C,
-                                              MPI_CONVERSION_FN_NULL_C, NULL, NULL),
-                       "MPI_Register_datarep_c");
-
     /* no communicator argument: MPI_COMM_SELF's handler */
-    expect_unsupported(MPI_Register_datarep("abi_unsupported", MPI_CONVERSION_FN_NULL,
-                                            MPI_CONVERSION_FN_NULL, NULL, NULL),
-                       "MPI_Register_datarep");
+    MPI_Comm joined = MPI_COMM_NULL;
+    expect_unsupported(MPI_Comm_join(-1, &joined), "MPI_Comm_join");
 
     /* the tool interface (implemented: tests/tool) returns its errors and
      * does not use error handlers */

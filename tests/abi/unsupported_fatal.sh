@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # abi_unsupported_fatal: under the default error handler an unimplemented
-# function (MPI_Register_datarep) stops the job with a non-zero exit and a message
+# function (MPI_Comm_join) stops the job with a non-zero exit and a message
 # on stderr naming the function.
 set -u
 : "${SMAP_STAGE:?run through ctest}" "${SMAP_TEST_BIN:?run through ctest}"
@@ -15,7 +15,7 @@ rc=$?
 echo "job exit status: $rc"
 [ $rc -ne 0 ] || fail "the job exited 0"
 [ $rc -ne 124 ] || fail "the job hung"
-grep -q "NOT REACHED" "$TMP/out" && fail "MPI_Register_datarep returned under MPI_ERRORS_ARE_FATAL"
-grep -q "MPI_Register_datarep" "$TMP/err" || fail "stderr does not name MPI_Register_datarep"
+grep -q "NOT REACHED" "$TMP/out" && fail "MPI_Comm_join returned under MPI_ERRORS_ARE_FATAL"
+grep -q "MPI_Comm_join" "$TMP/err" || fail "stderr does not name MPI_Comm_join"
 cat "$TMP/err"
 echo PASS
