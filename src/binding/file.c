@@ -28,13 +28,13 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     int bad = 0;
     struct MPI_ABI_Info *in = NULL;
     if (!filename)
-        bad = smap_io_fail(MPI_ERR_ARG, "filename is NULL");
+        bad = smap_failf(MPI_ERR_ARG, "filename is NULL");
     else if (!*filename)
-        bad = smap_io_fail(MPI_ERR_BAD_FILE, "filename is empty");
+        bad = smap_failf(MPI_ERR_BAD_FILE, "filename is empty");
     else if (info != MPI_INFO_NULL && !(in = smap_info_get(info)))
-        bad = smap_io_fail(MPI_ERR_INFO, "info is not a valid info object");
+        bad = smap_failf(MPI_ERR_INFO, "info is not a valid info object");
     int rc = smap_io_open(c, filename, amode, in, bad, fh);
-    return rc ? smap_file_raise(MPI_FILE_NULL, rc, F, "%s", smap_io_why()) : MPI_SUCCESS;
+    return rc ? smap_file_raise(MPI_FILE_NULL, rc, F, "%s", smap_why()) : MPI_SUCCESS;
 }
 
 int PMPI_File_close(MPI_File *fh)
@@ -52,7 +52,7 @@ int PMPI_File_close(MPI_File *fh)
         return MPI_SUCCESS;
     /* still open (a split collective pending) or gone: raise where it lives */
     return smap_file_raise(*fh == MPI_FILE_NULL ? MPI_FILE_NULL : h, rc, F, "%s",
-                           smap_io_why());
+                           smap_why());
 }
 
 int PMPI_File_delete(const char *filename, MPI_Info info)
@@ -65,7 +65,7 @@ int PMPI_File_delete(const char *filename, MPI_Info info)
         return smap_file_raise(MPI_FILE_NULL, MPI_ERR_INFO, F, "info is not a valid info "
                                                                "object");
     int rc = smap_io_delete(filename);
-    return rc ? smap_file_raise(MPI_FILE_NULL, rc, F, "%s", smap_io_why()) : MPI_SUCCESS;
+    return rc ? smap_file_raise(MPI_FILE_NULL, rc, F, "%s", smap_why()) : MPI_SUCCESS;
 }
 
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
@@ -134,7 +134,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
     struct MPI_ABI_Info *in = NULL;
     int bad = 0;
     if (info != MPI_INFO_NULL && !(in = smap_info_get(info)))
-        bad = smap_io_fail(MPI_ERR_INFO, "info is not a valid info object");
+        bad = smap_failf(MPI_ERR_INFO, "info is not a valid info object");
     int rc = smap_io_agree(f, bad);
     if (rc)
         return FILE_DONE(F, fh, rc);

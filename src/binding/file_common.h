@@ -24,7 +24,7 @@
 
 /* The result of a call into src/io. */
 #define FILE_DONE(func, fh, rc)                                                            \
-    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_file_raise(fh, rc, func, "%s", smap_io_why()))
+    ((rc) == MPI_SUCCESS ? MPI_SUCCESS : smap_file_raise(fh, rc, func, "%s", smap_why()))
 
 #define FILE_CHECK_PTR(func, fh, ptr)                                                      \
     do {                                                                                   \

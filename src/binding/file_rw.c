@@ -30,17 +30,17 @@ struct rw {
 static int local_check(struct MPI_ABI_File *f, const struct rw *d, smap_dtype_t **t)
 {
     if (d->count < 0)
-        return smap_io_fail(MPI_ERR_COUNT, "count %lld is negative", (long long)d->count);
+        return smap_failf(MPI_ERR_COUNT, "count %lld is negative", (long long)d->count);
     if (!(*t = smap_dtype_get(d->dt)))
-        return smap_io_fail(MPI_ERR_TYPE, "datatype is not a valid datatype");
+        return smap_failf(MPI_ERR_TYPE, "datatype is not a valid datatype");
     if (!smap_dtype_committed(*t) && !((*t)->flags & SMAP_DT_PREDEF))
-        return smap_io_fail(MPI_ERR_TYPE, "datatype is not committed");
+        return smap_failf(MPI_ERR_TYPE, "datatype is not committed");
     if (d->at && d->off < 0)
-        return smap_io_fail(MPI_ERR_ARG, "offset %lld is negative", (long long)d->off);
+        return smap_failf(MPI_ERR_ARG, "offset %lld is negative", (long long)d->off);
     if ((d->form == RW_IINDEP || d->form == RW_ICOLL || d->form == RW_ISHARED) && !d->req)
-        return smap_io_fail(MPI_ERR_ARG, "request is NULL");
+        return smap_failf(MPI_ERR_ARG, "request is NULL");
     if ((d->form == RW_BEGIN || d->form == RW_OBEGIN) && f->split)
-        return smap_io_fail(MPI_ERR_OTHER, "a split collective is already in progress on the "
+        return smap_failf(MPI_ERR_OTHER, "a split collective is already in progress on the "
                                            "file (one at a time per file)");
     return MPI_SUCCESS;
 }
@@ -77,7 +77,7 @@ static int rw(MPI_File fh, struct rw *d, int split_kind)
     else
         rc = smap_io_rw(f, d->write, off, d->buf, d->count, t, &bytes);
     if (rc)
-        return smap_file_raise(fh, rc, d->F, "%s", smap_io_why());
+        return smap_file_raise(fh, rc, d->F, "%s", smap_why());
     if (d->form == RW_BEGIN || d->form == RW_OBEGIN) {
         f->split = split_kind;
         f->split_bytes = bytes;
@@ -99,11 +99,11 @@ static int split_end(const char *F, MPI_File fh, const void *buf, int kind, MPI_
     FILE_CHECK(F, fh, f);
     int bad = 0;
     if (f->split != kind)
-        bad = smap_io_fail(MPI_ERR_OTHER, f->split ? "the split collective in progress is "
+        bad = smap_failf(MPI_ERR_OTHER, f->split ? "the split collective in progress is "
                                                      "another kind"
                                                    : "no matching _begin call");
     else if (buf != f->split_buf)
-        bad = smap_io_fail(MPI_ERR_BUFFER, "buf is not the buffer given to _begin");
+        bad = smap_failf(MPI_ERR_BUFFER, "buf is not the buffer given to _begin");
     int rc = smap_io_agree(f, bad);
     if (rc)
         return FILE_DONE(F, fh, rc);

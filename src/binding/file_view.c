@@ -13,9 +13,9 @@ static smap_dtype_t *usable(MPI_Datatype dt, const char *name, int *cls)
 {
     smap_dtype_t *t = smap_dtype_get(dt);
     if (!t)
-        *cls = smap_io_fail(MPI_ERR_TYPE, "%s is not a valid datatype", name);
+        *cls = smap_failf(MPI_ERR_TYPE, "%s is not a valid datatype", name);
     else if (!smap_dtype_committed(t) && !(t->flags & SMAP_DT_PREDEF))
-        *cls = smap_io_fail(MPI_ERR_TYPE, "%s is not committed", name);
+        *cls = smap_failf(MPI_ERR_TYPE, "%s is not committed", name);
     else
         return t;
     return NULL;
@@ -34,9 +34,9 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     if (!bad)
         ft = usable(filetype, "filetype", &bad);
     if (!bad && !datarep)
-        bad = smap_io_fail(MPI_ERR_ARG, "datarep is NULL");
+        bad = smap_failf(MPI_ERR_ARG, "datarep is NULL");
     if (!bad && info != MPI_INFO_NULL && !(in = smap_info_get(info)))
-        bad = smap_io_fail(MPI_ERR_INFO, "info is not a valid info object");
+        bad = smap_failf(MPI_ERR_INFO, "info is not a valid info object");
     int rc = bad ? smap_io_agree(f, bad) : smap_io_set_view(f, disp, et, ft, datarep, in);
     return FILE_DONE(F, fh, rc);
 }
@@ -141,7 +141,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
      * would not, so it is checked first on every rank alike */
     int bad = 0;
     if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR && whence != MPI_SEEK_END)
-        bad = smap_io_fail(MPI_ERR_ARG, "whence %d is not MPI_SEEK_SET, MPI_SEEK_CUR or "
+        bad = smap_failf(MPI_ERR_ARG, "whence %d is not MPI_SEEK_SET, MPI_SEEK_CUR or "
                                         "MPI_SEEK_END", whence);
     int rc = bad ? smap_io_agree_value(f, offset, bad, "offset")
                  : smap_io_seek_shared(f, offset, whence);

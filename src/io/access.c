@@ -43,14 +43,14 @@ static int pio(struct MPI_ABI_File *f, int write, char *p, size_t n, MPI_Offset 
         if (r < 0) {
             int e = errno;
             *done = got;
-            return smap_io_fail(smap_io_errno_class(e), "%s %s at offset %lld: %s",
+            return smap_failf(smap_io_errno_class(e), "%s %s at offset %lld: %s",
                                 write ? "writing" : "reading", f->path,
                                 (long long)(off + (MPI_Offset)got), strerror(e));
         }
         if (r == 0) {
             if (write) {
                 *done = got;
-                return smap_io_fail(MPI_ERR_IO, "writing %s at offset %lld: no progress",
+                return smap_failf(MPI_ERR_IO, "writing %s at offset %lld: no progress",
                                     f->path, (long long)(off + (MPI_Offset)got));
             }
             break;   /* end of file */
@@ -204,7 +204,7 @@ static int lock(struct MPI_ABI_File *f, int type, MPI_Offset start, MPI_Offset l
         if (errno == EINTR)
             continue;
         int e = errno;
-        return smap_io_fail(MPI_ERR_IO, "atomic mode: locking bytes %lld..%lld of %s: %s",
+        return smap_failf(MPI_ERR_IO, "atomic mode: locking bytes %lld..%lld of %s: %s",
                             (long long)start, (long long)(start + len), f->path, strerror(e));
     }
     return MPI_SUCCESS;
@@ -213,13 +213,13 @@ static int lock(struct MPI_ABI_File *f, int type, MPI_Offset start, MPI_Offset l
 int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok)
 {
     if (!seq_ok && (f->amode & MPI_MODE_SEQUENTIAL))
-        return smap_io_fail(MPI_ERR_UNSUPPORTED_OPERATION, "explicit offsets and individual "
+        return smap_failf(MPI_ERR_UNSUPPORTED_OPERATION, "explicit offsets and individual "
                             "file pointers are not allowed on a file opened with "
                             "MPI_MODE_SEQUENTIAL");
     if (write && (f->amode & MPI_MODE_RDONLY))
-        return smap_io_fail(MPI_ERR_READ_ONLY, "the file was opened MPI_MODE_RDONLY");
+        return smap_failf(MPI_ERR_READ_ONLY, "the file was opened MPI_MODE_RDONLY");
     if (!write && (f->amode & MPI_MODE_WRONLY))
-        return smap_io_fail(MPI_ERR_ACCESS, "the file was opened MPI_MODE_WRONLY");
+        return smap_failf(MPI_ERR_ACCESS, "the file was opened MPI_MODE_WRONLY");
     return MPI_SUCCESS;
 }
 
@@ -231,7 +231,7 @@ static int rw_native(struct MPI_ABI_File *f, int write, MPI_Offset off, void *bu
 {
     MPI_Count total;
     if (__builtin_mul_overflow(count, smap_dtype_size(mt), &total))
-        return smap_io_fail(MPI_ERR_COUNT, "count %lld of the datatype overflows",
+        return smap_failf(MPI_ERR_COUNT, "count %lld of the datatype overflows",
                             (long long)count);
     return rw_bytes(f, write, off, buf, count, mt, total, bytes);
 }
@@ -242,12 +242,12 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
 {
     int rc = MPI_SUCCESS;
     if (total % f->v.esize)
-        return smap_io_fail(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, etype "
+        return smap_failf(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, etype "
                             "of %lld)", (long long)total, (long long)f->v.esize);
     int indiv = off < 0;
     MPI_Offset s0;
     if (__builtin_mul_overflow(indiv ? f->fp : off, f->v.esize, &s0))
-        return smap_io_fail(MPI_ERR_ARG, "offset %lld overflows", (long long)off);
+        return smap_failf(MPI_ERR_ARG, "offset %lld overflows", (long long)off);
     if (total == 0)
         return MPI_SUCCESS;
 
@@ -260,7 +260,7 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
         if (chunk > h)
             chunk = h;
         if (!(tmp = malloc((size_t)chunk)))
-            return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte buffer",
+            return smap_failf(MPI_ERR_NO_MEM, "out of memory for a %lld-byte buffer",
                                 (long long)chunk);
     }
     /* Reads of a view with holes sieve unless romio_ds_read=disable;
@@ -281,7 +281,7 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
     }
     if (sieve && !(sb = malloc((size_t)cap))) {
         free(tmp);
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte sieve buffer",
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory for a %lld-byte sieve buffer",
                             (long long)cap);
     }
     MPI_Offset lo = 0, hi = 0;
@@ -338,14 +338,14 @@ static int rw_rep(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
     if (rc)
         return rc;
     if (fbytes % f->v.esize)
-        return smap_io_fail(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes in "
+        return smap_failf(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes in "
                             "the file, etype of %lld)", (long long)fbytes,
                             (long long)f->v.esize);
     if (fbytes == 0)
         return MPI_SUCCESS;
     char *fb = malloc((size_t)fbytes);
     if (!fb)
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for a %lld-byte conversion buffer",
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory for a %lld-byte conversion buffer",
                             (long long)fbytes);
     smap_dtype_t *bt = smap_dtype_get(MPI_BYTE);
     MPI_Count moved = 0;
@@ -396,7 +396,7 @@ int smap_io_request(MPI_Count bytes, MPI_Request *req)
      * request carries the count into the status of MPI_Wait/MPI_Test */
     struct MPI_ABI_Request *r = smap_req_new(MPI_COMM_NULL);
     if (!r)
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the request");
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory for the request");
     r->p.kind = SMAP_PREQ_RECV;
     r->p.src = MPI_ANY_SOURCE;
     r->p.rtag = MPI_ANY_TAG;

@@ -8,7 +8,7 @@
 
 static int done(int rc)
 {
-    return rc ? smap_io_fail(rc, "a collective of the file failed: %s", smap_why())
+    return rc ? smap_failf(rc, "a collective of the file failed: %s", smap_why())
               : MPI_SUCCESS;
 }
 

@@ -41,12 +41,12 @@ int smap_io_datarep_register(const char *name, void *rd, void *wr,
                              MPI_Datarep_extent_function *ext, void *state, int large)
 {
     if (strlen(name) >= MPI_MAX_DATAREP_STRING)
-        return smap_io_fail(MPI_ERR_ARG, "datarep \"%.32s...\" is longer than "
+        return smap_failf(MPI_ERR_ARG, "datarep \"%.32s...\" is longer than "
                             "MPI_MAX_DATAREP_STRING - 1 characters", name);
     if (!name[0])
-        return smap_io_fail(MPI_ERR_ARG, "datarep is an empty string");
+        return smap_failf(MPI_ERR_ARG, "datarep is an empty string");
     if (!ext)
-        return smap_io_fail(MPI_ERR_ARG, "dtype_file_extent_fn is NULL (it is required)");
+        return smap_failf(MPI_ERR_ARG, "dtype_file_extent_fn is NULL (it is required)");
     pthread_mutex_lock(&reps_lock);
     int dup = !strcmp(name, "native") || !strcmp(name, "internal") ||
               !strcmp(name, "external32") || find(name);
@@ -63,10 +63,10 @@ int smap_io_datarep_register(const char *name, void *rd, void *wr,
     }
     pthread_mutex_unlock(&reps_lock);
     if (dup)
-        return smap_io_fail(MPI_ERR_DUP_DATAREP, "data representation \"%s\" is already "
+        return smap_failf(MPI_ERR_DUP_DATAREP, "data representation \"%s\" is already "
                             "defined", name);
     if (!r)
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory registering \"%s\"", name);
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory registering \"%s\"", name);
     return MPI_SUCCESS;
 }
 
@@ -83,7 +83,7 @@ int smap_io_datarep_find(const char *name, struct smap_io_datarep **out)
     *out = find(name);
     pthread_mutex_unlock(&reps_lock);
     if (!*out)
-        return smap_io_fail(MPI_ERR_UNSUPPORTED_DATAREP, "data representation \"%s\" is not "
+        return smap_failf(MPI_ERR_UNSUPPORTED_DATAREP, "data representation \"%s\" is not "
                             "known (native, internal, external32, or one registered with "
                             "MPI_Register_datarep)", name);
     return MPI_SUCCESS;
@@ -97,16 +97,16 @@ static int leaf_extent(const struct smap_io_datarep *rep, smap_dtype_t *t, MPI_C
     if (rep->external32) {
         *e = smap_dtype_external_size(t);
         if (*e < 0)
-            return smap_io_fail(MPI_ERR_NO_MEM, "out of memory compiling a datatype");
+            return smap_failf(MPI_ERR_NO_MEM, "out of memory compiling a datatype");
         return MPI_SUCCESS;
     }
     MPI_Aint x = -1;
     int rc = rep->extent(smap_dtype_handle(t), &x, rep->state);
     if (rc != MPI_SUCCESS)
-        return smap_io_fail(MPI_ERR_CONVERSION, "the dtype_file_extent_fn of \"%s\" "
+        return smap_failf(MPI_ERR_CONVERSION, "the dtype_file_extent_fn of \"%s\" "
                             "returned error %d", rep->name, rc);
     if (x < 0)
-        return smap_io_fail(MPI_ERR_CONVERSION, "the dtype_file_extent_fn of \"%s\" gave a "
+        return smap_failf(MPI_ERR_CONVERSION, "the dtype_file_extent_fn of \"%s\" gave a "
                             "negative extent (%lld)", rep->name, (long long)x);
     *e = x;
     return MPI_SUCCESS;
@@ -119,7 +119,7 @@ static int child(const struct smap_io_datarep *rep, smap_dtype_t *t, int i, smap
 {
     smap_dtype_t *c = i < t->nt ? smap_dtype_stored(t->ctypes[i]) : NULL;
     if (!c)
-        return smap_io_fail(MPI_ERR_TYPE, "a datatype inside the view has no contents");
+        return smap_failf(MPI_ERR_TYPE, "a datatype inside the view has no contents");
     return shadow(rep, c, out);
 }
 
@@ -140,7 +140,7 @@ static int get_blocks(smap_dtype_t *t, int per_block, int bytes, struct blk *b)
     if (!b->bls || !b->disp) {
         free(b->bls);
         free(b->disp);
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory rebuilding a filetype");
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory rebuilding a filetype");
     }
     MPI_Count dstart = 1 + (per_block ? n : 1);
     for (MPI_Count i = 0; i < n; i++) {
@@ -162,7 +162,7 @@ static int shadow_blocks(const struct smap_io_datarep *rep, smap_dtype_t *t, int
     smap_dtype_t **ts = calloc((size_t)(nt > 0 ? nt : 1), sizeof *ts);
     MPI_Aint *d = malloc((size_t)(b.n > 0 ? b.n : 1) * sizeof *d);
     if (!ts || !d)
-        rc = smap_io_fail(MPI_ERR_NO_MEM, "out of memory rebuilding a filetype");
+        rc = smap_failf(MPI_ERR_NO_MEM, "out of memory rebuilding a filetype");
     for (int i = 0; i < nt && !rc; i++)
         rc = child(rep, t, i, &ts[i]);
     if (!rc) {
@@ -171,7 +171,7 @@ static int shadow_blocks(const struct smap_io_datarep *rep, smap_dtype_t *t, int
             d[i] = (MPI_Aint)(b.disp[i] * scale);
         rc = smap_dtype_blocks(b.n, b.bls, 0, d, is_struct ? ts : NULL, ts[0], is_struct, out);
         if (rc)
-            rc = smap_io_fail(rc, "rebuilding a filetype for the data representation");
+            rc = smap_failf(rc, "rebuilding a filetype for the data representation");
     }
     for (int i = 0; ts && i < nt; i++)
         smap_dtype_release(ts[i]);
@@ -219,7 +219,7 @@ static int shadow_derived(const struct smap_io_datarep *rep, smap_dtype_t *t, sm
     case MPI_COMBINER_SUBARRAY: {
         int nd = t->ints[0], order = large ? t->ints[1] : t->ints[1 + 3 * nd];
         if (!(v = malloc(3 * (size_t)(nd > 0 ? nd : 1) * sizeof *v)))
-            return smap_io_fail(MPI_ERR_NO_MEM, "out of memory rebuilding a filetype");
+            return smap_failf(MPI_ERR_NO_MEM, "out of memory rebuilding a filetype");
         for (int k = 0; k < 3 * nd; k++)
             v[k] = large ? t->counts[k] : t->ints[1 + k];
         if ((rc = child(rep, t, 0, &c)))
@@ -231,7 +231,7 @@ static int shadow_derived(const struct smap_io_datarep *rep, smap_dtype_t *t, sm
         /* ints: size, rank, ndims, [gsizes], distribs, dargs, psizes, order */
         int nd = t->ints[2], k = 3;
         if (!(v = malloc((size_t)(nd > 0 ? nd : 1) * sizeof *v)))
-            return smap_io_fail(MPI_ERR_NO_MEM, "out of memory rebuilding a filetype");
+            return smap_failf(MPI_ERR_NO_MEM, "out of memory rebuilding a filetype");
         for (int d = 0; d < nd; d++)
             v[d] = large ? t->counts[d] : t->ints[k++];
         const int *dist = t->ints + k, *dargs = dist + nd, *ps = dargs + nd;
@@ -241,13 +241,13 @@ static int shadow_derived(const struct smap_io_datarep *rep, smap_dtype_t *t, sm
         break;
     }
     default:
-        return smap_io_fail(MPI_ERR_TYPE, "a datatype of the view (combiner %d) cannot be "
+        return smap_failf(MPI_ERR_TYPE, "a datatype of the view (combiner %d) cannot be "
                             "laid out in data representation \"%s\"", t->combiner, rep->name);
     }
 #undef I
     free(v);
     smap_dtype_release(c);
-    return rc ? smap_io_fail(rc, "rebuilding a filetype for data representation \"%s\"",
+    return rc ? smap_failf(rc, "rebuilding a filetype for data representation \"%s\"",
                              rep->name)
               : MPI_SUCCESS;
 }
@@ -263,7 +263,7 @@ static int shadow(const struct smap_io_datarep *rep, smap_dtype_t *t, smap_dtype
         /* bytes, aligned to nothing: a struct of them has no padding in
          * the file (the representation's extents only) */
         rc = smap_dtype_contiguous(e, smap_dtype_get(MPI_BYTE), out);
-        return rc ? smap_io_fail(rc, "out of memory for a file type") : MPI_SUCCESS;
+        return rc ? smap_failf(rc, "out of memory for a file type") : MPI_SUCCESS;
     }
     return shadow_derived(rep, t, out);
 }
@@ -279,7 +279,7 @@ int smap_io_datarep_shadow(const struct smap_io_datarep *rep, smap_dtype_t *t,
     int rc = shadow(rep, t, out);
     if (!rc && (rc = smap_dtype_commit(*out)) != MPI_SUCCESS) {
         smap_dtype_release(*out);
-        rc = smap_io_fail(rc, "out of memory compiling a file type");
+        rc = smap_failf(rc, "out of memory compiling a file type");
     }
     return rc;
 }
@@ -292,7 +292,7 @@ int smap_io_datarep_bytes(const struct smap_io_datarep *rep, MPI_Count count, sm
         per = smap_dtype_size(mt);
     } else if (rep->external32) {
         if ((per = smap_dtype_external_size(mt)) < 0)
-            return smap_io_fail(MPI_ERR_NO_MEM, "out of memory compiling a datatype");
+            return smap_failf(MPI_ERR_NO_MEM, "out of memory compiling a datatype");
     } else {
         smap_dtype_t *s;
         int rc = smap_io_datarep_shadow(rep, mt, &s);
@@ -302,7 +302,7 @@ int smap_io_datarep_bytes(const struct smap_io_datarep *rep, MPI_Count count, sm
         smap_dtype_release(s);
     }
     if (__builtin_mul_overflow(count, per, bytes))
-        return smap_io_fail(MPI_ERR_COUNT, "count %lld of the datatype overflows",
+        return smap_failf(MPI_ERR_COUNT, "count %lld of the datatype overflows",
                             (long long)count);
     return MPI_SUCCESS;
 }
@@ -322,7 +322,7 @@ static int callback(const struct smap_io_datarep *rep, int write, void *buf, MPI
     void *fn = write ? rep->write : rep->read;
     if (!fn) {   /* MPI_CONVERSION_FN_NULL: the file holds the native bytes */
         if (fbytes != count * smap_dtype_size(mt))
-            return smap_io_fail(MPI_ERR_CONVERSION, "\"%s\" has no %s conversion function "
+            return smap_failf(MPI_ERR_CONVERSION, "\"%s\" has no %s conversion function "
                                 "but its file extents differ from the native sizes",
                                 rep->name, write ? "write" : "read");
         if (write)
@@ -333,20 +333,20 @@ static int callback(const struct smap_io_datarep *rep, int write, void *buf, MPI
     }
     MPI_Count n = items(count, mt);
     if (n < 0)
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory compiling a datatype");
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory compiling a datatype");
     MPI_Datatype h = smap_dtype_handle(mt);
     int rc;
     if (rep->large) {
         rc = ((MPI_Datarep_conversion_function_c *)fn)(buf, h, n, fbuf, 0, rep->state);
     } else {
         if (n > INT_MAX)
-            return smap_io_fail(MPI_ERR_CONVERSION, "%lld data items do not fit the int count "
+            return smap_failf(MPI_ERR_CONVERSION, "%lld data items do not fit the int count "
                                 "of \"%s\"'s conversion function (register it with "
                                 "MPI_Register_datarep_c)", (long long)n, rep->name);
         rc = ((MPI_Datarep_conversion_function *)fn)(buf, h, (int)n, fbuf, 0, rep->state);
     }
     if (rc != MPI_SUCCESS)
-        return smap_io_fail(MPI_ERR_CONVERSION, "the %s conversion function of \"%s\" returned "
+        return smap_failf(MPI_ERR_CONVERSION, "the %s conversion function of \"%s\" returned "
                             "error %d", write ? "write" : "read", rep->name, rc);
     return MPI_SUCCESS;
 }
@@ -356,7 +356,7 @@ int smap_io_datarep_to_file(const struct smap_io_datarep *rep, const void *buf, 
 {
     if (rep->external32) {
         int rc = smap_dtype_pack_external(buf, count, mt, fbuf);
-        return rc ? smap_io_fail(rc, "converting to external32 (a value does not fit the "
+        return rc ? smap_failf(rc, "converting to external32 (a value does not fit the "
                                      "external size)")
                   : MPI_SUCCESS;
     }
@@ -368,7 +368,7 @@ int smap_io_datarep_from_file(const struct smap_io_datarep *rep, const void *fbu
 {
     if (rep->external32) {
         int rc = smap_dtype_unpack_external(fbuf, buf, count, mt);
-        return rc ? smap_io_fail(rc, "converting from external32") : MPI_SUCCESS;
+        return rc ? smap_failf(rc, "converting from external32") : MPI_SUCCESS;
     }
     return callback(rep, 0, buf, count, mt, (void *)fbuf, fbytes);
 }

@@ -1,8 +1,7 @@
 /* Errors raised on files: a file has its own error handler, which starts
  * as MPI_FILE_NULL's (MPI_ERRORS_RETURN by default, MPI 5.0 §9.3 and
  * §14.7); errors with no valid file (open, delete, a bad handle) go to
- * MPI_FILE_NULL's handler.  Also the thread-local "why" text of the layer
- * and the errno → error class table. */
+ * MPI_FILE_NULL's handler.  Also the errno → error class table. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,22 +9,6 @@
 #include "io/io.h"
 #include "mpi/errhandler.h"
 #include "mpi/errors.h"
-
-static _Thread_local char why[256];
-
-const char *smap_io_why(void)
-{
-    return why;
-}
-
-int smap_io_fail(int cls, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    return cls;
-}
 
 int smap_io_errno_class(int err)
 {

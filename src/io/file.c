@@ -43,8 +43,8 @@ int smap_io_agree(struct MPI_ABI_File *f, int cls)
     if (out && out != cls) {
         char mine[200] = "";
         if (cls)
-            snprintf(mine, sizeof mine, "; here: %s", smap_io_why());
-        return smap_io_fail((int)out, "a rank of the file's communicator failed with error "
+            snprintf(mine, sizeof mine, "; here: %s", smap_why());
+        return smap_failf((int)out, "a rank of the file's communicator failed with error "
                                       "class %lld%s", out, mine);
     }
     return (int)out;
@@ -57,27 +57,27 @@ int smap_io_agree_value(struct MPI_ABI_File *f, long long v, int cls, const char
     if (rc)
         return rc;
     if (out[2])
-        return cls ? cls : smap_io_fail((int)out[2], "another rank failed (error class %lld)",
+        return cls ? cls : smap_failf((int)out[2], "another rank failed (error class %lld)",
                                         out[2]);
     if (out[0] != -out[1])
-        return smap_io_fail(MPI_ERR_NOT_SAME, "%s differs between the ranks", what);
+        return smap_failf(MPI_ERR_NOT_SAME, "%s differs between the ranks", what);
     return MPI_SUCCESS;
 }
 
 static int amode_check(int amode)
 {
     if (amode & ~AMODE_ALL)
-        return smap_io_fail(MPI_ERR_AMODE, "amode %#x has bits no MPI_MODE_* names", amode);
+        return smap_failf(MPI_ERR_AMODE, "amode %#x has bits no MPI_MODE_* names", amode);
     int acc = !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_RDWR) +
               !!(amode & MPI_MODE_WRONLY);
     if (acc != 1)
-        return smap_io_fail(MPI_ERR_AMODE, "amode must have exactly one of MPI_MODE_RDONLY, "
+        return smap_failf(MPI_ERR_AMODE, "amode must have exactly one of MPI_MODE_RDONLY, "
                                            "MPI_MODE_RDWR, MPI_MODE_WRONLY");
     if ((amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
-        return smap_io_fail(MPI_ERR_AMODE, "MPI_MODE_RDONLY with MPI_MODE_CREATE or "
+        return smap_failf(MPI_ERR_AMODE, "MPI_MODE_RDONLY with MPI_MODE_CREATE or "
                                            "MPI_MODE_EXCL");
     if ((amode & MPI_MODE_RDWR) && (amode & MPI_MODE_SEQUENTIAL))
-        return smap_io_fail(MPI_ERR_AMODE, "MPI_MODE_RDWR with MPI_MODE_SEQUENTIAL");
+        return smap_failf(MPI_ERR_AMODE, "MPI_MODE_RDWR with MPI_MODE_SEQUENTIAL");
     return MPI_SUCCESS;
 }
 
@@ -118,12 +118,12 @@ static int posix_open(const char *path, int flags)
     while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         int e = errno;
-        return -smap_io_fail(smap_io_errno_class(e), "cannot open %s: %s", path, strerror(e));
+        return -smap_failf(smap_io_errno_class(e), "cannot open %s: %s", path, strerror(e));
     }
     struct stat st;
     if (fstat(fd, &st) || S_ISDIR(st.st_mode)) {
         close(fd);
-        return -smap_io_fail(MPI_ERR_BAD_FILE, "%s is a directory", path);
+        return -smap_failf(MPI_ERR_BAD_FILE, "%s is a directory", path);
     }
     return fd;
 }
@@ -148,22 +148,22 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
         return rc;
     if (res[2])
         return local_err ? local_err
-                         : smap_io_fail((int)res[2], "another rank's arguments were invalid "
+                         : smap_failf((int)res[2], "another rank's arguments were invalid "
                                                      "(error class %lld)", res[2]);
     if (res[0] != -res[1])
-        return smap_io_fail(MPI_ERR_NOT_SAME, "amode differs between the ranks of comm");
+        return smap_failf(MPI_ERR_NOT_SAME, "amode differs between the ranks of comm");
     if ((rc = amode_check(amode)))
         return rc;
 
     MPI_Comm dup = MPI_COMM_NULL;
     rc = smap_comm_dup_bare(uc, &dup, "MPI_File_open");
     if (rc)
-        return smap_io_fail(rc, "duplicating the communicator failed");
+        return smap_failf(rc, "duplicating the communicator failed");
     struct MPI_ABI_Comm *c = smap_comm_get(dup);
     /* allocation failures join the agreements below like any other */
     struct MPI_ABI_File *f = calloc(1, sizeof *f);
     char *path = strdup(strip_prefix(name));
-    int mine = (!f || !path) ? smap_io_fail(MPI_ERR_NO_MEM, "out of memory") : 0;
+    int mine = (!f || !path) ? smap_failf(MPI_ERR_NO_MEM, "out of memory") : 0;
     int fd = -1;
 
     /* rank 0 creates, then the others open */
@@ -177,7 +177,7 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
     if (rc && !mine)
         mine = rc;
     if (first && c->rank != 0 && !mine)
-        mine = smap_io_fail(first, "rank 0 could not open %s (error class %d)", path, first);
+        mine = smap_failf(first, "rank 0 could not open %s (error class %d)", path, first);
     if (c->rank != 0 && !mine) {
         fd = posix_open(path, open_flags(amode, 0));
         if (fd < 0)
@@ -188,12 +188,12 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
     struct stat st = {0};
     if (!mine && (amode & MPI_MODE_APPEND) && fstat(fd, &st)) {
         int e = errno;
-        mine = smap_io_fail(smap_io_errno_class(e), "fstat of %s: %s", path, strerror(e));
+        mine = smap_failf(smap_io_errno_class(e), "fstat of %s: %s", path, strerror(e));
     }
     long long e = mine, all = 0;
     rc = max_over(c, &e, &all, 1);
     if (!mine && (rc || all))
-        mine = rc ? rc : smap_io_fail((int)all, "another rank could not open %s (error class "
+        mine = rc ? rc : smap_failf((int)all, "another rank could not open %s (error class "
                                                 "%lld)", path, all);
     if (mine) {
         if (fd >= 0)
@@ -230,14 +230,14 @@ int smap_io_close(MPI_File *fh)
     /* every rank has finished its accesses before the file may go away */
     int mine = 0;
     if (f->split)
-        mine = smap_io_fail(MPI_ERR_OTHER, "a split collective (MPI_File_*_begin) is still "
+        mine = smap_failf(MPI_ERR_OTHER, "a split collective (MPI_File_*_begin) is still "
                                            "open: call its _end first");
     int rc = smap_io_agree(f, mine);
     if (rc)
         return rc;
     if (close(f->fd) && !mine) {
         int e = errno;
-        mine = smap_io_fail(smap_io_errno_class(e), "closing %s: %s", f->path, strerror(e));
+        mine = smap_failf(smap_io_errno_class(e), "closing %s: %s", f->path, strerror(e));
     }
     f->fd = -1;
     if (f->amode & MPI_MODE_DELETE_ON_CLOSE) {
@@ -246,7 +246,7 @@ int smap_io_close(MPI_File *fh)
         rc = smap_io_agree(f, 0);
         if (!rc && f->rank == 0 && unlink(f->path) && errno != ENOENT && !mine) {
             int e = errno;
-            mine = smap_io_fail(smap_io_errno_class(e), "deleting %s on close: %s", f->path,
+            mine = smap_failf(smap_io_errno_class(e), "deleting %s on close: %s", f->path,
                                 strerror(e));
         }
     }
@@ -268,10 +268,10 @@ int smap_io_delete(const char *name)
     const char *path = strip_prefix(name);
     struct stat st;
     if (!stat(path, &st) && S_ISDIR(st.st_mode))
-        return smap_io_fail(MPI_ERR_BAD_FILE, "%s is a directory", path);
+        return smap_failf(MPI_ERR_BAD_FILE, "%s is a directory", path);
     if (unlink(path)) {
         int e = errno;
-        return smap_io_fail(smap_io_errno_class(e), "cannot delete %s: %s", path, strerror(e));
+        return smap_failf(smap_io_errno_class(e), "cannot delete %s: %s", path, strerror(e));
     }
     return MPI_SUCCESS;
 }
@@ -281,7 +281,7 @@ int smap_io_get_size(struct MPI_ABI_File *f, MPI_Offset *size)
     struct stat st;
     if (fstat(f->fd, &st)) {
         int e = errno;
-        return smap_io_fail(smap_io_errno_class(e), "fstat of %s: %s", f->path, strerror(e));
+        return smap_failf(smap_io_errno_class(e), "fstat of %s: %s", f->path, strerror(e));
     }
     *size = st.st_size;
     return MPI_SUCCESS;
@@ -295,12 +295,12 @@ int smap_io_set_size(struct MPI_ABI_File *f, MPI_Offset size, int preallocate)
     const char *what = preallocate ? "the preallocated size" : "size";
     int mine = 0;
     if (size < 0)
-        mine = smap_io_fail(MPI_ERR_ARG, "size %lld is negative", (long long)size);
+        mine = smap_failf(MPI_ERR_ARG, "size %lld is negative", (long long)size);
     else if (f->amode & MPI_MODE_SEQUENTIAL)
-        mine = smap_io_fail(MPI_ERR_UNSUPPORTED_OPERATION, "the file was opened with "
+        mine = smap_failf(MPI_ERR_UNSUPPORTED_OPERATION, "the file was opened with "
                                                            "MPI_MODE_SEQUENTIAL");
     else if (f->amode & MPI_MODE_RDONLY)
-        mine = smap_io_fail(MPI_ERR_READ_ONLY, "the file was opened MPI_MODE_RDONLY");
+        mine = smap_failf(MPI_ERR_READ_ONLY, "the file was opened MPI_MODE_RDONLY");
     int rc = smap_io_agree_value(f, size, mine, what);
     if (rc)
         return rc;
@@ -312,7 +312,7 @@ int smap_io_set_size(struct MPI_ABI_File *f, MPI_Offset size, int preallocate)
             e = errno;
         }
         if (e)
-            mine = smap_io_fail(smap_io_errno_class(e), "%s of %s to %lld bytes: %s",
+            mine = smap_failf(smap_io_errno_class(e), "%s of %s to %lld bytes: %s",
                                 preallocate ? "preallocation" : "resizing", f->path,
                                 (long long)size, strerror(e));
     }
@@ -327,7 +327,7 @@ int smap_io_sync(struct MPI_ABI_File *f)
         /* a file on a device that cannot sync (a pipe, /dev/full) has
          * nothing to flush */
         if (e != EINVAL && e != EROFS)
-            mine = smap_io_fail(smap_io_errno_class(e), "fsync of %s: %s", f->path,
+            mine = smap_failf(smap_io_errno_class(e), "fsync of %s: %s", f->path,
                                 strerror(e));
     }
     return smap_io_agree(f, mine);

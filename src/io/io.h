@@ -3,7 +3,7 @@
  * map views and move data over POSIX).
  *
  * Every function returns MPI_SUCCESS or an MPI error class, with
- * smap_io_why() saying why in words (thread-local text); the binding
+ * smap_why() saying why in words (base/why.h); the binding
  * raises it on the file's error handler (smap_file_raise).  Collective
  * functions agree on the outcome: when one rank fails, every rank returns
  * the same class (D18). */
@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "base/why.h"
 #include "dtype/dtype.h"
 
 #define SMAP_FILE_MAGIC 0x46494c45u   /* "FILE" */
@@ -99,9 +100,6 @@ static inline struct MPI_ABI_File *smap_file_get(MPI_File h)
     return f;
 }
 
-const char *smap_io_why(void);
-/* Records why (printf-like) and returns cls. */
-int smap_io_fail(int cls, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The error class of a failed system call's errno (MPI 5.0 §14.7). */
 int smap_io_errno_class(int err);
 

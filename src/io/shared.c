@@ -93,7 +93,7 @@ void smap_io_shared_free(struct MPI_ABI_File *f)
 static int need_sp(struct MPI_ABI_File *f)
 {
     if (!f->sp)
-        return smap_io_fail(MPI_ERR_UNSUPPORTED_OPERATION, "this file has no shared file "
+        return smap_failf(MPI_ERR_UNSUPPORTED_OPERATION, "this file has no shared file "
                             "pointer: its ranks could not map one counter (ranks on several "
                             "nodes; the between-node counter is not done yet)");
     return MPI_SUCCESS;
@@ -107,7 +107,7 @@ static long long etypes_of(struct MPI_ABI_File *f, MPI_Count count, smap_dtype_t
     if (rc)
         return -rc;
     if (total % f->v.esize)
-        return -smap_io_fail(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, "
+        return -smap_failf(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, "
                              "etype of %lld)", (long long)total, (long long)f->v.esize);
     return total / f->v.esize;
 }
@@ -144,7 +144,7 @@ int smap_io_rw_ordered(struct MPI_ABI_File *f, int write, void *buf, MPI_Count c
     /* rank order: my prefix, the group's total (taken by rank 0 at once) */
     long long *all = malloc((size_t)f->size * sizeof *all);
     long long base = 0;
-    mine = all ? 0 : smap_io_fail(MPI_ERR_NO_MEM, "out of memory");
+    mine = all ? 0 : smap_failf(MPI_ERR_NO_MEM, "out of memory");
     if ((rc = smap_io_agree(f, mine)))
         return free(all), rc;
     rc = smap_io_allgather(&n, all, f->c);
@@ -172,7 +172,7 @@ int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence)
 {
     int mine = need_sp(f);
     if (!mine && (f->amode & MPI_MODE_SEQUENTIAL))
-        mine = smap_io_fail(MPI_ERR_UNSUPPORTED_OPERATION, "not allowed on a file opened with "
+        mine = smap_failf(MPI_ERR_UNSUPPORTED_OPERATION, "not allowed on a file opened with "
                                                            "MPI_MODE_SEQUENTIAL");
     int rc = smap_io_agree_value(f, off, mine, "offset");
     if (!rc)
@@ -191,7 +191,7 @@ int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence)
             base = (smap_io_view_bytes_below(&f->v, size) + f->v.esize - 1) / f->v.esize;
         }
         if (!mine && (__builtin_add_overflow(base, off, &to) || to < 0))
-            mine = smap_io_fail(MPI_ERR_ARG, "the new shared position (%lld %+lld etypes) "
+            mine = smap_failf(MPI_ERR_ARG, "the new shared position (%lld %+lld etypes) "
                                 "would be negative", base, (long long)off);
         if (!mine)
             atomic_store_explicit(f->sp, to, memory_order_relaxed);

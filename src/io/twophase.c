@@ -265,14 +265,14 @@ static int full_io(struct MPI_ABI_File *f, int write, char *p, MPI_Offset len, M
         if (r < 0) {
             int e = errno;
             *got = done;
-            return smap_io_fail(smap_io_errno_class(e), "%s %s at offset %lld (collective "
+            return smap_failf(smap_io_errno_class(e), "%s %s at offset %lld (collective "
                                 "buffering): %s", write ? "writing" : "reading", f->path,
                                 (long long)(off + done), strerror(e));
         }
         if (r == 0) {
             if (write) {
                 *got = done;
-                return smap_io_fail(MPI_ERR_IO, "writing %s: no progress", f->path);
+                return smap_failf(MPI_ERR_IO, "writing %s: no progress", f->path);
             }
             break;
         }
@@ -293,7 +293,7 @@ static int aggregate(struct MPI_ABI_File *f, int write, struct tp_peer *peers, M
         return MPI_SUCCESS;
     char *wb = malloc((size_t)cb);
     if (!wb)
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the %lld-byte collective "
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory for the %lld-byte collective "
                             "buffer (cb_buffer_size)", (long long)cb);
     int rc = MPI_SUCCESS;
     struct ivals iv = {0};
@@ -302,7 +302,7 @@ static int aggregate(struct MPI_ABI_File *f, int write, struct tp_peer *peers, M
         iv.n = 0;
         walk(peers, f->size, wb, wlo, whi, write, 0, &iv, &minw, &maxw);
         if (iv.oom) {
-            rc = smap_io_fail(MPI_ERR_NO_MEM, "out of memory listing a collective window");
+            rc = smap_failf(MPI_ERR_NO_MEM, "out of memory listing a collective window");
             break;
         }
         if (maxw <= minw)
@@ -458,7 +458,7 @@ static int x_send(struct MPI_ABI_File *f, int write, const struct tp_desc *d,
     int n = f->size, rc;
     x->n = n;
     if (!(x->c = calloc(8 * (size_t)n, sizeof *x->c)))
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the exchange");
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory for the exchange");
     MPI_Count *snp = x->c, *sby = x->c + n, *rnp = x->c + 2 * n, *rby = x->c + 3 * n,
               *sd = x->c + 4 * n, *rd = x->c + 5 * n, *sc = x->c + 6 * n, *rcn = x->c + 7 * n;
     for (int a = 0; a < n; a++) {
@@ -480,7 +480,7 @@ static int x_send(struct MPI_ABI_File *f, int write, const struct tp_desc *d,
     if (!cnt || !c16) {
         free(cnt);
         free(c16);
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the exchange");
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory for the exchange");
     }
     for (int a = 0; a < n; a++) {
         cnt[2 * a] = snp[a];
@@ -509,7 +509,7 @@ static int x_send(struct MPI_ABI_File *f, int write, const struct tp_desc *d,
     x->rdata = malloc((size_t)x->rbytes + 1);
     x->rd = calloc((size_t)n, sizeof *x->rd);
     if (!x->spc || !x->rpc || !x->sdata || !x->rdata || !x->rd)
-        return smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the exchange (%lld bytes)",
+        return smap_failf(MPI_ERR_NO_MEM, "out of memory for the exchange (%lld bytes)",
                             (long long)(x->sbytes + x->rbytes));
     /* the pieces, grouped by aggregator; so: offset in that message's data */
     MPI_Count k = 0, db = 0;
@@ -601,22 +601,22 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
     struct tp_desc *d = calloc(1, sizeof *d);
     long long mg[G_N] = {0};
     int err = bad ? bad : d ? smap_io_access_check(f, write, 0)
-                            : smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the collective");
+                            : smap_failf(MPI_ERR_NO_MEM, "out of memory for the collective");
     MPI_Count total = 0;
     MPI_Offset s0 = 0;
     int indiv = off < 0;
     if (!err && __builtin_mul_overflow(count, smap_dtype_size(mt), &total))
-        err = smap_io_fail(MPI_ERR_COUNT, "count %lld of the datatype overflows",
+        err = smap_failf(MPI_ERR_COUNT, "count %lld of the datatype overflows",
                            (long long)count);
     if (!err && total % f->v.esize)
-        err = smap_io_fail(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, etype "
+        err = smap_failf(MPI_ERR_IO, "only whole etypes can be accessed (%lld bytes, etype "
                            "of %lld)", (long long)total, (long long)f->v.esize);
     if (!err && __builtin_mul_overflow(indiv ? f->fp : off, f->v.esize, &s0))
-        err = smap_io_fail(MPI_ERR_ARG, "offset %lld overflows", (long long)off);
+        err = smap_failf(MPI_ERR_ARG, "offset %lld overflows", (long long)off);
     if (!err && total > 0) {
         int b = build_pieces(f, s0, total, d);
         if (b < 0)
-            err = smap_io_fail(MPI_ERR_NO_MEM, "out of memory listing the view's pieces");
+            err = smap_failf(MPI_ERR_NO_MEM, "out of memory listing the view's pieces");
         mg[G_NOAGG] = b > 0;
         d->total = total;
         if (smap_dtype_is_contiguous(mt)) {
@@ -651,7 +651,7 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
     int *aggr = calloc((size_t)f->size, sizeof *aggr);
     int rc = g && peers && dom && remote && aggr
                  ? smap_io_allgather_n(mg, G_N, g, f->c)
-                 : smap_io_fail(MPI_ERR_NO_MEM, "out of memory for the collective");
+                 : smap_failf(MPI_ERR_NO_MEM, "out of memory for the collective");
     if (rc) {   /* (only out of memory can differ between ranks here) */
         rc = smap_io_agree(f, rc);
         goto out;
@@ -752,7 +752,7 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
     MPI_Offset eof = 0;
     if (!write) {   /* a read stops at the end of file */
         if (fstat(f->fd, &st))
-            mine = mine ? mine : smap_io_fail(MPI_ERR_IO, "fstat of %s failed", f->path);
+            mine = mine ? mine : smap_failf(MPI_ERR_IO, "fstat of %s failed", f->path);
         else
             eof = st.st_size;
     }

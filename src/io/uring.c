@@ -198,7 +198,7 @@ static int try_ring(struct MPI_ABI_File *f, int write, MPI_Offset s0, void *buf,
     if (s < (int)u->npc) {
         /* what was taken completes later; the rest never started */
         pthread_mutex_unlock(&lk);
-        return -smap_io_fail(MPI_ERR_IO, "io_uring_submit: %s", s < 0 ? strerror(-s)
+        return -smap_failf(MPI_ERR_IO, "io_uring_submit: %s", s < 0 ? strerror(-s)
                                                                       : "short submission");
     }
     inflight += (int)u->npc;
@@ -208,7 +208,7 @@ static int try_ring(struct MPI_ABI_File *f, int write, MPI_Offset s0, void *buf,
         while (!poll_fn(u))
             ;
         free_fn(u);
-        return -smap_io_fail(rc, "out of memory for the request");
+        return -smap_failf(rc, "out of memory for the request");
     }
     return 1;
 }

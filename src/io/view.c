@@ -64,13 +64,13 @@ static int check_filetype(const struct smap_dtype_flat *fl, MPI_Count ext)
         if (b->n > 1 && b->stride < b->len)
             lo = -1;
         if (lo < last || hi < lo)
-            return smap_io_fail(MPI_ERR_TYPE, "the filetype's displacements must be "
+            return smap_failf(MPI_ERR_TYPE, "the filetype's displacements must be "
                                               "non-negative and non-decreasing, without "
                                               "overlapping blocks");
         last = hi + b->len;
     }
     if (ext <= 0)
-        return smap_io_fail(MPI_ERR_TYPE, "the filetype's extent must be positive");
+        return smap_failf(MPI_ERR_TYPE, "the filetype's extent must be positive");
     return MPI_SUCCESS;
 }
 
@@ -82,28 +82,28 @@ int smap_io_set_view(struct MPI_ABI_File *f, MPI_Offset disp, smap_dtype_t *et,
     struct smap_io_datarep *rep = NULL;
     smap_dtype_t *fet = NULL, *fft = NULL;   /* the file shadows (datarep.c) */
     if (f->split)
-        mine = smap_io_fail(MPI_ERR_OTHER, "a split collective is in progress on the file");
+        mine = smap_failf(MPI_ERR_OTHER, "a split collective is in progress on the file");
     else if (strlen(datarep) >= MPI_MAX_DATAREP_STRING)
-        mine = smap_io_fail(MPI_ERR_UNSUPPORTED_DATAREP, "datarep is longer than "
+        mine = smap_failf(MPI_ERR_UNSUPPORTED_DATAREP, "datarep is longer than "
                             "MPI_MAX_DATAREP_STRING - 1 characters");
     else if ((mine = smap_io_datarep_find(datarep, &rep)))
         ;
     else if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
-        mine = smap_io_fail(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened with "
+        mine = smap_failf(MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened with "
                                          "MPI_MODE_SEQUENTIAL");
     else if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
-        mine = smap_io_fail(MPI_ERR_ARG, "disp %lld is negative", (long long)disp);
+        mine = smap_failf(MPI_ERR_ARG, "disp %lld is negative", (long long)disp);
     else if ((mine = smap_io_datarep_shadow(rep, et, &fet)) ||
              (mine = smap_io_datarep_shadow(rep, ft, &fft)))
         ;
     else if (smap_dtype_size(fet) <= 0)
-        mine = smap_io_fail(MPI_ERR_TYPE, "the etype has size 0");
+        mine = smap_failf(MPI_ERR_TYPE, "the etype has size 0");
     else if (smap_dtype_size(fft) <= 0 || smap_dtype_size(fft) % smap_dtype_size(fet))
-        mine = smap_io_fail(MPI_ERR_TYPE, "the filetype's size (%lld) is not a positive "
+        mine = smap_failf(MPI_ERR_TYPE, "the filetype's size (%lld) is not a positive "
                             "multiple of the etype's (%lld)", (long long)smap_dtype_size(fft),
                             (long long)smap_dtype_size(fet));
     else if (!(fl = smap_dtype_flat(fft)))
-        mine = smap_io_fail(MPI_ERR_NO_MEM, "out of memory flattening the filetype");
+        mine = smap_failf(MPI_ERR_NO_MEM, "out of memory flattening the filetype");
     else
         mine = check_filetype(fl, smap_dtype_extent(fft));
     /* MPI_DISPLACEMENT_CURRENT: the shared pointer's place in bytes,
@@ -236,7 +236,7 @@ int smap_io_seek(struct MPI_ABI_File *f, MPI_Offset off, int whence)
     }
     MPI_Offset to;
     if (__builtin_add_overflow(base, off, &to) || to < 0)
-        return smap_io_fail(MPI_ERR_ARG, "the new position (%lld %+lld etypes) would be "
+        return smap_failf(MPI_ERR_ARG, "the new position (%lld %+lld etypes) would be "
                             "negative", (long long)base, (long long)off);
     f->fp = to;
     return MPI_SUCCESS;
