@@ -13,89 +13,6 @@
 
 #include "mpi/errors.h"
 
-int PMPI_Close_port(const char *port_name)
-{
-    (void)port_name;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Close_port");
-}
-
-int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
-{
-    (void)port_name;
-    (void)info;
-    (void)root;
-    (void)comm;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Comm_accept");
-}
-
-int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
-{
-    (void)port_name;
-    (void)info;
-    (void)root;
-    (void)comm;
-    (void)newcomm;
-    return smap_err_unsupported(comm, "MPI_Comm_connect");
-}
-
-int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
-{
-    (void)fd;
-    (void)intercomm;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Comm_join");
-}
-
-int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
-{
-    (void)command;
-    (void)argv;
-    (void)maxprocs;
-    (void)info;
-    (void)root;
-    (void)comm;
-    (void)intercomm;
-    (void)array_of_errcodes;
-    return smap_err_unsupported(comm, "MPI_Comm_spawn");
-}
-
-int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
-{
-    (void)count;
-    (void)array_of_commands;
-    (void)array_of_argv;
-    (void)array_of_maxprocs;
-    (void)array_of_info;
-    (void)root;
-    (void)comm;
-    (void)intercomm;
-    (void)array_of_errcodes;
-    return smap_err_unsupported(comm, "MPI_Comm_spawn_multiple");
-}
-
-int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
-{
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Lookup_name");
-}
-
-int PMPI_Open_port(MPI_Info info, char *port_name)
-{
-    (void)info;
-    (void)port_name;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Open_port");
-}
-
-int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
-{
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Publish_name");
-}
-
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
     (void)datarep;
@@ -114,12 +31,4 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
     (void)dtype_file_extent_fn;
     (void)extra_state;
     return smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
-}
-
-int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
-{
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return smap_err_unsupported(MPI_COMM_NULL, "MPI_Unpublish_name");
 }
