@@ -2,8 +2,10 @@
  * NCHILD copies of this program with argv; parent <-> child point-to-point
  * both ways, collectives over the intercommunicator (bcast, allreduce,
  * barrier), MPI_Intercomm_merge and an allreduce on the merged
- * communicator, MPI_UNIVERSE_SIZE, errcodes, disconnect. */
+ * communicator, MPI_UNIVERSE_SIZE, errcodes, disconnect.  With
+ * SPAWN_TEST_DIE set, child 1 kills itself (spawn_kill.sh). */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,8 +97,11 @@ int main(int argc, char **argv)
     } else {
         CHECK(argc == 3 && !strcmp(argv[1], "child") && !strcmp(argv[2], "two words"),
               "child argv wrong (argc %d)", argc);
-        int n;
+        int n, me;
         MPI_Comm_size(MPI_COMM_WORLD, &n);
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        if (getenv("SPAWN_TEST_DIE") && me == 1)
+            raise(SIGKILL);   /* spawn_kill.sh: the whole job must stop */
         CHECK(n == NCHILD, "children's WORLD has %d", n);
         common(parent, 1);
         MPI_Comm p2;
