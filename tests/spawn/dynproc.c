@@ -8,7 +8,10 @@
  *                           TCP connection on loopback; errors of the name
  *                           service and of a bad port.
  *   dynproc server FILE     opens a port, writes it to FILE, accepts
- *   dynproc client FILE     reads FILE, connects (two jobs: tests/spawn/two_jobs.sh) */
+ *   dynproc client FILE     reads FILE, connects (two jobs: tests/spawn/two_jobs.sh)
+ *   dynproc nsserver NAME   opens a port, publishes it as NAME, accepts
+ *   dynproc nsclient NAME   looks NAME up (until it is published), connects
+ *                           (two jobs and smrun --name-server: name_server.sh) */
 #include <arpa/inet.h>
 #include <mpi.h>
 #include <netinet/in.h>
@@ -70,8 +73,12 @@ static int two_jobs(const char *role, const char *file)
     MPI_Comm inter;
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (!strcmp(role, "server")) {
-        if (rank == 0) {
+    int ns = !strncmp(role, "ns", 2);
+    if (!strcmp(role, "server") || !strcmp(role, "nsserver")) {
+        if (rank == 0 && ns) {
+            MPI_Open_port(MPI_INFO_NULL, port);
+            CHECK(MPI_Publish_name(file, MPI_INFO_NULL, port) == MPI_SUCCESS, "publish failed");
+        } else if (rank == 0) {
             MPI_Open_port(MPI_INFO_NULL, port);
             char tmp[4096];
             snprintf(tmp, sizeof tmp, "%s.tmp", file);
@@ -82,10 +89,20 @@ static int two_jobs(const char *role, const char *file)
         }
         MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
         exercise(inter, 0);
+        if (rank == 0 && ns)
+            CHECK(MPI_Unpublish_name(file, MPI_INFO_NULL, port) == MPI_SUCCESS, "unpublish");
         if (rank == 0)
             MPI_Close_port(port);
     } else {
-        if (rank == 0) {
+        if (rank == 0 && ns) {
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+            int rc = MPI_ERR_NAME;
+            for (int i = 0; i < 3000 && rc != MPI_SUCCESS; i++)
+                if ((rc = MPI_Lookup_name(file, MPI_INFO_NULL, port)) != MPI_SUCCESS)
+                    usleep(10000);
+            CHECK(rc == MPI_SUCCESS, "%s was never published", file);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        } else if (rank == 0) {
             FILE *f = NULL;
             for (int i = 0; i < 3000 && !(f = fopen(file, "r")); i++)
                 usleep(10000);

@@ -295,6 +295,19 @@ static struct smrun_name **name_find(struct smrun_job *job, const char *service)
 void smrun_names_answer(struct smrun_job *job, const char *cmd, const char *service,
                         const char *port, char *out, size_t len)
 {
+    /* jobs sharing a name server (nameserver.c) ask it; an smrun that
+     * is the name server answers from its table */
+    const char *ns = getenv("SMRUN_NAMESERVER");
+    const char *verb = !strcmp(cmd, "publish_name") ? "publish" : !strcmp(cmd, "unpublish_name")
+                                                                   ? "unpublish" : "lookup";
+    if (ns && *ns && job->ranks) {
+        char req[SMAP_PMI_MAXLINE];
+        snprintf(req, sizeof req, "cmd=%s service=%s%s%s", cmd, service, port ? " port=" : "",
+                 port ? port : "");
+        if (smrun_nameserver_ask(ns, req, out, len) != 0)
+            snprintf(out, len, "cmd=%s_result rc=-1 msg=name_server_%s_unreachable", verb, ns);
+        return;
+    }
     struct smrun_name **pp = name_find(job, service), *n = *pp;
     if (!strcmp(cmd, "publish_name")) {
         if (!port)

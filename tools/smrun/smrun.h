@@ -388,6 +388,14 @@ struct smrun_job {
  * its newline); the reply goes out after the last block.  0, or -1 with
  * *why (a protocol error). */
 int smrun_spawn_line(struct smrun_job *job, struct smrun_rank *r, char *line, const char **why);
+/* ---- nameserver.c ------------------------------------------------------ */
+
+/* `smrun --name-server [ADDR]`: serves names until SIGINT/SIGTERM. */
+int smrun_nameserver_main(int argc, char **argv);
+/* One request line to the name server at "ADDR:PORT"; its reply line
+ * into out.  0, or -1 when it cannot be reached. */
+int smrun_nameserver_ask(const char *where, const char *request, char *out, size_t len);
+
 /* The kid with this pid, or NULL. */
 struct smrun_kid *smrun_kid_of(struct smrun_job *job, pid_t pid);
 /* publish_name / unpublish_name / lookup_name: the reply line (into
