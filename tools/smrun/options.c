@@ -888,6 +888,8 @@ static int parse_mpmd(int argc, char **argv, int first, struct smrun_options *o)
         k++;
     if (k >= argc)
         return SMRUN_CONTINUE;
+    if (k == first)   /* "smrun -n 2 : ...": the first part has no program */
+        return usage_error("no program before the first ':'%s%s", "", "");
     struct smrun_app *apps = calloc(1, sizeof *apps);
     if (!apps)
         return SMRUN_EXIT_FAILURE;
