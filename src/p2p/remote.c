@@ -726,9 +726,15 @@ int smap_p2p_add_foreign(int first, int n, int me_there, const void *addrs, size
         for (int w = 0; w < R.npeers; w++)
             R.me_at[w] = smap_job.rank;
     }
-    if (grow(&smap_p2p.lr_of, sizeof(int), old, m, SMAP_P2P_NO_ROUTE) != 0)
+    /* lr_of is read without the lock (smap_p2p_local_rank, any thread):
+     * the grown copy replaces it and the old one stays allocated */
+    int *lr = malloc((size_t)m * sizeof *lr);
+    if (!lr)
         goto oom;
-    smap_p2p_lr_of = smap_p2p.lr_of;
+    memcpy(lr, smap_p2p.lr_of, (size_t)old * sizeof *lr);
+    for (int w = old; w < m; w++)
+        lr[w] = SMAP_P2P_NO_ROUTE;
+    smap_p2p.lr_of = lr;
     if (grow(&R.seq_out, sizeof(uint32_t), R.npeers, m, 0) != 0 ||
         grow(&R.seq_in, sizeof(uint32_t), R.npeers, m, 0) != 0 ||
         grow(&R.me_at, sizeof(int), R.npeers, m, -1) != 0)
@@ -742,6 +748,10 @@ int smap_p2p_add_foreign(int first, int n, int me_there, const void *addrs, size
         smap_p2p.lr_of[first + i] = SMAP_P2P_REMOTE(first + i);
         R.me_at[first + i] = me_there;
     }
+    /* the array before the count; a thread learns the new ranks only
+     * through the communicator made after this returns, whose handing
+     * over between threads is the program's synchronisation */
+    smap_p2p_lr_of = smap_p2p.lr_of;
     smap_p2p_nranks = m;
     rc = 0;
     goto out;
