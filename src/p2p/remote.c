@@ -697,6 +697,13 @@ int smap_p2p_remote_name(void *buf, size_t *len)
     return smap_p2p.remote && smap_net.ops->getname ? smap_net.ops->getname(buf, len) : -1;
 }
 
+/* Route tables replaced by larger ones: kept (reachable) until the
+ * process exits, since a reader may still hold one. */
+static struct retired {
+    struct retired *next;
+    int *table;
+} *retired;
+
 /* Grows an array of n ints/uint32s to m entries, the new ones set to v. */
 static int grow(void *pp, size_t elem, int n, int m, int v)
 {
@@ -729,11 +736,16 @@ int smap_p2p_add_foreign(int first, int n, int me_there, const void *addrs, size
     /* lr_of is read without the lock (smap_p2p_local_rank, any thread):
      * the grown copy replaces it and the old one stays allocated */
     int *lr = malloc((size_t)m * sizeof *lr);
-    if (!lr)
+    struct retired *rt = malloc(sizeof *rt);
+    if (!lr || !rt) {
+        free(lr), free(rt);
         goto oom;
+    }
     memcpy(lr, smap_p2p.lr_of, (size_t)old * sizeof *lr);
     for (int w = old; w < m; w++)
         lr[w] = SMAP_P2P_NO_ROUTE;
+    *rt = (struct retired){ retired, smap_p2p.lr_of };
+    retired = rt;
     smap_p2p.lr_of = lr;
     if (grow(&R.seq_out, sizeof(uint32_t), R.npeers, m, 0) != 0 ||
         grow(&R.seq_in, sizeof(uint32_t), R.npeers, m, 0) != 0 ||
