@@ -742,13 +742,19 @@ AREAS = [
 # implemented, printed under the table of areas (the folder's README has
 # the detail).
 AREA_NOTES = [
-    ("File I/O", "collective data access (`_all`, `_at_all`, split, nonblocking "
-     "collectives) is correct but not aggregated: each rank does its own "
-     "independent access, then the ranks agree on errors; two-phase I/O is not "
-     "done yet.  Nonblocking calls complete at start.  Reads sieve; writes only with "
-     "romio_ds_write=enable; only the "
-     "\"native\" data representation.  The shared file pointer needs every rank of "
-     "the file on one node (one shared-memory counter).  See src/io/README.md."),
+    ("File I/O", "collective data access is two-phase (one aggregator per node copying "
+     "the node's ranks' buffers through SMARTMAP; other nodes' pieces by alltoallv) with "
+     "romio_cb_* enable, or automatic and interleaved accesses; otherwise each rank's "
+     "own access.  Nonblocking independent calls use io_uring when built with liburing; "
+     "nonblocking collectives complete at start.  Reads sieve; writes only with "
+     "romio_ds_write=enable.  Data representations native, internal, external32, "
+     "registered.  The shared file pointer needs every rank of the file on one node.  "
+     "See src/io/README.md."),
+    ("Process creation and management", "processes of another job (spawned children, "
+     "jobs connected through a port or join) are reached through src/net (libfabric), "
+     "not as SMARTMAP peers, even on one node; children start on the spawning rank's "
+     "host; spawn needs smrun's or hydra's PMI-1 (not PMIx, not PMI-2).  See "
+     "src/spawn/README.md."),
 ]
 
 

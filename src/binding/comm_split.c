@@ -52,7 +52,7 @@ static int type_color(const struct MPI_ABI_Comm *c, int split_type, MPI_Info inf
     case MPI_COMM_TYPE_HW_UNGUIDED:
         for (int r = 0; r < c->size; r++) {
             int w = smap_group_world_rank(c->group, r);
-            if (smap_job.node_of && smap_job.node_of[w] != node)
+            if (w >= smap_job.size || (smap_job.node_of && smap_job.node_of[w] != node))
                 return node;
         }
         return MPI_UNDEFINED;

@@ -9,6 +9,7 @@
 #include "comm/comm_create.h"
 #include "mpi/comm.h"
 #include "mpi/runtime.h"
+#include "spawn/spawn.h"
 
 /* MPI_Init may be called once; a second call, or one after MPI_Finalize, is
  * the user's error and is reported as such rather than re-initialising. */
@@ -27,7 +28,8 @@ static int start(const char *func, int required, int *provided)
     int rc = smap_runtime_acquire(required, provided, 1);
     if (rc != MPI_SUCCESS)
         return smap_err_raise(MPI_COMM_NULL, rc, func, "could not start the MPI library");
-    return MPI_SUCCESS;
+    /* a spawned job connects to its parents now (MPI_Comm_get_parent) */
+    return smap_spawn_init();
 }
 
 int PMPI_Init(int *argc, char ***argv)

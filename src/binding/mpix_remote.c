@@ -13,7 +13,7 @@
  * is ascending: binary search. */
 static int local_rank_of(int w)
 {
-    if (!smap_job.node_of || smap_job.node_of[w] != smap_job.node || !smap_job.local_ranks)
+    if (w >= smap_job.size || !smap_job.node_of || smap_job.node_of[w] != smap_job.node || !smap_job.local_ranks)
         return -1;
     int lo = 0, hi = smap_job.local_size - 1;
     while (lo <= hi) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,4 +257,123 @@ void smap_pmi_abort(int code)
         smap_pmi2_abort(code);
     else if (pmi_fd >= 0)
         smap_pmi_writef(pmi_fd, "cmd=abort exitcode=%d\n", code);
+}
+
+/* ---- dynamic processes (src/spawn, DESIGN D17) ---------------------------- */
+
+/* One request, one reply of cmd `want`; the reply stays in *m. */
+static int pmi_ask(struct smap_pmi_msg *m, const char *want, const char *fmt, ...)
+    SMAP_PRINTF_LIKE(3, 4);
+static int pmi_ask(struct smap_pmi_msg *m, const char *want, const char *fmt, ...)
+{
+    char line[SMAP_PMI_MAXLINE + 1];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof line)
+        return -1;
+    pthread_mutex_lock(&pmi_lock);
+    int rc = pmi_fd < 0 || pmi2 ? -1 : smap_pmi_writef(pmi_fd, "%s", line);
+    if (rc == 0)
+        rc = pmi_expect(m, want);
+    pthread_mutex_unlock(&pmi_lock);
+    return rc;
+}
+
+int smap_pmi_publish(const char *service, const char *port)
+{
+    struct smap_pmi_msg m;
+    return pmi_ask(&m, "publish_result", "cmd=publish_name service=%s port=%s\n", service, port);
+}
+
+int smap_pmi_unpublish(const char *service)
+{
+    struct smap_pmi_msg m;
+    return pmi_ask(&m, "unpublish_result", "cmd=unpublish_name service=%s\n", service);
+}
+
+int smap_pmi_lookup(const char *service, char *port, size_t len)
+{
+    struct smap_pmi_msg m;
+    if (pmi_ask(&m, "lookup_result", "cmd=lookup_name service=%s\n", service) != 0)
+        return -1;
+    const char *v = smap_pmi_get(&m, "port");
+    if (!v || strlen(v) >= len)
+        return -1;
+    memcpy(port, v, strlen(v) + 1);
+    return 0;
+}
+
+/* Appends to the growing request; -1 when it outgrows the buffer. */
+static int app(char *buf, size_t cap, size_t *at, const char *fmt, ...) SMAP_PRINTF_LIKE(4, 5);
+static int app(char *buf, size_t cap, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *at, cap - *at, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - *at)
+        return -1;
+    *at += (size_t)n;
+    return 0;
+}
+
+int smap_pmi_spawn(const struct smap_spawn_cmd *cmds, int count, const char *const *pkeys,
+                   const char *const *pvals, int npre, char *err, size_t errlen)
+{
+    if (pmi_fd < 0 || pmi2 || smap_pmix_active()) {
+        snprintf(err, errlen, "the launcher does not serve PMI-1 spawn (started without one, "
+                              "or it speaks PMI-2/PMIx)");
+        return -1;
+    }
+    /* the multi-line form of MPICH's simple PMI: one block per command,
+     * then one spawn_result for all */
+    size_t cap = 1 << 16;
+    char *buf = malloc(cap);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    pthread_mutex_lock(&pmi_lock);
+    for (int c = 0; c < count && rc == 0; c++) {
+        size_t at = 0;
+        const struct smap_spawn_cmd *s = &cmds[c];
+        rc |= app(buf, cap, &at, "mcmd=spawn\nnprocs=%d\nexecname=%s\ntotspawns=%d\nspawnssofar=%d\n",
+                  s->nprocs, s->cmd, count, c + 1);
+        int argc = 0;
+        while (s->argv && s->argv[argc])
+            argc++;
+        rc |= app(buf, cap, &at, "argcnt=%d\n", argc);
+        for (int i = 0; i < argc; i++)
+            rc |= app(buf, cap, &at, "arg%d=%s\n", i + 1, s->argv[i]);
+        rc |= app(buf, cap, &at, "preput_num=%d\n", npre);
+        for (int i = 0; i < npre; i++)
+            rc |= app(buf, cap, &at, "preput_key_%d=%s\npreput_val_%d=%s\n", i, pkeys[i], i,
+                      pvals[i]);
+        rc |= app(buf, cap, &at, "info_num=%d\n", s->ninfo);
+        for (int i = 0; i < s->ninfo; i++)
+            rc |= app(buf, cap, &at, "info_key_%d=%s\ninfo_val_%d=%s\n", i, s->info_keys[i], i,
+                      s->info_vals[i]);
+        rc |= app(buf, cap, &at, "endcmd\n");
+        if (rc) {
+            snprintf(err, errlen, "the spawn request of command %d is too long", c);
+            break;
+        }
+        if (smap_pmi_writef(pmi_fd, "%s", buf) != 0) {
+            snprintf(err, errlen, "lost the connection to the launcher");
+            rc = -1;
+        }
+    }
+    struct smap_pmi_msg m;
+    if (rc == 0 && pmi_expect(&m, "spawn_result") != 0) {
+        const char *msg = smap_pmi_get(&m, "msg");
+        snprintf(err, errlen, "the launcher refused the spawn%s%s", msg ? ": " : "",
+                 msg ? msg : "");
+        rc = -1;
+    }
+    pthread_mutex_unlock(&pmi_lock);
+    free(buf);
+    return rc;
 }

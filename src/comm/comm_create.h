@@ -88,6 +88,20 @@ int smap_inter_create(struct MPI_ABI_Comm *lc, int local_leader, MPI_Comm peer_c
  * tag: MPI_Intercomm_create_from_groups, whose local group is lc's.
  * remote_world (the remote leader's job rank) and tag matter at the local
  * leader only. */
+/* For src/spawn (DESIGN D17): the intercommunicator between lc's group
+ * and the processes of another job it just learned (p2p ranks from
+ * smap_job.size on).  The leaders talk over MPI_COMM_WORLD's context: the
+ * local leader (lc rank local_leader) reaches the other leader as
+ * remote_world and is known there as me_there; `seen` (at the leader
+ * only) holds, by lc rank, how the other job numbers lc's members.  The
+ * group-local steps of the handshake: lgather (every member's `bytes` at
+ * root, in rank order) and lbcast. */
+int smap_inter_create_foreign(struct MPI_ABI_Comm *lc, int local_leader, int remote_world,
+                              int me_there, const int *seen, int tag, MPI_Comm *newintercomm,
+                              const char *func);
+int smap_comm_lgather(struct MPI_ABI_Comm *lc, int root, const void *mine, size_t bytes, void *all);
+int smap_comm_lbcast(struct MPI_ABI_Comm *lc, int root, void *buf, size_t bytes);
+
 int smap_inter_create_over_world(struct MPI_ABI_Comm *lc, int local_leader, int remote_world,
                                  int tag, MPI_Comm *newintercomm, const char *func);
 

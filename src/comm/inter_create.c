@@ -235,7 +235,7 @@ static int *world_ranks(const struct MPI_ABI_Group *g)
 }
 
 static int create_over(struct MPI_ABI_Comm *lc, int local_leader, const struct link *l,
-                       MPI_Comm *newintercomm, const char *F);
+                       const int *seen, MPI_Comm *newintercomm, const char *F);
 
 int smap_inter_create(struct MPI_ABI_Comm *lc, int local_leader, MPI_Comm peer_comm,
                       int remote_leader, int tag, MPI_Comm *newintercomm, const char *F)
@@ -256,18 +256,25 @@ int smap_inter_create(struct MPI_ABI_Comm *lc, int local_leader, MPI_Comm peer_c
                               lc->rank == local_leader
                                   ? why
                                   : "the local leader's peer_comm, remote_leader or tag is bad");
-    return create_over(lc, local_leader, &l, newintercomm, F);
+    return create_over(lc, local_leader, &l, NULL, newintercomm, F);
 }
 
-/* The rest of MPI_Intercomm_create once the leader knows its link. */
+/* The rest of MPI_Intercomm_create once the leader knows its link; seen:
+ * the world ranks the other group knows ours by (NULL: our own). */
 static int create_over(struct MPI_ABI_Comm *lc, int local_leader, const struct link *lp,
-                       MPI_Comm *newintercomm, const char *F)
+                       const int *seen, MPI_Comm *newintercomm, const char *F)
 {
     MPI_Comm local_comm = lc->handle;
     struct link l = *lp;
     const char *why = "";
     struct deal d = { .mine = NULL };
-    int *mine = lc->rank == local_leader ? world_ranks(lc->group) : NULL;
+    int *mine = NULL;
+    if (lc->rank == local_leader && seen) {
+        if ((mine = malloc((size_t)lc->size * sizeof *mine + 1)) != NULL)
+            memcpy(mine, seen, (size_t)lc->size * sizeof *mine);
+    } else if (lc->rank == local_leader) {
+        mine = world_ranks(lc->group);
+    }
     if (lc->rank == local_leader && !mine)
         return smap_err_raise(local_comm, MPI_ERR_NO_MEM, F, "out of memory");
     d.mine = mine;
@@ -305,7 +312,29 @@ int smap_inter_create_over_world(struct MPI_ABI_Comm *lc, int local_leader, int 
         l = (struct link){ .rank = remote_world, .lr = smap_p2p_local_rank(remote_world),
                            .me = smap_comm_world.rank, .tag = tag,
                            .ctx = smap_comm_world.ctx + SMAP_CTX_MAX };
-    return create_over(lc, local_leader, &l, newintercomm, func);
+    return create_over(lc, local_leader, &l, NULL, newintercomm, func);
+}
+
+int smap_inter_create_foreign(struct MPI_ABI_Comm *lc, int local_leader, int remote_world,
+                              int me_there, const int *seen, int tag, MPI_Comm *newintercomm,
+                              const char *func)
+{
+    struct link l = { 0 };
+    if (lc->rank == local_leader)
+        l = (struct link){ .rank = remote_world, .lr = smap_p2p_local_rank(remote_world),
+                           .me = me_there, .tag = tag,
+                           .ctx = smap_comm_world.ctx + SMAP_CTX_MAX };
+    return create_over(lc, local_leader, &l, seen, newintercomm, func);
+}
+
+int smap_comm_lgather(struct MPI_ABI_Comm *lc, int root, const void *mine, size_t bytes, void *all)
+{
+    return smap_inter_lgather(lc, root, mine, bytes, all);
+}
+
+int smap_comm_lbcast(struct MPI_ABI_Comm *lc, int root, void *buf, size_t bytes)
+{
+    return smap_inter_lbcast(lc, root, buf, (MPI_Count)bytes, smap_dtype_get(MPI_BYTE));
 }
 
 /* ---- MPI_Intercomm_merge ------------------------------------------------- */

@@ -45,8 +45,20 @@ void smap_comm_init(int rank, int size)
     atomic_store_explicit(&smap_comm_self.coll, NULL, memory_order_relaxed);
 }
 
+int smap_comm_group_foreign(const struct MPI_ABI_Group *g)
+{
+    for (int i = 0; i < g->size; i++)
+        if (smap_group_world_rank(g, i) >= smap_job.size)
+            return 1;
+    return 0;
+}
+
 int smap_comm_group_on_node(const struct MPI_ABI_Group *g)
 {
+    /* processes of another job (src/spawn) are never node peers: their
+     * traffic goes through src/net, their collectives are schedules */
+    if (smap_comm_group_foreign(g))
+        return 0;
     if (smap_job.nnodes <= 1 || !smap_job.node_of)
         return 1;
     for (int i = 0; i < g->size; i++)

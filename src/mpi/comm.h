@@ -104,6 +104,9 @@ void smap_comm_init(int rank, int size);
  * get a collectives control block (coll/smap works through node memory);
  * the others run their collectives as schedules over point-to-point. */
 int smap_comm_group_on_node(const struct MPI_ABI_Group *g);
+/* Whether g holds processes of another job (src/spawn: world ranks from
+ * smap_job.size on). */
+int smap_comm_group_foreign(const struct MPI_ABI_Group *g);
 /* First step of MPI_Finalize: runs MPI_COMM_SELF's attribute callbacks. */
 void smap_comm_finalize_begin(void);
 /* Releases what the predefined communicators hold: their attributes (delete

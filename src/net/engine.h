@@ -31,7 +31,7 @@ struct smap_tunables;
 
 /* Bump when struct smap_net_lib, struct smap_net or struct smap_net_ops
  * changes in a way sizes would not show. */
-#define SMAP_NET_ENGINE_ABI 1
+#define SMAP_NET_ENGINE_ABI 2
 
 /* The exported symbol, and its type. */
 #define SMAP_NET_ENGINE_ENTRY "smap_net_engine_entry"

@@ -67,6 +67,19 @@ int smap_net_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     return 0;
 }
 
+int smap_net_open_local(const struct smap_net_upcalls *up, char *err, size_t errlen)
+{
+    smap_net.open_local = 1;
+    int rc = smap_net_open(up, err, errlen);
+    smap_net.open_local = 0;
+    if (rc == 0 && !smap_net.ops->add_peers) {
+        smap_net_close();
+        snprintf(err, errlen, "the network engine has no dynamic peers (SMAP_NET_ENGINE=ofi has)");
+        return -1;
+    }
+    return rc;
+}
+
 void smap_net_close(void)
 {
     if (!smap_net.ops)

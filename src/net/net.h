@@ -98,6 +98,13 @@ struct smap_net_ops {
                      void (*fn)(void *), void *cookie);
     /* Makes [buf, buf+len) readable and writable by peers (as expose). */
     void (*expose_rw)(void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle);
+    /* Dynamic processes (src/spawn, DESIGN D17); NULL when the engine has
+     * none.  getname: this endpoint's address into buf (*len: in, its
+     * room; out, the bytes), 0 or -1.  add_peers: n peers of another job,
+     * addresses of alen bytes each, become ranks first..first+n-1 (first
+     * at least every rank known so far); 0, or -1 with a message. */
+    int (*getname)(void *buf, size_t *len);
+    int (*add_peers)(int first, int n, const void *addrs, size_t alen, char *err, size_t errlen);
 };
 
 struct smap_net {
@@ -112,6 +119,9 @@ struct smap_net {
     int manual_progress; /* data moves only while this rank polls (software providers) */
     int ordered;         /* messages between two ranks arrive in the order sent (FI_ORDER_SAS) */
     char provider[64];   /* what fi_getinfo picked, for diagnostics */
+    int open_local;      /* in: open without the job-wide address exchange (a one-node job
+                          * reaching processes of another job: src/spawn); peers come
+                          * through add_peers */
 };
 
 extern struct smap_net smap_net;
@@ -123,6 +133,10 @@ int smap_net_open(const struct smap_net_upcalls *up, char *err, size_t errlen);
 /* Waits for the transport's own operations, then closes it (after the
  * job's last barrier: peers may still read exposed buffers before). */
 void smap_net_close(void);
+
+/* Opens the transport for peers of other jobs only (no collective
+ * exchange): a one-node job's first connection (src/spawn).  0, or -1. */
+int smap_net_open_local(const struct smap_net_upcalls *up, char *err, size_t errlen);
 
 static inline int smap_net_progress(void)
 {

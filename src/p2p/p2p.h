@@ -170,6 +170,17 @@ static inline int smap_p2p_local_rank(int world_rank)
  * sends first.  A one-node job opens nothing and pays one predicted branch
  * in progress.  Returns 0, or -1 with a message. */
 int smap_p2p_remote_open(char *err, size_t errlen);
+/* Peers of other jobs (src/spawn, DESIGN D17), always through src/net.
+ * open_local: makes sure the transport is open, opening it for this
+ * process alone in a one-node job (0, or -1 with a message); name: this
+ * process's transport address (0, or -1); add_foreign: n processes of
+ * another job, with addresses of alen bytes each, become ranks
+ * first..first+n-1 here (first >= smap_p2p_nranks, gaps unreachable),
+ * and know us as rank me_there. */
+int smap_p2p_remote_open_local(char *err, size_t errlen);
+int smap_p2p_remote_name(void *buf, size_t *len);
+int smap_p2p_add_foreign(int first, int n, int me_there, const void *addrs, size_t alen,
+                         char *err, size_t errlen);
 void smap_p2p_remote_drain(void);
 void smap_p2p_remote_close(void);
 

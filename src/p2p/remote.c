@@ -78,7 +78,9 @@ struct early {
 };
 
 static struct {
-    uint32_t *seq_out, *seq_in;   /* by job rank */
+    uint32_t *seq_out, *seq_in;   /* by job rank, then peers of other jobs (src/spawn) */
+    int *me_at;               /* by peer: our rank as it knows us (NULL: our job rank for all) */
+    int npeers;               /* entries of seq_out, seq_in (and me_at) */
     struct early *early;
     uint32_t next_rid;
     long sends;               /* sends waiting for their receiver (ACK, FIN, CTS) */
@@ -88,6 +90,13 @@ static struct {
     unsigned long events_seen;    /* as sleep_on_net last saw it */
     struct timespec quiet_since;  /* since when sleep_on_net has seen none */
 } R;
+
+/* Our rank as peer `world` knows it: our job rank, except for the
+ * processes of another job (src/spawn), which number us after their own. */
+static inline int32_t me_at(int world)
+{
+    return SMAP_UNLIKELY(R.me_at != NULL) ? R.me_at[world] : smap_job.rank;
+}
 
 /* Eager sends of one block from this size on go out from the user's
  * buffer (no copy into a transport buffer): below it the copy costs less
@@ -113,7 +122,7 @@ static inline size_t nchunks(size_t bytes)
 
 static void send_ctl(int world, int kind, uint64_t sid, uint64_t addr, uint64_t len)
 {
-    struct wire h = { .kind = (uint8_t)kind, .world = smap_job.rank, .sid = sid, .addr = addr,
+    struct wire h = { .kind = (uint8_t)kind, .world = me_at(world), .sid = sid, .addr = addr,
                       .len = len };
     smap_net_send_msg(world, &h, sizeof h, NULL, 0);
 }
@@ -189,7 +198,7 @@ static void cancel_answered(struct smap_preq *r, int cancelled)
 void smap_p2p_remote_isend(struct smap_preq *r)
 {
     int world = SMAP_P2P_REMOTE_RANK(r->lr);
-    struct wire h = { .world = smap_job.rank, .ctx = r->ctx, .src = r->me, .tag = r->tag,
+    struct wire h = { .world = me_at(world), .ctx = r->ctx, .src = r->me, .tag = r->tag,
                       .seq = R.seq_out[world]++, .len = r->bytes,
                       .sid = (uint64_t)(uintptr_t)r };
     r->net_tmp = r->net_mr = NULL;
@@ -299,7 +308,7 @@ static void rendezvous(struct smap_preq *r, int world, int flags, uint64_t sid, 
     r->net_left = n;
     if (flags & W_RMA) {
         if (n && smap_net.manual_progress && smap_net.ordered) {
-            struct wire h = { .kind = W_READING, .world = smap_job.rank, .sid = sid };
+            struct wire h = { .kind = W_READING, .world = me_at(world), .sid = sid };
             smap_net_send_lazy(world, &h, sizeof h);
         }
         for (size_t i = 0; i < n; i++) {
@@ -421,7 +430,7 @@ static void incoming(int src, const void *msg, size_t len)
     memcpy(&h, msg, sizeof h);
     const unsigned char *data = (const unsigned char *)msg + sizeof h;
     int world = h.world;
-    if ((unsigned)world >= (unsigned)smap_job.size)
+    if ((unsigned)world >= (unsigned)R.npeers)
         smap_fatal("point-to-point: a message names job rank %d, not in the job", world);
     switch (h.kind) {
     case W_EAGER:
@@ -481,7 +490,7 @@ void (*smap_p2p_rma_incoming)(int world, const void *msg, size_t len);
 void smap_p2p_rma_send(int world, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
     unsigned char head[SMAP_NET_HDR_MAX + 128];
-    struct wire h = { .kind = W_ONESIDED, .world = smap_job.rank };
+    struct wire h = { .kind = W_ONESIDED, .world = me_at(world) };
     if (hlen > sizeof head - sizeof h)
         smap_fatal("one-sided: a %zu-byte request header is too large", hlen);
     memcpy(head, &h, sizeof h);
@@ -579,19 +588,34 @@ static void sleep_on_net(unsigned us)
 
 /* ---- opening and closing ------------------------------------------------- */
 
+static int remote_open(int local, char *err, size_t errlen);
+
 int smap_p2p_remote_open(char *err, size_t errlen)
+{
+    return remote_open(0, err, errlen);
+}
+
+static const struct smap_net_upcalls net_up = { .incoming = incoming, .done = transfer_done };
+
+/* The job-wide open (local == 0: collective, every rank's address through
+ * the boot key-value store) or a one-node job's open for peers of other
+ * jobs alone (src/spawn). */
+static int remote_open(int local, char *err, size_t errlen)
 {
     smap_p2p_init();
     size_t n = (size_t)smap_job.size;
     R.seq_out = calloc(n, sizeof *R.seq_out);
     R.seq_in = calloc(n, sizeof *R.seq_in);
+    R.npeers = (int)n;
     if (!R.seq_out || !R.seq_in) {
         snprintf(err, errlen, "out of memory for %zu peers' sequence numbers", n);
         return -1;
     }
-    static const struct smap_net_upcalls up = { .incoming = incoming, .done = transfer_done };
-    if (smap_net_open(&up, err, errlen) != 0)
+    if ((local ? smap_net_open_local(&net_up, err, errlen) : smap_net_open(&net_up, err, errlen)) != 0) {
+        free(R.seq_out), free(R.seq_in);
+        memset(&R, 0, sizeof R);
         return -1;
+    }
     smap_p2p_lock();
     for (int w = 0; w < smap_job.size; w++)
         if (smap_p2p.lr_of[w] < 0)
@@ -642,7 +666,7 @@ void smap_p2p_remote_close(void)
     smap_wait_nap_us = 0;
     smap_wait_sleep_hook = NULL;
     smap_net_close();
-    for (int w = 0; w < smap_job.size; w++)
+    for (int w = 0; w < smap_p2p_nranks; w++)
         if (smap_p2p.lr_of[w] < -1)
             smap_p2p.lr_of[w] = SMAP_P2P_NO_ROUTE;
     while (R.early) {
@@ -652,6 +676,100 @@ void smap_p2p_remote_close(void)
     }
     free(R.seq_out);
     free(R.seq_in);
+    free(R.me_at);
     memset(&R, 0, sizeof R);
     smap_p2p_unlock();
+}
+
+/* ---- peers of other jobs (src/spawn, DESIGN D17) -------------------------- */
+
+int smap_p2p_remote_open_local(char *err, size_t errlen)
+{
+    if (smap_p2p.remote)
+        return smap_net.ops->add_peers ? 0 : (snprintf(err, errlen, "the network engine %s "
+                                                        "does not reach other jobs (SMAP_NET_ENGINE=ofi does)",
+                                                        smap_net.ops->name), -1);
+    return remote_open(1, err, errlen);
+}
+
+int smap_p2p_remote_name(void *buf, size_t *len)
+{
+    return smap_p2p.remote && smap_net.ops->getname ? smap_net.ops->getname(buf, len) : -1;
+}
+
+/* Route tables replaced by larger ones: kept (reachable) until the
+ * process exits, since a reader may still hold one. */
+static struct retired {
+    struct retired *next;
+    int *table;
+} *retired;
+
+/* Grows an array of n ints/uint32s to m entries, the new ones set to v. */
+static int grow(void *pp, size_t elem, int n, int m, int v)
+{
+    void *p = realloc(*(void **)pp, (size_t)m * elem);
+    if (!p)
+        return -1;
+    *(void **)pp = p;
+    for (int i = n; i < m; i++) {
+        if (elem == sizeof(int))
+            ((int *)p)[i] = v;
+    }
+    return 0;
+}
+
+int smap_p2p_add_foreign(int first, int n, int me_there, const void *addrs, size_t alen,
+                         char *err, size_t errlen)
+{
+    smap_p2p_lock();
+    int old = smap_p2p_nranks, m = first + n, rc = -1;
+    if (first < old) {
+        snprintf(err, errlen, "peers of the other job would take ranks %d.. already known", first);
+        goto out;
+    }
+    if (!R.me_at) {
+        if (!(R.me_at = malloc((size_t)R.npeers * sizeof *R.me_at + 1)))
+            goto oom;
+        for (int w = 0; w < R.npeers; w++)
+            R.me_at[w] = smap_job.rank;
+    }
+    /* lr_of is read without the lock (smap_p2p_local_rank, any thread):
+     * the grown copy replaces it and the old one stays allocated */
+    int *lr = malloc((size_t)m * sizeof *lr);
+    struct retired *rt = malloc(sizeof *rt);
+    if (!lr || !rt) {
+        free(lr), free(rt);
+        goto oom;
+    }
+    memcpy(lr, smap_p2p.lr_of, (size_t)old * sizeof *lr);
+    for (int w = old; w < m; w++)
+        lr[w] = SMAP_P2P_NO_ROUTE;
+    *rt = (struct retired){ retired, smap_p2p.lr_of };
+    retired = rt;
+    smap_p2p.lr_of = lr;
+    if (grow(&R.seq_out, sizeof(uint32_t), R.npeers, m, 0) != 0 ||
+        grow(&R.seq_in, sizeof(uint32_t), R.npeers, m, 0) != 0 ||
+        grow(&R.me_at, sizeof(int), R.npeers, m, -1) != 0)
+        goto oom;
+    for (int w = R.npeers; w < m; w++)
+        R.seq_out[w] = R.seq_in[w] = 0;
+    R.npeers = m;
+    if (smap_net.ops->add_peers(first, n, addrs, alen, err, errlen) != 0)
+        goto out;
+    for (int i = 0; i < n; i++) {
+        smap_p2p.lr_of[first + i] = SMAP_P2P_REMOTE(first + i);
+        R.me_at[first + i] = me_there;
+    }
+    /* the array before the count; a thread learns the new ranks only
+     * through the communicator made after this returns, whose handing
+     * over between threads is the program's synchronisation */
+    smap_p2p_lr_of = smap_p2p.lr_of;
+    smap_p2p_nranks = m;
+    rc = 0;
+    goto out;
+oom:
+    snprintf(err, errlen, "out of memory for %d peers of another job", n);
+out:
+    smap_p2p_unlock();
+    return rc;
 }

@@ -97,7 +97,7 @@ static int local_rank_of(struct MPI_ABI_Comm *c, int i)
     if (c->size == 1 && i == c->rank)
         return smap_my_local_rank;
     int w = smap_group_world_rank(c->group, i);
-    if (!smap_job.node_of || smap_job.node_of[w] != smap_job.node)
+    if (w >= smap_job.size || !smap_job.node_of || smap_job.node_of[w] != smap_job.node)
         return -1;
     for (int j = 0; j < smap_job.local_size; j++)
         if (smap_job.local_ranks[j] == w)

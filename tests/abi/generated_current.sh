@@ -28,11 +28,25 @@ fi
 grep -q "include/mpi.h" "$TMP/log" || { echo "FAIL: --check did not name mpi.h"; cat "$TMP/log"; exit 1; }
 echo "ok   --check reports a stale mpi.h"
 cp "$SMAP_SRC/include/mpi.h" "$TMP/include/"
-printf 'int PMPI_Comm_join(int fd, MPI_Comm *intercomm)\n{\n    (void)fd;\n    (void)intercomm;\n    return 0;\n}\n' \
-    >"$TMP/src/binding/zz_abi_test.c"
+# A function whose hand-written definition goes away (here MPI_Comm_join,
+# renamed in the copy) makes the committed stubs stale, and the generator
+# then writes its stub: MPI_ERR_UNSUPPORTED_OPERATION with its name, in C
+# that compiles against the tree's headers.
+f=$(grep -l '^int PMPI_Comm_join(' "$TMP"/src/binding/*.c | head -n 1)
+[ -n "$f" ] || { echo "FAIL: no hand-written PMPI_Comm_join to hide"; exit 1; }
+sed -i 's/^int PMPI_Comm_join(/int hidden_Comm_join(/' "$f"
 if "$PY" "$gen" --root "$TMP" --std "$STD" --check >"$TMP/log"; then
-    echo "FAIL: --check did not notice a new hand-written PMPI_Comm_join"; exit 1
+    echo "FAIL: --check did not notice PMPI_Comm_join losing its definition"; exit 1
 fi
 grep -q "gen_unsupported.c" "$TMP/log" || { echo "FAIL: --check did not name the stubs"; cat "$TMP/log"; exit 1; }
-echo "ok   --check reports stubs made stale by a new hand-written function"
+echo "ok   --check reports stubs made stale by a function losing its definition"
+"$PY" "$gen" --root "$TMP" --std "$STD" >"$TMP/log" 2>&1 || { echo "FAIL: the generator failed"; cat "$TMP/log"; exit 1; }
+stub=$TMP/src/binding/gen_unsupported.c
+grep -q '^int PMPI_Comm_join(' "$stub" || { echo "FAIL: no stub for PMPI_Comm_join"; exit 1; }
+grep -q 'smap_err_unsupported([^,]*, "MPI_Comm_join")' "$stub" ||
+    { echo "FAIL: the stub does not raise MPI_ERR_UNSUPPORTED_OPERATION naming MPI_Comm_join"; exit 1; }
+${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I"$SMAP_SRC/include" -I"$SMAP_SRC/src" \
+    -I"${SMAP_STAGE:-$SMAP_SRC/build}/include" "$stub" 2>"$TMP/log" ||
+    { echo "FAIL: the generated stub does not compile"; cat "$TMP/log"; exit 1; }
+echo "ok   the generator writes a stub that compiles for a function without a definition"
 echo PASS

@@ -1,7 +1,7 @@
 # The PMI-1 service across 4 ranks: init handshake, maxes, appnum,
 # universe size, kvsname, put/get of every rank's key after a barrier,
-# missing key (rc=-1), wrong kvsname, PMI_process_mapping, unsupported
-# name service, a PMI-2 init refused without killing the rank, finalize.
+# missing key (rc=-1), wrong kvsname, PMI_process_mapping, the job's
+# name service (publish, lookup, unpublish; twice is an error), a PMI-2 init refused without killing the rank, finalize.
 source "$SMAP_SRC/tests/launcher/lib.sh"
 
 run_job -n 4 "$PMI_CLIENT" \
@@ -13,8 +13,13 @@ run_job -n 4 "$PMI_CLIENT" \
     exchange barrier exchange \
     "send:cmd=get kvsname=wrong key=k0" "expect:cmd=get_result rc=-1" \
     "send:cmd=put kvsname=wrong key=k0 value=x" "expect:cmd=put_result rc=-1" \
-    "send:cmd=publish_name service=s port=p" "expect:cmd=publish_result rc=-1" \
-    "send:cmd=lookup_name service=s" "expect:cmd=lookup_result rc=-1" \
+    "send:cmd=lookup_name service=s{rank}" "expect:cmd=lookup_result rc=-1" \
+    "send:cmd=publish_name service=s{rank} port=p{rank}" "expect:cmd=publish_result rc=0" \
+    "send:cmd=publish_name service=s{rank} port=q" "expect:cmd=publish_result rc=-1" \
+    "send:cmd=lookup_name service=s{rank}" "expect:cmd=lookup_result rc=0 port=p{rank}" \
+    "send:cmd=unpublish_name service=s{rank}" "expect:cmd=unpublish_result rc=0" \
+    "send:cmd=unpublish_name service=s{rank}" "expect:cmd=unpublish_result rc=-1" \
+    "send:cmd=lookup_name service=s{rank}" "expect:cmd=lookup_result rc=-1" \
     "send:cmd=put kvsname={kvs} key=eq{rank} value=a=b=c" "expect:cmd=put_result rc=0" \
     "send:cmd=get kvsname={kvs} key=eq{rank}" "expect:cmd=get_result rc=0 value=a=b=c" \
     barrier finalize

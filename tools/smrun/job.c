@@ -23,6 +23,10 @@
 
 void smrun_job_signal(struct smrun_job *job, int sig)
 {
+    /* spawned jobs: their smrun relays the signal to its ranks */
+    for (int i = 0; i < job->nkids; i++)
+        if (job->kids[i].alive && kill(-job->kids[i].pid, sig) != 0)
+            kill(job->kids[i].pid, sig);
     for (int i = 0; i < job->n; i++) {
         const struct smrun_rank *r = &job->ranks[i];
         if (r->pid <= 0)
@@ -156,6 +160,19 @@ static void reap(struct smrun_job *job)
     pid_t pid;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
         struct smrun_rank *r = rank_of(job, pid);
+        struct smrun_kid *k = r ? NULL : smrun_kid_of(job, pid);
+        if (k && k->alive) {
+            /* a spawned job is judged like a rank (its smrun's code) */
+            k->alive = 0;
+            job->alive--;
+            if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+                smrun_job_fail(job, WEXITSTATUS(st), "a spawned job (smrun pid %d) exited with "
+                               "code %d", (int)pid, WEXITSTATUS(st));
+            else if (WIFSIGNALED(st))
+                smrun_job_fail(job, 128 + WTERMSIG(st), "a spawned job (smrun pid %d) was "
+                               "killed by signal %d", (int)pid, WTERMSIG(st));
+            continue;
+        }
         if (!r || !r->alive)
             continue;
         r->alive = 0;

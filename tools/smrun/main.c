@@ -246,6 +246,8 @@ int main(int argc, char **argv)
     ensure_std_fds();
     if (argc > 1 && strcmp(argv[1], "--agent") == 0)
         return smrun_agent_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "--name-server") == 0)
+        return smrun_nameserver_main(argc, argv);
     struct smrun_options opt;
     int rc = smrun_options_parse(argc, argv, &opt);
     if (rc < 0)

@@ -114,6 +114,17 @@ static const char usage_text[] =
 "        host (\"smrun: map: host NAME: ranks A-B (N)\").\n"
 "    --timeout SECONDS\n"
 "        Stop the job after SECONDS (0: never) and exit with 124.\n"
+"    -nameserver ADDR:PORT\n"
+"        (hydra) The name server (smrun --name-server) that answers the\n"
+"        ranks' MPI_Publish_name, MPI_Lookup_name and MPI_Unpublish_name,\n"
+"        shared by every job given it; without it a job has a name table\n"
+"        of its own.  Exported as SMRUN_NAMESERVER to the jobs the ranks\n"
+"        spawn.  One-host jobs only: agents answer from their own table.\n"
+"    smrun --name-server [ADDR]\n"
+"        Runs a name server instead of a job: listens on ADDR (default:\n"
+"        every IPv4 address), prints ADDR:PORT (the first non-loopback\n"
+"        address when ADDR is not given) as its first line, serves until\n"
+"        SIGINT or SIGTERM.\n"
 "    -wdir DIR, --wdir DIR, -wd DIR\n"
 "        Start the ranks in DIR (default: smrun's working directory).  smrun\n"
 "        itself moves there, so a program named by a relative path is\n"
@@ -247,10 +258,15 @@ static const char usage_text[] =
 "                      comes from the placement, never from the host name)\n"
 "    Removed from the ranks' environment: PMI_PORT, PMI_ID, PMI_SPAWNED\n"
 "    (left over from an enclosing launcher, they would confuse PMI clients).\n"
+"    PMI_SPAWNED=1     in the ranks of a job that ranks spawned\n"
+"                      (MPI_Comm_spawn: a nested smrun, see Dynamic processes)\n"
 "\n"
 "    Read by smrun:\n"
 "    MPIEXEC_TIMEOUT   default for --timeout, in seconds\n"
 "    SMRUN_HEAD_ADDR   default for --head-addr (-iface wins over it)\n"
+"    SMRUN_NAMESERVER  default for -nameserver\n"
+"    SMRUN_SPAWN_KVS   set by smrun for a spawned job's smrun: the parents'\n"
+"                      keys (\"KEY=VALUE ...\") for its key-value space\n"
 "    SLURM_JOB_NODELIST, SLURM_NODELIST, SLURM_TASKS_PER_NODE, PBS_NODEFILE\n"
 "                      the batch allocation (see Batch allocations)\n"
 "    SMRUN_BIND_TO     default for --bind-to (a level as above), e.g. for test\n"
@@ -264,6 +280,20 @@ static const char usage_text[] =
 "    get, barrier_in/barrier_out, finalize/finalize_ack, abort.  One key-value\n"
 "    space per job; it also holds PMI_process_mapping.  A malformed or\n"
 "    oversized request is a failure of the rank that sent it.\n"
+"    Also publish_name, unpublish_name, lookup_name (the job's name table,\n"
+"    or the -nameserver's) and MPICH's multi-line spawn (mcmd=spawn).\n"
+"\n"
+"DYNAMIC PROCESSES\n"
+"    MPI_Comm_spawn and MPI_Comm_spawn_multiple reach smrun as a PMI spawn\n"
+"    request; smrun starts the children as a job of their own: a nested\n"
+"    smrun (one MPMD part per command, --bind-to none) on the spawning\n"
+"    rank's host, whose ranks get PMI_SPAWNED=1 and the parents' port in\n"
+"    their key-value space.  Info keys: wdir (-wdir), host (-host), path\n"
+"    (searched first for the command), soft (accepted; maxprocs are\n"
+"    started), arch and hostfile (ignored).  The spawned job is part of\n"
+"    this job: its smrun's exit status is judged like a rank's (a child\n"
+"    that fails stops the whole job with the same exit status rules), it\n"
+"    is stopped with the job, and smrun waits for it before exiting.\n"
 "\n"
 "FILES\n"
 "    /dev/shm/smartmap-UID-PID-RANDOM/\n"
@@ -607,7 +637,7 @@ enum opt_id {
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
     O_ENVNONE, O_ENVALL, O_OUTPUT_FILENAME, O_OUTFILE, O_ERRFILE, O_IFACE,
-    O_MAP, O_RANK,
+    O_MAP, O_RANK, O_NAMESERVER,
 };
 
 struct opt_def {
@@ -636,6 +666,7 @@ static const struct opt_def opt_table[] = {
     { "launcher-exec", O_LAUNCHER_EXEC, 1 }, { "bootstrap-exec", O_LAUNCHER_EXEC, 1 },
     { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
     { "iface", O_IFACE, 1 },
+    { "nameserver", O_NAMESERVER, 1 },
     { "N", O_PPN, 1 },
     { "timestamp-output", O_TIMESTAMP, 0 },
     { "display-map", O_DISPLAY_MAP, 0 },
@@ -689,6 +720,11 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         o->launcher = args[0];
         return SMRUN_CONTINUE;
     case O_HEAD_ADDR: o->head_addr = args[0]; return SMRUN_CONTINUE;
+    case O_NAMESERVER:
+        /* read by the name requests (dynamic.c) and by spawned jobs */
+        if (!*args[0] || setenv("SMRUN_NAMESERVER", args[0], 1) != 0)
+            return usage_error("%s: empty or unusable name server address%s", opt, "");
+        return SMRUN_CONTINUE;
     case O_IFACE:
         if (!*args[0])
             return usage_error("%s: empty interface name%s", opt, "");
@@ -852,6 +888,8 @@ static int parse_mpmd(int argc, char **argv, int first, struct smrun_options *o)
         k++;
     if (k >= argc)
         return SMRUN_CONTINUE;
+    if (k == first)   /* "smrun -n 2 : ...": the first part has no program */
+        return usage_error("no program before the first ':'%s%s", "", "");
     struct smrun_app *apps = calloc(1, sizeof *apps);
     if (!apps)
         return SMRUN_EXIT_FAILURE;

@@ -216,15 +216,20 @@ static int do_finalize(struct smrun_job *job, struct smrun_rank *r, const struct
     return reply(r, why, "cmd=finalize_ack rc=0");
 }
 
-/* Name service (publish_name, unpublish_name, lookup_name): valid requests
- * that a single-job launcher cannot serve. */
-static int do_unsupported(struct smrun_job *job, struct smrun_rank *r, const struct smap_pmi_msg *m,
-                          const char **why)
+/* Name service (publish_name, unpublish_name, lookup_name): the job's
+ * table (dynamic.c). */
+static int do_names(struct smrun_job *job, struct smrun_rank *r, const struct smap_pmi_msg *m,
+                    const char **why)
 {
-    (void)job;
-    const char *cmd = smap_pmi_get(m, "cmd");
-    int len = (int)(strlen(cmd) - strlen("_name"));
-    return reply(r, why, "cmd=%.*s_result rc=-1 msg=not_supported_by_smrun", len, cmd);
+    const char *service = smap_pmi_get(m, "service");
+    if (!service) {
+        *why = "a name service request without service=";
+        return -1;
+    }
+    char line[SMAP_PMI_MAXLINE];
+    smrun_names_answer(job, smap_pmi_get(m, "cmd"), service, smap_pmi_get(m, "port"), line,
+                       sizeof line);
+    return reply(r, why, "%s", line);
 }
 
 static const struct pmi_command commands[] = {
@@ -237,9 +242,9 @@ static const struct pmi_command commands[] = {
     { "get", do_get },
     { "barrier_in", do_barrier },
     { "finalize", do_finalize },
-    { "publish_name", do_unsupported },
-    { "unpublish_name", do_unsupported },
-    { "lookup_name", do_unsupported },
+    { "publish_name", do_names },
+    { "unpublish_name", do_names },
+    { "lookup_name", do_names },
 };
 
 static void dispatch(struct smrun_job *job, struct smrun_rank *r, const struct smap_pmi_msg *m)
@@ -319,10 +324,28 @@ static int take_abort_line(struct smap_pmi_reader *rd, char *line, size_t cap)
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* The next buffered line is complete and starts with "mcmd=" (a
+ * multi-line spawn request begins). */
+static int peek_mcmd(const struct smap_pmi_reader *rd)
+{
+    return rd->len > 5 && memchr(rd->buf, '\n', rd->len) && strncmp(rd->buf, "mcmd=", 5) == 0;
+}
+
 static void process_buffered(struct smrun_job *job, struct smrun_rank *r)
 {
     while (r->pmi.fd >= 0) {
         char line[SMAP_PMI_MAXLINE + 1];
+        if ((r->spawn || peek_mcmd(&r->pmi.rd)) &&
+            smap_pmi_reader_take_line(&r->pmi.rd, line, sizeof line)) {
+            const char *why = "malformed spawn request";
+            if (!r->pmi.initialized)
+                protocol_error(job, r, "mcmd=spawn before cmd=init");
+            else if (smrun_spawn_line(job, r, line, &why) != 0)
+                protocol_error(job, r, why);
+            continue;
+        }
+        if (r->spawn)
+            return;   /* the rest of the spawn request is not in yet */
         if (take_abort_line(&r->pmi.rd, line, sizeof line)) {
             handle_abort(job, r, line);
             continue;
@@ -400,4 +423,16 @@ void smrun_pmi_setup(struct smrun_job *job)
     char mapping[64];
     snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->n);
     smrun_kvs_put(&job->kvs, "PMI_process_mapping", mapping);
+    /* a spawned job: its parents' preput keys (dynamic.c) */
+    const char *pre = getenv("SMRUN_SPAWN_KVS");
+    char buf[SMAP_PMI_MAXLINE + 1];
+    snprintf(buf, sizeof buf, "%s", pre ? pre : "");
+    for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq && eq != kv) {
+            *eq = '\0';
+            if (smap_pmi_valid_key(kv) && smap_pmi_valid_value(eq + 1))
+                smrun_kvs_put(&job->kvs, kv, eq + 1);
+        }
+    }
 }

@@ -289,7 +289,22 @@ struct smrun_pmi_conn {
     struct smap_pmi_reader rd;
 };
 
+struct smrun_spawn_req;
+
+/* A job spawned by a rank (dynamic.c): a nested smrun. */
+struct smrun_kid {
+    pid_t pid;
+    int alive;
+};
+
+/* A published service name (dynamic.c). */
+struct smrun_name {
+    struct smrun_name *next;
+    char *service, *port;
+};
+
 struct smrun_rank {
+    struct smrun_spawn_req *spawn;   /* a spawn request being read (dynamic.c), or NULL */
     int rank;
     pid_t pid;               /* also its process group id; 0 before fork */
     int alive;               /* forked and not yet reaped */
@@ -362,7 +377,31 @@ struct smrun_job {
     double kill_at;          /* when SIGTERM turns into SIGKILL; 0: none */
     double drain_until;      /* after the last rank exited; 0: not yet */
     int leftovers_killed;
+    struct smrun_kid *kids;  /* jobs spawned by the ranks (dynamic.c) */
+    int nkids;
+    struct smrun_name *names;    /* the name service (dynamic.c) */
 };
+
+/* ---- dynamic.c --------------------------------------------------------- */
+
+/* One line of a rank's multi-line spawn request (taken verbatim, without
+ * its newline); the reply goes out after the last block.  0, or -1 with
+ * *why (a protocol error). */
+int smrun_spawn_line(struct smrun_job *job, struct smrun_rank *r, char *line, const char **why);
+/* ---- nameserver.c ------------------------------------------------------ */
+
+/* `smrun --name-server [ADDR]`: serves names until SIGINT/SIGTERM. */
+int smrun_nameserver_main(int argc, char **argv);
+/* One request line to the name server at "ADDR:PORT"; its reply line
+ * into out.  0, or -1 when it cannot be reached. */
+int smrun_nameserver_ask(const char *where, const char *request, char *out, size_t len);
+
+/* The kid with this pid, or NULL. */
+struct smrun_kid *smrun_kid_of(struct smrun_job *job, pid_t pid);
+/* publish_name / unpublish_name / lookup_name: the reply line (into
+ * out) for service (and port). */
+void smrun_names_answer(struct smrun_job *job, const char *cmd, const char *service,
+                        const char *port, char *out, size_t len);
 
 /* ---- session.c ------------------------------------------------------- */
 

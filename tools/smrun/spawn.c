@@ -114,7 +114,7 @@ int smrun_allowed_cpus(int **cpus)
 static const char *const owned_vars[] = {
     "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMI_ID", "PMI_SPAWNED",
     "SMAP_SESSION_DIR", "SMAP_LAUNCHER", "SMAP_NODE_CPUS", "SMAP_LOCAL_RANK",
-    "SMAP_NODE_NAME",
+    "SMAP_NODE_NAME", "SMRUN_SPAWN_KVS",
 };
 
 static int name_matches(const char *entry, const char *name)
@@ -176,6 +176,9 @@ static char **build_env(const struct smrun_job *job, int inherit)
         !(env[k++] = format_var("SMAP_SESSION_DIR", "%s", job->session.path)) ||
         !(env[k++] = format_var("SMAP_LAUNCHER", "smrun")) ||
         !(env[k++] = format_var("SMAP_NODE_CPUS", "%d", job->ncpus)))
+        goto oom;
+    /* a job spawned by another (dynamic.c): MPICH's convention */
+    if (getenv("SMRUN_SPAWN_KVS") && !(env[k++] = format_var("PMI_SPAWNED", "1")))
         goto oom;
     return env;
 oom:

@@ -50,7 +50,8 @@ int hier_nb_node_ranks(const struct hier_imap *m, int p, int x, int *out)
 
 int smap_hier_nb_use(smap_comm_t *c)
 {
-    return smap_tun.coll_hier && c->size > 1 && smap_job.nnodes > 1 && smap_job.node_of;
+    return smap_tun.coll_hier && c->size > 1 && smap_job.nnodes > 1 && smap_job.node_of &&
+           !smap_comm_group_foreign(c->group);
 }
 
 int hier_nb_start(smap_comm_t *c, struct smap_sched **s, struct hier_imap *m)

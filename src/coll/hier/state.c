@@ -105,6 +105,8 @@ int smap_hier_use(smap_comm_t *c)
 {
     if (!smap_tun.coll_hier || c->size < 2 || smap_job.nnodes < 2 || !smap_job.node_of)
         return 0;
+    if (SMAP_UNLIKELY(!c->hier) && smap_comm_group_foreign(c->group))
+        return 0;   /* processes of another job (src/spawn): no node map */
     if (SMAP_UNLIKELY(!c->hier))
         c->hier = build(c);
     return c->hier && c->hier->usable;

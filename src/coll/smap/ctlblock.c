@@ -74,7 +74,7 @@ static SMAP_COLD int build(smap_comm_t *c, int k, struct csm_comm **out)
     for (int i = 0; i < n; i++) {
         int w = smap_group_world_rank(c->group, i);
         lr[i] = -1;
-        if (smap_job.node_of && smap_job.node_of[w] == smap_job.node)
+        if (w < smap_job.size && smap_job.node_of && smap_job.node_of[w] == smap_job.node)
             for (int j = 0; j < smap_job.local_size; j++)
                 if (smap_job.local_ranks[j] == w)
                     lr[i] = j;

@@ -89,7 +89,8 @@ static struct {
     struct fid_ep *ep;
     struct fid_av *av;
     struct fid_cq *cq;
-    fi_addr_t *addr;          /* by job rank */
+    fi_addr_t *addr;          /* by job rank (then the peers of other jobs: add_peers) */
+    int npeers;               /* entries of addr, stage, injected, sending, dirty */
     struct smap_net_upcalls up;
     uint64_t mr_mode;
     uint64_t next_key;
@@ -504,6 +505,8 @@ static int ofi_busy(void)
  * then waits for, means the injected ones before it are in the kernel. */
 static void ofi_drain(void)
 {
+    /* peers of other jobs were drained at their MPI_Comm_disconnect and
+     * may be gone now */
     for (int peer = 0; peer < smap_lib->job->size; peer++) {
         if (!F.injected[peer])
             continue;
@@ -708,6 +711,63 @@ static void ofi_unexpose(void *handle)
 
 #define ADDR_MAX 256
 
+/* The per-peer arrays for n peers (new entries unreachable, empty). */
+static int grow_peers(int n)
+{
+    if (n <= F.npeers)
+        return 0;
+    fi_addr_t *a = realloc(F.addr, (size_t)n * sizeof *a);
+    if (a)
+        F.addr = a;
+    struct op **st = realloc(F.stage, (size_t)n * sizeof *st);
+    if (st)
+        F.stage = st;
+    int *d = realloc(F.dirty, (size_t)n * sizeof *d);
+    if (d)
+        F.dirty = d;
+    unsigned char *inj = realloc(F.injected, (size_t)n);
+    if (inj)
+        F.injected = inj;
+    int *sd = realloc(F.sending, (size_t)n * sizeof *sd);
+    if (sd)
+        F.sending = sd;
+    if (!a || !st || !d || !inj || !sd)
+        return -1;
+    for (int i = F.npeers; i < n; i++) {
+        F.addr[i] = FI_ADDR_NOTAVAIL;
+        F.stage[i] = NULL;
+        F.injected[i] = 0;
+        F.sending[i] = 0;
+    }
+    F.npeers = n;
+    return 0;
+}
+
+static int ofi_getname(void *buf, size_t *len)
+{
+    int rc = fi_getname(&F.ep->fid, buf, len);
+    if (rc)
+        smap_log(SMAP_LOG_ERROR, "fi_getname: %s (%zu bytes)", fi_strerror(-rc), *len);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Peers of another job (src/spawn): their addresses join the AV. */
+static int ofi_add_peers(int first, int n, const void *addrs, size_t alen, char *err,
+                         size_t errlen)
+{
+    (void)alen;   /* the provider knows its address format */
+    if (first < F.npeers || grow_peers(first + n) != 0) {
+        snprintf(err, errlen, "no room for %d more peers at %d", n, first);
+        return -1;
+    }
+    int k = fi_av_insert(F.av, addrs, (size_t)n, F.addr + first, 0, NULL);
+    if (k != n) {
+        snprintf(err, errlen, "fi_av_insert took %d of %d addresses of the other job", k, n);
+        return -1;
+    }
+    return 0;
+}
+
 static int exchange_addresses(char *err, size_t errlen)
 {
     unsigned char me[ADDR_MAX];
@@ -726,7 +786,6 @@ static int exchange_addresses(char *err, size_t errlen)
     }
     int n = smap_lib->job->size;
     unsigned char *all = calloc((size_t)n, alen);
-    F.addr = calloc((size_t)n, sizeof *F.addr);
     if (!all || !F.addr) {
         free(all);
         snprintf(err, errlen, "out of memory for %d endpoint addresses", n);
@@ -826,11 +885,7 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
         co = co_max;
     net->coalesce = co > HDR_MAX ? co - HDR_MAX : 0;
     F.coalesce = net->coalesce ? net->coalesce + HDR_MAX : 0;
-    F.stage = calloc((size_t)nranks, sizeof *F.stage);
-    F.dirty = calloc((size_t)nranks, sizeof *F.dirty);
-    F.injected = calloc((size_t)nranks, sizeof *F.injected);
-    F.sending = calloc((size_t)nranks, sizeof *F.sending);
-    if (!F.stage || !F.dirty || !F.injected || !F.sending) {
+    if (grow_peers(nranks) != 0) {
         snprintf(err, errlen, "out of memory for %d peers' bundles", nranks);
         return -1;
     }
@@ -863,7 +918,7 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
             return -1;
         }
     }
-    if (exchange_addresses(err, errlen))
+    if (!net->open_local && exchange_addresses(err, errlen))
         return -1;
     smap_log(SMAP_LOG_INFO,
              "inter-node transport: libfabric %s, eager %zu bytes, coalescing %zu, chunk %zu, "
@@ -925,6 +980,8 @@ static const struct smap_net_ops ofi_ops = {
     .unexpose = ofi_unexpose,
     .rma_xfer = ofi_rma_xfer,
     .expose_rw = ofi_expose_rw,
+    .getname = ofi_getname,
+    .add_peers = ofi_add_peers,
 };
 
 /* The plugin's one export (net/engine.h). */

@@ -559,6 +559,11 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 {
     struct smap_net *net = smap_lib->net;
     int n = smap_lib->job->size;
+    if (net->open_local) {
+        snprintf(err, errlen, "the UCX engine does not reach processes of other jobs (dynamic "
+                              "processes): SMAP_NET_ENGINE=ofi does");
+        return -1;
+    }
     memset(&U, 0, sizeof U);
     U.efd = -1;
     U.up = *up;
