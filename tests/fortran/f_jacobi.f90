@@ -76,6 +76,7 @@ program f_jacobi
     call MPI_Abort(MPI_COMM_WORLD, 1)
   end if
   call MPI_Comm_free(cart)
+  deallocate(u, v, s, t)   ! (the main program's arrays outlive it otherwise: LeakSanitizer)
   call MPI_Finalize()
   if (me == 0) print '(A,I0,A,I0,A,ES10.3)', 'PASS fortran_jacobi: ', np, ' ranks, ', iters, &
                                           ' iterations, residual ', resg

@@ -101,6 +101,7 @@ program f_types
   call check(indeg == 1 .and. outdeg == 1 .and. .not. wflag, 'unweighted graph')
   call MPI_Comm_free(g, ierr)
 
+  deallocate(sc, rc, sd, rd, stypes, rtypes, sb, rb)   ! (LeakSanitizer)
   call MPI_Finalize(ierr)
   if (me == 0) print *, 'PASS fortran_types'
   j = 0
