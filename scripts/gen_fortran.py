@@ -42,7 +42,6 @@ Usage: python3 scripts/gen_fortran.py [--std DIR] [--root DIR] [--check]
 """
 
 import argparse
-import difflib
 import os
 import re
 import sys
@@ -1363,37 +1362,7 @@ def main(argv=None):
     except (GenError, OSError, ValueError, KeyError) as e:
         print("gen_fortran.py: error: %s" % e, file=sys.stderr)
         return 2
-    stale = 0
-    for rel in sorted(outputs):
-        path = os.path.join(root, rel)
-        try:
-            with open(path, encoding="utf-8") as f:
-                old = f.read()
-        except OSError:
-            old = None
-        new = outputs[rel]
-        if old == new:
-            continue
-        if args.check:
-            stale += 1
-            if old is None:
-                print("%s: missing" % rel)
-                continue
-            diff = list(difflib.unified_diff(old.splitlines(), new.splitlines(),
-                                             "a/" + rel, "b/" + rel, lineterm="", n=1))
-            print("%s: differs (%d diff lines); first lines:" % (rel, len(diff)))
-            for line in diff[:20]:
-                print("    " + line)
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(new)
-            print("gen_fortran.py: wrote %s" % rel)
-    if args.check and stale:
-        print("gen_fortran.py --check: %d generated file(s) out of date; run `make regen`"
-              % stale)
-        return 1
-    return 0
+    return gen_mpi.write_outputs(root, outputs, args.check, "gen_fortran.py")
 
 
 if __name__ == "__main__":

@@ -852,6 +852,43 @@ def generate(root, std_dir):
     }
 
 
+def write_outputs(root, outputs, check, prog):
+    """Writes each generated file that differs from the committed one, or
+    with check, writes nothing and reports them; returns the exit status.
+    Shared by gen_fortran.py (prog: the script's name in messages)."""
+    stale = 0
+    for rel in sorted(outputs):
+        path = os.path.join(root, rel)
+        try:
+            with open(path, encoding="utf-8") as f:
+                old = f.read()
+        except OSError:
+            old = None
+        new = outputs[rel]
+        if old == new:
+            continue
+        if check:
+            stale += 1
+            if old is None:
+                print("%s: missing" % rel)
+                continue
+            diff = list(difflib.unified_diff(old.splitlines(), new.splitlines(),
+                                             "a/" + rel, "b/" + rel, lineterm="", n=1))
+            print("%s: differs (%d diff lines); first lines:" % (rel, len(diff)))
+            for line in diff[:20]:
+                print("    " + line)
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+            print("%s: wrote %s" % (prog, rel))
+    if check and stale:
+        print("%s --check: %d generated file(s) out of date; run `make regen`"
+              % (prog, stale))
+        return 1
+    return 0
+
+
 def main(argv=None):
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -869,37 +906,7 @@ def main(argv=None):
     except (GenError, OSError, ValueError, KeyError) as e:
         print("gen_mpi.py: error: %s" % e, file=sys.stderr)
         return 2
-    stale = 0
-    for rel in sorted(outputs):
-        path = os.path.join(root, rel)
-        try:
-            with open(path, encoding="utf-8") as f:
-                old = f.read()
-        except OSError:
-            old = None
-        new = outputs[rel]
-        if old == new:
-            continue
-        if args.check:
-            stale += 1
-            if old is None:
-                print("%s: missing" % rel)
-                continue
-            diff = list(difflib.unified_diff(old.splitlines(), new.splitlines(),
-                                             "a/" + rel, "b/" + rel, lineterm="", n=1))
-            print("%s: differs (%d diff lines); first lines:" % (rel, len(diff)))
-            for line in diff[:20]:
-                print("    " + line)
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(new)
-            print("gen_mpi.py: wrote %s" % rel)
-    if args.check and stale:
-        print("gen_mpi.py --check: %d generated file(s) out of date; run `make regen`"
-              % stale)
-        return 1
-    return 0
+    return write_outputs(root, outputs, args.check, "gen_mpi.py")
 
 
 if __name__ == "__main__":
