@@ -14,14 +14,7 @@ void smap_win_invoke(MPI_Win h, int code)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
     MPI_Errhandler eh = w ? w->errhandler : MPI_ERRORS_ARE_FATAL;
-    if (eh == MPI_ERRORS_RETURN)
-        return;
-    if (!smap_errhandler_is_predefined(eh)) {
-        MPI_Win_errhandler_function *fn = (MPI_Win_errhandler_function *)(void *)eh->fn;
-        fn(&h, &code);
-        return;
-    }
-    smap_errhandler_abort(eh, "the window", code);
+    smap_errhandler_call(eh, &h, "the window", code);
 }
 
 int smap_win_raise(MPI_Win h, int cls, const char *func, const char *fmt, ...)
