@@ -4,8 +4,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "boot/boot.h"
-#include "base/log.h"
 #include "mpi/errhandler.h"
 #include "mpi/errors.h"
 #include "rma/rma.h"
