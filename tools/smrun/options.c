@@ -118,8 +118,13 @@ static const char usage_text[] =
 "        (hydra) The name server (smrun --name-server) that answers the\n"
 "        ranks' MPI_Publish_name, MPI_Lookup_name and MPI_Unpublish_name,\n"
 "        shared by every job given it; without it a job has a name table\n"
-"        of its own.  Exported as SMRUN_NAMESERVER to the jobs the ranks\n"
-"        spawn.  One-host jobs only: agents answer from their own table.\n"
+"        of its own (across hosts: the head's, for every host).  Exported\n"
+"        as SMRUN_NAMESERVER to the jobs the ranks spawn.\n"
+"    -usize N, --universe-size N\n"
+"        MPI_UNIVERSE_SIZE (what MPI_Comm_spawn may fill).  Default: the\n"
+"        slots of the job's hosts (--host, --hostfile, -ppn, the\n"
+"        allocation); on one node the CPUs smrun may run on; never less\n"
+"        than the job's size.\n"
 "    smrun --name-server [ADDR]\n"
 "        Runs a name server instead of a job: listens on ADDR (default:\n"
 "        every IPv4 address), prints ADDR:PORT (the first non-loopback\n"
@@ -637,7 +642,7 @@ enum opt_id {
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
     O_ENVNONE, O_ENVALL, O_OUTPUT_FILENAME, O_OUTFILE, O_ERRFILE, O_IFACE,
-    O_MAP, O_RANK, O_NAMESERVER,
+    O_MAP, O_RANK, O_NAMESERVER, O_USIZE,
 };
 
 struct opt_def {
@@ -667,6 +672,7 @@ static const struct opt_def opt_table[] = {
     { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
     { "iface", O_IFACE, 1 },
     { "nameserver", O_NAMESERVER, 1 },
+    { "usize", O_USIZE, 1 }, { "universe-size", O_USIZE, 1 },
     { "N", O_PPN, 1 },
     { "timestamp-output", O_TIMESTAMP, 0 },
     { "display-map", O_DISPLAY_MAP, 0 },
@@ -724,6 +730,11 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         /* read by the name requests (dynamic.c) and by spawned jobs */
         if (!*args[0] || setenv("SMRUN_NAMESERVER", args[0], 1) != 0)
             return usage_error("%s: empty or unusable name server address%s", opt, "");
+        return SMRUN_CONTINUE;
+    case O_USIZE:
+        if (parse_nranks(args[0], &o->universe))
+            return usage_error("%s: '%s' is not a valid universe size (expected a positive integer)",
+                               opt, args[0]);
         return SMRUN_CONTINUE;
     case O_IFACE:
         if (!*args[0])
@@ -988,6 +999,8 @@ void smrun_options_free(struct smrun_options *o)
         free(o->env[i]);
     free(o->env);
     free(o->host_specs);
+    free(o->job_hosts);
+    o->job_hosts = NULL;
     smrun_alloc_free(o);
     free(o->output_dir);
     free(o->outfile_pattern);
