@@ -38,4 +38,14 @@ run_job $MH --timeout 30 --host h1:1,h2:1 "$SPAWN_HOSTS" 2 "hostfile=$WORK/hf"
 expect_rc 0
 expect_children h1 h1
 expect_clean
+# A child killed on the other host (child 1 of 3 goes to h2) stops the
+# whole job with its signal's code, and nothing of it is left anywhere.
+PROG="$WORK/spawn_basic_killed"
+ln -s "$SPAWN_BASIC" "$PROG"
+SPAWN_TEST_DIE=1 run_job $MH --timeout 30 --host h1:1,h2:1 -n 1 "$PROG" 3
+expect_rc 137
+expect_err "killed by signal 9"
+expect_clean
+for i in $(seq 1 300); do pgrep -f "$PROG" >/dev/null || break; sleep 0.01; done
+pgrep -f "$PROG" >/dev/null && fail "processes of the job left: $(pgrep -af "$PROG")"
 echo "spawn across emulated hosts: ok"
