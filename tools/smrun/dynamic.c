@@ -205,13 +205,16 @@ static int across_hosts(struct smrun_job *job, struct smrun_spawn_req *q)
     return 0;
 }
 
-/* Starts the nested smrun; its pid, or -1. */
+/* Starts the nested smrun; its pid, or -1 (fork or exec path failed),
+ * -2 (across hosts: no address toward the head, or out of memory). */
 static pid_t launch(struct smrun_job *job, struct smrun_spawn_req *q)
 {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0 || across_hosts(job, q) != 0)
+    if (n <= 0)
         return -1;
+    if (across_hosts(job, q) != 0)
+        return -2;
     self[n] = '\0';
     free(q->argv[0]);
     q->argv[0] = strdup(self);
@@ -240,7 +243,7 @@ static int spawn_done(struct smrun_job *job, struct smrun_rank *r, struct smrun_
     const char *msg = q->bad ? q->why : NULL;
     pid_t pid = -1;
     if (!q->bad && (pid = launch(job, q)) < 0)
-        msg = "fork_failed";
+        msg = pid == -2 ? "no_address_toward_the_head_for_the_children" : "fork_failed";
     if (pid > 0) {
         struct smrun_kid *k = realloc(job->kids, ((size_t)job->nkids + 1) * sizeof *k);
         if (k) {
