@@ -980,21 +980,31 @@ static void head_free(struct head *h)
     smrun_placement_free(&h->pl);
 }
 
+static int loopback_name(const char *name)
+{
+    return !strcmp(name, "localhost") || !strcmp(name, "localhost.localdomain") ||
+           !strncmp(name, "127.", 4) || !strcmp(name, "::1");
+}
+
 /* The job's hosts with their slots, in order ("h1:2,h2:1"), and their
  * sum: MPI_UNIVERSE_SIZE unless -usize (never below the job's size). */
 static int hosts_text(struct head *h)
 {
+    char self[256] = "localhost";
+    gethostname(self, sizeof self - 1);
     size_t len = 1;
     long slots = 0;
     for (int i = 0; i < h->pl.nhosts; i++)
-        len += strlen(h->pl.hosts[i].name) + 16;
+        len += strlen(h->pl.hosts[i].name) + strlen(self) + 16;
     if (!(h->hosts_text = malloc(len)))
         return -1;
     h->hosts_text[0] = '\0';
     for (int i = 0, at = 0; i < h->pl.nhosts; i++) {
         const struct smrun_host *host = &h->pl.hosts[i];
         int n = host->slots > host->nranks ? host->slots : host->nranks;
-        at += snprintf(h->hosts_text + at, len - (size_t)at, "%s%s:%d", i ? "," : "", host->name,
+        /* an agent elsewhere would take a loopback name for its own host */
+        const char *name = host->local && loopback_name(host->name) ? self : host->name;
+        at += snprintf(h->hosts_text + at, len - (size_t)at, "%s%s:%d", i ? "," : "", name,
                        n > 0 ? n : 1);
         slots += n;
     }
