@@ -32,11 +32,12 @@ expect_out "universe 2"
 expect_children h2 h2
 expect_clean
 
-# info hostfile: its hosts (h1 only), not the job's.
-printf 'h1 slots=2   # the parents run on h1 and h2\n' >"$WORK/hf"
-run_job $MH --timeout 30 --host h1:1,h2:1 "$SPAWN_HOSTS" 2 "hostfile=$WORK/hf"
+# info hostfile: its hosts in its order (h2 first), not the job's (h1
+# first) nor the spawning rank's host (h1).
+printf 'h2 slots=1   # a comment\nh1\n' >"$WORK/hf"
+run_job $MH --timeout 30 --host h1:1,h2:1 "$SPAWN_HOSTS" 3 "hostfile=$WORK/hf"
 expect_rc 0
-expect_children h1 h1
+expect_children h2 h1 h2
 expect_clean
 # A child killed on the other host (child 1 of 3 goes to h2) stops the
 # whole job with its signal's code, and nothing of it is left anywhere.
