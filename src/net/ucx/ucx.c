@@ -63,10 +63,13 @@
 /* The key exchange's tags: a request is KEY_BIT alone (payload: the
  * requester's rank and the key id), a reply KEY_BIT | REP_BIT | the
  * owner's rank << 40 | the key id (payload: the packed rkey, empty when
- * the owner has no such exposure).  Key ids stay below 2^40. */
+ * the owner has no such exposure).  Key ids count below 2^39; KEY_PUSHED
+ * marks one whose rkey the owner sent with the exposure (expose_to, p2p's
+ * rendezvous): its reader posts the reply's receive and asks nothing. */
 #define KEY_BIT ((uint64_t)1 << 62)
 #define REP_BIT ((uint64_t)1 << 61)
-#define KEY_ID_MAX ((uint64_t)1 << 40)
+#define KEY_ID_MAX ((uint64_t)1 << 39)
+#define KEY_PUSHED ((uint64_t)1 << 39)
 /* Largest packed rkey a reply may carry (a few transports' worth). */
 #define RKEY_MAX 4096
 /* Cached rkeys kept beyond those in use (a rendezvous's is used once; a
@@ -157,7 +160,7 @@ static struct {
     uint64_t next_key;
     struct rkey_ent *rkeys[RKEY_BUCKETS];
     long nrkeys;
-    long ngets, nputs, nfetched;   /* for the closing report (SMAP_VERBOSE=2) */
+    long ngets, nputs, nfetched, npushed;   /* for the closing report (SMAP_VERBOSE=2) */
     struct {                  /* the posted receive of key requests */
         void *req;
         int done;
@@ -596,6 +599,27 @@ static void ucx_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *k
     *handle = x;
 }
 
+/* The rkey goes to dst at once, under the reply's tag: dst's first read
+ * with the key finds it there (or on its way: UCP keeps it as unexpected)
+ * instead of asking, one round trip less per rendezvous.  A read that
+ * never comes (a cancelled send) leaves that message unexpected until the
+ * worker closes. */
+static void ucx_expose_to(int dst, const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
+                          void **handle)
+{
+    ucx_expose(buf, len, raddr, key, handle);
+    struct xreg *x = *handle;
+    x->key |= KEY_PUSHED;
+    *key = x->key;
+    if (!len)   /* an empty read completes without its rkey */
+        return;
+    struct uop *o = uop_new(U_SEND, dst, x->bloblen);
+    memcpy(o->data, x->blob, x->bloblen);
+    uint64_t tag = KEY_BIT | REP_BIT | (uint64_t)(uint32_t)smap_lib->job->rank << 40 | x->key;
+    send_uop(o, dst, o->data, x->bloblen, ucp_dt_make_contig(1), tag);
+    U.npushed++;
+}
+
 static void ucx_expose_rw(void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle)
 {
     ucx_expose(buf, len, raddr, key, handle);
@@ -651,7 +675,7 @@ static void key_request(void)
     int from = (int)U.kreq.msg[0];
     uint64_t key = U.kreq.msg[1];
     post_kreq();
-    if (from < 0 || from >= smap_lib->job->size || key >= KEY_ID_MAX)
+    if (from < 0 || from >= smap_lib->job->size || key >= KEY_ID_MAX)   /* never a pushed one */
         smap_fatal("inter-node transport (UCX): a malformed key request (rank %d, key %llu)",
                    from, (unsigned long long)key);
     struct xreg *x = U.xregs;
@@ -737,7 +761,6 @@ static struct rkey_ent *rkey_of(int peer, uint64_t key)
     e->next = U.rkeys[b];
     U.rkeys[b] = e;
     U.nrkeys++;
-    U.nfetched++;
     /* the reply's receive first, then the request */
     struct uop *o = uop_new(U_KEYREP, peer, 0);
     o->ent = e;
@@ -751,6 +774,9 @@ static struct rkey_ent *rkey_of(int peer, uint64_t key)
     uint64_t tag = KEY_BIT | REP_BIT | (uint64_t)(uint32_t)peer << 40 | key;
     started(o, ucp_tag_recv_nbx(U.worker, e->reply, RKEY_MAX, tag, ~(uint64_t)0, &p),
             "ucp_tag_recv_nbx (memory key)");
+    if (key & KEY_PUSHED)   /* on its way (or here already) */
+        return e;
+    U.nfetched++;
     struct uop *q = uop_new(U_SEND, peer, 2 * sizeof(uint64_t));
     uint64_t msg[2] = { (uint64_t)smap_lib->job->rank, key };
     memcpy(q->data, msg, sizeof msg);
@@ -847,10 +873,10 @@ static void ucx_rma_xfer(int write, int peer, void *buf, size_t len, uint64_t ra
  * left. */
 static void rma_close(void)
 {
-    if (U.ngets || U.nputs || U.nfetched)
+    if (U.ngets || U.nputs || U.nfetched || U.npushed)
         smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): %ld reads (ucp_get), %ld writes "
-                                "(ucp_put), %ld memory keys fetched", U.ngets, U.nputs,
-                 U.nfetched);
+                                "(ucp_put), %ld memory keys fetched, %ld pushed", U.ngets,
+                 U.nputs, U.nfetched, U.npushed);
     for (int b = 0; b < RKEY_BUCKETS; b++)
         while (U.rkeys[b]) {
             struct rkey_ent *e = U.rkeys[b];
@@ -1105,6 +1131,7 @@ static const struct smap_net_ops ucx_ops = {
     .read = ucx_read,
     .expose = ucx_expose,
     .unexpose = ucx_unexpose,
+    .expose_to = ucx_expose_to,
     .rma_xfer = ucx_rma_xfer,
     .expose_rw = ucx_expose_rw,
 };
