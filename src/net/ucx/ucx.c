@@ -1100,12 +1100,28 @@ static void wait_req(ucs_status_ptr_t r)
     ucp_request_free(r);
 }
 
+/* Pushed keys no read took (a cancelled rendezvous send): received and
+ * dropped, else UCX warns at ucp_worker_destroy of unmatched messages. */
+static void drop_unread_keys(void)
+{
+    static unsigned char scratch[RKEY_MAX];
+    ucp_tag_recv_info_t info;
+    ucp_tag_message_h m;
+    while ((m = ucp_tag_probe_nb(U.worker, KEY_BIT | REP_BIT, MSG_BIT | KEY_BIT | REP_BIT, 1,
+                                 &info)) != NULL) {
+        ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                                  .datatype = ucp_dt_make_contig(1) };
+        wait_req(ucp_tag_msg_recv_nbx(U.worker, scratch, sizeof scratch, m, &p));
+    }
+}
+
 static void ucx_close(void)
 {
     U.closing = 1;
     if (U.worker) {
         while (U.done_head || U.inflight)
             ucx_progress();
+        drop_unread_keys();
         /* the ring's receives: cancelled, then their callbacks come */
         for (int i = 0; i < NRECV; i++) {
             struct rslot *s = &U.ring[i];
