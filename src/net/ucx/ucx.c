@@ -603,8 +603,8 @@ static void ucx_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *k
 /* The rkey goes to dst at once, under the reply's tag: dst's first read
  * with the key finds it there (or on its way: UCP keeps it as unexpected)
  * instead of asking, one round trip less per rendezvous.  A read that
- * never comes (a cancelled send) leaves that message unexpected until the
- * worker closes. */
+ * never comes (a cancelled send) leaves that message unexpected until
+ * close drops it (drop_unread_keys). */
 static void ucx_expose_to(int dst, const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
                           void **handle)
 {
