@@ -567,19 +567,21 @@ static SMAP_COLD _Noreturn void oom(const char *what)
     smap_fatal("inter-node transport (UCX): out of memory for %s", what);
 }
 
-/* Maps [buf, buf+len) for peers' reads and writes (UCP maps for both)
- * and packs its rkey for the key exchange. */
-static void ucx_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
-                       void **handle)
+/* Maps [buf, buf+len) for peers' access `prot` (UCP_MEM_MAP_PROT_*) and
+ * packs its rkey for the key exchange. */
+static void expose_prot(const void *buf, size_t len, unsigned prot, uint64_t *raddr,
+                        uint64_t *key, void **handle)
 {
     struct xreg *x = calloc(1, sizeof *x);
     if (!x)
         oom("an exposed buffer");
     if (len) {
         ucp_mem_map_params_t mp = {
-            .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+            .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                          UCP_MEM_MAP_PARAM_FIELD_PROT,
             .address = (void *)(uintptr_t)buf,
             .length = len,
+            .prot = prot,
         };
         ucs_status_t st = ucp_mem_map(U.ctx, &mp, &x->memh);
         if (st != UCS_OK)
@@ -598,6 +600,15 @@ static void ucx_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *k
     *raddr = (uint64_t)(uintptr_t)buf;
     *key = x->key;
     *handle = x;
+}
+
+/* p2p's rendezvous buffers: read by peers only (a send buffer may be
+ * read-only memory, which a NIC cannot register for remote writes). */
+static void ucx_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
+                       void **handle)
+{
+    expose_prot(buf, len, UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_REMOTE_READ, raddr,
+                key, handle);
 }
 
 /* The rkey goes to dst at once, under the reply's tag: dst's first read
@@ -621,9 +632,13 @@ static void ucx_expose_to(int dst, const void *buf, size_t len, uint64_t *raddr,
     U.npushed++;
 }
 
+/* Windows: read and written by peers. */
 static void ucx_expose_rw(void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle)
 {
-    ucx_expose(buf, len, raddr, key, handle);
+    expose_prot(buf, len,
+                UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_LOCAL_WRITE |
+                    UCP_MEM_MAP_PROT_REMOTE_READ | UCP_MEM_MAP_PROT_REMOTE_WRITE,
+                raddr, key, handle);
 }
 
 static void xreg_free(struct xreg *x)
