@@ -42,6 +42,7 @@ struct smap_sched_ops {
 };
 struct smap_greq;
 struct smap_part;
+struct smap_req_hook;
 
 struct MPI_ABI_Request {
     struct smap_preq p;       /* first: the hot fields */
@@ -66,6 +67,8 @@ struct MPI_ABI_Request {
     const struct smap_sched_ops *sched_ops;   /* what to do with it (set with sched) */
     struct smap_greq *greq;     /* SMAP_PREQ_GREQ: callbacks, freed with the request */
     struct smap_part *part;     /* SMAP_PREQ_PART: partitions, freed with the request */
+    const struct smap_req_hook *hook;   /* request_hook.h; usually NULL */
+    void *hook_ctx;
 };
 
 static inline struct MPI_ABI_Request *smap_req_get(MPI_Request h)
