@@ -130,7 +130,12 @@ program f_sections
     end do
     call untouched('allreduce_init', x, N)
   end do
+  ! freeing the inactive request copies nothing back over the program's data
+  x(1, 1:N) = 99
   call MPI_Request_free(req)
+  do i = 1, N
+    call want('allreduce_init freed', i, x(1, i), 99)
+  end do
 
   ! ---- one-sided: put, get and accumulate with section origins
   w = SENT
