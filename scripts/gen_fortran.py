@@ -450,15 +450,20 @@ ADDRESS_ONLY = {("MPI_Get_address", "location")}
 # reference to the datatype while the operation is pending (the wrapper
 # frees its handle right after the call): point-to-point (requests retain
 # their datatype), MPI_Pack(_external)'s input, file data (nonblocking file
-# calls complete at start).  Every other choice buffer (collectives, whose
-# counts are per process, one-sided calls, MPI_Pack's output ...) goes
+# calls complete at start), one-sided origin and result buffers (operations
+# are locally complete on return, src/rma/README.md: a put packs its data,
+# a get waits for it; Rput & co. return completed requests), MPI_Bcast
+# (one buffer: its own count; blocking).  Every other choice buffer
+# (collectives, whose counts are per process or shared by two buffers,
+# nonblocking and persistent collectives, MPI_Pack's output ...) goes
 # through a contiguous temporary (f08/section.c: copied in before the call,
 # out after it, or at completion through the request's hook), except where
 # the library keeps the address past the call (REFUSE_SECTION).
 SECTION_PROCS = re.compile(
     r"^MPI_(Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend|Recv|Irecv|Mrecv|Imrecv|"
     r"Sendrecv|Isendrecv|Sendrecv_replace|Isendrecv_replace|Send_init|Bsend_init|"
-    r"Ssend_init|Rsend_init|Recv_init|Pack|Pack_external|"
+    r"Ssend_init|Rsend_init|Recv_init|Pack|Pack_external|Bcast|"
+    r"Put|Get|Accumulate|Get_accumulate|Rput|Rget|Raccumulate|Rget_accumulate|"
     r"File_(read|write|iread|iwrite)(_at|_all|_at_all|_shared|_ordered)?)$")
 
 

@@ -12,36 +12,38 @@
 SMAP_F_API void smap_f08_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Accumulate", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Accumulate(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, NULL);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Accumulate", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, NULL);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2161,78 +2163,88 @@ out:
 SMAP_F_API void smap_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Get", origin_addr, 1, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Get(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, NULL);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Get", origin_addr, 1, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Get_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, NULL);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
+    MPI_Count k_result_addr = *result_count;
+    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Get_accumulate", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Get_accumulate", result_addr, 1, &b_result_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_accumulate(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Get_accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, b_result_addr, (int)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, NULL);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
+    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
+    MPI_Count k_result_addr = *result_count;
+    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Get_accumulate", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Get_accumulate", result_addr, 1, &b_result_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Get_accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, b_result_addr, (MPI_Count)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, NULL);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
+    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -4201,53 +4213,56 @@ out:
 SMAP_F_API void smap_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Put", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Put", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Put(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Put(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, NULL);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Put", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Put", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Put_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Put_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, NULL);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Raccumulate", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Raccumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Raccumulate(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Raccumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, &c_request);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4255,19 +4270,20 @@ out:
 SMAP_F_API void smap_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Raccumulate", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Raccumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Raccumulate_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Raccumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, &c_request);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4643,18 +4659,19 @@ out:
 SMAP_F_API void smap_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Rget", origin_addr, 1, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rget(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, &c_request);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4662,18 +4679,19 @@ out:
 SMAP_F_API void smap_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Rget", origin_addr, 1, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rget_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, &c_request);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4681,23 +4699,27 @@ out:
 SMAP_F_API void smap_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
+    MPI_Count k_result_addr = *result_count;
+    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Rget_accumulate", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Rget_accumulate", result_addr, 1, &b_result_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_accumulate(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Rget_accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, b_result_addr, (int)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, &c_request);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
+    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4705,23 +4727,27 @@ out:
 SMAP_F_API void smap_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
+    MPI_Count k_result_addr = *result_count;
+    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Rget_accumulate", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Rget_accumulate", result_addr, 1, &b_result_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Rget_accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, b_result_addr, (MPI_Count)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, &c_request);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
+    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4729,18 +4755,19 @@ out:
 SMAP_F_API void smap_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Rput", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rput", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rput(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rput(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, &c_request);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4748,18 +4775,19 @@ out:
 SMAP_F_API void smap_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
-    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Rput", origin_addr, 0, &b_origin_addr, &tmps);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rput", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rput_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rput_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
-    smap_f08_copy_end(tmps, rc, &c_request);
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
