@@ -186,6 +186,7 @@ program f_sections
     fails = fails + 1
   end if
 
+  deallocate(s, x, g, w)
   call MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   call MPI_Finalize()
   if (fails /= 0) then
