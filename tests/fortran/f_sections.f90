@@ -1,7 +1,8 @@
 ! fortran_sections: non-contiguous array sections in mpi_f08 choice buffers
 ! beyond point-to-point (MPI_SUBARRAYS_SUPPORTED; src/binding/fortran/f08/
 ! section.c): collectives (blocking, nonblocking, persistent) and
-! one-sided calls take a(1, :) -- every other element -- and must read and
+! one-sided calls, MPI_Reduce_local and MPI_Pack's output take a(1, :) --
+! every other element -- and must read and
 ! write exactly those elements, value by value, leaving the others alone.
 ! The standard's exception, an attached buffer, is refused with
 ! MPI_ERR_BUFFER.
@@ -136,6 +137,33 @@ program f_sections
   do i = 1, N
     call want('allreduce_init freed', i, x(1, i), 99)
   end do
+
+  ! ---- MPI_Reduce_local: inbuf and inoutbuf sections
+  call fill(s, SENT)
+  s(1, 1:N) = [(i, i = 1, N)]
+  call fill(x, SENT)
+  x(1, 1:N) = [(10 * i, i = 1, N)]
+  call MPI_Reduce_local(s(1, 1:N), x(1, 1:N), N, MPI_INTEGER, MPI_SUM)
+  do i = 1, N
+    call want('reduce_local', i, x(1, i), 11 * i)
+  end do
+  call untouched('reduce_local', x, N)
+
+  ! ---- MPI_Pack into a section (its output buffer), unpacked contiguously
+  call fill(x, SENT)
+  k = 0
+  call MPI_Pack(s(1, 1:N), N, MPI_INTEGER, x(1, :), 4 * N * np, k, MPI_COMM_WORLD)
+  call want('pack position', 0, k, 4 * N)
+  block
+    integer :: unpacked(N)
+    unpacked = SENT
+    k = 0
+    call MPI_Unpack(x(1, 1:N), 4 * N, k, unpacked, N, MPI_INTEGER, MPI_COMM_WORLD)
+    do i = 1, N
+      call want('pack/unpack', i, unpacked(i), i)
+    end do
+  end block
+  call untouched('pack', x, N)
 
   ! ---- one-sided: put, get and accumulate with section origins
   w = SENT
