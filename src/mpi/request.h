@@ -52,6 +52,10 @@ struct MPI_ABI_Request {
     int idle;                 /* counted in its communicator's idle_refs */
     int proc_null;            /* persistent: peer is MPI_PROC_NULL */
     MPI_Comm comm;
+    /* request_hook.h; usually NULL (beside extra and tmp, which the same
+     * paths test) */
+    const struct smap_req_hook *hook;
+    void *hook_ctx;
     /* MPI_Isendrecv(_replace): the send half, and for _replace the packed
      * receive to unpack into the user's buffer at completion. */
     struct smap_preq *extra;
@@ -67,8 +71,6 @@ struct MPI_ABI_Request {
     const struct smap_sched_ops *sched_ops;   /* what to do with it (set with sched) */
     struct smap_greq *greq;     /* SMAP_PREQ_GREQ: callbacks, freed with the request */
     struct smap_part *part;     /* SMAP_PREQ_PART: partitions, freed with the request */
-    const struct smap_req_hook *hook;   /* request_hook.h; usually NULL */
-    void *hook_ctx;
 };
 
 static inline struct MPI_ABI_Request *smap_req_get(MPI_Request h)
