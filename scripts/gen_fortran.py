@@ -450,17 +450,32 @@ ADDRESS_ONLY = {("MPI_Get_address", "location")}
 # reference to the datatype while the operation is pending (the wrapper
 # frees its handle right after the call): point-to-point (requests retain
 # their datatype), MPI_Pack(_external)'s input, file data (nonblocking file
-# calls complete at start).  Not one-sided calls (a put between nodes may
-# still be queued when the call returns), not split-collective file calls
-# (the _end call must take the same buffer as _begin), not the
-# collectives (a gather's recvcount is per process: a section type of
-# recvcount elements would put every process's block at the wrong place)
-# nor partitioned calls (count per partition): there a section is refused.
+# calls complete at start), one-sided origin and result buffers (operations
+# are locally complete on return, src/rma/README.md: a put packs its data,
+# a get waits for it; Rput & co. return completed requests), MPI_Bcast
+# (one buffer: its own count; blocking).  Every other choice buffer
+# (collectives, whose counts are per process or shared by two buffers,
+# nonblocking and persistent collectives, MPI_Pack's output ...) goes
+# through a contiguous temporary (f08/section.c: copied in before the call,
+# out after it, or at completion through the request's hook), except where
+# the library keeps the address past the call (REFUSE_SECTION).
 SECTION_PROCS = re.compile(
     r"^MPI_(Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend|Recv|Irecv|Mrecv|Imrecv|"
     r"Sendrecv|Isendrecv|Sendrecv_replace|Isendrecv_replace|Send_init|Bsend_init|"
-    r"Ssend_init|Rsend_init|Recv_init|Pack|Pack_external|"
+    r"Ssend_init|Rsend_init|Recv_init|Pack|Pack_external|Bcast|"
+    r"Put|Get|Accumulate|Get_accumulate|Rput|Rget|Raccumulate|Rget_accumulate|"
     r"File_(read|write|iread|iwrite)(_at|_all|_at_all|_shared|_ordered)?)$")
+
+
+# The standard's exceptions (MPI 5.0 §19.1.12): buffers whose address the
+# library keeps beyond the call -- attached buffers, window memory,
+# partitioned buffers, split collectives (the _end call takes the _begin
+# call's buffer), MPI_F_sync_reg -- refuse a non-contiguous section with
+# MPI_ERR_BUFFER naming the argument.
+REFUSE_SECTION = re.compile(
+    r"^MPI_(Buffer_attach|Buffer_detach|Comm_attach_buffer|Session_attach_buffer|"
+    r"Comm_detach_buffer|Session_detach_buffer|Win_create|Win_attach|Win_detach|"
+    r"Psend_init|Precv_init|F_sync_reg|File_\w+_(begin|end))$")
 
 
 def section_triples(cfn):
@@ -492,6 +507,7 @@ def gen_c_wrapper(proc, cfn, f08=False):
     rc = ret_cat(proc)
     triples = section_triples(cfn) if f08 else {}
     counts = {c: b for b, (c, d) in triples.items()}
+    copies = []      # buffers through a temporary (section.c)
     for raw in fps:
         n = raw["name"]
         if "c_parameter" in raw["suppress"].split():
@@ -551,10 +567,16 @@ def gen_c_wrapper(proc, cfn, f08=False):
                            % (err_comm, proc["name"], n, n, n, dt, n))
                 pre.append("if (rc != MPI_SUCCESS) goto out;")
                 post.append("if (t_%s != MPI_DATATYPE_NULL) PMPI_Type_free(&t_%s);" % (n, n))
-            else:
+            elif (proc["name"], n) in ADDRESS_ONLY or REFUSE_SECTION.match(proc["name"]):
                 decls.append("void *b_%s = NULL;" % n)
                 pre.append("rc = smap_f08_contig(%s, \"%s\", \"%s\", %s, %d, &b_%s);"
                            % (err_comm, proc["name"], n, n, (proc["name"], n) in ADDRESS_ONLY, n))
+                pre.append("if (rc != MPI_SUCCESS) goto out;")
+            else:
+                decls.append("void *b_%s = NULL;" % n)
+                copies.append(n)
+                pre.append("rc = smap_f08_copy(%s, \"%s\", %s, %d, &b_%s, &tmps);"
+                           % (err_comm, proc["name"], n, d != "in", n))
                 pre.append("if (rc != MPI_SUCCESS) goto out;")
             call.append("b_%s" % n)
         elif cat == "BUFFER":
@@ -679,6 +701,13 @@ def gen_c_wrapper(proc, cfn, f08=False):
                 call.append(sent or n)
         else:
             raise GenError("%s: unhandled parameter %s (%s)" % (proc["name"], n, kind))
+    if copies:
+        req = [cp.name for cp in cfn.params if cp.base_type() == "MPI_Request"
+               and cp.raw["param_direction"] == "out" and not cp.array_suffix()
+               and cp.raw["length"] is None]
+        decls.insert(0, "struct smap_f08_tmp *tmps = NULL;")
+        # first after the call: a request's hook takes the temporaries over
+        post.insert(0, "smap_f08_copy_end(tmps, rc, %s);" % ("&c_" + req[0] if req else "NULL"))
     # assemble
     name = c_name(proc) + ("_c" if binding != SMALL else "")
     sig_args = ", ".join(args + strlens) or "void"

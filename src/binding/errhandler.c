@@ -2,6 +2,7 @@
 #include <mpi.h>
 
 #include "binding/check.h"
+#include "binding/ctx_objects.h"
 #include "mpi/errhandler.h"
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
@@ -37,6 +38,17 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn
     if (*errhandler == MPI_ERRHANDLER_NULL)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler",
                               "out of memory");
+    return MPI_SUCCESS;
+}
+
+int smap_errhandler_new_ctx(const char *func, void (*fn)(void *ctx, void *obj, int *code),
+                            void *ctx, MPI_Errhandler *errhandler)
+{
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, ctx);
+    SMAP_CHECK_PTR(func, MPI_COMM_NULL, errhandler);
+    *errhandler = smap_errhandler_create_ctx(fn, ctx);
+    if (*errhandler == MPI_ERRHANDLER_NULL)
+        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, func, "out of memory");
     return MPI_SUCCESS;
 }
 

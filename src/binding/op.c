@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include "binding/check.h"
+#include "binding/ctx_objects.h"
 #include "binding/dtype_check.h"
 #include "mpi/handles.h"
 #include "mpi/op.h"
@@ -27,6 +28,20 @@ static int op_new(const char *func, MPI_User_function *fn, MPI_User_function_c *
         return smap_err_raise(NOCOMM, MPI_ERR_ARG, func, "user_fn is NULL");
     SMAP_CHECK_PTR(func, NOCOMM, op);
     struct MPI_ABI_Op *o = smap_op_create(fn, fn_c, commute);
+    if (!o)
+        return smap_err_raise(NOCOMM, MPI_ERR_NO_MEM, func, "out of memory");
+    *op = o;
+    return MPI_SUCCESS;
+}
+
+int smap_op_new_ctx(const char *func, smap_op_ctx_fn *fn, void *ctx, int large, int commute,
+                    MPI_Op *op)
+{
+    SMAP_CHECK_RUNNING(func);
+    if (!fn || !ctx)
+        return smap_err_raise(NOCOMM, MPI_ERR_ARG, func, "user_fn is NULL");
+    SMAP_CHECK_PTR(func, NOCOMM, op);
+    struct MPI_ABI_Op *o = smap_op_create_ctx(fn, ctx, large, commute);
     if (!o)
         return smap_err_raise(NOCOMM, MPI_ERR_NO_MEM, func, "out of memory");
     *op = o;

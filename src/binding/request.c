@@ -345,7 +345,10 @@ int PMPI_Request_free(MPI_Request *request)
         int err = smap_greq_free(r);   /* free_fn now, or at MPI_Grequest_complete */
         return err == MPI_SUCCESS ? err : p2p_request_error("MPI_Request_free", MPI_COMM_NULL, err);
     }
-    if (smap_req_ready(*request)) {
+    if (r->persist && !r->active) {
+        /* inactive: nothing completes (a hook's finish must not run again) */
+        smap_req_free(r);
+    } else if (smap_req_ready(*request)) {
         r->persist = SMAP_REQ_ONCE;   /* finish frees it whatever it was */
         r->active = 1;
         (void)smap_req_finish(request, MPI_STATUS_IGNORE);

@@ -42,6 +42,19 @@ MPI_Errhandler smap_errhandler_create(MPI_Comm_errhandler_function *fn)
     e->refs = 1;
     e->handles = 1;
     e->fn = fn;
+    e->fn_ctx = NULL;
+    e->ctx = NULL;
+    return e;
+}
+
+MPI_Errhandler smap_errhandler_create_ctx(void (*fn_ctx)(void *ctx, void *obj, int *code),
+                                          void *ctx)
+{
+    struct MPI_ABI_Errhandler *e = smap_errhandler_create(NULL);
+    if (e) {
+        e->fn_ctx = fn_ctx;
+        e->ctx = ctx;
+    }
     return e;
 }
 
@@ -92,7 +105,10 @@ void smap_errhandler_invoke(MPI_Comm comm, int code)
         return;
     struct MPI_ABI_Errhandler *user = user_handler(h);
     if (user) {
-        user->fn(&comm, &code);
+        if (user->fn_ctx)
+            user->fn_ctx(user->ctx, &comm, &code);
+        else
+            user->fn(&comm, &code);
         return;
     }
     smap_errhandler_abort(h, comm_name(comm), code);
@@ -103,6 +119,10 @@ void smap_errhandler_call(MPI_Errhandler h, void *obj, const char *what, int cod
     if (h == MPI_ERRORS_RETURN)
         return;
     struct MPI_ABI_Errhandler *user = user_handler(h);
+    if (user && user->fn_ctx) {
+        user->fn_ctx(user->ctx, obj, &code);
+        return;
+    }
     if (user) {
         /* Every handler type takes (handle *, int *, ...): the function
          * was created for this kind of object (MPI_Session_create_errhandler). */

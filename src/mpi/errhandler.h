@@ -17,6 +17,10 @@ struct MPI_ABI_Errhandler {
     int refs;                              /* atomic: handles + attachments */
     int handles;                           /* atomic: the program's handles */
     MPI_Comm_errhandler_function *fn;
+    /* Bound to a context (another language's procedure): called instead of
+     * fn with ctx and the same (handle *, code *) arguments. */
+    void (*fn_ctx)(void *ctx, void *obj, int *code);
+    void *ctx;
 };
 
 /* 1 for the predefined handlers that may be attached to a communicator. */
@@ -25,6 +29,9 @@ int smap_errhandler_is_predefined(MPI_Errhandler h);
 int smap_errhandler_valid(MPI_Errhandler h);
 
 MPI_Errhandler smap_errhandler_create(MPI_Comm_errhandler_function *fn);
+/* A user handler calling fn_ctx(ctx, &handle, &code). */
+MPI_Errhandler smap_errhandler_create_ctx(void (*fn_ctx)(void *ctx, void *obj, int *code),
+                                          void *ctx);
 void smap_errhandler_retain(MPI_Errhandler h);
 void smap_errhandler_release(MPI_Errhandler h);
 /* A reference handed to the program (MPI_*_get_errhandler). */

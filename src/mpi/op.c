@@ -68,6 +68,17 @@ struct MPI_ABI_Op *smap_op_create(MPI_User_function *fn, MPI_User_function_c *fn
     return o;
 }
 
+struct MPI_ABI_Op *smap_op_create_ctx(smap_op_ctx_fn *fn_ctx, void *ctx, int large, int commute)
+{
+    struct MPI_ABI_Op *o = smap_op_create(NULL, NULL, commute);
+    if (o) {
+        o->large = large != 0;
+        o->fn_ctx = fn_ctx;
+        o->ctx = ctx;
+    }
+    return o;
+}
+
 void smap_op_retain(struct MPI_ABI_Op *op)
 {
     if (!op->predefined)
@@ -237,12 +248,18 @@ static void apply_user(struct MPI_ABI_Op *o, const char *in, char *inout, MPI_Co
     MPI_Datatype dt = type;
     if (o->large) {
         MPI_Count len = count;
-        o->fn_c((void *)in, inout, &len, &dt);
+        if (o->fn_ctx)
+            o->fn_ctx(o->ctx, (void *)in, inout, len, dt);
+        else
+            o->fn_c((void *)in, inout, &len, &dt);
         return;
     }
     while (count > 0) {
         int len = count > INT_MAX ? INT_MAX : (int)count;
-        o->fn((void *)in, inout, &len, &dt);
+        if (o->fn_ctx)
+            o->fn_ctx(o->ctx, (void *)in, inout, len, dt);
+        else
+            o->fn((void *)in, inout, &len, &dt);
         in += (MPI_Count)len * extent;
         inout += (MPI_Count)len * extent;
         count -= len;

@@ -15,6 +15,10 @@
 
 #define SMAP_OP_MAGIC 0x4f505250u /* "OPRP" */
 
+/* A user function bound to a context (another language's procedure: the
+ * Fortran binding's ctx is the Fortran procedure, its fn the trampoline). */
+typedef void smap_op_ctx_fn(void *ctx, void *in, void *inout, MPI_Count len, MPI_Datatype dt);
+
 #define SMAP_OP_PREDEF_BASE 0x20
 #define SMAP_OP_PREDEF_N    0x20
 
@@ -27,6 +31,8 @@ struct MPI_ABI_Op {
     _Atomic int refs;           /* user ops: the handle + operations in flight */
     MPI_User_function *fn;      /* user ops, !large */
     MPI_User_function_c *fn_c;  /* user ops, large */
+    smap_op_ctx_fn *fn_ctx;     /* user ops bound to a context: called instead */
+    void *ctx;                  /* fn_ctx's first argument */
     const char *name;           /* "MPI_SUM", ..., "user op" */
 };
 
@@ -40,6 +46,9 @@ const char *smap_op_name(MPI_Op h);
  * Exactly one of fn / fn_c is non-NULL. */
 struct MPI_ABI_Op *smap_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c,
                                   int commute);
+/* A user op calling fn_ctx(ctx, ...) (len at most INT_MAX per call unless
+ * large), with one reference; NULL when out of memory. */
+struct MPI_ABI_Op *smap_op_create_ctx(smap_op_ctx_fn *fn_ctx, void *ctx, int large, int commute);
 void smap_op_retain(struct MPI_ABI_Op *op);   /* predefined: no-op */
 void smap_op_release(struct MPI_ABI_Op *op);  /* frees at zero; predefined: no-op */
 

@@ -3,6 +3,7 @@
  * MPI_THREAD_MULTIPLE the cache and the orphans are guarded by the
  * point-to-point lock (the `_mt` twins; one branch otherwise). */
 #include "mpi/request.h"
+#include "mpi/request_hook.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,20 @@ struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
     r->sched_ops = NULL;
     r->greq = NULL;
     r->part = NULL;
+    r->hook = NULL;
     return r;
+}
+
+int smap_req_hook_set(MPI_Request h, const struct smap_req_hook *hook, void *ctx)
+{
+    struct MPI_ABI_Request *r = smap_req_get(h);
+    if (!r)
+        return MPI_ERR_REQUEST;
+    if (r->hook)
+        return MPI_ERR_INTERN;
+    r->hook_ctx = ctx;
+    r->hook = hook;
+    return MPI_SUCCESS;
 }
 
 void smap_req_free(struct MPI_ABI_Request *r)
@@ -130,6 +144,11 @@ void smap_req_free(struct MPI_ABI_Request *r)
         free(r->extra);
         free(r->tmp);
     }
+    if (SMAP_UNLIKELY(r->hook)) {
+        if (r->hook->release)
+            r->hook->release(r->hook_ctx);
+        r->hook = NULL;
+    }
     if (r->idle)
         smap_comm_idle(r->comm, -1);
     smap_comm_drop(r->comm);   /* after the schedule, which uses it */
@@ -152,6 +171,8 @@ void smap_req_set_active(struct MPI_ABI_Request *r, int active)
 
 int smap_req_start(struct MPI_ABI_Request *r)
 {
+    if (SMAP_UNLIKELY(r->hook) && r->hook->start)
+        r->hook->start(r->hook_ctx);
     smap_req_set_active(r, 1);
     r->p.next = NULL;
     if (r->persist == SMAP_REQ_PART)
@@ -194,6 +215,8 @@ int smap_req_finish(MPI_Request *h, MPI_Status *st)
             smap_status_set_empty(st);
         return MPI_SUCCESS;
     }
+    if (SMAP_UNLIKELY(r->hook) && r->hook->finish)
+        r->hook->finish(r->hook_ctx, r->p.kind == SMAP_PREQ_GREQ ? MPI_SUCCESS : r->p.err);
     if (SMAP_UNLIKELY(r->p.kind == SMAP_PREQ_GREQ)) {
         int gerr = smap_greq_finish(r, st);
         smap_req_free(r);

@@ -42,6 +42,7 @@ struct smap_sched_ops {
 };
 struct smap_greq;
 struct smap_part;
+struct smap_req_hook;
 
 struct MPI_ABI_Request {
     struct smap_preq p;       /* first: the hot fields */
@@ -51,6 +52,10 @@ struct MPI_ABI_Request {
     int idle;                 /* counted in its communicator's idle_refs */
     int proc_null;            /* persistent: peer is MPI_PROC_NULL */
     MPI_Comm comm;
+    /* request_hook.h; usually NULL (beside extra and tmp, which the same
+     * paths test) */
+    const struct smap_req_hook *hook;
+    void *hook_ctx;
     /* MPI_Isendrecv(_replace): the send half, and for _replace the packed
      * receive to unpack into the user's buffer at completion. */
     struct smap_preq *extra;

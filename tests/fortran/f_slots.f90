@@ -1,7 +1,7 @@
-! fortran_slots: each distinct Fortran error handler or user op gets a C
-! trampoline of its own (src/binding/fortran/callbacks.c, 64 per kind): 12
-! handlers and 12 ops, each must be the one called for its object -- past
-! the first 8 slots too -- and the same procedure again reuses its slot.
+! fortran_slots: each Fortran error handler or user op is bound to its C
+! object (src/binding/fortran/callbacks.c): 12 handlers and 12 ops, each
+! must be the one called for its object, and the same procedure given
+! twice works for both objects (fortran_many: hundreds of them).
 module slots_procs
   use mpi
   implicit none
@@ -137,7 +137,7 @@ program f_slots
   call MPI_Op_create(op11, .true., op(11), ierr)
   call MPI_Comm_create_errhandler(h12, eh(12), ierr)
   call MPI_Op_create(op12, .true., op(12), ierr)
-  call MPI_Comm_create_errhandler(h11, eh(13), ierr)   ! h11 again: its slot
+  call MPI_Comm_create_errhandler(h11, eh(13), ierr)   ! h11 again
   do k = 1, 13
     call MPI_Comm_set_errhandler(MPI_COMM_SELF, eh(k), ierr)
     call MPI_Comm_call_errhandler(MPI_COMM_SELF, MPI_ERR_OTHER, ierr)

@@ -6,173 +6,93 @@
  *
  * Keyvals and generalized requests have an extra_state: the trampoline
  * finds the Fortran procedures in a small record passed as the C
- * extra_state.  Error handlers and ops have none, so each Fortran procedure
- * gets one of SLOTS trampolines of its kind (the same procedure always the
- * same one); past SLOTS distinct procedures the call fails with
- * MPI_ERR_INTERN naming the limit. */
+ * extra_state.  Error handlers and ops have none in C, so the Fortran
+ * procedure is bound to the C object as its context
+ * (binding/ctx_objects.h): one trampoline per kind receives it, and any
+ * number of distinct procedures may be in use. */
 #include <pthread.h>
 #include <string.h>
 
+#include "binding/ctx_objects.h"
 #include "binding/fortran/fortran.h"
 #include "mpi/errors.h"
 
 typedef void (*ffn)(void);
-#define SLOTS 64
 
-/* ---- slot tables: one Fortran procedure per trampoline ---------------- */
-struct slots {
-    pthread_mutex_t lock;
-    ffn fn[SLOTS];
-};
-
-/* The slot of fn in t (a new one when fn has none), or -1 when full. */
-static int slot_of(struct slots *t, ffn fn)
+/* A Fortran procedure as a context pointer and back (GCC and Clang keep
+ * code and data pointers the same size on every target smartmap builds for). */
+static void *fn_ctx(ffn f)
 {
-    int s = -1;
-    pthread_mutex_lock(&t->lock);
-    for (int i = 0; i < SLOTS; i++) {
-        if (t->fn[i] == fn) {
-            s = i;
-            break;
-        }
-        if (!t->fn[i]) {
-            t->fn[i] = fn;
-            s = i;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&t->lock);
-    return s;
+    return (void *)(uintptr_t)f;
 }
-
-static int full(const char *func)
+static ffn ctx_fn(void *c)
 {
-    return smap_err_raise(MPI_COMM_WORLD, MPI_ERR_INTERN, func,
-                          "more than %d distinct Fortran procedures of this kind", SLOTS);
+    return (ffn)(uintptr_t)c;
 }
-
-#define REPEAT8(M, b) M(b##0) M(b##1) M(b##2) M(b##3) M(b##4) M(b##5) M(b##6) M(b##7)
-#define REPEAT64(M) REPEAT8(M, 0) REPEAT8(M, 1) REPEAT8(M, 2) REPEAT8(M, 3) \
-    REPEAT8(M, 4) REPEAT8(M, 5) REPEAT8(M, 6) REPEAT8(M, 7)
-/* slot numbers written as two octal digits 00..77: 0##n is the slot (0..63) */
-#define OCT(n) (0##n)
 
 /* ---- error handlers: SUBROUTINE H(OBJ, ERRORCODE) ------------------------ */
 typedef void (*f_eh)(MPI_Fint *obj, MPI_Fint *code);
 
 #define EH_KIND(kind, Kind, CType)                                                   \
-    static struct slots kind##_eh = {PTHREAD_MUTEX_INITIALIZER, {0}};                \
-    static void kind##_eh_call(int s, CType *obj, int *code)                         \
+    static void kind##_eh_tr(void *ctx, void *obj, int *code)                        \
     {                                                                                \
-        MPI_Fint f = PMPI_##Kind##_c2f(*obj), c = *code;                             \
-        ((f_eh)kind##_eh.fn[s])(&f, &c);                                             \
-    }
-EH_KIND(comm, Comm, MPI_Comm)
-EH_KIND(win, Win, MPI_Win)
-EH_KIND(file, File, MPI_File)
-EH_KIND(session, Session, MPI_Session)
-
-#define EH_THUNK(kind, CType, n)                                                     \
-    static void kind##_eh_##n(CType *obj, int *code, ...) { kind##_eh_call(OCT(n), obj, code); }
-#define COMM_EH_THUNK(n) EH_THUNK(comm, MPI_Comm, n)
-#define WIN_EH_THUNK(n) EH_THUNK(win, MPI_Win, n)
-#define FILE_EH_THUNK(n) EH_THUNK(file, MPI_File, n)
-#define SESSION_EH_THUNK(n) EH_THUNK(session, MPI_Session, n)
-REPEAT64(COMM_EH_THUNK)
-REPEAT64(WIN_EH_THUNK)
-REPEAT64(FILE_EH_THUNK)
-REPEAT64(SESSION_EH_THUNK)
-#define ENTRY_COMM(n) comm_eh_##n,
-#define ENTRY_WIN(n) win_eh_##n,
-#define ENTRY_FILE(n) file_eh_##n,
-#define ENTRY_SESSION(n) session_eh_##n,
-static MPI_Comm_errhandler_function *const comm_eh_thunk[SLOTS] = {REPEAT64(ENTRY_COMM)};
-static MPI_Win_errhandler_function *const win_eh_thunk[SLOTS] = {REPEAT64(ENTRY_WIN)};
-static MPI_File_errhandler_function *const file_eh_thunk[SLOTS] = {REPEAT64(ENTRY_FILE)};
-static MPI_Session_errhandler_function *const session_eh_thunk[SLOTS] = {REPEAT64(ENTRY_SESSION)};
-
-#define EH_CREATE(kind, Kind, KIND_)                                                  \
+        MPI_Fint f = PMPI_##Kind##_c2f(*(CType *)obj), c = *code;                    \
+        ((f_eh)ctx_fn(ctx))(&f, &c);                                                 \
+    }                                                                                \
     void pmpi_##kind##_create_errhandler_(ffn fn, MPI_Fint *errhandler, MPI_Fint *ierror_opt) \
     {                                                                                \
         SMAP_F_IERROR;                                                               \
-        int s = slot_of(&kind##_eh, fn);                                             \
-        if (s < 0) {                                                                 \
-            *ierror = full("MPI_" #Kind "_create_errhandler");                       \
-            return;                                                                  \
-        }                                                                            \
         MPI_Errhandler h;                                                            \
-        *ierror = PMPI_##Kind##_create_errhandler(kind##_eh_thunk[s], &h);           \
+        *ierror = smap_errhandler_new_ctx("MPI_" #Kind "_create_errhandler", kind##_eh_tr, \
+                                          fn_ctx(fn), &h);                           \
         if (*ierror == MPI_SUCCESS)                                                  \
             *errhandler = PMPI_Errhandler_c2f(h);                                    \
     }
-EH_CREATE(comm, Comm, COMM)
+EH_KIND(comm, Comm, MPI_Comm)
 SMAP_F_ALIASES(comm_create_errhandler, COMM_CREATE_ERRHANDLER, void, (ffn, MPI_Fint *, MPI_Fint *))
-EH_CREATE(win, Win, WIN)
+EH_KIND(win, Win, MPI_Win)
 SMAP_F_ALIASES(win_create_errhandler, WIN_CREATE_ERRHANDLER, void, (ffn, MPI_Fint *, MPI_Fint *))
-EH_CREATE(file, File, FILE)
+EH_KIND(file, File, MPI_File)
 SMAP_F_ALIASES(file_create_errhandler, FILE_CREATE_ERRHANDLER, void, (ffn, MPI_Fint *, MPI_Fint *))
-EH_CREATE(session, Session, SESSION)
+EH_KIND(session, Session, MPI_Session)
 SMAP_F_ALIASES(session_create_errhandler, SESSION_CREATE_ERRHANDLER, void,
                (ffn, MPI_Fint *, MPI_Fint *))
 
 /* ---- user ops: SUBROUTINE F(INVEC, INOUTVEC, LEN, DATATYPE) -------------- */
+/* LEN is an INTEGER (MPI_Op_create: the library splits at INT_MAX) or an
+ * INTEGER(KIND=MPI_COUNT_KIND) (MPI_Op_create_c, mpi_f08). */
 typedef void (*f_op)(void *in, void *inout, MPI_Fint *len, MPI_Fint *dt);
-static struct slots op_fn = {PTHREAD_MUTEX_INITIALIZER, {0}};
-static void op_call(int s, void *in, void *inout, int *len, MPI_Datatype *dt)
+typedef void (*f_op_c)(void *in, void *inout, MPI_Count *len, MPI_Fint *dt);
+
+static void op_tr(void *ctx, void *in, void *inout, MPI_Count len, MPI_Datatype dt)
 {
-    MPI_Fint l = *len, d = PMPI_Type_c2f(*dt);
-    ((f_op)op_fn.fn[s])(in, inout, &l, &d);
+    MPI_Fint l = (MPI_Fint)len, d = PMPI_Type_c2f(dt);
+    ((f_op)ctx_fn(ctx))(in, inout, &l, &d);
 }
-#define OP_THUNK(n) \
-    static void op_##n(void *in, void *io, int *len, MPI_Datatype *dt) { op_call(OCT(n), in, io, len, dt); }
-REPEAT64(OP_THUNK)
-#define ENTRY_OP(n) op_##n,
-static MPI_User_function *const op_thunk[SLOTS] = {REPEAT64(ENTRY_OP)};
+
+static void op_c_tr(void *ctx, void *in, void *inout, MPI_Count len, MPI_Datatype dt)
+{
+    MPI_Fint d = PMPI_Type_c2f(dt);
+    ((f_op_c)ctx_fn(ctx))(in, inout, &len, &d);
+}
 
 void pmpi_op_create_(ffn user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror_opt)
 {
     SMAP_F_IERROR;
-    int s = slot_of(&op_fn, user_fn);
-    if (s < 0) {
-        *ierror = full("MPI_Op_create");
-        return;
-    }
     MPI_Op o;
-    *ierror = PMPI_Op_create(op_thunk[s], SMAP_F_LOGICAL_IN(*commute), &o);
+    *ierror = smap_op_new_ctx("MPI_Op_create", op_tr, fn_ctx(user_fn), 0,
+                              SMAP_F_LOGICAL_IN(*commute), &o);
     if (*ierror == MPI_SUCCESS)
         *op = PMPI_Op_c2f(o);
 }
 SMAP_F_ALIASES(op_create, OP_CREATE, void, (ffn, MPI_Fint *, MPI_Fint *, MPI_Fint *))
 
-/* MPI_Op_create_c (mpi_f08): the user function takes an
- * INTEGER(KIND=MPI_COUNT_KIND) length. */
-typedef void (*f_op_c)(void *in, void *inout, MPI_Count *len, MPI_Fint *dt);
-static struct slots op_c_fn = {PTHREAD_MUTEX_INITIALIZER, {0}};
-static void op_c_call(int s, void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
-{
-    MPI_Count l = *len;
-    MPI_Fint d = PMPI_Type_c2f(*dt);
-    ((f_op_c)op_c_fn.fn[s])(in, inout, &l, &d);
-}
-#define OP_C_THUNK(n)                                                                \
-    static void op_c_##n(void *in, void *io, MPI_Count *len, MPI_Datatype *dt)       \
-    {                                                                                \
-        op_c_call(OCT(n), in, io, len, dt);                                          \
-    }
-REPEAT64(OP_C_THUNK)
-#define ENTRY_OP_C(n) op_c_##n,
-static MPI_User_function_c *const op_c_thunk[SLOTS] = {REPEAT64(ENTRY_OP_C)};
-
 void pmpi_op_create_c_(ffn user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror_opt)
 {
     SMAP_F_IERROR;
-    int s = slot_of(&op_c_fn, user_fn);
-    if (s < 0) {
-        *ierror = full("MPI_Op_create_c");
-        return;
-    }
     MPI_Op o;
-    *ierror = PMPI_Op_create_c(op_c_thunk[s], SMAP_F_LOGICAL_IN(*commute), &o);
+    *ierror = smap_op_new_ctx("MPI_Op_create_c", op_c_tr, fn_ctx(user_fn), 1,
+                              SMAP_F_LOGICAL_IN(*commute), &o);
     if (*ierror == MPI_SUCCESS)
         *op = PMPI_Op_c2f(o);
 }
@@ -416,26 +336,130 @@ void pmpi_grequest_start_(ffn query_fn, ffn free_fn, ffn cancel_fn, MPI_Aint *ex
 SMAP_F_ALIASES(grequest_start, GREQUEST_START, void,
                (ffn, ffn, ffn, MPI_Aint *, MPI_Fint *, MPI_Fint *))
 
-/* ---- data representations: the C library has only "native" ------------- */
+/* ---- data representations: MPI_Register_datarep(_c) -------------------- */
+/* SUBROUTINE CONV(USERBUF, DATATYPE, COUNT, FILEBUF, POSITION, EXTRA_STATE,
+ *                 IERROR)  -- COUNT an INTEGER, or INTEGER(KIND=MPI_COUNT_KIND)
+ *                             for MPI_Register_datarep_c (mpi_f08)
+ * SUBROUTINE EXTENT(DATATYPE, EXTENT, EXTRA_STATE, IERROR)
+ * with INTEGER(KIND=MPI_OFFSET_KIND) POSITION and
+ * INTEGER(KIND=MPI_ADDRESS_KIND) EXTENT, EXTRA_STATE.  The C extra_state
+ * is a record holding the three procedures and the Fortran extra state; a
+ * representation is never unregistered, so its record lives on (on
+ * drep_all, where leak checkers see it reachable). */
+struct drep {
+    struct drep *next;
+    ffn read, write, extent;
+    MPI_Aint extra;
+};
+typedef void (*f_conv)(void *ubuf, MPI_Fint *dt, MPI_Fint *count, void *fbuf, MPI_Offset *pos,
+                       MPI_Aint *extra, MPI_Fint *ierr);
+typedef void (*f_conv_c)(void *ubuf, MPI_Fint *dt, MPI_Count *count, void *fbuf,
+                         MPI_Offset *pos, MPI_Aint *extra, MPI_Fint *ierr);
+typedef void (*f_extent)(MPI_Fint *dt, MPI_Aint *extent, MPI_Aint *extra, MPI_Fint *ierr);
+
+static pthread_mutex_t drep_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct drep *drep_all;
+
+static int drep_conv(ffn f, void *ubuf, MPI_Datatype dt, int count, void *fbuf, MPI_Offset pos,
+                     const struct drep *r)
+{
+    MPI_Fint d = PMPI_Type_c2f(dt), c = count, ierr = MPI_SUCCESS;
+    MPI_Aint x = r->extra;
+    ((f_conv)f)(ubuf, &d, &c, fbuf, &pos, &x, &ierr);
+    return ierr;
+}
+
+static int drep_conv_c(ffn f, void *ubuf, MPI_Datatype dt, MPI_Count count, void *fbuf,
+                       MPI_Offset pos, const struct drep *r)
+{
+    MPI_Fint d = PMPI_Type_c2f(dt), ierr = MPI_SUCCESS;
+    MPI_Aint x = r->extra;
+    ((f_conv_c)f)(ubuf, &d, &count, fbuf, &pos, &x, &ierr);
+    return ierr;
+}
+
+static int drep_read(void *u, MPI_Datatype dt, int n, void *fb, MPI_Offset pos, void *e)
+{
+    return drep_conv(((struct drep *)e)->read, u, dt, n, fb, pos, e);
+}
+static int drep_write(void *u, MPI_Datatype dt, int n, void *fb, MPI_Offset pos, void *e)
+{
+    return drep_conv(((struct drep *)e)->write, u, dt, n, fb, pos, e);
+}
+static int drep_read_c(void *u, MPI_Datatype dt, MPI_Count n, void *fb, MPI_Offset pos, void *e)
+{
+    return drep_conv_c(((struct drep *)e)->read, u, dt, n, fb, pos, e);
+}
+static int drep_write_c(void *u, MPI_Datatype dt, MPI_Count n, void *fb, MPI_Offset pos, void *e)
+{
+    return drep_conv_c(((struct drep *)e)->write, u, dt, n, fb, pos, e);
+}
+
+static int drep_extent(MPI_Datatype dt, MPI_Aint *extent, void *e)
+{
+    const struct drep *r = e;
+    MPI_Fint d = PMPI_Type_c2f(dt), ierr = MPI_SUCCESS;
+    MPI_Aint x = r->extra;
+    ((f_extent)r->extent)(&d, extent, &x, &ierr);
+    return ierr;
+}
+
+/* MPI_CONVERSION_FN_NULL (mpif.h's and the modules' EXTERNAL) is "no
+ * conversion": NULL for the C library. */
+static int conv_given(ffn f)
+{
+    return f && f != (ffn)mpi_conversion_fn_null_;
+}
+
+static void register_datarep(const char *func, char *datarep, ffn read_fn, ffn write_fn,
+                             ffn extent_fn, MPI_Aint *extra_state, MPI_Fint *ierror,
+                             size_t datarep_len, int large)
+{
+    char *name = smap_f_str_in(datarep, datarep_len);
+    struct drep *r = malloc(sizeof *r);
+    if (!name || !r) {
+        free(name);
+        free(r);
+        *ierror = smap_f_nomem(func);
+        return;
+    }
+    *r = (struct drep){NULL, read_fn, write_fn, extent_fn, *extra_state};
+    MPI_Datarep_extent_function *ext = extent_fn ? drep_extent : NULL;
+    if (large)
+        *ierror = PMPI_Register_datarep_c(name, conv_given(read_fn) ? drep_read_c : NULL,
+                                          conv_given(write_fn) ? drep_write_c : NULL, ext, r);
+    else
+        *ierror = PMPI_Register_datarep(name, conv_given(read_fn) ? drep_read : NULL,
+                                        conv_given(write_fn) ? drep_write : NULL, ext, r);
+    free(name);
+    if (*ierror != MPI_SUCCESS) {
+        free(r);
+        return;
+    }
+    pthread_mutex_lock(&drep_lock);
+    r->next = drep_all;
+    drep_all = r;
+    pthread_mutex_unlock(&drep_lock);
+}
+
 void pmpi_register_datarep_(char *datarep, ffn read_fn, ffn write_fn, ffn extent_fn,
                             MPI_Aint *extra_state, MPI_Fint *ierror_opt, size_t datarep_len)
 {
     SMAP_F_IERROR;
-    (void)datarep, (void)read_fn, (void)write_fn, (void)extent_fn, (void)extra_state;
-    (void)datarep_len;
-    *ierror = smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep");
+    register_datarep("MPI_Register_datarep", datarep, read_fn, write_fn, extent_fn,
+                     extra_state, ierror, datarep_len, 0);
 }
 SMAP_F_ALIASES(register_datarep, REGISTER_DATAREP, void,
                (char *, ffn, ffn, ffn, MPI_Aint *, MPI_Fint *, size_t))
 
-/* MPI_Register_datarep_c (mpi_f08): as MPI_Register_datarep. */
+/* MPI_Register_datarep_c (mpi_f08): conversion functions with an
+ * INTEGER(KIND=MPI_COUNT_KIND) count. */
 void pmpi_register_datarep_c_(char *datarep, ffn read_fn, ffn write_fn, ffn extent_fn,
                               MPI_Aint *extra_state, MPI_Fint *ierror_opt, size_t datarep_len)
 {
     SMAP_F_IERROR;
-    (void)datarep, (void)read_fn, (void)write_fn, (void)extent_fn, (void)extra_state;
-    (void)datarep_len;
-    *ierror = smap_err_unsupported(MPI_COMM_NULL, "MPI_Register_datarep_c");
+    register_datarep("MPI_Register_datarep_c", datarep, read_fn, write_fn, extent_fn,
+                     extra_state, ierror, datarep_len, 1);
 }
 SMAP_F_ALIASES(register_datarep_c, REGISTER_DATAREP_C, void,
                (char *, ffn, ffn, ffn, MPI_Aint *, MPI_Fint *, size_t))

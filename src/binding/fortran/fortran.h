@@ -86,6 +86,12 @@ void smap_f_record_booleans(void);
 SMAP_F_API int smap_f_raise(MPI_Comm comm, int cls, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Hooks request req (src/mpi/request_hook.h) for libsmartmap_fort, which
+ * cannot reach libmpi's internals: mpi_f08's array-section temporaries
+ * are copied in at each start and out at completion, freed with it. */
+struct smap_req_hook;
+SMAP_F_API int smap_f_request_hook(MPI_Request req, const struct smap_req_hook *hook, void *ctx);
+
 /* Array lengths no argument gives (the *alltoallw types, Cart_sub's
  * remain_dims): counts of comm's groups or topology (0 for a bad comm;
  * the call then reports the comm). */

@@ -8,6 +8,7 @@
 #include "mpi/abi.h"
 #include "mpi/errors.h"
 #include "mpi/handles.h"
+#include "mpi/request_hook.h"
 
 _Static_assert(SMAP_F_PREDEF_MAX == SMAP_HANDLE_INT_BASE,
                "fortran.h's SMAP_F2C fast path: predefined handles below the table's integers");
@@ -63,6 +64,11 @@ int smap_f_raise(MPI_Comm comm, int cls, const char *func, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return smap_err_raise(comm, cls, func, "%s", msg);
+}
+
+int smap_f_request_hook(MPI_Request req, const struct smap_req_hook *hook, void *ctx)
+{
+    return smap_req_hook_set(req, hook, ctx);
 }
 
 /* Neighbours of a process topology: out (send) or in (recv) degree. */

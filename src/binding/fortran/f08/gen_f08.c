@@ -13,15 +13,18 @@ SMAP_F_API void smap_f08_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_c
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Accumulate(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -29,57 +32,65 @@ SMAP_F_API void smap_f08_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origi
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allgather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allgather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -87,13 +98,14 @@ SMAP_F_API void smap_f08_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcoun
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgather_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgather_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allgather_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -101,6 +113,7 @@ out:
 SMAP_F_API void smap_f08_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -108,13 +121,14 @@ SMAP_F_API void smap_f08_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendc
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgather_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allgather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgather_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allgather_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -122,42 +136,47 @@ out:
 SMAP_F_API void smap_f08_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allgatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allgatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -165,13 +184,14 @@ SMAP_F_API void smap_f08_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcou
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgatherv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgatherv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allgatherv_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -179,6 +199,7 @@ out:
 SMAP_F_API void smap_f08_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -186,13 +207,14 @@ SMAP_F_API void smap_f08_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *send
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgatherv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allgatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allgatherv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allgatherv_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -200,42 +222,47 @@ out:
 SMAP_F_API void smap_f08_allreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Allreduce", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allreduce", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allreduce", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allreduce", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allreduce(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_allreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Allreduce", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allreduce", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allreduce", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allreduce", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allreduce_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_allreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -243,13 +270,14 @@ SMAP_F_API void smap_f08_allreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvb
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Allreduce_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allreduce_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allreduce_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allreduce_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allreduce_init(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -257,6 +285,7 @@ out:
 SMAP_F_API void smap_f08_allreduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -264,13 +293,14 @@ SMAP_F_API void smap_f08_allreduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *rec
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Allreduce_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allreduce_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Allreduce_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Allreduce_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Allreduce_init_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -278,42 +308,47 @@ out:
 SMAP_F_API void smap_f08_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoall", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoall", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Alltoall(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoall", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoall", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Alltoall_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -321,13 +356,14 @@ SMAP_F_API void smap_f08_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoall_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoall_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Alltoall_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -335,6 +371,7 @@ out:
 SMAP_F_API void smap_f08_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -342,13 +379,14 @@ SMAP_F_API void smap_f08_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoall_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoall_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoall_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Alltoall_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -356,42 +394,47 @@ out:
 SMAP_F_API void smap_f08_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Alltoallv(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Alltoallv_c(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -399,13 +442,14 @@ SMAP_F_API void smap_f08_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcoun
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Alltoallv_init(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -413,6 +457,7 @@ out:
 SMAP_F_API void smap_f08_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -420,13 +465,14 @@ SMAP_F_API void smap_f08_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendc
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Alltoallv_init_c(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -434,6 +480,7 @@ out:
 SMAP_F_API void smap_f08_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -441,12 +488,12 @@ SMAP_F_API void smap_f08_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, M
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallw", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallw", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
@@ -454,6 +501,7 @@ SMAP_F_API void smap_f08_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, M
     rc = PMPI_Alltoallw(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     free(c_sendtypes);
     free(c_recvtypes);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -462,6 +510,7 @@ out:
 SMAP_F_API void smap_f08_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -469,12 +518,12 @@ SMAP_F_API void smap_f08_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallw", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallw", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw"); goto out; }
@@ -482,6 +531,7 @@ SMAP_F_API void smap_f08_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts
     rc = PMPI_Alltoallw_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     free(c_sendtypes);
     free(c_recvtypes);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -490,6 +540,7 @@ out:
 SMAP_F_API void smap_f08_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -499,12 +550,12 @@ SMAP_F_API void smap_f08_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcoun
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallw_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallw_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallw_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallw_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
@@ -512,6 +563,7 @@ SMAP_F_API void smap_f08_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcoun
     rc = PMPI_Alltoallw_init(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -521,6 +573,7 @@ out:
 SMAP_F_API void smap_f08_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -530,12 +583,12 @@ SMAP_F_API void smap_f08_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendc
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallw_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallw_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Alltoallw_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Alltoallw_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Alltoallw_init"); goto out; }
@@ -543,6 +596,7 @@ SMAP_F_API void smap_f08_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendc
     rc = PMPI_Alltoallw_init_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -552,44 +606,50 @@ out:
 SMAP_F_API void smap_f08_bcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_buffer = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Bcast", "buffer", buffer, 0, &b_buffer);
+    rc = smap_f08_copy(c_comm, "MPI_Bcast", buffer, 1, &b_buffer, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Bcast(b_buffer, *count, c_datatype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_bcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_buffer = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Bcast", "buffer", buffer, 0, &b_buffer);
+    rc = smap_f08_copy(c_comm, "MPI_Bcast", buffer, 1, &b_buffer, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Bcast_c(b_buffer, *count, c_datatype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_bcast_init(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_buffer = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Bcast_init", "buffer", buffer, 0, &b_buffer);
+    rc = smap_f08_copy(c_comm, "MPI_Bcast_init", buffer, 1, &b_buffer, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Bcast_init(b_buffer, *count, c_datatype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -597,16 +657,18 @@ out:
 SMAP_F_API void smap_f08_bcast_init_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_buffer = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Bcast_init", "buffer", buffer, 0, &b_buffer);
+    rc = smap_f08_copy(c_comm, "MPI_Bcast_init", buffer, 1, &b_buffer, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Bcast_init_c(b_buffer, *count, c_datatype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -753,62 +815,69 @@ SMAP_F_ALIASES(comm_detach_buffer_c, COMM_DETACH_BUFFER_C, void, (MPI_Fint *comm
 SMAP_F_API void smap_f08_compare_and_swap(CFI_cdesc_t *origin_addr, CFI_cdesc_t *compare_addr, CFI_cdesc_t *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
     void *b_compare_addr = NULL;
     void *b_result_addr = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Compare_and_swap", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Compare_and_swap", origin_addr, 0, &b_origin_addr, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Compare_and_swap", "compare_addr", compare_addr, 0, &b_compare_addr);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Compare_and_swap", compare_addr, 0, &b_compare_addr, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Compare_and_swap", "result_addr", result_addr, 0, &b_result_addr);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Compare_and_swap", result_addr, 1, &b_result_addr, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Compare_and_swap(b_origin_addr, b_compare_addr, b_result_addr, c_datatype, *target_rank, *target_disp, c_win);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_exscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Exscan", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Exscan", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Exscan", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Exscan", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Exscan(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_exscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Exscan", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Exscan", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Exscan", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Exscan", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Exscan_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_exscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -816,13 +885,14 @@ SMAP_F_API void smap_f08_exscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Exscan_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Exscan_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Exscan_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Exscan_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Exscan_init(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -830,6 +900,7 @@ out:
 SMAP_F_API void smap_f08_exscan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -837,13 +908,14 @@ SMAP_F_API void smap_f08_exscan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbu
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Exscan_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Exscan_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Exscan_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Exscan_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Exscan_init_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -851,18 +923,20 @@ out:
 SMAP_F_API void smap_f08_fetch_and_op(CFI_cdesc_t *origin_addr, CFI_cdesc_t *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_origin_addr = NULL;
     void *b_result_addr = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Fetch_and_op", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Fetch_and_op", origin_addr, 0, &b_origin_addr, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Fetch_and_op", "result_addr", result_addr, 0, &b_result_addr);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Fetch_and_op", result_addr, 1, &b_result_addr, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Fetch_and_op(b_origin_addr, b_result_addr, c_datatype, *target_rank, *target_disp, c_op, c_win);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -1903,54 +1977,61 @@ out:
 SMAP_F_API void smap_f08_free_mem(CFI_cdesc_t *base, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_base = NULL;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Free_mem", "base", base, 0, &b_base);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Free_mem", base, 0, &b_base, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Free_mem(b_base);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Gather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Gather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Gather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Gather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Gather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Gather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -1958,13 +2039,14 @@ SMAP_F_API void smap_f08_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Gather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gather_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Gather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gather_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Gather_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1972,6 +2054,7 @@ out:
 SMAP_F_API void smap_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -1979,13 +2062,14 @@ SMAP_F_API void smap_f08_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcoun
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Gather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gather_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Gather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gather_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Gather_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -1993,42 +2077,47 @@ out:
 SMAP_F_API void smap_f08_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Gatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Gatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Gatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Gatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Gatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Gatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -2036,13 +2125,14 @@ SMAP_F_API void smap_f08_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gatherv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gatherv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Gatherv_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2050,6 +2140,7 @@ out:
 SMAP_F_API void smap_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -2057,13 +2148,14 @@ SMAP_F_API void smap_f08_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gatherv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Gatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Gatherv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Gatherv_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2072,14 +2164,17 @@ SMAP_F_API void smap_f08_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, M
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Get(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2087,14 +2182,17 @@ SMAP_F_API void smap_f08_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Get_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2102,19 +2200,25 @@ SMAP_F_API void smap_f08_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *orig
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
+    MPI_Count k_result_addr = *result_count;
+    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "result_addr", result_addr, 0, &b_result_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_accumulate(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Get_accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, b_result_addr, (int)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
+    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2122,19 +2226,25 @@ SMAP_F_API void smap_f08_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *o
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
+    MPI_Count k_result_addr = *result_count;
+    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Get_accumulate", "result_addr", result_addr, 0, &b_result_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Get_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Get_accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
+    rc = PMPI_Get_accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, b_result_addr, (MPI_Count)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
+    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -2171,19 +2281,21 @@ SMAP_F_ALIASES(get_elements_c, GET_ELEMENTS_C, void, (MPI_Fint *status, MPI_Fint
 SMAP_F_API void smap_f08_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iallgather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallgather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iallgather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallgather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iallgather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2191,19 +2303,21 @@ out:
 SMAP_F_API void smap_f08_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iallgather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallgather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iallgather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallgather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iallgather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2211,19 +2325,21 @@ out:
 SMAP_F_API void smap_f08_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallgatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallgatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iallgatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2231,19 +2347,21 @@ out:
 SMAP_F_API void smap_f08_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallgatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iallgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallgatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iallgatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2251,19 +2369,21 @@ out:
 SMAP_F_API void smap_f08_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iallreduce", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallreduce", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iallreduce", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallreduce", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iallreduce(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2271,19 +2391,21 @@ out:
 SMAP_F_API void smap_f08_iallreduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iallreduce", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallreduce", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iallreduce", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iallreduce", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iallreduce_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2291,19 +2413,21 @@ out:
 SMAP_F_API void smap_f08_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoall", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoall", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ialltoall(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2311,19 +2435,21 @@ out:
 SMAP_F_API void smap_f08_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoall", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoall", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ialltoall_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2331,19 +2457,21 @@ out:
 SMAP_F_API void smap_f08_ialltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoallv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoallv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ialltoallv(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2351,19 +2479,21 @@ out:
 SMAP_F_API void smap_f08_ialltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoallv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoallv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ialltoallv_c(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2371,6 +2501,7 @@ out:
 SMAP_F_API void smap_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -2379,12 +2510,12 @@ SMAP_F_API void smap_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, 
     int n_recvtypes = 0;
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoallw", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoallw", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
@@ -2392,6 +2523,7 @@ SMAP_F_API void smap_f08_ialltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, 
     rc = PMPI_Ialltoallw(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2401,6 +2533,7 @@ out:
 SMAP_F_API void smap_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -2409,12 +2542,12 @@ SMAP_F_API void smap_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
     int n_recvtypes = 0;
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoallw", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 0);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Ialltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ialltoallw", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 0);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ialltoallw"); goto out; }
@@ -2422,6 +2555,7 @@ SMAP_F_API void smap_f08_ialltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
     rc = PMPI_Ialltoallw_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2431,15 +2565,17 @@ out:
 SMAP_F_API void smap_f08_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_buffer = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ibcast", "buffer", buffer, 0, &b_buffer);
+    rc = smap_f08_copy(c_comm, "MPI_Ibcast", buffer, 1, &b_buffer, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ibcast(b_buffer, *count, c_datatype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2447,15 +2583,17 @@ out:
 SMAP_F_API void smap_f08_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_buffer = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ibcast", "buffer", buffer, 0, &b_buffer);
+    rc = smap_f08_copy(c_comm, "MPI_Ibcast", buffer, 1, &b_buffer, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ibcast_c(b_buffer, *count, c_datatype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2501,19 +2639,21 @@ out:
 SMAP_F_API void smap_f08_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iexscan", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iexscan", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iexscan", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iexscan", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iexscan(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2521,19 +2661,21 @@ out:
 SMAP_F_API void smap_f08_iexscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iexscan", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iexscan", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iexscan", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iexscan", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iexscan_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2541,19 +2683,21 @@ out:
 SMAP_F_API void smap_f08_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Igather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Igather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Igather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Igather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Igather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2561,19 +2705,21 @@ out:
 SMAP_F_API void smap_f08_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Igather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Igather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Igather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Igather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Igather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2581,19 +2727,21 @@ out:
 SMAP_F_API void smap_f08_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Igatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Igatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Igatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Igatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Igatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2601,19 +2749,21 @@ out:
 SMAP_F_API void smap_f08_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Igatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Igatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Igatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Igatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Igatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2661,19 +2811,21 @@ out:
 SMAP_F_API void smap_f08_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_allgather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_allgather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ineighbor_allgather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2681,19 +2833,21 @@ out:
 SMAP_F_API void smap_f08_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_allgather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_allgather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ineighbor_allgather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2701,19 +2855,21 @@ out:
 SMAP_F_API void smap_f08_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_allgatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_allgatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ineighbor_allgatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2721,19 +2877,21 @@ out:
 SMAP_F_API void smap_f08_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_allgatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_allgatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ineighbor_allgatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2741,19 +2899,21 @@ out:
 SMAP_F_API void smap_f08_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoall", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoall", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ineighbor_alltoall(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2761,19 +2921,21 @@ out:
 SMAP_F_API void smap_f08_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoall", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoall", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ineighbor_alltoall_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2781,19 +2943,21 @@ out:
 SMAP_F_API void smap_f08_ineighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoallv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoallv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ineighbor_alltoallv(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2801,19 +2965,21 @@ out:
 SMAP_F_API void smap_f08_ineighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoallv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoallv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ineighbor_alltoallv_c(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2821,6 +2987,7 @@ out:
 SMAP_F_API void smap_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -2829,12 +2996,12 @@ SMAP_F_API void smap_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sen
     int n_recvtypes = 0;
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoallw", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoallw", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
@@ -2842,6 +3009,7 @@ SMAP_F_API void smap_f08_ineighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sen
     rc = PMPI_Ineighbor_alltoallw(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2851,6 +3019,7 @@ out:
 SMAP_F_API void smap_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -2859,12 +3028,12 @@ SMAP_F_API void smap_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *
     int n_recvtypes = 0;
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoallw", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Ineighbor_alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ineighbor_alltoallw", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Ineighbor_alltoallw"); goto out; }
@@ -2872,6 +3041,7 @@ SMAP_F_API void smap_f08_ineighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *
     rc = PMPI_Ineighbor_alltoallw_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -2919,19 +3089,21 @@ out:
 SMAP_F_API void smap_f08_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ireduce(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2939,19 +3111,21 @@ out:
 SMAP_F_API void smap_f08_ireduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ireduce_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2959,19 +3133,21 @@ out:
 SMAP_F_API void smap_f08_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce_scatter", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce_scatter", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ireduce_scatter(b_sendbuf, b_recvbuf, recvcounts, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2979,19 +3155,21 @@ out:
 SMAP_F_API void smap_f08_ireduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce_scatter", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce_scatter", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ireduce_scatter_c(b_sendbuf, b_recvbuf, recvcounts, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -2999,19 +3177,21 @@ out:
 SMAP_F_API void smap_f08_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter_block", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce_scatter_block", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter_block", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce_scatter_block", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ireduce_scatter_block(b_sendbuf, b_recvbuf, *recvcount, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3019,19 +3199,21 @@ out:
 SMAP_F_API void smap_f08_ireduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter_block", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce_scatter_block", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Ireduce_scatter_block", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Ireduce_scatter_block", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Ireduce_scatter_block_c(b_sendbuf, b_recvbuf, *recvcount, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3077,19 +3259,21 @@ out:
 SMAP_F_API void smap_f08_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iscan", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscan", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iscan", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscan", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iscan(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3097,19 +3281,21 @@ out:
 SMAP_F_API void smap_f08_iscan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iscan", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscan", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iscan", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscan", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iscan_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3117,19 +3303,21 @@ out:
 SMAP_F_API void smap_f08_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iscatter", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscatter", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iscatter", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscatter", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iscatter(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3137,19 +3325,21 @@ out:
 SMAP_F_API void smap_f08_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iscatter", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscatter", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iscatter", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscatter", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iscatter_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3157,19 +3347,21 @@ out:
 SMAP_F_API void smap_f08_iscatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscatterv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscatterv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iscatterv(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3177,19 +3369,21 @@ out:
 SMAP_F_API void smap_f08_iscatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscatterv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Iscatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Iscatterv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Iscatterv_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3399,42 +3593,47 @@ out:
 SMAP_F_API void smap_f08_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_allgather(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgather", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgather", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_allgather_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -3442,13 +3641,14 @@ SMAP_F_API void smap_f08_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint 
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgather_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgather_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_allgather_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3456,6 +3656,7 @@ out:
 SMAP_F_API void smap_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -3463,13 +3664,14 @@ SMAP_F_API void smap_f08_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Cou
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgather_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgather_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgather_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_allgather_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3477,42 +3679,47 @@ out:
 SMAP_F_API void smap_f08_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_allgatherv(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgatherv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgatherv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_allgatherv_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -3520,13 +3727,14 @@ SMAP_F_API void smap_f08_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgatherv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgatherv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_allgatherv_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3534,6 +3742,7 @@ out:
 SMAP_F_API void smap_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -3541,13 +3750,14 @@ SMAP_F_API void smap_f08_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Co
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgatherv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_allgatherv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_allgatherv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_allgatherv_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, recvcounts, displs, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3555,42 +3765,47 @@ out:
 SMAP_F_API void smap_f08_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoall", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoall", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_alltoall(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoall", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoall", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_alltoall_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -3598,13 +3813,14 @@ SMAP_F_API void smap_f08_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoall_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoall_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_alltoall_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3612,6 +3828,7 @@ out:
 SMAP_F_API void smap_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -3619,13 +3836,14 @@ SMAP_F_API void smap_f08_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Coun
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoall_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoall_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoall_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_alltoall_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3633,42 +3851,47 @@ out:
 SMAP_F_API void smap_f08_neighbor_alltoallv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_alltoallv(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_neighbor_alltoallv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_alltoallv_c(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -3676,13 +3899,14 @@ SMAP_F_API void smap_f08_neighbor_alltoallv_init(CFI_cdesc_t *sendbuf, MPI_Fint 
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_alltoallv_init(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3690,6 +3914,7 @@ out:
 SMAP_F_API void smap_f08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -3697,13 +3922,14 @@ SMAP_F_API void smap_f08_neighbor_alltoallv_init_c(CFI_cdesc_t *sendbuf, MPI_Cou
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Neighbor_alltoallv_init_c(b_sendbuf, sendcounts, sdispls, c_sendtype, b_recvbuf, recvcounts, rdispls, c_recvtype, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3711,6 +3937,7 @@ out:
 SMAP_F_API void smap_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -3718,12 +3945,12 @@ SMAP_F_API void smap_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *send
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallw", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallw", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
@@ -3731,6 +3958,7 @@ SMAP_F_API void smap_f08_neighbor_alltoallw(CFI_cdesc_t *sendbuf, MPI_Fint *send
     rc = PMPI_Neighbor_alltoallw(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     free(c_sendtypes);
     free(c_recvtypes);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -3739,6 +3967,7 @@ out:
 SMAP_F_API void smap_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -3746,12 +3975,12 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *s
     MPI_Datatype *c_recvtypes = NULL;
     int n_recvtypes = 0;
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallw", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallw", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw"); goto out; }
@@ -3759,6 +3988,7 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_c(CFI_cdesc_t *sendbuf, MPI_Count *s
     rc = PMPI_Neighbor_alltoallw_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     free(c_sendtypes);
     free(c_recvtypes);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -3767,6 +3997,7 @@ out:
 SMAP_F_API void smap_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -3776,12 +4007,12 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint 
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallw_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallw_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
@@ -3789,6 +4020,7 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_init(CFI_cdesc_t *sendbuf, MPI_Fint 
     rc = PMPI_Neighbor_alltoallw_init(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3798,6 +4030,7 @@ out:
 SMAP_F_API void smap_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype *c_sendtypes = NULL;
     int n_sendtypes = 0;
@@ -3807,12 +4040,12 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Cou
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallw_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_sendtypes = smap_f_comm_nsend(c_comm, 1);
     if (n_sendtypes > 0 && !(c_sendtypes = malloc((size_t)n_sendtypes * sizeof *c_sendtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
     for (int i = 0; i < n_sendtypes; i++) c_sendtypes[i] = SMAP_F2C(MPI_Datatype, Type, sendtypes[i]);
-    rc = smap_f08_contig(c_comm, "MPI_Neighbor_alltoallw_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Neighbor_alltoallw_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     n_recvtypes = smap_f_comm_nrecv(c_comm, 1);
     if (n_recvtypes > 0 && !(c_recvtypes = malloc((size_t)n_recvtypes * sizeof *c_recvtypes))) { rc = smap_f_nomem("MPI_Neighbor_alltoallw_init"); goto out; }
@@ -3820,6 +4053,7 @@ SMAP_F_API void smap_f08_neighbor_alltoallw_init_c(CFI_cdesc_t *sendbuf, MPI_Cou
     rc = PMPI_Neighbor_alltoallw_init_c(b_sendbuf, sendcounts, sdispls, c_sendtypes, b_recvbuf, recvcounts, rdispls, c_recvtypes, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     free(c_sendtypes);
     free(c_recvtypes);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
@@ -3829,6 +4063,7 @@ out:
 SMAP_F_API void smap_f08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_inbuf = NULL;
     MPI_Count k_inbuf = *incount;
     MPI_Datatype t_inbuf = MPI_DATATYPE_NULL;
@@ -3837,11 +4072,12 @@ SMAP_F_API void smap_f08_pack(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *d
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Pack", inbuf, &b_inbuf, &k_inbuf, &c_datatype, &t_inbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Pack", "outbuf", outbuf, 0, &b_outbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Pack", outbuf, 1, &b_outbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Pack(b_inbuf, (int)k_inbuf, c_datatype, b_outbuf, *outsize, position, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (t_inbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_inbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3849,6 +4085,7 @@ out:
 SMAP_F_API void smap_f08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_inbuf = NULL;
     MPI_Count k_inbuf = *incount;
     MPI_Datatype t_inbuf = MPI_DATATYPE_NULL;
@@ -3857,11 +4094,12 @@ SMAP_F_API void smap_f08_pack_c(CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     rc = smap_f08_section(c_comm, "MPI_Pack", inbuf, &b_inbuf, &k_inbuf, &c_datatype, &t_inbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Pack", "outbuf", outbuf, 0, &b_outbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Pack", outbuf, 1, &b_outbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Pack_c(b_inbuf, (MPI_Count)k_inbuf, c_datatype, b_outbuf, *outsize, position, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (t_inbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_inbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -3869,6 +4107,7 @@ out:
 SMAP_F_API void smap_f08_pack_external(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     char *c_datarep = smap_f_str_in(datarep->base_addr, datarep->elem_len);
     void *b_inbuf = NULL;
     MPI_Count k_inbuf = *incount;
@@ -3878,11 +4117,12 @@ SMAP_F_API void smap_f08_pack_external(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf,
     if (!c_datarep) { rc = smap_f_nomem("MPI_Pack_external"); goto out; }
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_Pack_external", inbuf, &b_inbuf, &k_inbuf, &c_datatype, &t_inbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Pack_external", "outbuf", outbuf, 0, &b_outbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Pack_external", outbuf, 1, &b_outbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Pack_external(c_datarep, b_inbuf, (int)k_inbuf, c_datatype, b_outbuf, *outsize, position);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     free(c_datarep);
     if (t_inbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_inbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -3891,6 +4131,7 @@ out:
 SMAP_F_API void smap_f08_pack_external_c(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, MPI_Count *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     char *c_datarep = smap_f_str_in(datarep->base_addr, datarep->elem_len);
     void *b_inbuf = NULL;
     MPI_Count k_inbuf = *incount;
@@ -3900,11 +4141,12 @@ SMAP_F_API void smap_f08_pack_external_c(CFI_cdesc_t *datarep, CFI_cdesc_t *inbu
     if (!c_datarep) { rc = smap_f_nomem("MPI_Pack_external"); goto out; }
     rc = smap_f08_section(MPI_COMM_NULL, "MPI_Pack_external", inbuf, &b_inbuf, &k_inbuf, &c_datatype, &t_inbuf);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Pack_external", "outbuf", outbuf, 0, &b_outbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Pack_external", outbuf, 1, &b_outbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Pack_external_c(c_datarep, b_inbuf, (MPI_Count)k_inbuf, c_datatype, b_outbuf, *outsize, position);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     free(c_datarep);
     if (t_inbuf != MPI_DATATYPE_NULL) PMPI_Type_free(&t_inbuf);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
@@ -3972,14 +4214,17 @@ SMAP_F_API void smap_f08_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, M
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Put", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Put", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Put(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Put(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -3987,14 +4232,17 @@ SMAP_F_API void smap_f08_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Put", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Put", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Put_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
+    rc = PMPI_Put_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
@@ -4002,16 +4250,19 @@ SMAP_F_API void smap_f08_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Raccumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Raccumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Raccumulate(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Raccumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4020,16 +4271,19 @@ SMAP_F_API void smap_f08_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *orig
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Raccumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Raccumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Raccumulate_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Raccumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4109,42 +4363,47 @@ out:
 SMAP_F_API void smap_f08_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Reduce", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_reduce_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Reduce", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -4152,13 +4411,14 @@ SMAP_F_API void smap_f08_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_init(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4166,6 +4426,7 @@ out:
 SMAP_F_API void smap_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -4173,13 +4434,14 @@ SMAP_F_API void smap_f08_reduce_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbu
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_init_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4187,112 +4449,125 @@ out:
 SMAP_F_API void smap_f08_reduce_local(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_inbuf = NULL;
     void *b_inoutbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Reduce_local", "inbuf", inbuf, 0, &b_inbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Reduce_local", inbuf, 0, &b_inbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Reduce_local", "inoutbuf", inoutbuf, 0, &b_inoutbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Reduce_local", inoutbuf, 1, &b_inoutbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_local(b_inbuf, b_inoutbuf, *count, c_datatype, c_op);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_reduce_local_c(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_inbuf = NULL;
     void *b_inoutbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Reduce_local", "inbuf", inbuf, 0, &b_inbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Reduce_local", inbuf, 0, &b_inbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Reduce_local", "inoutbuf", inoutbuf, 0, &b_inoutbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Reduce_local", inoutbuf, 1, &b_inoutbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_local_c(b_inbuf, b_inoutbuf, *count, c_datatype, c_op);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_scatter(b_sendbuf, b_recvbuf, recvcounts, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_reduce_scatter_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_scatter_c(b_sendbuf, b_recvbuf, recvcounts, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_block", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_block", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_scatter_block(b_sendbuf, b_recvbuf, *recvcount, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_reduce_scatter_block_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_block", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_block", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_scatter_block_c(b_sendbuf, b_recvbuf, *recvcount, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -4300,13 +4575,14 @@ SMAP_F_API void smap_f08_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cde
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_block_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_block_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_scatter_block_init(b_sendbuf, b_recvbuf, *recvcount, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4314,6 +4590,7 @@ out:
 SMAP_F_API void smap_f08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -4321,13 +4598,14 @@ SMAP_F_API void smap_f08_reduce_scatter_block_init_c(CFI_cdesc_t *sendbuf, CFI_c
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_block_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_block_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_block_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_scatter_block_init_c(b_sendbuf, b_recvbuf, *recvcount, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4335,6 +4613,7 @@ out:
 SMAP_F_API void smap_f08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -4342,13 +4621,14 @@ SMAP_F_API void smap_f08_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_scatter_init(b_sendbuf, b_recvbuf, recvcounts, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4356,6 +4636,7 @@ out:
 SMAP_F_API void smap_f08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -4363,13 +4644,14 @@ SMAP_F_API void smap_f08_reduce_scatter_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Reduce_scatter_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Reduce_scatter_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Reduce_scatter_init_c(b_sendbuf, b_recvbuf, recvcounts, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4378,15 +4660,18 @@ SMAP_F_API void smap_f08_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, 
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rget(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4395,15 +4680,18 @@ SMAP_F_API void smap_f08_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_coun
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rget_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4412,20 +4700,26 @@ SMAP_F_API void smap_f08_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *ori
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
+    MPI_Count k_result_addr = *result_count;
+    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "result_addr", result_addr, 0, &b_result_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_accumulate(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Rget_accumulate(b_origin_addr, (int)k_origin_addr, c_origin_datatype, b_result_addr, (int)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
+    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4434,20 +4728,26 @@ SMAP_F_API void smap_f08_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     void *b_result_addr = NULL;
+    MPI_Count k_result_addr = *result_count;
+    MPI_Datatype t_result_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_result_datatype = SMAP_F2C(MPI_Datatype, Type, *result_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rget_accumulate", "result_addr", result_addr, 0, &b_result_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rget_accumulate", result_addr, &b_result_addr, &k_result_addr, &c_result_datatype, &t_result_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rget_accumulate_c(b_origin_addr, *origin_count, c_origin_datatype, b_result_addr, *result_count, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
+    rc = PMPI_Rget_accumulate_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, b_result_addr, (MPI_Count)k_result_addr, c_result_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_op, c_win, &c_request);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
+    if (t_result_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_result_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4456,15 +4756,18 @@ SMAP_F_API void smap_f08_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, 
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rput", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rput", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rput(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rput(b_origin_addr, (int)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4473,15 +4776,18 @@ SMAP_F_API void smap_f08_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_coun
 {
     int rc = MPI_SUCCESS;
     void *b_origin_addr = NULL;
+    MPI_Count k_origin_addr = *origin_count;
+    MPI_Datatype t_origin_addr = MPI_DATATYPE_NULL;
     MPI_Datatype c_origin_datatype = SMAP_F2C(MPI_Datatype, Type, *origin_datatype);
     MPI_Datatype c_target_datatype = SMAP_F2C(MPI_Datatype, Type, *target_datatype);
     MPI_Win c_win = SMAP_F2C(MPI_Win, Win, *win);
     MPI_Request c_request;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Rput", "origin_addr", origin_addr, 0, &b_origin_addr);
+    rc = smap_f08_section(MPI_COMM_NULL, "MPI_Rput", origin_addr, &b_origin_addr, &k_origin_addr, &c_origin_datatype, &t_origin_addr);
     if (rc != MPI_SUCCESS) goto out;
-    rc = PMPI_Rput_c(b_origin_addr, *origin_count, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
+    rc = PMPI_Rput_c(b_origin_addr, (MPI_Count)k_origin_addr, c_origin_datatype, *target_rank, *target_disp, *target_count, c_target_datatype, c_win, &c_request);
     goto out;
 out:
+    if (t_origin_addr != MPI_DATATYPE_NULL) PMPI_Type_free(&t_origin_addr);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4561,42 +4867,47 @@ out:
 SMAP_F_API void smap_f08_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Scan", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scan", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scan", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scan", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scan(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_scan_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Op c_op = SMAP_F2C(MPI_Op, Op, *op);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Scan", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scan", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scan", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scan", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scan_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -4604,13 +4915,14 @@ SMAP_F_API void smap_f08_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, M
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Scan_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scan_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scan_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scan_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scan_init(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4618,6 +4930,7 @@ out:
 SMAP_F_API void smap_f08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     void *b_recvbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
@@ -4625,13 +4938,14 @@ SMAP_F_API void smap_f08_scan_init_c(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Scan_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scan_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scan_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scan_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scan_init_c(b_sendbuf, b_recvbuf, *count, c_datatype, c_op, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4639,42 +4953,47 @@ out:
 SMAP_F_API void smap_f08_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatter", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatter", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scatter(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Scatter", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatter", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scatter", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatter", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scatter_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -4682,13 +5001,14 @@ SMAP_F_API void smap_f08_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatter_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatter_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scatter_init(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4696,6 +5016,7 @@ out:
 SMAP_F_API void smap_f08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -4703,13 +5024,14 @@ SMAP_F_API void smap_f08_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatter_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scatter_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatter_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scatter_init_c(b_sendbuf, *sendcount, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4717,42 +5039,47 @@ out:
 SMAP_F_API void smap_f08_scatterv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Scatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatterv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatterv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scatterv(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_scatterv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
     MPI_Datatype c_recvtype = SMAP_F2C(MPI_Datatype, Type, *recvtype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Scatterv", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatterv", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scatterv", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatterv", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scatterv_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -4760,13 +5087,14 @@ SMAP_F_API void smap_f08_scatterv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatterv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatterv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scatterv_init(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -4774,6 +5102,7 @@ out:
 SMAP_F_API void smap_f08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_sendbuf = NULL;
     MPI_Datatype c_sendtype = SMAP_F2C(MPI_Datatype, Type, *sendtype);
     void *b_recvbuf = NULL;
@@ -4781,13 +5110,14 @@ SMAP_F_API void smap_f08_scatterv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
     MPI_Info c_info = SMAP_F2C(MPI_Info, Info, *info);
     MPI_Request c_request;
-    rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "sendbuf", sendbuf, 0, &b_sendbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatterv_init", sendbuf, 0, &b_sendbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Scatterv_init", "recvbuf", recvbuf, 0, &b_recvbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Scatterv_init", recvbuf, 1, &b_recvbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Scatterv_init_c(b_sendbuf, sendcounts, displs, c_sendtype, b_recvbuf, *recvcount, c_recvtype, *root, c_comm, c_info, &c_request);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, &c_request);
     if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -5217,52 +5547,58 @@ SMAP_F_ALIASES(type_vector_c, TYPE_VECTOR_C, void, (MPI_Count *count, MPI_Count 
 SMAP_F_API void smap_f08_unpack(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_inbuf = NULL;
     void *b_outbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Unpack", "inbuf", inbuf, 0, &b_inbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Unpack", inbuf, 0, &b_inbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Unpack", "outbuf", outbuf, 0, &b_outbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Unpack", outbuf, 1, &b_outbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Unpack(b_inbuf, *insize, position, b_outbuf, *outcount, c_datatype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_unpack_c(CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     void *b_inbuf = NULL;
     void *b_outbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     MPI_Comm c_comm = SMAP_F2C(MPI_Comm, Comm, *comm);
-    rc = smap_f08_contig(c_comm, "MPI_Unpack", "inbuf", inbuf, 0, &b_inbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Unpack", inbuf, 0, &b_inbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(c_comm, "MPI_Unpack", "outbuf", outbuf, 0, &b_outbuf);
+    rc = smap_f08_copy(c_comm, "MPI_Unpack", outbuf, 1, &b_outbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Unpack_c(b_inbuf, *insize, position, b_outbuf, *outcount, c_datatype, c_comm);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
 
 SMAP_F_API void smap_f08_unpack_external(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, MPI_Aint *insize, MPI_Aint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     char *c_datarep = smap_f_str_in(datarep->base_addr, datarep->elem_len);
     void *b_inbuf = NULL;
     void *b_outbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     if (!c_datarep) { rc = smap_f_nomem("MPI_Unpack_external"); goto out; }
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Unpack_external", "inbuf", inbuf, 0, &b_inbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Unpack_external", inbuf, 0, &b_inbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Unpack_external", "outbuf", outbuf, 0, &b_outbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Unpack_external", outbuf, 1, &b_outbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Unpack_external(c_datarep, b_inbuf, *insize, position, b_outbuf, *outcount, c_datatype);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     free(c_datarep);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }
@@ -5270,18 +5606,20 @@ out:
 SMAP_F_API void smap_f08_unpack_external_c(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_SUCCESS;
+    struct smap_f08_tmp *tmps = NULL;
     char *c_datarep = smap_f_str_in(datarep->base_addr, datarep->elem_len);
     void *b_inbuf = NULL;
     void *b_outbuf = NULL;
     MPI_Datatype c_datatype = SMAP_F2C(MPI_Datatype, Type, *datatype);
     if (!c_datarep) { rc = smap_f_nomem("MPI_Unpack_external"); goto out; }
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Unpack_external", "inbuf", inbuf, 0, &b_inbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Unpack_external", inbuf, 0, &b_inbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
-    rc = smap_f08_contig(MPI_COMM_NULL, "MPI_Unpack_external", "outbuf", outbuf, 0, &b_outbuf);
+    rc = smap_f08_copy(MPI_COMM_NULL, "MPI_Unpack_external", outbuf, 1, &b_outbuf, &tmps);
     if (rc != MPI_SUCCESS) goto out;
     rc = PMPI_Unpack_external_c(c_datarep, b_inbuf, *insize, position, b_outbuf, *outcount, c_datatype);
     goto out;
 out:
+    smap_f08_copy_end(tmps, rc, NULL);
     free(c_datarep);
     if (ierror) *ierror = rc;   /* optional in mpi_f08 */
 }

@@ -11,8 +11,10 @@
  * datatype's size and extent (the usual case: MPI_REAL on a REAL array). */
 #include <ISO_Fortran_binding.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "binding/fortran/f08/f08.h"
+#include "mpi/request_hook.h"
 
 int smap_f08_contig(MPI_Comm comm, const char *func, const char *arg, CFI_cdesc_t *d,
                     int address_only, void **base)
@@ -87,3 +89,118 @@ int smap_f08_section_slow(MPI_Comm comm, const char *func, CFI_cdesc_t *d, void 
     return MPI_SUCCESS;
 }
 
+
+/* ---- sections through a contiguous temporary ---------------------------- */
+/* What the copy needs of the descriptor: the caller's descriptor is gone
+ * when a nonblocking call completes. */
+struct smap_f08_tmp {
+    struct smap_f08_tmp *next;
+    char *user;                      /* the section's first element */
+    char *buf;                       /* the temporary: n elements in Fortran order */
+    size_t elem_len;
+    MPI_Count n;
+    int rank, out;
+    CFI_index_t extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
+};
+
+/* Section <-> temporary, element by element in Fortran order (a run of
+ * dimension 0 at a time when its elements are adjacent). */
+static void walk(const struct smap_f08_tmp *t, int back)
+{
+    size_t run = t->elem_len;
+    int r0 = 0;
+    if (t->sm[0] == (CFI_index_t)t->elem_len) {
+        run *= (size_t)t->extent[0];
+        r0 = 1;
+    }
+    MPI_Count runs = t->n / (MPI_Count)(run / t->elem_len);
+    CFI_index_t idx[CFI_MAX_RANK] = {0};
+    char *u = t->user, *b = t->buf;
+    for (MPI_Count i = 0; i < runs; i++, b += run) {
+        if (back)
+            memcpy(u, b, run);
+        else
+            memcpy(b, u, run);
+        for (int r = r0; r < t->rank; r++) {   /* the next run: an odometer */
+            u += t->sm[r];
+            if (++idx[r] < t->extent[r])
+                break;
+            u -= t->sm[r] * t->extent[r];
+            idx[r] = 0;
+        }
+    }
+}
+
+int smap_f08_copy_slow(MPI_Comm comm, const char *func, CFI_cdesc_t *d, int out, void **base,
+                       struct smap_f08_tmp **list)
+{
+    (void)comm;
+    struct smap_f08_tmp *t = malloc(sizeof *t);
+    if (!t)
+        return smap_f_nomem(func);
+    t->user = d->base_addr;
+    t->elem_len = d->elem_len;
+    t->rank = d->rank;
+    t->out = out;
+    t->n = 1;
+    for (int r = 0; r < d->rank; r++) {
+        t->extent[r] = d->dim[r].extent;
+        t->sm[r] = d->dim[r].sm;
+        t->n *= d->dim[r].extent;
+    }
+    t->buf = malloc(t->n > 0 ? (size_t)t->n * t->elem_len : 1);
+    if (!t->buf) {
+        free(t);
+        return smap_f_nomem(func);
+    }
+    if (t->n > 0)
+        walk(t, 0);   /* also for output buffers: what the call leaves alone goes back unchanged */
+    t->next = *list;
+    *list = t;
+    *base = t->buf;
+    return MPI_SUCCESS;
+}
+
+static void copy_out(struct smap_f08_tmp *list)
+{
+    for (struct smap_f08_tmp *t = list; t; t = t->next)
+        if (t->out && t->n > 0)
+            walk(t, 1);
+}
+
+static void release(void *ctx)
+{
+    for (struct smap_f08_tmp *t = ctx, *next; t; t = next) {
+        next = t->next;
+        free(t->buf);
+        free(t);
+    }
+}
+
+/* A persistent request's start: the sections' current contents. */
+static void hook_start(void *ctx)
+{
+    for (struct smap_f08_tmp *t = ctx; t; t = t->next)
+        if (t->n > 0)
+            walk(t, 0);
+}
+
+static void hook_finish(void *ctx, int err)
+{
+    if (err == MPI_SUCCESS)
+        copy_out(ctx);
+}
+
+static const struct smap_req_hook section_hook = {hook_start, hook_finish, release};
+
+void smap_f08_copy_end(struct smap_f08_tmp *list, int rc, const MPI_Request *req)
+{
+    if (!list)
+        return;
+    if (req && rc == MPI_SUCCESS && *req != MPI_REQUEST_NULL &&
+        smap_f_request_hook(*req, &section_hook, list) == MPI_SUCCESS)
+        return;
+    if (rc == MPI_SUCCESS)
+        copy_out(list);
+    release(list);
+}
