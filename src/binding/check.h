@@ -6,7 +6,12 @@
 #include <mpi.h>
 
 #include "base/compiler.h"
+#include "base/why.h"
+#include "dtype/dtype.h"
 #include "mpi/comm.h"
+#include "mpi/group.h"
+#include "mpi/info.h"
+#include "mpi/op.h"
 #include "mpi/errors.h"
 #include "mpi/runtime.h"
 
@@ -42,5 +47,101 @@
         if (SMAP_UNLIKELY(!(ptr)))                                                 \
             return smap_err_raise(comm, MPI_ERR_ARG, func, "%s is NULL", name);    \
     } while (0)
+
+/* ---- The checks of the generated entry points (src/binding/gen/, written by
+ * scripts/gen_binding.py from each parameter's kind).  `name` is the
+ * argument as the standard names it, for the message. ---- */
+
+/* obj = the communicator behind handle h (errors on no communicator). */
+#define SMAP_CHECK_COMM_OBJ(func, comm, h, name, obj)                              \
+    do {                                                                           \
+        (void)(comm);                                                              \
+        (obj) = smap_comm_get(h);                                                  \
+        if (SMAP_UNLIKELY(!(obj)))                                                 \
+            return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COMM, func, "%s %s", name, \
+                                  (h) == MPI_COMM_NULL ? "is MPI_COMM_NULL"         \
+                                                       : "is not a valid communicator"); \
+    } while (0)
+
+#define SMAP_CHECK_GROUP(func, comm, h, name, obj)                                 \
+    do {                                                                           \
+        (obj) = smap_group_get(h);                                                 \
+        if (SMAP_UNLIKELY(!(obj)))                                                 \
+            return smap_err_raise(comm, MPI_ERR_GROUP, func, "%s %s", name,        \
+                                  (h) == MPI_GROUP_NULL ? "is MPI_GROUP_NULL"       \
+                                                        : "is not a valid group"); \
+    } while (0)
+
+#define SMAP_CHECK_INFO(func, comm, h, name, obj)                                  \
+    do {                                                                           \
+        (obj) = smap_info_get(h);                                                  \
+        if (SMAP_UNLIKELY(!(obj)))                                                 \
+            return smap_err_raise(comm, MPI_ERR_INFO, func, "%s %s", name,         \
+                                  (h) == MPI_INFO_NULL ? "is MPI_INFO_NULL"         \
+                                                       : "is not a valid info object"); \
+    } while (0)
+
+#define SMAP_CHECK_DTYPE_NAMED(func, comm, h, name, obj)                           \
+    do {                                                                           \
+        (obj) = smap_dtype_get(h);                                                 \
+        if (SMAP_UNLIKELY(!(obj)))                                                 \
+            return smap_err_raise(comm, MPI_ERR_TYPE, func, "%s %s", name,         \
+                                  (h) == MPI_DATATYPE_NULL ? "is MPI_DATATYPE_NULL" \
+                                                           : "is not a valid datatype"); \
+    } while (0)
+
+#define SMAP_CHECK_OP(func, comm, h, name, obj)                                    \
+    do {                                                                           \
+        (obj) = smap_op_get(h);                                                    \
+        if (SMAP_UNLIKELY(!(obj)))                                                 \
+            return smap_err_raise(comm, MPI_ERR_OP, func, "%s %s", name,           \
+                                  (h) == MPI_OP_NULL ? "is MPI_OP_NULL"             \
+                                                     : "is not a valid op");       \
+    } while (0)
+
+/* An element count: not negative. */
+#define SMAP_CHECK_COUNT(func, comm, n, name)                                      \
+    do {                                                                           \
+        if (SMAP_UNLIKELY((n) < 0))                                                \
+            return smap_err_raise(comm, MPI_ERR_COUNT, func, "%s=%lld is negative", \
+                                  name, (long long)(n));                           \
+    } while (0)
+
+/* A status argument that must be a real one. */
+#define SMAP_CHECK_STATUS_ARG(func, comm, st, name)                                \
+    do {                                                                           \
+        if (SMAP_UNLIKELY(!(st)))                                                  \
+            return smap_err_raise(comm, MPI_ERR_ARG, func,                         \
+                                  "%s is NULL (MPI_STATUS_IGNORE is not allowed here)", \
+                                  name);                                           \
+    } while (0)
+
+/* A count: not negative. */
+#define SMAP_CHECK_NNI(func, comm, n, name)                                        \
+    do {                                                                           \
+        if (SMAP_UNLIKELY((n) < 0))                                                \
+            return smap_err_raise(comm, MPI_ERR_ARG, func, "%s=%lld is negative",  \
+                                  name, (long long)(n));                           \
+    } while (0)
+
+/* An array of n entries: not NULL when n > 0. */
+#define SMAP_CHECK_ARRAY(func, comm, arr, n, name, nname)                          \
+    do {                                                                           \
+        if (SMAP_UNLIKELY((n) > 0 && !(arr)))                                      \
+            return smap_err_raise(comm, MPI_ERR_ARG, func, "%s is NULL but %s=%lld", \
+                                  name, nname, (long long)(n));                    \
+    } while (0)
+
+/* The end of a generated entry point: the layer below returned rc, and
+ * recorded why when it is an error (base/why.h). */
+#define SMAP_RAISE_RC(func, comm, rc)                                              \
+    smap_raise_rc(func, comm, rc)
+
+static inline int smap_raise_rc(const char *func, MPI_Comm comm, int rc)
+{
+    if (SMAP_LIKELY(rc == MPI_SUCCESS))
+        return MPI_SUCCESS;
+    return smap_err_raise(comm, rc, func, "%s", smap_why());
+}
 
 #endif

@@ -44,6 +44,19 @@ int smap_topo_neighbors(const struct smap_topo *t, int *indeg, const int **sourc
  * out of memory. */
 int *smap_topo_ints(const int *src, int n);
 
+/* The kind of topology t (MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH), or
+ * MPI_UNDEFINED when t is NULL (MPI_Topo_test). */
+static inline int smap_topo_kind(const struct smap_topo *t)
+{
+    return t ? t->kind : MPI_UNDEFINED;
+}
+
+/* ---- dims.c ---- */
+/* MPI_Dims_create: fills the zero entries of dims[ndims] so that the
+ * product is nnodes, as balanced as possible.  MPI_SUCCESS, or MPI_ERR_DIMS /
+ * MPI_ERR_ARG / MPI_ERR_NO_MEM with the reason recorded (base/why.h). */
+int smap_topo_dims_create(int nnodes, int ndims, int dims[]);
+
 /* ---- cart.c: arguments already checked ---- */
 /* The Cartesian object of `rank` in a dims[ndims] grid; NULL when out of
  * memory. */

@@ -1,0 +1,435 @@
+"""The generated thin binding: src/binding/gen/<family>.c (DESIGN.md §2).
+
+Imported by gen_mpi.py (`make regen`; the test abi_generated_current runs
+`--check`).  Each entry point of a family is written from the MPI Forum's
+JSON: the argument checks follow from each parameter's kind and direction
+(a handle is valid, a count is >= 0, an array is non-NULL when its count
+is > 0, an output pointer is non-NULL, a status is not MPI_STATUS_IGNORE),
+using the macros of src/binding/check.h; then comes one call into the layer
+below, and the error handler's invocation when that call fails (the layer
+says why with base/why.h's smap_fail, the binding puts it in the message).
+
+What the JSON cannot say is in FAMILIES below, one row per function: which
+internal function is called and with what, and the rare extra check.  A
+function listed here is defined only by its generated stub: gen_mpi.py
+counts it as implemented and writes no unsupported stub for it.
+
+Python 3 standard library only; the output is deterministic.
+"""
+
+import re
+
+OUT_DIR = "src/binding/gen"
+
+# Handle kinds: C type -> (check macro, object type, kind word for messages).
+# The macros are in src/binding/check.h; each sets an object pointer
+# (`<name>_o`) that the call below receives instead of the handle.
+HANDLE_CHECKS = {
+    "COMMUNICATOR": ("SMAP_CHECK_COMM_OBJ", "struct MPI_ABI_Comm"),
+    "GROUP": ("SMAP_CHECK_GROUP", "struct MPI_ABI_Group"),
+    "INFO": ("SMAP_CHECK_INFO", "struct MPI_ABI_Info"),
+    "DATATYPE": ("SMAP_CHECK_DTYPE_NAMED", "smap_dtype_t"),
+    "OPERATION": ("SMAP_CHECK_OP", "struct MPI_ABI_Op"),
+}
+
+# Element counts: MPI_ERR_COUNT when negative.
+COUNT_KINDS = {"XFER_NUM_ELEM_NNI", "POLYXFER_NUM_ELEM_NNI", "POLYDTYPE_NUM_ELEM_NNI"}
+
+# Output kinds not checked for NULL: buffers and statuses have their own
+# rules (MPI_STATUS_IGNORE, MPI_BOTTOM).  A string is never NULL (an
+# output one gets at least its terminating NUL), counted or not.
+UNCHECKED_OUT_KINDS = {"BUFFER", "C_BUFFER", "C_BUFFER2", "C_BUFFER3",
+                       "C_BUFFER4", "STATUS"}
+
+STATUS_KINDS = ("STATUS", "F90_STATUS", "F08_STATUS")
+
+
+class Row:
+    """How one function reaches the layer below.
+
+    call:   the C call, a template over the parameters: {name} is the
+            argument as passed (a checked handle's object: `name_o`),
+            {name_h} the handle itself.
+    ret:    "rc"    the call returns MPI_SUCCESS or an error class (and
+                    recorded why): the stub raises it on the error comm
+            "void"  the call cannot fail: the stub returns MPI_SUCCESS
+            "value" the stub returns the call's value; no checks at all
+    skip:   parameters whose kind-derived check is left to the call below
+            (or that the standard lets be anything)
+    extra:  C statements of checks the kinds do not give, after the others
+
+    running: SMAP_CHECK_RUNNING first (None: as the family says)
+    """
+
+    def __init__(self, call, ret="rc", skip=(), extra=(), running=None):
+        self.call, self.ret, self.skip, self.extra = call, ret, set(skip), list(extra)
+        self.running = running
+
+
+class Family:
+    def __init__(self, name, doc, includes, rows, running=True, errcomm=None):
+        self.name = name          # the file: src/binding/gen/<name>.c
+        self.doc = doc            # what the family is, for the file's head
+        self.includes = includes  # headers of the layer below
+        self.rows = rows          # {MPI name: Row}
+        self.running = running    # SMAP_CHECK_RUNNING first
+        self.errcomm = errcomm    # None: the first valid comm argument
+
+
+# ---------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------
+
+HANDLE_TYPES = [  # (prefix in the function name, SMAP_HK_ kind)
+    ("Comm", "COMM"), ("Errhandler", "ERRHANDLER"), ("File", "FILE"),
+    ("Group", "GROUP"), ("Info", "INFO"), ("Message", "MESSAGE"), ("Op", "OP"),
+    ("Request", "REQUEST"), ("Session", "SESSION"), ("Type", "TYPE"), ("Win", "WIN"),
+]
+
+
+def handle_rows():
+    rows = {}
+    for prefix, kind in HANDLE_TYPES:
+        for suffix in ("c2f", "toint"):
+            rows["MPI_%s_%s" % (prefix, suffix)] = Row(
+                "smap_handle_toint(SMAP_HK_%s, (void *){0})" % kind, ret="value")
+        for suffix in ("f2c", "fromint"):
+            rows["MPI_%s_%s" % (prefix, suffix)] = Row(
+                "({T})smap_handle_fromint(SMAP_HK_%s, {0})" % kind, ret="value")
+    # statuses: the same 8-int layout in C, Fortran and Fortran 2008
+    for a, b in (("c", "f"), ("f", "c"), ("c", "f08"), ("f08", "c"), ("f08", "f"),
+                 ("f", "f08")):
+        rows["MPI_Status_%s2%s" % (a, b)] = Row("smap_status_copy({1}, {0})", ret="void")
+    return rows
+
+
+GROUP_ROWS = {
+    "MPI_Group_size": Row("smap_group_size_of({group}, {size})", ret="void"),
+    "MPI_Group_rank": Row("smap_group_rank_of({group}, {rank})", ret="void"),
+    "MPI_Group_compare": Row("smap_group_compare_into({group1}, {group2}, {result})",
+                             ret="void"),
+    "MPI_Group_translate_ranks": Row(
+        "smap_group_translate({group1}, {n}, {ranks1}, {group2}, {ranks2})"),
+    "MPI_Group_union": Row("smap_group_set_op(smap_group_union, {group1}, {group2}, {newgroup})"),
+    "MPI_Group_intersection": Row(
+        "smap_group_set_op(smap_group_intersection, {group1}, {group2}, {newgroup})"),
+    "MPI_Group_difference": Row(
+        "smap_group_set_op(smap_group_difference, {group1}, {group2}, {newgroup})"),
+    "MPI_Group_incl": Row("smap_group_incl({group}, {n}, {ranks}, {newgroup})"),
+    "MPI_Group_excl": Row("smap_group_excl({group}, {n}, {ranks}, {newgroup})"),
+    "MPI_Group_range_incl": Row("smap_group_range({group}, {n}, {ranges}, 1, {newgroup})"),
+    "MPI_Group_range_excl": Row("smap_group_range({group}, {n}, {ranges}, 0, {newgroup})"),
+    "MPI_Group_free": Row("smap_group_free_handle({group}, {group_o})"),
+    "MPI_Comm_group": Row("smap_group_of_comm({comm}, {group})", ret="void"),
+}
+
+INFO_ROWS = {
+    "MPI_Info_create": Row("smap_info_create({info})"),
+    "MPI_Info_create_env": Row("smap_info_create_env({argc}, {argv}, {info})",
+                               skip=["argv"]),  # NULL: /proc/self/cmdline
+    "MPI_Info_set": Row("smap_info_set_checked({info}, {key}, {value})"),
+    "MPI_Info_delete": Row("smap_info_delete({info}, {key})"),
+    "MPI_Info_get": Row("smap_info_get_value({info}, {key}, {valuelen}, {value}, {flag})"),
+    # value may be NULL when *buflen is 0: checked below
+    "MPI_Info_get_string": Row("smap_info_get_string({info}, {key}, {buflen}, {value}, {flag})",
+                               skip=["value"]),
+    "MPI_Info_get_valuelen": Row("smap_info_get_valuelen({info}, {key}, {valuelen}, {flag})"),
+    "MPI_Info_get_nkeys": Row("smap_info_nkeys({info}, {nkeys})", ret="void"),
+    "MPI_Info_get_nthkey": Row("smap_info_nthkey({info}, {n}, {key})"),
+    "MPI_Info_dup": Row("smap_info_dup_into({info}, {newinfo})"),
+    "MPI_Info_free": Row("smap_info_free_handle({info}, {info_o})"),
+    # MPI_INFO_NULL is allowed (no hints): checked below
+    "MPI_Comm_set_info": Row("smap_comm_set_info({comm}, {info})", skip=["info"],
+                             running=True),
+    "MPI_Comm_get_info": Row("smap_comm_get_info({comm}, {info_used})", running=True),
+}
+
+ERROR_ROWS = {
+    "MPI_Error_class": Row("smap_err_class_of({errorcode}, {errorclass})", running=False),
+    "MPI_Error_string": Row("smap_err_string_of({errorcode}, {string}, {resultlen})",
+                            running=False),
+    "MPI_Add_error_class": Row("smap_user_error_add_class({errorclass})"),
+    "MPI_Add_error_code": Row("smap_user_error_add_code({errorclass}, {errorcode})"),
+    "MPI_Add_error_string": Row("smap_user_error_add_string({errorcode}, {string})"),
+    "MPI_Remove_error_class": Row("smap_user_error_remove_class({errorclass})"),
+    "MPI_Remove_error_code": Row("smap_user_error_remove_code({errorcode})"),
+    "MPI_Remove_error_string": Row("smap_user_error_remove_string({errorcode})"),
+    "MPI_Comm_set_errhandler": Row("smap_comm_set_errhandler({comm}, {errhandler})",
+                                   running=False),
+    "MPI_Comm_get_errhandler": Row("smap_comm_get_errhandler({comm}, {errhandler})",
+                                   ret="void", running=False),
+    "MPI_Comm_create_errhandler": Row(
+        "smap_errhandler_create_into({comm_errhandler_fn}, {errhandler})", running=False,
+        extra=['SMAP_CHECK_ARG(F, MPI_COMM_NULL, comm_errhandler_fn, "comm_errhandler_fn");']),
+    "MPI_Comm_call_errhandler": Row("smap_errhandler_invoke({comm_h}, {errorcode})",
+                                    ret="void", running=False),
+    "MPI_Errhandler_free": Row("smap_errhandler_free_handle({errhandler})", running=False),
+}
+
+def status_rows():
+    rows = {
+        "MPI_Get_count": Row("smap_status_count_int({status}, {datatype}, {count})", ret="void"),
+        "MPI_Get_count_c": Row("smap_status_count({status}, {datatype}, {count})", ret="void"),
+        "MPI_Get_elements": Row("smap_status_elements_int({status}, {datatype}, {count})"),
+        "MPI_Status_set_cancelled": Row("smap_status_set_cancelled({status}, {flag})",
+                                        ret="void"),
+        "MPI_Test_cancelled": Row("*{flag} = smap_status_cancelled({status})", ret="void"),
+    }
+    for name in ("MPI_Get_elements_c", "MPI_Get_elements_x"):
+        rows[name] = Row("smap_status_elements({status}, {datatype}, {count})")
+    for name in ("MPI_Status_set_elements", "MPI_Status_set_elements_c",
+                 "MPI_Status_set_elements_x"):
+        rows[name] = Row("smap_status_set_elements({status}, {datatype}, {count})")
+    # MPI 5.0's field accessors
+    for field, arg in (("SOURCE", "source"), ("TAG", "tag"), ("ERROR", "err")):
+        rows["MPI_Status_get_%s" % field.lower()] = Row(
+            "*{%s} = {status}->MPI_%s" % (arg, field), ret="void")
+        rows["MPI_Status_set_%s" % field.lower()] = Row(
+            "{status}->MPI_%s = {%s}" % (field, arg), ret="void")
+    return rows
+
+
+TOPO_ROWS = {
+    # every argument is checked below: ndims < 0 is MPI_ERR_DIMS, and
+    # ndims == 0 lets dims be anything
+    "MPI_Dims_create": Row("smap_topo_dims_create({nnodes}, {ndims}, {dims})",
+                           skip=["ndims", "dims"], running=False),
+    "MPI_Topo_test": Row("*{status} = smap_topo_kind({comm}->topo)", ret="void"),
+}
+
+ENVIRONMENT_ROWS = {
+    "MPI_Wtime": Row("smap_now()", ret="value"),
+    "MPI_Wtick": Row("smap_tick()", ret="value"),
+    # Addresses are plain integers in our address space (MPI_Aint is
+    # intptr_t); unsigned arithmetic keeps wrap-around defined.
+    "MPI_Aint_add": Row("(MPI_Aint)((uintptr_t){base} + (uintptr_t){disp})", ret="value"),
+    "MPI_Aint_diff": Row("(MPI_Aint)((uintptr_t){addr1} - (uintptr_t){addr2})", ret="value"),
+    # Without a profiling library there is nothing to control: the standard
+    # makes this a no-op, and instrumented programs call it freely.
+    "MPI_Pcontrol": Row("((void){level}, MPI_SUCCESS)", ret="value"),
+    "MPI_Get_processor_name": Row("smap_env_processor_name({name}, {resultlen})", ret="void",
+                                  running=True),
+    "MPI_Get_version": Row("smap_env_version({version}, {subversion})", ret="void"),
+    "MPI_Get_library_version": Row("smap_env_library_version({version}, {resultlen})",
+                                   ret="void"),
+    "MPI_Abi_get_version": Row("smap_env_abi_version({abi_major}, {abi_minor})", ret="void"),
+}
+
+OP_ROWS = {
+    "MPI_Op_create": Row("smap_op_create_into({user_fn}, NULL, {commute}, {op})"),
+    "MPI_Op_create_c": Row("smap_op_create_into(NULL, {user_fn}, {commute}, {op})"),
+    "MPI_Op_free": Row("smap_op_free_handle({op}, {op_o})"),
+    "MPI_Op_commutative": Row("*{commute} = {op}->commute", ret="void", running=False),
+}
+for _name in ("MPI_Reduce_local", "MPI_Reduce_local_c"):
+    OP_ROWS[_name] = Row("smap_op_reduce_local({inbuf}, {inoutbuf}, {count}, {datatype_h}, "
+                         "{datatype}, {op_h}, {op})")
+
+FAMILIES = [
+    Family("handles",
+           "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
+           "sections 19.3.4 and 20.3.5) and the status conversions.  These have no "
+           "error code to return (an invalid handle converts to its kind's null "
+           "handle, src/mpi/handles.c) and work before MPI_Init.",
+           ["mpi/handles.h", "mpi/status.h"], handle_rows(), running=False),
+    Family("group",
+           "Process groups (src/mpi/group.h, the operations in src/mpi/group_api.c).  "
+           "Errors on groups are tied to no communicator: they go to "
+           "MPI_COMM_SELF's handler.",
+           ["mpi/group.h"], GROUP_ROWS),
+    Family("info",
+           "Info objects (src/mpi/info.h, the operations in src/mpi/info_api.c) and "
+           "communicator hints.  The MPI_Info_* functions work before MPI_Init too "
+           "(MPI-4 allows it); their errors go to MPI_COMM_SELF's handler.",
+           ["mpi/info.h"], INFO_ROWS, running=False),
+    Family("errors",
+           "Error classes, codes and strings (src/mpi/errors.c) and communicators' "
+           "error handlers (src/mpi/errhandler.c); the operations in "
+           "src/mpi/error_api.c.  Errors here belong to no communicator but the "
+           "one given: MPI_COMM_SELF's handler.",
+           ["mpi/errhandler.h"], ERROR_ROWS),
+    Family("status",
+           "The MPI_Status functions: counts (MPI_Get_count, MPI_Get_elements, "
+           "MPI_Status_set_elements, with their large-count twins; src/mpi/status_api.c), "
+           "the cancelled flag, and MPI 5.0's field accessors (src/mpi/status.h).  "
+           "Errors belong to no communicator (MPI_COMM_SELF's handler).",
+           ["mpi/status.h"], status_rows()),
+    Family("topo",
+           "Process topologies: the entry points that need no new communicator "
+           "(MPI_Dims_create's arithmetic is src/topo/dims.c).  The constructors "
+           "and queries are still hand-written (topo.c, topo_cart.c, topo_graph.c).",
+           ["mpi/comm.h", "topo/topo.h"], TOPO_ROWS),
+    Family("environment",
+           "Entry points that describe the environment: clocks (base/timer.h), "
+           "names and versions (src/mpi/environment.c), address arithmetic.  They "
+           "work before MPI_Init, except MPI_Get_processor_name.",
+           ["base/timer.h", "mpi/runtime.h"], ENVIRONMENT_ROWS, running=False),
+    Family("op",
+           "Reduction ops (src/mpi/op.h, the operations in src/mpi/op_api.c) and "
+           "MPI_Reduce_local.  Errors on ops are tied to no communicator: they go to "
+           "MPI_COMM_SELF's handler.",
+           ["mpi/op.h"], OP_ROWS),
+]
+
+
+# ---------------------------------------------------------------------------
+# Writing a stub
+# ---------------------------------------------------------------------------
+
+def length_of(p):
+    """The name of the parameter that counts p's entries, or None."""
+    length = p.raw["length"]
+    if isinstance(length, list):
+        length = length[0]
+    if isinstance(length, str) and re.match(r"^[A-Za-z_]\w*$", length):
+        return length
+    return None
+
+
+def is_handle_pointer(p):
+    """An inout handle passed by pointer (MPI_Group_free's *group)."""
+    return p.kind in HANDLE_CHECKS and p.raw["param_direction"] == "inout" \
+        and p.pointer_level() == 1 and p.array_suffix() == ""
+
+
+def is_handle_value(p):
+    return p.kind in HANDLE_CHECKS and p.raw["param_direction"] == "in" \
+        and p.pointer_level() == 0 and p.array_suffix() == ""
+
+
+def checks_of(fn, row, errc):
+    """-> (declarations, check lines, {param: argument as passed})."""
+    decls, lines, args = [], [], {}
+    params = [p for p in fn.params if not p.is_varargs]
+    names = {p.name for p in params}
+    lengths = {}
+    for p in params:
+        n = length_of(p)
+        if n in names:
+            lengths.setdefault(n, []).append(p)
+    for p in params:
+        args[p.name] = p.name
+        args[p.name + "_h"] = p.name   # the handle itself, even when checked
+        if p.name in row.skip:
+            continue
+        direction = p.raw["param_direction"]
+        if is_handle_value(p) or is_handle_pointer(p):
+            macro, otype = HANDLE_CHECKS[p.kind]
+            obj = p.name + "_o"
+            decls.append("%s *%s;" % (otype, obj))
+            h = p.name
+            if is_handle_pointer(p):
+                lines.append("SMAP_CHECK_ARG(F, %s, %s, \"%s\");" % (errc, p.name, p.name))
+                h = "*" + p.name
+            lines.append('%s(F, %s, %s, "%s", %s);' % (macro, errc, h, h, obj))
+            if is_handle_value(p):
+                args[p.name] = obj
+            args[p.name + "_o"] = obj
+            continue
+        if p.kind in STATUS_KINDS and p.pointer_level() == 1:
+            lines.append('SMAP_CHECK_STATUS_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            continue
+        if p.name in lengths and p.base_type() in ("int", "MPI_Count", "MPI_Aint") \
+                and p.pointer_level() == 0:
+            lines.append('SMAP_CHECK_NNI(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            for arr in lengths[p.name]:
+                if arr.name not in row.skip and arr.kind != "STRING":
+                    lines.append('SMAP_CHECK_ARRAY(F, %s, %s, %s, "%s", "%s");'
+                                 % (errc, arr.name, p.name, arr.name, p.name))
+            continue
+        if p.kind in COUNT_KINDS and direction == "in" and p.pointer_level() == 0:
+            lines.append('SMAP_CHECK_COUNT(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            continue
+        if p.kind == "STRING" and p.pointer_level() == 1:
+            lines.append('SMAP_CHECK_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            continue
+        if direction in ("out", "inout") and p.pointer_level() == 1 \
+                and p.array_suffix() == "" and p.kind not in UNCHECKED_OUT_KINDS:
+            lines.append('SMAP_CHECK_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
+    for x in row.extra:
+        lines.append(x)
+    return decls, lines, args
+
+
+def error_comm(fn, family):
+    if family.errcomm:
+        return family.errcomm
+    for p in fn.params:
+        if p.raw["param_direction"] == "in" and p.is_value_handle("MPI_Comm"):
+            return p.name
+    return "MPI_COMM_NULL"
+
+
+def render_call(row, fn, args):
+    positional = [args[p.name] for p in fn.params if not p.is_varargs]
+    fields = dict(args)
+    fields["T"] = fn.return_type()
+    fields["F"] = "F"
+    return row.call.format(*positional, **fields)
+
+
+def gen_stub(fn, family, row):
+    out = []
+    w = out.append
+    w("")
+    w(fn.prototype(fn.pname))
+    w("{")
+    if row.ret == "value":
+        w("    return %s;" % render_call(row, fn, {p.name: p.name for p in fn.params}))
+        w("}")
+        return out
+    errc = error_comm(fn, family)
+    decls, lines, args = checks_of(fn, row, errc)
+    w('    static const char F[] = "%s";' % fn.name)
+    for d in decls:
+        w("    " + d)
+    if family.running if row.running is None else row.running:
+        w("    SMAP_CHECK_RUNNING(F);")
+    for line in lines:
+        w("    " + line)
+    call = render_call(row, fn, args)
+    for d in decls:   # a handle checked only for validity
+        obj = d.rstrip(";").split("*")[-1]
+        if not re.search(r"\b%s\b" % obj, call):
+            w("    (void)%s;" % obj)
+    if row.ret == "void":
+        w("    %s;" % call)
+        w("    return MPI_SUCCESS;")
+    else:
+        w("    return SMAP_RAISE_RC(F, %s, %s);" % (errc, call))
+    w("}")
+    return out
+
+
+def gen_family(family, functions, wrap, note):
+    by_name = {f.name: f for f in functions}
+    missing = sorted(set(family.rows) - set(by_name))
+    if missing:
+        raise ValueError("gen_binding: %s: not MPI 5.0 functions: %s"
+                         % (family.name, ", ".join(missing)))
+    out = []
+    w = out.append
+    w("/* " + wrap(family.doc, " * "))
+    w(" *")
+    w(" * " + wrap(note, " * "))
+    w(" * " + wrap("The checks come from the parameters' kinds; the call below and any "
+                   "extra check from scripts/gen_binding.py's table.", " * "))
+    w(" */")
+    w("#include <mpi.h>")
+    w("")
+    w('#include "binding/check.h"')
+    for inc in family.includes:
+        w('#include "%s"' % inc)
+    for name in sorted(family.rows):
+        out.extend(gen_stub(by_name[name], family, family.rows[name]))
+    return "\n".join(out) + "\n"
+
+
+def generated_names():
+    """{MPI name: path of its generated file, relative to src/binding}."""
+    return {name: "gen/%s.c" % fam.name for fam in FAMILIES for name in fam.rows}
+
+
+def generate(functions, wrap, note):
+    return {"%s/%s.c" % (OUT_DIR, fam.name): gen_family(fam, functions, wrap, note)
+            for fam in FAMILIES}
