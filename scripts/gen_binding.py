@@ -54,6 +54,8 @@ class Row:
                     recorded why): the stub raises it on the error comm
             "void"  the call cannot fail: the stub returns MPI_SUCCESS
             "value" the stub returns the call's value; no checks at all
+            "raised" the call raises its own errors (it takes the error
+                    comm and F) and its value is returned
     skip:   parameters whose kind-derived check is left to the call below
             (or that the standard lets be anything)
     extra:  C statements of checks the kinds do not give, after the others
@@ -225,6 +227,32 @@ for _name in ("MPI_Reduce_local", "MPI_Reduce_local_c"):
     OP_ROWS[_name] = Row("smap_op_reduce_local({inbuf}, {inoutbuf}, {count}, {datatype_h}, "
                          "{datatype}, {op_h}, {op})")
 
+def attr_rows():
+    """Keyvals and attributes of communicators (also the deprecated MPI-1
+    names), datatypes, and windows' keyvals: src/mpi/attr.c raises its own
+    errors (keyval checks, callbacks' failures) on the comm it is given."""
+    rows = {}
+    for kind, create, free in (("COMM", "MPI_Comm_create_keyval", "MPI_Comm_free_keyval"),
+                               ("COMM", "MPI_Keyval_create", "MPI_Keyval_free"),
+                               ("TYPE", "MPI_Type_create_keyval", "MPI_Type_free_keyval"),
+                               ("WIN", "MPI_Win_create_keyval", "MPI_Win_free_keyval")):
+        rows[create] = Row("smap_keyval_create(SMAP_OBJ_%s, (smap_attr_fn *){0}, "
+                           "(smap_attr_fn *){1}, {3}, {2}, F)" % kind, ret="raised")
+        rows[free] = Row("smap_keyval_free(SMAP_OBJ_%s, {0}, F)" % kind, ret="raised")
+    # attribute_val of the getters is a void ** in C (MPI-5.0 7.7.2)
+    comm = "SMAP_OBJ_COMM, {0}->handle, &{0}->attrs"
+    typ = "SMAP_OBJ_TYPE, smap_dtype_handle({0}), &{0}->attrs"
+    for obj, setter, getter, deleter in (
+            (comm, "MPI_Comm_set_attr", "MPI_Comm_get_attr", "MPI_Comm_delete_attr"),
+            (comm, "MPI_Attr_put", "MPI_Attr_get", "MPI_Attr_delete"),
+            (typ, "MPI_Type_set_attr", "MPI_Type_get_attr", "MPI_Type_delete_attr")):
+        rows[setter] = Row("smap_attr_set(%s, {1}, {2}, {errc}, F)" % obj, ret="raised")
+        rows[getter] = Row("smap_attr_get(%s, {1}, (void **){2}, {3}, {errc}, F)" % obj,
+                           ret="raised")
+        rows[deleter] = Row("smap_attr_delete(%s, {1}, {errc}, F)" % obj, ret="raised")
+    return rows
+
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -269,6 +297,12 @@ FAMILIES = [
            "MPI_Reduce_local.  Errors on ops are tied to no communicator: they go to "
            "MPI_COMM_SELF's handler.",
            ["mpi/op.h"], OP_ROWS),
+    Family("attr",
+           "Keyvals and cached attributes (src/mpi/attr.h): communicators, "
+           "datatypes (predefined ones carry attributes too; MPI_Type_dup / "
+           "MPI_Type_free run the callbacks), and the keyvals of windows.  Errors "
+           "go to the communicator's handler, else MPI_COMM_SELF's.",
+           ["dtype/dtype.h", "mpi/attr.h"], attr_rows()),
 ]
 
 
@@ -360,11 +394,12 @@ def error_comm(fn, family):
     return "MPI_COMM_NULL"
 
 
-def render_call(row, fn, args):
+def render_call(row, fn, args, family=None):
     positional = [args[p.name] for p in fn.params if not p.is_varargs]
     fields = dict(args)
     fields["T"] = fn.return_type()
     fields["F"] = "F"
+    fields["errc"] = error_comm(fn, family) if family else "MPI_COMM_NULL"
     return row.call.format(*positional, **fields)
 
 
@@ -387,7 +422,7 @@ def gen_stub(fn, family, row):
         w("    SMAP_CHECK_RUNNING(F);")
     for line in lines:
         w("    " + line)
-    call = render_call(row, fn, args)
+    call = render_call(row, fn, args, family)
     for d in decls:   # a handle checked only for validity
         obj = d.rstrip(";").split("*")[-1]
         if not re.search(r"\b%s\b" % obj, call):
@@ -395,6 +430,8 @@ def gen_stub(fn, family, row):
     if row.ret == "void":
         w("    %s;" % call)
         w("    return MPI_SUCCESS;")
+    elif row.ret == "raised":
+        w("    return %s;" % call)
     else:
         w("    return SMAP_RAISE_RC(F, %s, %s);" % (errc, call))
     w("}")
