@@ -253,6 +253,26 @@ def attr_rows():
     return rows
 
 
+ABI_ROWS = {
+    "MPI_Abi_get_info": Row("smap_abi_get_info_into({info})"),
+    "MPI_Abi_get_fortran_info": Row("smap_abi_get_fortran_info_into({info})"),
+    "MPI_Abi_set_fortran_info": Row("smap_abi_set_fortran_info_from({info})"),
+    "MPI_Abi_set_fortran_booleans": Row(
+        "smap_abi_set_booleans({logical_size}, {logical_true}, {logical_false})",
+        extra=['SMAP_CHECK_ARG(F, MPI_COMM_NULL, logical_true, "logical_true");',
+               'SMAP_CHECK_ARG(F, MPI_COMM_NULL, logical_false, "logical_false");']),
+    "MPI_Abi_get_fortran_booleans": Row(
+        "smap_abi_get_booleans({logical_size}, {logical_true}, {logical_false}, {is_set})"),
+    "MPI_Get_hw_resource_info": Row("smap_hw_resource_info_into({hw_info})", running=True),
+}
+
+MEMORY_ROWS = {
+    # MPI_INFO_NULL is allowed (no hints): checked below
+    "MPI_Alloc_mem": Row("smap_mem_alloc_into({size}, {info}, {baseptr})", skip=["info"],
+                         extra=['SMAP_CHECK_ARG(F, MPI_COMM_WORLD, baseptr, "baseptr");']),
+    "MPI_Free_mem": Row("smap_mem_free_checked({base})"),
+}
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -303,6 +323,18 @@ FAMILIES = [
            "MPI_Type_free run the callbacks), and the keyvals of windows.  Errors "
            "go to the communicator's handler, else MPI_COMM_SELF's.",
            ["dtype/dtype.h", "mpi/attr.h"], attr_rows()),
+    Family("abi",
+           "The MPI 5.0 ABI functions (MPI_Abi_get_info, the Fortran info and "
+           "booleans; MPI_Abi_get_version is in environment.c) and "
+           "MPI_Get_hw_resource_info (src/mpi/abi_api.c).  The ABI ones work before "
+           "MPI_Init and after MPI_Finalize.",
+           ["mpi/abi.h"], ABI_ROWS, running=False),
+    Family("memory",
+           "MPI_Alloc_mem and MPI_Free_mem (src/mpi/mem.c): malloc, which the exposed "
+           "heap serves; the live blocks are recorded so that freeing anything else "
+           "is an error rather than a crash in the heap.  Errors go to "
+           "MPI_COMM_WORLD's handler.",
+           ["mpi/mem.h"], MEMORY_ROWS, errcomm="MPI_COMM_WORLD"),
 ]
 
 
