@@ -273,6 +273,58 @@ MEMORY_ROWS = {
     "MPI_Free_mem": Row("smap_mem_free_checked({base})"),
 }
 
+def datatype_rows():
+    """Datatype entry points other than the constructors (datatype_create.c):
+    dup, commit, free, queries, decoding, names, Fortran size matching,
+    addresses."""
+    rows = {
+        "MPI_Type_dup": Row("smap_type_dup({oldtype_h}, {oldtype}, {newtype})"),
+        "MPI_Type_commit": Row("smap_dtype_commit_checked({datatype_o})"),
+        "MPI_Type_free": Row("smap_type_free({datatype}, {datatype_o})"),
+        "MPI_Type_size": Row("smap_dtype_size_int({datatype}, {size})", ret="void"),
+        "MPI_Type_get_extent": Row("smap_dtype_extent_aint({datatype}, 0, {lb}, {extent})",
+                                   ret="void"),
+        "MPI_Type_get_true_extent": Row(
+            "smap_dtype_extent_aint({datatype}, 1, {true_lb}, {true_extent})", ret="void"),
+        "MPI_Type_get_envelope": Row(
+            "smap_dtype_envelope_int({datatype}, {num_integers}, {num_addresses}, "
+            "{num_datatypes}, {combiner})"),
+        "MPI_Type_get_envelope_c": Row(
+            "smap_dtype_envelope({datatype}, {num_integers}, {num_addresses}, "
+            "{num_large_counts}, {num_datatypes}, {combiner})"),
+        # the arrays are checked against what the type needs, not the max_*
+        "MPI_Type_get_contents": Row(
+            "smap_dtype_contents_int({datatype}, {max_integers}, {max_addresses}, "
+            "{max_datatypes}, {array_of_integers}, {array_of_addresses}, {array_of_datatypes})",
+            skip=["max_integers", "max_addresses", "max_datatypes", "array_of_integers",
+                  "array_of_addresses", "array_of_datatypes"]),
+        "MPI_Type_get_contents_c": Row(
+            "smap_dtype_contents({datatype}, {max_integers}, {max_addresses}, "
+            "{max_large_counts}, {max_datatypes}, {array_of_integers}, {array_of_addresses}, "
+            "{array_of_large_counts}, {array_of_datatypes})",
+            skip=["max_integers", "max_addresses", "max_large_counts", "max_datatypes",
+                  "array_of_integers", "array_of_addresses", "array_of_large_counts",
+                  "array_of_datatypes"]),
+        "MPI_Type_set_name": Row("smap_dtype_set_name({datatype}, {type_name})", ret="void"),
+        # MPI_DATATYPE_NULL has a name: checked below
+        "MPI_Type_get_name": Row("smap_dtype_get_name({datatype}, {type_name}, {resultlen})",
+                                 skip=["datatype"]),
+        "MPI_Type_match_size": Row("smap_dtype_match_size_into({typeclass}, {size}, {datatype})"),
+        # local and valid at any time (no library state involved)
+        "MPI_Get_address": Row("*{address} = (MPI_Aint){location}", ret="void", running=False),
+        "MPI_Type_get_value_index": Row(
+            "smap_dtype_value_index({value_type_h}, {index_type_h}, {pair_type})", ret="void"),
+    }
+    for name in ("MPI_Type_size_c", "MPI_Type_size_x"):
+        rows[name] = Row("*{size} = {datatype}->size", ret="void")
+    for true_ext, names in ((0, ("MPI_Type_get_extent_c", "MPI_Type_get_extent_x")),
+                            (1, ("MPI_Type_get_true_extent_c", "MPI_Type_get_true_extent_x"))):
+        for name in names:
+            rows[name] = Row("smap_dtype_extent_of({datatype}, %d, {1}, {2})" % true_ext,
+                             ret="void")
+    return rows
+
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -335,6 +387,13 @@ FAMILIES = [
            "is an error rather than a crash in the heap.  Errors go to "
            "MPI_COMM_WORLD's handler.",
            ["mpi/mem.h"], MEMORY_ROWS, errcomm="MPI_COMM_WORLD"),
+    Family("datatype",
+           "Datatype entry points other than the constructors (still hand-written in "
+           "datatype_create.c): dup and free (src/mpi/type_api.c: they run the "
+           "attributes' callbacks), commit, queries, decoding, names, Fortran size "
+           "matching, addresses (src/dtype/query.c).  Errors go to MPI_COMM_SELF's "
+           "handler.",
+           ["dtype/dtype.h", "mpi/type_api.h"], datatype_rows()),
 ]
 
 

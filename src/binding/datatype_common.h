@@ -1,5 +1,5 @@
-/* What the datatype entry points share (datatype.c, datatype_create.c):
- * argument-check macros and the way a constructor's result is handed out. */
+/* What the datatype constructors (datatype_create.c) share: argument-check
+ * macros and the way a constructor's result is handed out. */
 #ifndef SMAP_BINDING_DATATYPE_COMMON_H
 #define SMAP_BINDING_DATATYPE_COMMON_H
 

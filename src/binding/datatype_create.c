@@ -14,6 +14,23 @@
 #include "dtype/dtype.h"
 #include "dtype/engine.h"
 
+/* Raises the error a datatype-engine return code rc stands for. */
+int smap_bind_type_raise(const char *func, int rc)
+{
+    return smap_err_raise(MPI_COMM_NULL, smap_dtype_fail(rc), func, "%s", smap_why());
+}
+
+/* Hands a new type to the caller, or frees it and raises. */
+int smap_bind_type_done(const char *func, int rc, smap_dtype_t *t, MPI_Datatype *newtype)
+{
+    if (rc != MPI_SUCCESS) {
+        smap_dtype_release(t);
+        return smap_bind_type_raise(func, rc);
+    }
+    *newtype = smap_dtype_handle(t);
+    return MPI_SUCCESS;
+}
+
 static int bad_blocklength(const char *func, MPI_Count i, MPI_Count bl)
 {
     return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func,
