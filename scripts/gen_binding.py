@@ -325,6 +325,31 @@ def datatype_rows():
     return rows
 
 
+PACK_ROWS = {
+    "MPI_Pack": Row("smap_dtype_pack_at_int({inbuf}, {incount}, {datatype}, {outbuf}, "
+                    "{outsize}, {position})"),
+    "MPI_Pack_c": Row("smap_dtype_pack_at({inbuf}, {incount}, {datatype}, {outbuf}, "
+                      "{outsize}, {position})"),
+    "MPI_Unpack": Row("smap_dtype_unpack_at_int({inbuf}, {insize}, {position}, {outbuf}, "
+                      "{outcount}, {datatype})"),
+    "MPI_Unpack_c": Row("smap_dtype_unpack_at({inbuf}, {insize}, {position}, {outbuf}, "
+                        "{outcount}, {datatype})"),
+    "MPI_Pack_size": Row("smap_dtype_pack_size_int({incount}, {datatype}, {size})"),
+    "MPI_Pack_size_c": Row("smap_dtype_pack_size_of({incount}, {datatype}, {size})"),
+    "MPI_Pack_external": Row("smap_dtype_pack_ext_aint({datarep}, {inbuf}, {incount}, "
+                             "{datatype}, {outbuf}, {outsize}, {position})"),
+    "MPI_Pack_external_c": Row("smap_dtype_pack_ext({datarep}, {inbuf}, {incount}, "
+                               "{datatype}, {outbuf}, {outsize}, {position})"),
+    "MPI_Unpack_external": Row("smap_dtype_unpack_ext_aint({datarep}, {inbuf}, {insize}, "
+                               "{position}, {outbuf}, {outcount}, {datatype})"),
+    "MPI_Unpack_external_c": Row("smap_dtype_unpack_ext({datarep}, {inbuf}, {insize}, "
+                                 "{position}, {outbuf}, {outcount}, {datatype})"),
+    "MPI_Pack_external_size": Row("smap_dtype_ext_size_aint({datarep}, {incount}, "
+                                  "{datatype}, {size})"),
+    "MPI_Pack_external_size_c": Row("smap_dtype_ext_size({datarep}, {incount}, "
+                                    "{datatype}, {size})"),
+}
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -394,6 +419,11 @@ FAMILIES = [
            "matching, addresses (src/dtype/query.c).  Errors go to MPI_COMM_SELF's "
            "handler.",
            ["dtype/dtype.h", "mpi/type_api.h"], datatype_rows()),
+    Family("pack",
+           "MPI_Pack / MPI_Unpack / MPI_Pack_size and the external32 variants, with "
+           "their large-count twins, over the datatype engine (src/dtype/pack_api.c). "
+           "Errors go to the communicator's handler (MPI_COMM_SELF's for external32).",
+           ["dtype/engine.h"], PACK_ROWS),
 ]
 
 
@@ -432,6 +462,9 @@ def checks_of(fn, row, errc):
         n = length_of(p)
         if n in names:
             lengths.setdefault(n, []).append(p)
+    # the communicator errors are raised on is checked first: no error may
+    # be raised on an invalid one
+    params.sort(key=lambda p: p.name != errc)
     for p in params:
         args[p.name] = p.name
         args[p.name + "_h"] = p.name   # the handle itself, even when checked
@@ -465,7 +498,7 @@ def checks_of(fn, row, errc):
         if p.kind in COUNT_KINDS and direction == "in" and p.pointer_level() == 0:
             lines.append('SMAP_CHECK_COUNT(F, %s, %s, "%s");' % (errc, p.name, p.name))
             continue
-        if p.kind == "STRING" and p.pointer_level() == 1:
+        if p.kind == "STRING" and (p.pointer_level() == 1 or p.array_suffix() == "[]"):
             lines.append('SMAP_CHECK_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
             continue
         if direction in ("out", "inout") and p.pointer_level() == 1 \
