@@ -350,6 +350,24 @@ PACK_ROWS = {
                                     "{datatype}, {size})"),
 }
 
+COMM_ROWS = {
+    # construction (src/comm): raised there on the parent's handler
+    "MPI_Comm_dup": Row("smap_comm_dup({comm}, {newcomm}, F)", ret="raised"),
+    # MPI_INFO_NULL is allowed: checked below
+    "MPI_Comm_dup_with_info": Row("smap_comm_dup_with_info({comm}, {info}, {newcomm}, F)",
+                                  ret="raised", skip=["info"]),
+    "MPI_Comm_create": Row("smap_comm_create_sub({comm}, {group}, {newcomm}, F)",
+                           ret="raised"),
+    "MPI_Comm_free": Row("smap_comm_free({comm}, {comm_o}, F)", ret="raised"),
+    # queries (src/mpi/comm_api.c)
+    "MPI_Comm_compare": Row("smap_comm_compare({comm1}, {comm2}, {result})", ret="void"),
+    "MPI_Comm_test_inter": Row("*{flag} = smap_comm_is_inter({comm})", ret="void"),
+    "MPI_Comm_set_name": Row("smap_comm_set_name({comm}, {comm_name})", ret="void"),
+    # MPI_COMM_NULL has a name: checked below
+    "MPI_Comm_get_name": Row("smap_comm_get_name({comm}, {comm_name}, {resultlen})",
+                             skip=["comm"]),
+}
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -424,6 +442,13 @@ FAMILIES = [
            "their large-count twins, over the datatype engine (src/dtype/pack_api.c). "
            "Errors go to the communicator's handler (MPI_COMM_SELF's for external32).",
            ["dtype/engine.h"], PACK_ROWS),
+    Family("comm",
+           "Creating and freeing communicators (src/comm: the members' agreement, "
+           "the hints and attributes' callbacks) and the queries on them "
+           "(src/mpi/comm_api.c).  Splits, idup, intercommunicators and the Sessions "
+           "constructors are still hand-written (comm_split.c, comm_idup.c, "
+           "intercomm.c, comm_session.c).",
+           ["comm/comm_create.h", "mpi/comm.h", "mpi/intercomm.h"], COMM_ROWS),
 ]
 
 

@@ -127,4 +127,14 @@ void smap_comm_layer_start(void);
 /* The hierarchy's sub-communicators' maker (hier_comms.c). */
 const struct smap_hier_comms *smap_comm_hier_comms(void);
 
+/* ---- comm_dup.c: MPI_Comm_dup(_with_info), MPI_Comm_create (group a
+ * subset of c's) and MPI_Comm_free, with the hints and the attributes'
+ * callbacks; raised on the parent's (the freed communicator's) handler. ---- */
+int smap_comm_dup(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
+int smap_comm_dup_with_info(struct MPI_ABI_Comm *c, MPI_Info info, MPI_Comm *newcomm,
+                            const char *func);
+int smap_comm_create_sub(struct MPI_ABI_Comm *c, struct MPI_ABI_Group *g, MPI_Comm *newcomm,
+                         const char *func);
+int smap_comm_free(MPI_Comm *comm, struct MPI_ABI_Comm *c, const char *func);
+
 #endif
