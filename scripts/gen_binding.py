@@ -61,11 +61,14 @@ class Row:
     extra:  C statements of checks the kinds do not give, after the others
 
     running: SMAP_CHECK_RUNNING first (None: as the family says)
+    null_ok: info parameters that may be MPI_INFO_NULL (the handle is passed)
+    inter:   a communicator parameter that must be an intercommunicator
     """
 
-    def __init__(self, call, ret="rc", skip=(), extra=(), running=None):
+    def __init__(self, call, ret="rc", skip=(), extra=(), running=None, null_ok=(),
+                 inter=None):
         self.call, self.ret, self.skip, self.extra = call, ret, set(skip), list(extra)
-        self.running = running
+        self.running, self.null_ok, self.inter = running, set(null_ok), inter
 
 
 class Family:
@@ -366,6 +369,28 @@ COMM_ROWS = {
     # MPI_COMM_NULL has a name: checked below
     "MPI_Comm_get_name": Row("smap_comm_get_name({comm}, {comm_name}, {resultlen})",
                              skip=["comm"]),
+    "MPI_Comm_split": Row("smap_comm_split_color({comm}, {color}, {key}, {newcomm}, F)",
+                          ret="raised"),
+    "MPI_Comm_split_type": Row(
+        "smap_comm_split_type({comm}, {split_type}, {key}, {info}, {newcomm}, F)",
+        ret="raised", null_ok=["info"]),
+    "MPI_Comm_create_group": Row(
+        "smap_comm_create_group({comm}, {group}, {tag}, {newcomm}, F)", ret="raised"),
+    "MPI_Comm_idup": Row("smap_comm_idup({comm}, MPI_INFO_NULL, 0, {newcomm}, {request}, F)",
+                         ret="raised"),
+    "MPI_Comm_idup_with_info": Row(
+        "smap_comm_idup({comm}, {info}, 1, {newcomm}, {request}, F)", ret="raised",
+        null_ok=["info"]),
+    # peer_comm matters at the leader only: checked there
+    "MPI_Intercomm_create": Row(
+        "smap_inter_create_checked({local_comm}, {local_leader}, {peer_comm_h}, "
+        "{remote_leader}, {tag}, {newintercomm}, F)", ret="raised", skip=["peer_comm"]),
+    "MPI_Intercomm_merge": Row("smap_inter_merge({intercomm}, {high}, {newintracomm}, F)",
+                               ret="raised", inter="intercomm"),
+    "MPI_Comm_remote_size": Row("*{size} = {comm}->remote_group->size", ret="void",
+                                inter="comm"),
+    "MPI_Comm_remote_group": Row("smap_comm_remote_group({comm}, {group})", ret="void",
+                                 inter="comm"),
 }
 
 FAMILIES = [
@@ -443,11 +468,10 @@ FAMILIES = [
            "Errors go to the communicator's handler (MPI_COMM_SELF's for external32).",
            ["dtype/engine.h"], PACK_ROWS),
     Family("comm",
-           "Creating and freeing communicators (src/comm: the members' agreement, "
-           "the hints and attributes' callbacks) and the queries on them "
-           "(src/mpi/comm_api.c).  Splits, idup, intercommunicators and the Sessions "
-           "constructors are still hand-written (comm_split.c, comm_idup.c, "
-           "intercomm.c, comm_session.c).",
+           "Creating and freeing communicators and intercommunicators (src/comm: the "
+           "members' agreement, the hints and attributes' callbacks, the checks of "
+           "comm_entry.c) and the queries on them (src/mpi/comm_api.c).  The Sessions "
+           "constructors are still hand-written (comm_session.c).",
            ["comm/comm_create.h", "mpi/comm.h", "mpi/intercomm.h"], COMM_ROWS),
 ]
 
@@ -479,7 +503,7 @@ def is_handle_value(p):
 
 def checks_of(fn, row, errc):
     """-> (declarations, check lines, {param: argument as passed})."""
-    decls, lines, args = [], [], {}
+    decls, lines, late, args = [], [], [], {}
     params = [p for p in fn.params if not p.is_varargs]
     names = {p.name for p in params}
     lengths = {}
@@ -496,6 +520,9 @@ def checks_of(fn, row, errc):
         if p.name in row.skip:
             continue
         direction = p.raw["param_direction"]
+        if p.name in row.null_ok:
+            lines.append('SMAP_CHECK_INFO_OR_NULL(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            continue
         if is_handle_value(p) or is_handle_pointer(p):
             macro, otype = HANDLE_CHECKS[p.kind]
             obj = p.name + "_o"
@@ -505,6 +532,8 @@ def checks_of(fn, row, errc):
                 lines.append("SMAP_CHECK_ARG(F, %s, %s, \"%s\");" % (errc, p.name, p.name))
                 h = "*" + p.name
             lines.append('%s(F, %s, %s, "%s", %s);' % (macro, errc, h, h, obj))
+            if row.inter == p.name:   # after the pointers (tests/mpi/null_outputs)
+                late.append('SMAP_CHECK_INTER(F, %s, %s, "%s");' % (errc, obj, p.name))
             if is_handle_value(p):
                 args[p.name] = obj
             args[p.name + "_o"] = obj
@@ -529,6 +558,7 @@ def checks_of(fn, row, errc):
         if direction in ("out", "inout") and p.pointer_level() == 1 \
                 and p.array_suffix() == "" and p.kind not in UNCHECKED_OUT_KINDS:
             lines.append('SMAP_CHECK_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
+    lines.extend(late)
     for x in row.extra:
         lines.append(x)
     return decls, lines, args

@@ -11,6 +11,7 @@
 #include "mpi/comm.h"
 #include "mpi/group.h"
 #include "mpi/info.h"
+#include "mpi/intercomm.h"
 #include "mpi/op.h"
 #include "mpi/errors.h"
 #include "mpi/runtime.h"
@@ -105,6 +106,22 @@
         if (SMAP_UNLIKELY((n) < 0))                                                \
             return smap_err_raise(comm, MPI_ERR_COUNT, func, "%s=%lld is negative", \
                                   name, (long long)(n));                           \
+    } while (0)
+
+/* An info argument that may also be MPI_INFO_NULL (no hints). */
+#define SMAP_CHECK_INFO_OR_NULL(func, comm, h, name)                               \
+    do {                                                                           \
+        if (SMAP_UNLIKELY((h) != MPI_INFO_NULL && !smap_info_get(h)))              \
+            return smap_err_raise(comm, MPI_ERR_INFO, func, "%s %s", name,         \
+                                  "is not a valid info object");                   \
+    } while (0)
+
+/* A function defined on intercommunicators only. */
+#define SMAP_CHECK_INTER(func, comm, obj, name)                                    \
+    do {                                                                           \
+        if (SMAP_UNLIKELY(!smap_comm_is_inter(obj)))                               \
+            return smap_err_raise(comm, MPI_ERR_COMM, func, "%s %s", name,         \
+                                  "is not an intercommunicator");                  \
     } while (0)
 
 /* A status argument that must be a real one. */

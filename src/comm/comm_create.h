@@ -137,4 +137,17 @@ int smap_comm_create_sub(struct MPI_ABI_Comm *c, struct MPI_ABI_Group *g, MPI_Co
                          const char *func);
 int smap_comm_free(MPI_Comm *comm, struct MPI_ABI_Comm *c, const char *func);
 
+/* ---- comm_entry.c: the entry points' checks beyond the arguments' kinds
+ * (color, split type, group members, tag, leaders), then the construction;
+ * raised on c's handler. ---- */
+int smap_comm_split_color(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm,
+                          const char *func);
+int smap_comm_split_type(struct MPI_ABI_Comm *c, int split_type, int key, MPI_Info info,
+                         MPI_Comm *newcomm, const char *func);
+int smap_comm_create_group(struct MPI_ABI_Comm *c, struct MPI_ABI_Group *g, int tag,
+                           MPI_Comm *newcomm, const char *func);
+int smap_inter_create_checked(struct MPI_ABI_Comm *lc, int local_leader, MPI_Comm peer_comm,
+                              int remote_leader, int tag, MPI_Comm *newintercomm,
+                              const char *func);
+
 #endif

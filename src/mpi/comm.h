@@ -247,5 +247,7 @@ void smap_comm_set_name(struct MPI_ABI_Comm *c, const char *comm_name);
 /* MPI_COMM_NULL has a name too (MPI 4.1); MPI_ERR_COMM recorded (base/why.h)
  * for an invalid handle. */
 int smap_comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+/* MPI_Comm_remote_group: a new reference to an intercommunicator's remote group. */
+void smap_comm_remote_group(struct MPI_ABI_Comm *c, MPI_Group *group);
 
 #endif

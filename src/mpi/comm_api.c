@@ -45,3 +45,9 @@ int smap_comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }
+
+void smap_comm_remote_group(struct MPI_ABI_Comm *c, MPI_Group *group)
+{
+    smap_group_retain(c->remote_group);
+    *group = smap_group_handle(c->remote_group);
+}
