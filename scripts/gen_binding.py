@@ -63,12 +63,18 @@ class Row:
     running: SMAP_CHECK_RUNNING first (None: as the family says)
     null_ok: info parameters that may be MPI_INFO_NULL (the handle is passed)
     inter:   a communicator parameter that must be an intercommunicator
+    intra:   a communicator parameter that must be an intracommunicator
+    topo:    (parameter, MPI_CART | MPI_GRAPH | MPI_DIST_GRAPH, words): the
+             communicator must have a topology of that kind
+    nolen:   counts and the arrays they size are checked below (their
+             rules are not the kinds': MPI_ERR_DIMS, sizes from the topology)
     """
 
     def __init__(self, call, ret="rc", skip=(), extra=(), running=None, null_ok=(),
-                 inter=None):
+                 inter=None, intra=None, topo=None, nolen=False):
         self.call, self.ret, self.skip, self.extra = call, ret, set(skip), list(extra)
         self.running, self.null_ok, self.inter = running, set(null_ok), inter
+        self.intra, self.topo, self.nolen = intra, topo, nolen
 
 
 class Family:
@@ -194,12 +200,71 @@ def status_rows():
     return rows
 
 
+def topo_row(call, kind=None, **kw):
+    """A topology entry point: comm (or comm_old) an intracommunicator, with
+    a topology of `kind` for the queries; counts and arrays checked below."""
+    if kind:
+        kw["topo"] = ("comm", kind[0], kind[1])
+    return Row(call, nolen=True, **kw)
+
+
+CART = ("MPI_CART", "Cartesian")
+GRAPH = ("MPI_GRAPH", "graph")
+DIST = ("MPI_DIST_GRAPH", "distributed graph")
+
 TOPO_ROWS = {
     # every argument is checked below: ndims < 0 is MPI_ERR_DIMS, and
     # ndims == 0 lets dims be anything
     "MPI_Dims_create": Row("smap_topo_dims_create({nnodes}, {ndims}, {dims})",
                            skip=["ndims", "dims"], running=False),
     "MPI_Topo_test": Row("*{status} = smap_topo_kind({comm}->topo)", ret="void"),
+    # constructors (src/comm/topo_create.c): raised there; reorder is ignored
+    "MPI_Cart_create": topo_row(
+        "smap_topo_cart_create({comm_old}, {ndims}, {dims}, {periods}, {comm_cart}, F)",
+        ret="raised", intra="comm_old"),
+    "MPI_Cart_sub": topo_row("smap_topo_cart_sub({comm}, {remain_dims}, {newcomm}, F)", CART,
+                             ret="raised"),
+    "MPI_Graph_create": topo_row(
+        "smap_topo_graph_create({comm_old}, {nnodes}, {index}, {edges}, {comm_graph}, F)",
+        ret="raised", intra="comm_old"),
+    "MPI_Dist_graph_create_adjacent": topo_row(
+        "smap_topo_dist_graph_adjacent({comm_old}, {indegree}, {sources}, {sourceweights}, "
+        "{outdegree}, {destinations}, {destweights}, {info}, {comm_dist_graph}, F)",
+        ret="raised", intra="comm_old", skip=["info"]),
+    "MPI_Dist_graph_create": topo_row(
+        "smap_topo_dist_graph({comm_old}, {n}, {sources}, {degrees}, {destinations}, "
+        "{weights}, {info}, {comm_dist_graph}, F)", ret="raised", intra="comm_old",
+        skip=["info"]),
+    # the identity mappings and the queries (src/topo/query.c)
+    "MPI_Cart_map": topo_row(
+        "smap_cart_map({ndims}, {dims}, {periods}, {comm}->size, {comm}->rank, {newrank})",
+        intra="comm"),
+    "MPI_Graph_map": topo_row(
+        "smap_graph_map({nnodes}, {index}, {edges}, {comm}->size, {comm}->rank, {newrank})",
+        intra="comm"),
+    "MPI_Cartdim_get": topo_row("*{ndims} = {comm}->topo->ndims", CART, ret="void"),
+    "MPI_Cart_get": topo_row(
+        "smap_cart_get({comm}->topo, {maxdims}, {dims}, {periods}, {coords})", CART),
+    "MPI_Cart_rank": topo_row("smap_cart_rank({comm}->topo, {coords}, {rank})", CART),
+    "MPI_Cart_coords": topo_row(
+        "smap_cart_coords({comm}->topo, {comm}->size, {rank}, {maxdims}, {coords})", CART),
+    "MPI_Cart_shift": topo_row(
+        "smap_cart_shift_checked({comm}->topo, {direction}, {disp}, {rank_source}, "
+        "{rank_dest})", CART),
+    "MPI_Graphdims_get": topo_row("smap_graph_dims({comm}->topo, {nnodes}, {nedges})", GRAPH,
+                                  ret="void"),
+    "MPI_Graph_get": topo_row(
+        "smap_graph_get({comm}->topo, {maxindex}, {maxedges}, {index}, {edges})", GRAPH),
+    "MPI_Graph_neighbors_count": topo_row(
+        "smap_graph_neighbors_count({comm}->topo, {rank}, {nneighbors})", GRAPH),
+    "MPI_Graph_neighbors": topo_row(
+        "smap_graph_neighbors({comm}->topo, {rank}, {maxneighbors}, {neighbors})", GRAPH),
+    "MPI_Dist_graph_neighbors_count": topo_row(
+        "smap_dist_graph_counts({comm}->topo, {indegree}, {outdegree}, {weighted})", DIST,
+        ret="void"),
+    "MPI_Dist_graph_neighbors": topo_row(
+        "smap_dist_graph_neighbors({comm}->topo, {maxindegree}, {sources}, {sourceweights}, "
+        "{maxoutdegree}, {destinations}, {destweights})", DIST),
 }
 
 ENVIRONMENT_ROWS = {
@@ -423,10 +488,10 @@ FAMILIES = [
            "Errors belong to no communicator (MPI_COMM_SELF's handler).",
            ["mpi/status.h"], status_rows()),
     Family("topo",
-           "Process topologies: the entry points that need no new communicator "
-           "(MPI_Dims_create's arithmetic is src/topo/dims.c).  The constructors "
-           "and queries are still hand-written (topo.c, topo_cart.c, topo_graph.c).",
-           ["mpi/comm.h", "topo/topo.h"], TOPO_ROWS),
+           "Process topologies (MPI 5.0 chapter 8): the constructors "
+           "(src/comm/topo_create.c), the queries and the rules of a description "
+           "(src/topo/query.c), MPI_Dims_create (src/topo/dims.c), MPI_Topo_test.",
+           ["comm/comm_create.h", "mpi/comm.h", "topo/topo.h"], TOPO_ROWS),
     Family("environment",
            "Entry points that describe the environment: clocks (base/timer.h), "
            "names and versions (src/mpi/environment.c), address arithmetic.  They "
@@ -509,7 +574,7 @@ def checks_of(fn, row, errc):
     lengths = {}
     for p in params:
         n = length_of(p)
-        if n in names:
+        if n in names and not row.nolen:
             lengths.setdefault(n, []).append(p)
     # the communicator errors are raised on is checked first: no error may
     # be raised on an invalid one
@@ -532,6 +597,11 @@ def checks_of(fn, row, errc):
                 lines.append("SMAP_CHECK_ARG(F, %s, %s, \"%s\");" % (errc, p.name, p.name))
                 h = "*" + p.name
             lines.append('%s(F, %s, %s, "%s", %s);' % (macro, errc, h, h, obj))
+            if row.intra == p.name or (row.topo and row.topo[0] == p.name):
+                lines.append('SMAP_CHECK_INTRA(F, %s, %s, "%s");' % (errc, obj, p.name))
+            if row.topo and row.topo[0] == p.name:
+                lines.append('SMAP_CHECK_TOPO(F, %s, %s, %s, "%s");'
+                             % (errc, obj, row.topo[1], row.topo[2]))
             if row.inter == p.name:   # after the pointers (tests/mpi/null_outputs)
                 late.append('SMAP_CHECK_INTER(F, %s, %s, "%s");' % (errc, obj, p.name))
             if is_handle_value(p):
@@ -606,6 +676,10 @@ def gen_stub(fn, family, row):
         obj = d.rstrip(";").split("*")[-1]
         if not re.search(r"\b%s\b" % obj, call):
             w("    (void)%s;" % obj)
+    used = "\n".join(lines) + "\n" + call
+    for p in fn.params:   # what the standard asks and we ignore (reorder)
+        if not p.is_varargs and not re.search(r"\b%s\b" % p.name, used):
+            w("    (void)%s;" % p.name)
     if row.ret == "void":
         w("    %s;" % call)
         w("    return MPI_SUCCESS;")

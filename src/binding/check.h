@@ -13,6 +13,7 @@
 #include "mpi/info.h"
 #include "mpi/intercomm.h"
 #include "mpi/op.h"
+#include "topo/topo.h"
 #include "mpi/errors.h"
 #include "mpi/runtime.h"
 
@@ -122,6 +123,22 @@
         if (SMAP_UNLIKELY(!smap_comm_is_inter(obj)))                               \
             return smap_err_raise(comm, MPI_ERR_COMM, func, "%s %s", name,         \
                                   "is not an intercommunicator");                  \
+    } while (0)
+
+/* A function not defined on intercommunicators (topologies). */
+#define SMAP_CHECK_INTRA(func, comm, obj, name)                                    \
+    do {                                                                           \
+        if (SMAP_UNLIKELY((obj)->remote_group))                                    \
+            return smap_err_raise(comm, MPI_ERR_COMM, func, "%s %s", name,         \
+                                  "is an intercommunicator");                      \
+    } while (0)
+
+/* The communicator's topology must be of kind `want` (what: its words). */
+#define SMAP_CHECK_TOPO(func, comm, obj, want, what)                               \
+    do {                                                                           \
+        if (SMAP_UNLIKELY(!(obj)->topo || smap_topo_kind((obj)->topo) != (want)))  \
+            return smap_err_raise(comm, MPI_ERR_TOPOLOGY, func, "comm has no %s topology", \
+                                  what);                                           \
     } while (0)
 
 /* A status argument that must be a real one. */

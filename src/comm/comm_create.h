@@ -150,4 +150,21 @@ int smap_inter_create_checked(struct MPI_ABI_Comm *lc, int local_leader, MPI_Com
                               int remote_leader, int tag, MPI_Comm *newintercomm,
                               const char *func);
 
+/* ---- topo_create.c: the topology constructors (c an intracommunicator,
+ * the output pointer checked); raised on c's handler. ---- */
+int smap_topo_cart_create(struct MPI_ABI_Comm *c, int ndims, const int dims[],
+                          const int periods[], MPI_Comm *comm_cart, const char *func);
+/* c has a Cartesian topology. */
+int smap_topo_cart_sub(struct MPI_ABI_Comm *c, const int remain_dims[], MPI_Comm *newcomm,
+                       const char *func);
+int smap_topo_graph_create(struct MPI_ABI_Comm *c, int nnodes, const int index[],
+                           const int edges[], MPI_Comm *comm_graph, const char *func);
+int smap_topo_dist_graph_adjacent(struct MPI_ABI_Comm *c, int indegree, const int sources[],
+                                  const int sourceweights[], int outdegree,
+                                  const int destinations[], const int destweights[],
+                                  MPI_Info info, MPI_Comm *comm_dist_graph, const char *func);
+int smap_topo_dist_graph(struct MPI_ABI_Comm *c, int n, const int sources[], const int degrees[],
+                         const int destinations[], const int weights[], MPI_Info info,
+                         MPI_Comm *comm_dist_graph, const char *func);
+
 #endif
