@@ -68,13 +68,15 @@ class Row:
              communicator must have a topology of that kind
     nolen:   counts and the arrays they size are checked below (their
              rules are not the kinds': MPI_ERR_DIMS, sizes from the topology)
+    bare:    no check from the kinds: the layer below checks every argument
+             (the collectives), only `extra` here
     """
 
     def __init__(self, call, ret="rc", skip=(), extra=(), running=None, null_ok=(),
-                 inter=None, intra=None, topo=None, nolen=False):
+                 inter=None, intra=None, topo=None, nolen=False, bare=False):
         self.call, self.ret, self.skip, self.extra = call, ret, set(skip), list(extra)
         self.running, self.null_ok, self.inter = running, set(null_ok), inter
-        self.intra, self.topo, self.nolen = intra, topo, nolen
+        self.intra, self.topo, self.nolen, self.bare = intra, topo, nolen, bare
 
 
 class Family:
@@ -430,6 +432,8 @@ COMM_ROWS = {
     # queries (src/mpi/comm_api.c)
     "MPI_Comm_compare": Row("smap_comm_compare({comm1}, {comm2}, {result})", ret="void"),
     "MPI_Comm_test_inter": Row("*{flag} = smap_comm_is_inter({comm})", ret="void"),
+    "MPI_Comm_rank": Row("*{rank} = {comm}->rank", ret="void"),
+    "MPI_Comm_size": Row("*{size} = {comm}->size", ret="void"),
     "MPI_Comm_set_name": Row("smap_comm_set_name({comm}, {comm_name})", ret="void"),
     # MPI_COMM_NULL has a name: checked below
     "MPI_Comm_get_name": Row("smap_comm_get_name({comm}, {comm_name}, {resultlen})",
@@ -457,6 +461,79 @@ COMM_ROWS = {
     "MPI_Comm_remote_group": Row("smap_comm_remote_group({comm}, {group})", ret="void",
                                  inter="comm"),
 }
+
+# The collectives: one template per operation over its blocking form's
+# parameters; {REQ} is NULL (blocking) or `request` (the MPI_I<op> and
+# MPI_<op>_init forms, which take the same arguments plus info/request),
+# {CV} the int or MPI_Count array form (CV_INT / CV_BIG).  The argument
+# checks are src/coll/entry's (move.c, reduce.c, inter.c: root, buffers,
+# counts, types, op, MPI_IN_PLACE, intercommunicators), shared with the
+# neighbourhood collectives.
+COLL_OPS = {
+    "Barrier": "coll_barrier(F, {comm}, {REQ})",
+    "Bcast": "coll_bcast(F, {buffer}, {count}, {datatype}, {root}, {comm}, {REQ})",
+    "Gather": "coll_gather(F, {sendbuf}, {sendcount}, {sendtype}, {recvbuf}, {recvcount}, "
+              "CV_INT(NULL), CV_INT(NULL), {recvtype}, {root}, {comm}, 0, {REQ})",
+    "Gatherv": "coll_gather(F, {sendbuf}, {sendcount}, {sendtype}, {recvbuf}, 0, "
+               "{CV}({recvcounts}), {CV}({displs}), {recvtype}, {root}, {comm}, 1, {REQ})",
+    "Scatter": "coll_scatter(F, {sendbuf}, {sendcount}, CV_INT(NULL), CV_INT(NULL), {sendtype}, "
+               "{recvbuf}, {recvcount}, {recvtype}, {root}, {comm}, 0, {REQ})",
+    "Scatterv": "coll_scatter(F, {sendbuf}, 0, {CV}({sendcounts}), {CV}({displs}), {sendtype}, "
+                "{recvbuf}, {recvcount}, {recvtype}, {root}, {comm}, 1, {REQ})",
+    "Allgather": "coll_allgather(F, {sendbuf}, {sendcount}, {sendtype}, {recvbuf}, {recvcount}, "
+                 "CV_INT(NULL), CV_INT(NULL), {recvtype}, {comm}, 0, {REQ})",
+    "Allgatherv": "coll_allgather(F, {sendbuf}, {sendcount}, {sendtype}, {recvbuf}, 0, "
+                  "{CV}({recvcounts}), {CV}({displs}), {recvtype}, {comm}, 1, {REQ})",
+    "Alltoall": "coll_alltoall(F, &(struct smap_a2a){{ .sbuf = {sendbuf}, .scount = {sendcount}, "
+                ".rbuf = {recvbuf}, .rcount = {recvcount} }}, {sendtype}, {recvtype}, {comm}, 0, "
+                "{REQ})",
+    "Alltoallv": "coll_alltoall(F, &(struct smap_a2a){{ .sbuf = {sendbuf}, "
+                 ".scounts = {CV}({sendcounts}), .sdispls = {CV}({sdispls}), .rbuf = {recvbuf}, "
+                 ".rcounts = {CV}({recvcounts}), .rdispls = {CV}({rdispls}) }}, {sendtype}, "
+                 "{recvtype}, {comm}, 1, {REQ})",
+    "Alltoallw": "coll_alltoall(F, &(struct smap_a2a){{ .sbuf = {sendbuf}, "
+                 ".scounts = {CV}({sendcounts}), .sdispls = {CV}({sdispls}), .stypes = {sendtypes}, "
+                 ".rbuf = {recvbuf}, .rcounts = {CV}({recvcounts}), .rdispls = {CV}({rdispls}), "
+                 ".rtypes = {recvtypes} }}, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, {comm}, 2, {REQ})",
+    "Reduce": "coll_reduce(F, {sendbuf}, {recvbuf}, {count}, {datatype}, {op}, {root}, {comm}, "
+              "{REQ})",
+    "Allreduce": "coll_allred(F, K_ALLREDUCE, {sendbuf}, {recvbuf}, {count}, {datatype}, {op}, "
+                 "{comm}, {REQ})",
+    "Scan": "coll_allred(F, K_SCAN, {sendbuf}, {recvbuf}, {count}, {datatype}, {op}, {comm}, "
+            "{REQ})",
+    "Exscan": "coll_allred(F, K_EXSCAN, {sendbuf}, {recvbuf}, {count}, {datatype}, {op}, "
+              "{comm}, {REQ})",
+    "Reduce_scatter": "coll_redscat(F, {sendbuf}, {recvbuf}, {CV}({recvcounts}), 0, "
+                      "{datatype}, {op}, {comm}, {REQ})",
+    "Reduce_scatter_block": "coll_redscat(F, {sendbuf}, {recvbuf}, CV_INT(NULL), {recvcount}, "
+                            "{datatype}, {op}, {comm}, {REQ})",
+}
+
+
+def coll_rows(names):
+    """The blocking, non-blocking and persistent rows of every operation
+    (and the large-count twins the standard has)."""
+    rows = {}
+    for op, tmpl in COLL_OPS.items():
+        for suffix, cv in (("", "CV_INT"), ("_c", "CV_BIG")):
+            # a request pointer first: a NULL one would ask for a blocking call
+            req = ['SMAP_CHECK_ARG(F, comm, request, "request");']
+            extra = (['SMAP_CHECK_ARG(F, comm, recvcounts, "recvcounts");']
+                     if op == "Reduce_scatter" else [])
+            call = tmpl.replace("{CV}", cv)
+            forms = (("MPI_%s%s" % (op, suffix), call.replace("{REQ}", "NULL"), extra),
+                     ("MPI_I%s%s" % (op.lower(), suffix),
+                      call.replace("{REQ}", "{request}"), req + extra),
+                     ("MPI_%s_init%s" % (op, suffix),
+                      "COLL_PERSIST({request}, %s)" % call.replace("{REQ}", "{request}"),
+                      req + ["*request = MPI_REQUEST_NULL;",
+                             'SMAP_CHECK_INFO_OR_NULL(F, comm, info, "info");'] + extra))
+            for k, (name, c, x) in enumerate(forms):
+                if name in names:   # the blocking form: coll/entry checks running first
+                    rows[name] = Row(c, ret="raised", bare=True, extra=x,
+                                     running=False if k == 0 else None)
+    return rows
+
 
 FAMILIES = [
     Family("handles",
@@ -582,7 +659,7 @@ def checks_of(fn, row, errc):
     for p in params:
         args[p.name] = p.name
         args[p.name + "_h"] = p.name   # the handle itself, even when checked
-        if p.name in row.skip:
+        if p.name in row.skip or row.bare:
             continue
         direction = p.raw["param_direction"]
         if p.name in row.null_ok:
@@ -715,11 +792,27 @@ def gen_family(family, functions, wrap, note):
     return "\n".join(out) + "\n"
 
 
-def generated_names():
+COLL_FAMILY_DOC = (
+    "The collectives: MPI_Barrier ... MPI_Reduce_scatter_block, their large-count "
+    "twins, their non-blocking (MPI_I...) and persistent (..._init) forms.  The kinds "
+    "give no check here: src/coll/entry checks every argument (root, buffers, counts, "
+    "types, op, MPI_IN_PLACE, intercommunicators) and makes one call through the "
+    "communicator's collectives table (src/coll/dispatch.c).")
+
+
+def families(functions):
+    """FAMILIES and the collectives, whose rows depend on which names the
+    standard has."""
+    names = {f.name for f in functions}
+    return FAMILIES + [Family("coll", COLL_FAMILY_DOC, ["coll/entry/entry.h"],
+                              coll_rows(names))]
+
+
+def generated_names(functions):
     """{MPI name: path of its generated file, relative to src/binding}."""
-    return {name: "gen/%s.c" % fam.name for fam in FAMILIES for name in fam.rows}
+    return {name: "gen/%s.c" % fam.name for fam in families(functions) for name in fam.rows}
 
 
 def generate(functions, wrap, note):
     return {"%s/%s.c" % (OUT_DIR, fam.name): gen_family(fam, functions, wrap, note)
-            for fam in FAMILIES}
+            for fam in families(functions)}

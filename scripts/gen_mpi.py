@@ -846,7 +846,7 @@ def generate(root, std_dir):
     hand = scan_hand_written(root)
     # the generated thin entry points count as definitions; a function is
     # either generated or hand-written, never both
-    for name, path in sorted(gen_binding.generated_names().items()):
+    for name, path in sorted(gen_binding.generated_names(functions).items()):
         if name in hand["PMPI"]:
             raise GenError("%s is generated (%s) and hand-written in src/binding/%s"
                            % (name, path, hand["PMPI"][name]))

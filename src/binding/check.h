@@ -8,6 +8,7 @@
 #include "base/compiler.h"
 #include "base/why.h"
 #include "dtype/dtype.h"
+#include "mpi/args.h"
 #include "mpi/comm.h"
 #include "mpi/group.h"
 #include "mpi/info.h"
@@ -16,39 +17,6 @@
 #include "topo/topo.h"
 #include "mpi/errors.h"
 #include "mpi/runtime.h"
-
-/* Functions that need an initialised library. */
-#define SMAP_CHECK_RUNNING(func)                                                   \
-    do {                                                                           \
-        if (SMAP_UNLIKELY(!smap_running()))                                        \
-            return smap_err_raise(MPI_COMM_NULL, MPI_ERR_OTHER, func, "%s",        \
-                                  atomic_load(&smap_state) == SMAP_STATE_NEW        \
-                                      ? "called before MPI_Init"                   \
-                                      : "called after MPI_Finalize");              \
-    } while (0)
-
-#define SMAP_CHECK_COMM(func, comm, obj)                                           \
-    do {                                                                           \
-        (obj) = smap_comm_get(comm);                                               \
-        if (SMAP_UNLIKELY(!(obj)))                                                 \
-            return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COMM, func, "%s",         \
-                                  (comm) == MPI_COMM_NULL ? "comm is MPI_COMM_NULL" \
-                                                          : "comm is not a valid communicator"); \
-    } while (0)
-
-#define SMAP_CHECK_PTR(func, comm, ptr)                                            \
-    do {                                                                           \
-        if (SMAP_UNLIKELY(!(ptr)))                                                 \
-            return smap_err_raise(comm, MPI_ERR_ARG, func, "%s is NULL", #ptr);    \
-    } while (0)
-
-/* The same, naming the argument as the standard does when the variable
- * checked has another name. */
-#define SMAP_CHECK_ARG(func, comm, ptr, name)                                      \
-    do {                                                                           \
-        if (SMAP_UNLIKELY(!(ptr)))                                                 \
-            return smap_err_raise(comm, MPI_ERR_ARG, func, "%s is NULL", name);    \
-    } while (0)
 
 /* ---- The checks of the generated entry points (src/binding/gen/, written by
  * scripts/gen_binding.py from each parameter's kind).  `name` is the

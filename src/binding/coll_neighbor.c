@@ -17,7 +17,7 @@
  * k-th receive and each block lands where a larger grid would put it. */
 #include <mpi.h>
 
-#include "binding/coll_common.h"
+#include "coll/entry/entry.h"
 #include "coll/sched/sched.h"
 #include "mpi/info.h"
 #include "topo/topo.h"

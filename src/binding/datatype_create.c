@@ -10,7 +10,7 @@
 
 #include "binding/check.h"
 #include "binding/datatype_common.h"
-#include "binding/dtype_check.h"
+#include "mpi/args.h"
 #include "dtype/dtype.h"
 #include "dtype/engine.h"
 

@@ -115,6 +115,17 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
     return smap_comm_idup(comm_o, info, 1, newcomm, request, F);
 }
 
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    static const char F[] = "MPI_Comm_rank";
+    struct MPI_ABI_Comm *comm_o;
+    SMAP_CHECK_RUNNING(F);
+    SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
+    SMAP_CHECK_ARG(F, comm, rank, "rank");
+    *rank = comm_o->rank;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char F[] = "MPI_Comm_remote_group";
@@ -147,6 +158,17 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_ARG(F, comm, comm_name, "comm_name");
     smap_comm_set_name(comm_o, comm_name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    static const char F[] = "MPI_Comm_size";
+    struct MPI_ABI_Comm *comm_o;
+    SMAP_CHECK_RUNNING(F);
+    SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
+    SMAP_CHECK_ARG(F, comm, size, "size");
+    *size = comm_o->size;
     return MPI_SUCCESS;
 }
 

@@ -1,9 +1,30 @@
-/* Entry points of the data-moving collectives: MPI_Bcast, MPI_Gather(v),
- * MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v,w) and their
- * large-count twins.  Checks here, data movement in src/coll/. */
+/* The arguments of the barrier and the data-moving collectives: MPI_Barrier,
+ * MPI_Bcast, MPI_Gather(v), MPI_Scatter(v), MPI_Allgather(v),
+ * MPI_Alltoall(v,w), their large-count twins and their non-blocking and
+ * persistent forms (req non-NULL), whose generated entry points
+ * (src/binding/gen/coll.c) call these with the arguments as given: the
+ * checks, then one call through the communicator's table. */
 #include <mpi.h>
 
-#include "binding/coll_common.h"
+#include "coll/entry/entry.h"
+
+/* MPI_Barrier: through the communicator's table (src/coll/dispatch.c):
+ * WORLD of a job on one node takes the SMARTMAP node barrier
+ * (src/coll/smap/world_barrier.c), a communicator spanning nodes the
+ * hierarchy, others their control blocks or a schedule (which keeps
+ * point-to-point moving; the launcher's barrier would not). */
+int coll_barrier(const char *F, MPI_Comm comm, MPI_Request *req)
+{
+    struct MPI_ABI_Comm *c;
+    COLL_ENTER_REQ(F, comm, c, req);
+    if (smap_comm_is_inter(c))
+        return inter_barrier(F, comm, c, req);
+    if (req)
+        return COLL_DONE(F, comm, smap_coll_ibarrier(c, req));
+    if (c->size <= 1)
+        return MPI_SUCCESS;
+    return COLL_DONE(F, comm, smap_coll_barrier(c));
+}
 
 int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype, int root,
                MPI_Comm comm, MPI_Request *req)
@@ -19,16 +40,6 @@ int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype,
     COLL_CHECK_BUF(F, comm, buf, count, datatype, t);
     return COLL_RUN(F, comm, req, smap_coll_bcast(buf, count, t, root, c),
                     smap_coll_ibcast(buf, count, t, root, c, req));
-}
-
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return coll_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
-}
-
-int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return coll_bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, NULL);
 }
 
 /* (shared with intercomm_coll.c and coll_neighbor.c: see coll_common.h) */
@@ -136,36 +147,6 @@ int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype 
                                       vec, c, req));
 }
 
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return coll_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, CV_INT(NULL),
-                  CV_INT(NULL), recvtype, root, comm, 0, NULL);
-}
-
-int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return coll_gather("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                  CV_INT(NULL), CV_INT(NULL), recvtype, root, comm, 0, NULL);
-}
-
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm)
-{
-    return coll_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, CV_INT(recvcounts),
-                  CV_INT(displs), recvtype, root, comm, 1, NULL);
-}
-
-int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                   MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return coll_gather("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, 0, CV_BIG(recvcounts),
-                  CV_BIG(displs), recvtype, root, comm, 1, NULL);
-}
-
 /* ---- scatter ------------------------------------------------------------ */
 
 int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
@@ -192,37 +173,6 @@ int coll_scatter(const char *F, const void *sbuf, MPI_Count scount, struct smap_
                                       vec, c),
                     smap_coll_iscatter(sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root,
                                        vec, c, req));
-}
-
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return coll_scatter("MPI_Scatter", sendbuf, sendcount, CV_INT(NULL), CV_INT(NULL), sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, 0, NULL);
-}
-
-int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                   MPI_Comm comm)
-{
-    return coll_scatter("MPI_Scatter_c", sendbuf, sendcount, CV_INT(NULL), CV_INT(NULL), sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, 0, NULL);
-}
-
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm)
-{
-    return coll_scatter("MPI_Scatterv", sendbuf, 0, CV_INT(sendcounts), CV_INT(displs), sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, 1, NULL);
-}
-
-int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return coll_scatter("MPI_Scatterv_c", sendbuf, 0, CV_BIG(sendcounts), CV_BIG(displs), sendtype,
-                   recvbuf, recvcount, recvtype, root, comm, 1, NULL);
 }
 
 /* ---- allgather ---------------------------------------------------------- */
@@ -255,36 +205,6 @@ int coll_allgather(const char *F, const void *sbuf, MPI_Count scount, MPI_Dataty
                     smap_coll_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c),
                     smap_coll_iallgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c,
                                          req));
-}
-
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return coll_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     CV_INT(NULL), CV_INT(NULL), recvtype, comm, 0, NULL);
-}
-
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return coll_allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     CV_INT(NULL), CV_INT(NULL), recvtype, comm, 0, NULL);
-}
-
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm)
-{
-    return coll_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0,
-                     CV_INT(recvcounts), CV_INT(displs), recvtype, comm, 1, NULL);
-}
-
-int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return coll_allgather("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, 0,
-                     CV_BIG(recvcounts), CV_BIG(displs), recvtype, comm, 1, NULL);
 }
 
 /* ---- alltoall ----------------------------------------------------------- */
@@ -324,60 +244,3 @@ int coll_alltoall(const char *F, struct smap_a2a *a, MPI_Datatype stype, MPI_Dat
     return COLL_RUN(F, comm, req, smap_coll_alltoall(a, c), smap_coll_ialltoall(a, c, req));
 }
 
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    struct smap_a2a a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf,
-                          .rcount = recvcount };
-    return coll_alltoall("MPI_Alltoall", &a, sendtype, recvtype, comm, 0, NULL);
-}
-
-int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    struct smap_a2a a = { .sbuf = sendbuf, .scount = sendcount, .rbuf = recvbuf,
-                          .rcount = recvcount };
-    return coll_alltoall("MPI_Alltoall_c", &a, sendtype, recvtype, comm, 0, NULL);
-}
-
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    struct smap_a2a a = { .sbuf = sendbuf, .scounts = CV_INT(sendcounts),
-                          .sdispls = CV_INT(sdispls), .rbuf = recvbuf,
-                          .rcounts = CV_INT(recvcounts), .rdispls = CV_INT(rdispls) };
-    return coll_alltoall("MPI_Alltoallv", &a, sendtype, recvtype, comm, 1, NULL);
-}
-
-int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    struct smap_a2a a = { .sbuf = sendbuf, .scounts = CV_BIG(sendcounts),
-                          .sdispls = CV_BIG(sdispls), .rbuf = recvbuf,
-                          .rcounts = CV_BIG(recvcounts), .rdispls = CV_BIG(rdispls) };
-    return coll_alltoall("MPI_Alltoallv_c", &a, sendtype, recvtype, comm, 1, NULL);
-}
-
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    struct smap_a2a a = { .sbuf = sendbuf, .scounts = CV_INT(sendcounts),
-                          .sdispls = CV_INT(sdispls), .stypes = sendtypes, .rbuf = recvbuf,
-                          .rcounts = CV_INT(recvcounts), .rdispls = CV_INT(rdispls),
-                          .rtypes = recvtypes };
-    return coll_alltoall("MPI_Alltoallw", &a, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, comm, 2, NULL);
-}
-
-int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    struct smap_a2a a = { .sbuf = sendbuf, .scounts = CV_BIG(sendcounts),
-                          .sdispls = CV_BIG(sdispls), .stypes = sendtypes, .rbuf = recvbuf,
-                          .rcounts = CV_BIG(recvcounts), .rdispls = CV_BIG(rdispls),
-                          .rtypes = recvtypes };
-    return coll_alltoall("MPI_Alltoallw_c", &a, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, comm, 2, NULL);
-}

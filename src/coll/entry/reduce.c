@@ -3,7 +3,7 @@
  * their large-count twins.  Checks here, data movement in src/coll/. */
 #include <mpi.h>
 
-#include "binding/coll_common.h"
+#include "coll/entry/entry.h"
 
 int coll_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
@@ -29,18 +29,6 @@ int coll_reduce(const char *F, const void *sbuf, void *rbuf, MPI_Count count,
                     smap_coll_ireduce(sbuf, rbuf, count, t, datatype, op, root, c, req));
 }
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm)
-{
-    return coll_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
-}
-
-int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op op, int root, MPI_Comm comm)
-{
-    return coll_reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
-}
-
 int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count count,
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
@@ -64,42 +52,6 @@ int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count
     int ex = kind == K_EXSCAN;
     return COLL_RUN(F, comm, req, smap_coll_scan(sbuf, rbuf, count, t, datatype, op, ex, c),
                     smap_coll_iscan(sbuf, rbuf, count, t, datatype, op, ex, c, req));
-}
-
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm)
-{
-    return coll_allred("MPI_Allreduce", K_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, NULL);
-}
-
-int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm)
-{
-    return coll_allred("MPI_Allreduce_c", K_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, NULL);
-}
-
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm)
-{
-    return coll_allred("MPI_Scan", K_SCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
-}
-
-int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                MPI_Op op, MPI_Comm comm)
-{
-    return coll_allred("MPI_Scan_c", K_SCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
-}
-
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm)
-{
-    return coll_allred("MPI_Exscan", K_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
-}
-
-int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
-{
-    return coll_allred("MPI_Exscan_c", K_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 
 /* (shared with intercomm_coll.c: see coll_common.h) */
@@ -147,34 +99,3 @@ int coll_redscat(const char *F, const void *sbuf, void *rbuf, struct smap_cvec r
                                               req));
 }
 
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    static const char F[] = "MPI_Reduce_scatter";
-    if (!recvcounts)
-        return smap_err_raise(comm, MPI_ERR_ARG, F, "recvcounts is NULL");
-    return coll_redscat(F, sendbuf, recvbuf, CV_INT(recvcounts), 0, datatype, op, comm, NULL);
-}
-
-int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    static const char F[] = "MPI_Reduce_scatter_c";
-    if (!recvcounts)
-        return smap_err_raise(comm, MPI_ERR_ARG, F, "recvcounts is NULL");
-    return coll_redscat(F, sendbuf, recvbuf, CV_BIG(recvcounts), 0, datatype, op, comm, NULL);
-}
-
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return coll_redscat("MPI_Reduce_scatter_block", sendbuf, recvbuf, CV_INT(NULL), recvcount,
-                   datatype, op, comm, NULL);
-}
-
-int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return coll_redscat("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, CV_INT(NULL), recvcount,
-                   datatype, op, comm, NULL);
-}

@@ -1,16 +1,17 @@
-/* Argument checks shared by the collective entry points (coll_move.c,
- * coll_reduce.c, coll_neighbor.c, intercomm_coll.c).  Each check returns from the entry point with the
+/* The collectives' argument checks, shared by their generated entry points
+ * (src/binding/gen/coll.c, through move.c, reduce.c, inter.c) and the
+ * neighbourhood collectives (src/binding/coll_neighbor.c).  Each check returns from the entry point with the
  * communicator's error handler's verdict. */
-#ifndef SMAP_BINDING_COLL_COMMON_H
-#define SMAP_BINDING_COLL_COMMON_H
+#ifndef SMAP_COLL_ENTRY_ENTRY_H
+#define SMAP_COLL_ENTRY_ENTRY_H
 
 #include <mpi.h>
 
-#include "binding/check.h"
-#include "binding/dtype_check.h"
-#include "binding/intercomm.h"
+#include "mpi/args.h"
+#include "coll/entry/inter.h"
 #include "coll/coll.h"
 #include "coll/nbc/nbc.h"
+#include "coll/sched/sched.h"
 #include "dtype/engine.h"
 #include "mpi/op.h"
 
@@ -124,9 +125,9 @@ static inline int coll_done(const char *func, MPI_Comm comm, int rc, const char 
         COLL_CHECK_REQ(func, comm, c, req);                                                \
     } while (0)
 
-/* The collectives' checks and dispatch (coll_move.c, coll_reduce.c), shared
- * by the blocking (req NULL) and the non-blocking entry points
- * (coll_nonblocking.c). */
+/* The collectives' checks and dispatch (move.c, reduce.c), shared by the
+ * blocking (req NULL), non-blocking and persistent entry points. */
+int coll_barrier(const char *F, MPI_Comm comm, MPI_Request *req);
 int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype, int root,
                MPI_Comm comm, MPI_Request *req);
 int coll_gather(const char *F, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
@@ -174,5 +175,20 @@ int coll_redscat_counts(const char *F, MPI_Comm comm, struct smap_cvec rcounts, 
 /* Count/displacement arrays as given by the int and the _c bindings. */
 #define CV_INT(p) ((struct smap_cvec){ (p), 0 })
 #define CV_BIG(p) ((struct smap_cvec){ (p), 1 })
+
+/* The persistent collectives (MPI_Bcast_init ...): the non-blocking
+ * collectives' checks and schedule builders, run with the schedule engine
+ * in persistent mode, so the schedule is built once and handed back as an
+ * inactive persistent request that MPI_Start runs again
+ * (src/coll/sched/README.md, "Persistent schedules").  Never the
+ * control-block algorithms: a started collective must progress while its
+ * caller does other communication.  Their entry points evaluate
+ * COLL_PERSIST(request, the check-and-build call). */
+static inline int coll_persist_end(int rc)
+{
+    smap_sched_persistent(NULL);
+    return rc;
+}
+#define COLL_PERSIST(request, call) (smap_sched_persistent(request), coll_persist_end(call))
 
 #endif

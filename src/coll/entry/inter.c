@@ -11,8 +11,8 @@
  * req non-NULL: the non-blocking twin (same checks), run as a schedule
  * (src/coll/nbc/inter_*.c) handed back as *req.  Both through the
  * communicator's table (src/coll/dispatch.c: its intercommunicator one). */
-#include "binding/coll_common.h"
-#include "binding/intercomm.h"
+#include "coll/entry/entry.h"
+#include "coll/entry/inter.h"
 
 #define INTER_NO_IN_PLACE(func, comm, sbuf, rbuf)                                          \
     do {                                                                                   \

@@ -1,8 +1,8 @@
 /* The intercommunicator forms of the blocking collectives
- * (intercomm_coll.c), called by the intracommunicator entry points when
+ * (inter.c), called by the intracommunicator entry points when
  * comm is an intercommunicator.  (The constructors: comm/comm_create.h.) */
-#ifndef SMAP_BINDING_INTERCOMM_H
-#define SMAP_BINDING_INTERCOMM_H
+#ifndef SMAP_COLL_ENTRY_INTER_H
+#define SMAP_COLL_ENTRY_INTER_H
 
 #include <mpi.h>
 
