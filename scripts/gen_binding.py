@@ -510,6 +510,39 @@ COLL_OPS = {
 }
 
 
+# The neighbourhood collectives (src/coll/nbc/neighbor.c): {ARGS} the
+# struct nbr of the binding's parameters.
+NBR_OPS = {
+    "allgather": ("NB_ALLGATHER", "NB_ALLGATHER_ARGS({sendbuf}, {sendcount}, {sendtype}, "
+                  "{recvbuf}, {recvcount}, {recvtype})"),
+    "allgatherv": ("NB_ALLGATHERV", "NB_ALLGATHERV_ARGS({sendbuf}, {sendcount}, {sendtype}, "
+                   "{recvbuf}, {recvcounts}, {displs}, {recvtype}, {CV})"),
+    "alltoall": ("NB_ALLTOALL", "NB_ALLGATHER_ARGS({sendbuf}, {sendcount}, {sendtype}, "
+                 "{recvbuf}, {recvcount}, {recvtype})"),
+    "alltoallv": ("NB_ALLTOALLV", "NB_ALLTOALLV_ARGS({sendbuf}, {sendcounts}, {sdispls}, "
+                  "{sendtype}, {recvbuf}, {recvcounts}, {rdispls}, {recvtype}, {CV})"),
+    "alltoallw": ("NB_ALLTOALLW", "NB_ALLTOALLW_ARGS({sendbuf}, {sendcounts}, {sdispls}, "
+                  "{sendtypes}, {recvbuf}, {recvcounts}, {rdispls}, {recvtypes}, {CV})"),
+}
+
+
+def neighbor_rows(names):
+    rows = {}
+    for op, (kind, args) in NBR_OPS.items():
+        for suffix, cv in (("", "CV_INT"), ("_c", "CV_BIG")):
+            a = "&(struct nbr)%s" % args.replace("{CV}", cv)
+            forms = (("MPI_Neighbor_%s%s" % (op, suffix),
+                      "coll_neighbor(F, {comm}, %s, %s, NULL, 0)" % (a, kind)),
+                     ("MPI_Ineighbor_%s%s" % (op, suffix),
+                      "coll_neighbor(F, {comm}, %s, %s, {request}, 1)" % (a, kind)),
+                     ("MPI_Neighbor_%s_init%s" % (op, suffix),
+                      "coll_neighbor_init(F, {comm}, %s, %s, {info}, {request})" % (a, kind)))
+            for name, call in forms:
+                if name in names:
+                    rows[name] = Row(call, ret="raised", bare=True, running=False)
+    return rows
+
+
 def coll_rows(names):
     """The blocking, non-blocking and persistent rows of every operation
     (and the large-count twins the standard has)."""
@@ -794,7 +827,8 @@ def gen_family(family, functions, wrap, note):
 
 COLL_FAMILY_DOC = (
     "The collectives: MPI_Barrier ... MPI_Reduce_scatter_block, their large-count "
-    "twins, their non-blocking (MPI_I...) and persistent (..._init) forms.  The kinds "
+    "twins, their non-blocking (MPI_I...) and persistent (..._init) forms, and the "
+    "neighbourhood collectives (src/coll/nbc/neighbor.c).  The kinds "
     "give no check here: src/coll/entry checks every argument (root, buffers, counts, "
     "types, op, MPI_IN_PLACE, intercommunicators) and makes one call through the "
     "communicator's collectives table (src/coll/dispatch.c).")
@@ -804,8 +838,10 @@ def families(functions):
     """FAMILIES and the collectives, whose rows depend on which names the
     standard has."""
     names = {f.name for f in functions}
-    return FAMILIES + [Family("coll", COLL_FAMILY_DOC, ["coll/entry/entry.h"],
-                              coll_rows(names))]
+    rows = coll_rows(names)
+    rows.update(neighbor_rows(names))
+    return FAMILIES + [Family("coll", COLL_FAMILY_DOC, ["coll/entry/entry.h", "coll/nbc/neighbor.h"],
+                              rows)]
 
 
 def generated_names(functions):
