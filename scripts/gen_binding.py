@@ -343,6 +343,34 @@ MEMORY_ROWS = {
     "MPI_Free_mem": Row("smap_mem_free_checked({base})"),
 }
 
+# The constructors (src/mpi/type_create.c checks every argument and raises):
+# name -> (call, extra checks).
+TYPE_CREATE = {
+    'MPI_Type_contiguous': ('smap_type_contiguous(F, 0, {count}, {oldtype}, {newtype})', []),
+    'MPI_Type_contiguous_c': ('smap_type_contiguous(F, 1, {count}, {oldtype}, {newtype})', []),
+    'MPI_Type_create_darray': ('smap_type_darray(F, 0, {size}, {rank}, {ndims}, {array_of_gsizes}, NULL, {array_of_distribs}, {array_of_dargs}, {array_of_psizes}, {order}, {oldtype}, {newtype})', []),
+    'MPI_Type_create_darray_c': ('smap_type_darray(F, 1, {size}, {rank}, {ndims}, NULL, {array_of_gsizes}, {array_of_distribs}, {array_of_dargs}, {array_of_psizes}, {order}, {oldtype}, {newtype})', []),
+    'MPI_Type_create_hindexed': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_HINDEXED, .bytes = 1, .per_block_bl = 1, .count = {count}, .bl_i = {array_of_blocklengths}, .disp_a = {array_of_displacements}, .oldtype = oldtype}}, {newtype})', []),
+    'MPI_Type_create_hindexed_block': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_HINDEXED_BLOCK, .bytes = 1, .count = {count}, .bl_all = {blocklength}, .disp_a = {array_of_displacements}, .oldtype = oldtype}}, {newtype})', ['if (blocklength < 0) return smap_type_bad_blocklength(F, 0, blocklength);']),
+    'MPI_Type_create_hindexed_block_c': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_HINDEXED_BLOCK, .large = 1, .bytes = 1, .count = {count}, .bl_all = {blocklength}, .disp_c = {array_of_displacements}, .oldtype = oldtype}}, {newtype})', ['if (blocklength < 0) return smap_type_bad_blocklength(F, 0, blocklength);']),
+    'MPI_Type_create_hindexed_c': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_HINDEXED, .large = 1, .bytes = 1, .per_block_bl = 1, .count = {count}, .bl_c = {array_of_blocklengths}, .disp_c = {array_of_displacements}, .oldtype = oldtype}}, {newtype})', []),
+    'MPI_Type_create_hvector': ('smap_type_vector(F, 0, 1, {count}, {blocklength}, {stride}, {oldtype}, {newtype})', []),
+    'MPI_Type_create_hvector_c': ('smap_type_vector(F, 1, 1, {count}, {blocklength}, {stride}, {oldtype}, {newtype})', []),
+    'MPI_Type_create_indexed_block': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_INDEXED_BLOCK, .count = {count}, .bl_all = {blocklength}, .disp_i = {array_of_displacements}, .oldtype = oldtype}}, {newtype})', ['if (blocklength < 0) return smap_type_bad_blocklength(F, 0, blocklength);']),
+    'MPI_Type_create_indexed_block_c': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_INDEXED_BLOCK, .large = 1, .count = {count}, .bl_all = {blocklength}, .disp_c = {array_of_displacements}, .oldtype = oldtype}}, {newtype})', ['if (blocklength < 0) return smap_type_bad_blocklength(F, 0, blocklength);']),
+    'MPI_Type_create_resized': ('smap_type_resized(F, 0, {oldtype}, {lb}, {extent}, {newtype})', []),
+    'MPI_Type_create_resized_c': ('smap_type_resized(F, 1, {oldtype}, {lb}, {extent}, {newtype})', []),
+    'MPI_Type_create_struct': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_STRUCT, .bytes = 1, .per_block_bl = 1, .is_struct = 1, .count = {count}, .bl_i = {array_of_blocklengths}, .disp_a = {array_of_displacements}, .types = array_of_types}}, {newtype})', []),
+    'MPI_Type_create_struct_c': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_STRUCT, .large = 1, .bytes = 1, .per_block_bl = 1, .is_struct = 1, .count = {count}, .bl_c = {array_of_blocklengths}, .disp_c = {array_of_displacements}, .types = array_of_types}}, {newtype})', []),
+    'MPI_Type_create_subarray': ('smap_type_subarray(F, 0, {ndims}, {array_of_sizes}, {array_of_subsizes}, {array_of_starts}, NULL, NULL, NULL, {order}, {oldtype}, {newtype})', []),
+    'MPI_Type_create_subarray_c': ('smap_type_subarray(F, 1, {ndims}, NULL, NULL, NULL, {array_of_sizes}, {array_of_subsizes}, {array_of_starts}, {order}, {oldtype}, {newtype})', []),
+    'MPI_Type_indexed': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_INDEXED, .per_block_bl = 1, .count = {count}, .bl_i = {array_of_blocklengths}, .disp_i = {array_of_displacements}, .oldtype = oldtype}}, {newtype})', []),
+    'MPI_Type_indexed_c': ('smap_type_blocks(F, &(struct blocks_args){{.combiner = MPI_COMBINER_INDEXED, .large = 1, .per_block_bl = 1, .count = {count}, .bl_c = {array_of_blocklengths}, .disp_c = {array_of_displacements}, .oldtype = oldtype}}, {newtype})', []),
+    'MPI_Type_vector': ('smap_type_vector(F, 0, 0, {count}, {blocklength}, {stride}, {oldtype}, {newtype})', []),
+    'MPI_Type_vector_c': ('smap_type_vector(F, 1, 0, {count}, {blocklength}, {stride}, {oldtype}, {newtype})', []),
+}
+
+
 def datatype_rows():
     """Datatype entry points other than the constructors (datatype_create.c):
     dup, commit, free, queries, decoding, names, Fortran size matching,
@@ -385,6 +413,8 @@ def datatype_rows():
         "MPI_Type_get_value_index": Row(
             "smap_dtype_value_index({value_type_h}, {index_type_h}, {pair_type})", ret="void"),
     }
+    for name, (call, extra) in TYPE_CREATE.items():
+        rows[name] = Row(call, ret="raised", bare=True, running=False, extra=extra)
     for name in ("MPI_Type_size_c", "MPI_Type_size_x"):
         rows[name] = Row("*{size} = {datatype}->size", ret="void")
     for true_ext, names in ((0, ("MPI_Type_get_extent_c", "MPI_Type_get_extent_x")),
@@ -631,8 +661,8 @@ FAMILIES = [
            "MPI_COMM_WORLD's handler.",
            ["mpi/mem.h"], MEMORY_ROWS, errcomm="MPI_COMM_WORLD"),
     Family("datatype",
-           "Datatype entry points other than the constructors (still hand-written in "
-           "datatype_create.c): dup and free (src/mpi/type_api.c: they run the "
+           "Datatype entry points: the constructors (src/mpi/type_create.c, which "
+           "checks their arguments), dup and free (src/mpi/type_api.c: they run the "
            "attributes' callbacks), commit, queries, decoding, names, Fortran size "
            "matching, addresses (src/dtype/query.c).  Errors go to MPI_COMM_SELF's "
            "handler.",

@@ -1,5 +1,5 @@
-/* Datatype entry points other than the constructors (still hand-written in
- * datatype_create.c): dup and free (src/mpi/type_api.c: they run the
+/* Datatype entry points: the constructors (src/mpi/type_create.c, which
+ * checks their arguments), dup and free (src/mpi/type_api.c: they run the
  * attributes' callbacks), commit, queries, decoding, names, Fortran size
  * matching, addresses (src/dtype/query.c). Errors go to MPI_COMM_SELF's
  * handler.
@@ -32,6 +32,118 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     SMAP_CHECK_ARG(F, MPI_COMM_NULL, datatype, "datatype");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, *datatype, "*datatype", datatype_o);
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_commit_checked(datatype_o));
+}
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_contiguous";
+    return smap_type_contiguous(F, 0, count, oldtype, newtype);
+}
+
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_contiguous_c";
+    return smap_type_contiguous(F, 1, count, oldtype, newtype);
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_darray";
+    return smap_type_darray(F, 0, size, rank, ndims, array_of_gsizes, NULL, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+}
+
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_darray_c";
+    return smap_type_darray(F, 1, size, rank, ndims, NULL, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+}
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_hindexed";
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_HINDEXED, .bytes = 1, .per_block_bl = 1, .count = count, .bl_i = array_of_blocklengths, .disp_a = array_of_displacements, .oldtype = oldtype}, newtype);
+}
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_hindexed_block";
+    if (blocklength < 0) return smap_type_bad_blocklength(F, 0, blocklength);
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_HINDEXED_BLOCK, .bytes = 1, .count = count, .bl_all = blocklength, .disp_a = array_of_displacements, .oldtype = oldtype}, newtype);
+}
+
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_hindexed_block_c";
+    if (blocklength < 0) return smap_type_bad_blocklength(F, 0, blocklength);
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_HINDEXED_BLOCK, .large = 1, .bytes = 1, .count = count, .bl_all = blocklength, .disp_c = array_of_displacements, .oldtype = oldtype}, newtype);
+}
+
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_hindexed_c";
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_HINDEXED, .large = 1, .bytes = 1, .per_block_bl = 1, .count = count, .bl_c = array_of_blocklengths, .disp_c = array_of_displacements, .oldtype = oldtype}, newtype);
+}
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_hvector";
+    return smap_type_vector(F, 0, 1, count, blocklength, stride, oldtype, newtype);
+}
+
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_hvector_c";
+    return smap_type_vector(F, 1, 1, count, blocklength, stride, oldtype, newtype);
+}
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_indexed_block";
+    if (blocklength < 0) return smap_type_bad_blocklength(F, 0, blocklength);
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_INDEXED_BLOCK, .count = count, .bl_all = blocklength, .disp_i = array_of_displacements, .oldtype = oldtype}, newtype);
+}
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_indexed_block_c";
+    if (blocklength < 0) return smap_type_bad_blocklength(F, 0, blocklength);
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_INDEXED_BLOCK, .large = 1, .count = count, .bl_all = blocklength, .disp_c = array_of_displacements, .oldtype = oldtype}, newtype);
+}
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_resized";
+    return smap_type_resized(F, 0, oldtype, lb, extent, newtype);
+}
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_resized_c";
+    return smap_type_resized(F, 1, oldtype, lb, extent, newtype);
+}
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_struct";
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_STRUCT, .bytes = 1, .per_block_bl = 1, .is_struct = 1, .count = count, .bl_i = array_of_blocklengths, .disp_a = array_of_displacements, .types = array_of_types}, newtype);
+}
+
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_struct_c";
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_STRUCT, .large = 1, .bytes = 1, .per_block_bl = 1, .is_struct = 1, .count = count, .bl_c = array_of_blocklengths, .disp_c = array_of_displacements, .types = array_of_types}, newtype);
+}
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_subarray";
+    return smap_type_subarray(F, 0, ndims, array_of_sizes, array_of_subsizes, array_of_starts, NULL, NULL, NULL, order, oldtype, newtype);
+}
+
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_subarray_c";
+    return smap_type_subarray(F, 1, ndims, NULL, NULL, NULL, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
 }
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -195,6 +307,18 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
     return MPI_SUCCESS;
 }
 
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_indexed";
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_INDEXED, .per_block_bl = 1, .count = count, .bl_i = array_of_blocklengths, .disp_i = array_of_displacements, .oldtype = oldtype}, newtype);
+}
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_indexed_c";
+    return smap_type_blocks(F, &(struct blocks_args){.combiner = MPI_COMBINER_INDEXED, .large = 1, .per_block_bl = 1, .count = count, .bl_c = array_of_blocklengths, .disp_c = array_of_displacements, .oldtype = oldtype}, newtype);
+}
+
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char F[] = "MPI_Type_match_size";
@@ -245,4 +369,16 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     SMAP_CHECK_ARG(F, MPI_COMM_NULL, size, "size");
     *size = datatype_o->size;
     return MPI_SUCCESS;
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_vector";
+    return smap_type_vector(F, 0, 0, count, blocklength, stride, oldtype, newtype);
+}
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_vector_c";
+    return smap_type_vector(F, 1, 0, count, blocklength, stride, oldtype, newtype);
 }

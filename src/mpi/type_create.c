@@ -1,27 +1,45 @@
 /* Datatype constructors (and their large-count "_c" twins): contiguous,
- * vector/hvector, the indexed family and struct, resized, subarray, darray.
- * The work is in src/dtype/; here: argument checks, int -> MPI_Count
- * conversion, the contents MPI_Type_get_contents will return. */
+ * vector/hvector, the indexed family and struct, resized, subarray, darray,
+ * called by their generated entry points (src/binding/gen/datatype.c) with
+ * the arguments as given.  The work is in src/dtype/; here: the argument
+ * checks (raised on MPI_COMM_NULL, that is MPI_COMM_SELF's handler), int ->
+ * MPI_Count conversion, the contents MPI_Type_get_contents will return. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
 
-#include "binding/check.h"
-#include "binding/datatype_common.h"
+#include "base/why.h"
 #include "mpi/args.h"
+#include "mpi/type_api.h"
+
+/* Checks a count-sized array argument. */
+#define CHECK_ARRAY(func, n, a)                                                            \
+    do {                                                                                   \
+        if ((n) > 0 && !(a))                                                               \
+            return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func, "%s is NULL", #a);     \
+    } while (0)
+
+#define CHECK_COUNT(func, n)                                                               \
+    do {                                                                                   \
+        if ((n) < 0)                                                                       \
+            return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COUNT, func,                      \
+                                  "%s is negative (%lld)", #n, (long long)(n));            \
+    } while (0)
+
+#define CHECK_NEWTYPE(func, p) SMAP_CHECK_PTR(func, MPI_COMM_NULL, p)
 #include "dtype/dtype.h"
 #include "dtype/engine.h"
 
 /* Raises the error a datatype-engine return code rc stands for. */
-int smap_bind_type_raise(const char *func, int rc)
+static int smap_bind_type_raise(const char *func, int rc)
 {
     return smap_err_raise(MPI_COMM_NULL, smap_dtype_fail(rc), func, "%s", smap_why());
 }
 
 /* Hands a new type to the caller, or frees it and raises. */
-int smap_bind_type_done(const char *func, int rc, smap_dtype_t *t, MPI_Datatype *newtype)
+static int smap_bind_type_done(const char *func, int rc, smap_dtype_t *t, MPI_Datatype *newtype)
 {
     if (rc != MPI_SUCCESS) {
         smap_dtype_release(t);
@@ -31,7 +49,7 @@ int smap_bind_type_done(const char *func, int rc, smap_dtype_t *t, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
-static int bad_blocklength(const char *func, MPI_Count i, MPI_Count bl)
+int smap_type_bad_blocklength(const char *func, MPI_Count i, MPI_Count bl)
 {
     return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func,
                           "block length %lld (block %lld) is negative", (long long)bl,
@@ -40,7 +58,7 @@ static int bad_blocklength(const char *func, MPI_Count i, MPI_Count bl)
 
 /* ---- contiguous ---- */
 
-static int contiguous(const char *func, int large, MPI_Count count, MPI_Datatype oldtype,
+int smap_type_contiguous(const char *func, int large, MPI_Count count, MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
     smap_dtype_t *old, *t = NULL;
@@ -59,26 +77,16 @@ static int contiguous(const char *func, int large, MPI_Count count, MPI_Datatype
     return smap_bind_type_done(func, rc, t, newtype);
 }
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return contiguous("MPI_Type_contiguous", 0, count, oldtype, newtype);
-}
-
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return contiguous("MPI_Type_contiguous_c", 1, count, oldtype, newtype);
-}
-
 /* ---- vector, hvector ---- */
 
-static int vector(const char *func, int large, int bytes, MPI_Count count, MPI_Count bl,
+int smap_type_vector(const char *func, int large, int bytes, MPI_Count count, MPI_Count bl,
                   MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     smap_dtype_t *old, *t = NULL;
     SMAP_CHECK_RUNNING(func);
     CHECK_COUNT(func, count);
     if (bl < 0)
-        return bad_blocklength(func, 0, bl);
+        return smap_type_bad_blocklength(func, 0, bl);
     SMAP_CHECK_DTYPE(func, MPI_COMM_NULL, oldtype, old);
     CHECK_NEWTYPE(func, newtype);
     MPI_Aint sbytes = bytes ? (MPI_Aint)stride : (MPI_Aint)(stride * old->extent);
@@ -100,48 +108,12 @@ static int vector(const char *func, int large, int bytes, MPI_Count count, MPI_C
     return smap_bind_type_done(func, rc, t, newtype);
 }
 
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                     MPI_Datatype *newtype)
-{
-    return vector("MPI_Type_vector", 0, 0, count, blocklength, stride, oldtype, newtype);
-}
-
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                       MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return vector("MPI_Type_vector_c", 1, 0, count, blocklength, stride, oldtype, newtype);
-}
-
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
-{
-    return vector("MPI_Type_create_hvector", 0, 1, count, blocklength, stride, oldtype, newtype);
-}
-
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                               MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return vector("MPI_Type_create_hvector_c", 1, 1, count, blocklength, stride, oldtype,
-                  newtype);
-}
-
 /* ---- indexed family and struct ----
  * One worker for all ten: block lengths (per block or one for all),
  * displacements (in elements of oldtype or in bytes), one old type or one
  * per block (struct).  The arguments come either as int/MPI_Aint arrays or
  * as MPI_Count arrays (large). */
 
-struct blocks_args {
-    int combiner, large, bytes, per_block_bl, is_struct;
-    MPI_Count count, bl_all;
-    const int *bl_i;
-    const MPI_Count *bl_c;
-    const int *disp_i;
-    const MPI_Aint *disp_a;
-    const MPI_Count *disp_c;
-    MPI_Datatype oldtype;
-    const MPI_Datatype *types;
-};
 
 static MPI_Count arg_bl(const struct blocks_args *a, MPI_Count i)
 {
@@ -201,7 +173,7 @@ static int blocks_contents(smap_dtype_t *t, const struct blocks_args *a)
     return rc;
 }
 
-static int blocks(const char *func, const struct blocks_args *a, MPI_Datatype *newtype)
+int smap_type_blocks(const char *func, const struct blocks_args *a, MPI_Datatype *newtype)
 {
     smap_dtype_t *old = NULL, *t = NULL;
     SMAP_CHECK_RUNNING(func);
@@ -230,7 +202,7 @@ static int blocks(const char *func, const struct blocks_args *a, MPI_Datatype *n
     for (MPI_Count i = 0; i < n; i++) {
         bls[i] = arg_bl(a, i);
         if (bls[i] < 0) {
-            rc = bad_blocklength(func, i, bls[i]);
+            rc = smap_type_bad_blocklength(func, i, bls[i]);
             goto out;
         }
         smap_dtype_t *c = old;
@@ -260,117 +232,9 @@ out:
     return rc;
 }
 
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
-                      const int array_of_displacements[], MPI_Datatype oldtype,
-                      MPI_Datatype *newtype)
-{
-    struct blocks_args a = {.combiner = MPI_COMBINER_INDEXED, .per_block_bl = 1, .count = count,
-                            .bl_i = array_of_blocklengths, .disp_i = array_of_displacements,
-                            .oldtype = oldtype};
-    return blocks("MPI_Type_indexed", &a, newtype);
-}
-
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                        MPI_Datatype *newtype)
-{
-    struct blocks_args a = {.combiner = MPI_COMBINER_INDEXED, .large = 1, .per_block_bl = 1,
-                            .count = count, .bl_c = array_of_blocklengths,
-                            .disp_c = array_of_displacements, .oldtype = oldtype};
-    return blocks("MPI_Type_indexed_c", &a, newtype);
-}
-
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
-{
-    struct blocks_args a = {.combiner = MPI_COMBINER_HINDEXED, .bytes = 1, .per_block_bl = 1,
-                            .count = count, .bl_i = array_of_blocklengths,
-                            .disp_a = array_of_displacements, .oldtype = oldtype};
-    return blocks("MPI_Type_create_hindexed", &a, newtype);
-}
-
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                MPI_Datatype *newtype)
-{
-    struct blocks_args a = {.combiner = MPI_COMBINER_HINDEXED, .large = 1, .bytes = 1,
-                            .per_block_bl = 1, .count = count, .bl_c = array_of_blocklengths,
-                            .disp_c = array_of_displacements, .oldtype = oldtype};
-    return blocks("MPI_Type_create_hindexed_c", &a, newtype);
-}
-
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (blocklength < 0)
-        return bad_blocklength("MPI_Type_create_indexed_block", 0, blocklength);
-    struct blocks_args a = {.combiner = MPI_COMBINER_INDEXED_BLOCK, .count = count,
-                            .bl_all = blocklength, .disp_i = array_of_displacements,
-                            .oldtype = oldtype};
-    return blocks("MPI_Type_create_indexed_block", &a, newtype);
-}
-
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                     const MPI_Count array_of_displacements[],
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (blocklength < 0)
-        return bad_blocklength("MPI_Type_create_indexed_block_c", 0, blocklength);
-    struct blocks_args a = {.combiner = MPI_COMBINER_INDEXED_BLOCK, .large = 1, .count = count,
-                            .bl_all = blocklength, .disp_c = array_of_displacements,
-                            .oldtype = oldtype};
-    return blocks("MPI_Type_create_indexed_block_c", &a, newtype);
-}
-
-int PMPI_Type_create_hindexed_block(int count, int blocklength,
-                                    const MPI_Aint array_of_displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (blocklength < 0)
-        return bad_blocklength("MPI_Type_create_hindexed_block", 0, blocklength);
-    struct blocks_args a = {.combiner = MPI_COMBINER_HINDEXED_BLOCK, .bytes = 1, .count = count,
-                            .bl_all = blocklength, .disp_a = array_of_displacements,
-                            .oldtype = oldtype};
-    return blocks("MPI_Type_create_hindexed_block", &a, newtype);
-}
-
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                      const MPI_Count array_of_displacements[],
-                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    if (blocklength < 0)
-        return bad_blocklength("MPI_Type_create_hindexed_block_c", 0, blocklength);
-    struct blocks_args a = {.combiner = MPI_COMBINER_HINDEXED_BLOCK, .large = 1, .bytes = 1,
-                            .count = count, .bl_all = blocklength,
-                            .disp_c = array_of_displacements, .oldtype = oldtype};
-    return blocks("MPI_Type_create_hindexed_block_c", &a, newtype);
-}
-
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                            const MPI_Aint array_of_displacements[],
-                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    struct blocks_args a = {.combiner = MPI_COMBINER_STRUCT, .bytes = 1, .per_block_bl = 1,
-                            .is_struct = 1, .count = count, .bl_i = array_of_blocklengths,
-                            .disp_a = array_of_displacements, .types = array_of_types};
-    return blocks("MPI_Type_create_struct", &a, newtype);
-}
-
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                              const MPI_Count array_of_displacements[],
-                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    struct blocks_args a = {.combiner = MPI_COMBINER_STRUCT, .large = 1, .bytes = 1,
-                            .per_block_bl = 1, .is_struct = 1, .count = count,
-                            .bl_c = array_of_blocklengths, .disp_c = array_of_displacements,
-                            .types = array_of_types};
-    return blocks("MPI_Type_create_struct_c", &a, newtype);
-}
-
 /* ---- resized, dup ---- */
 
-static int resized(const char *func, int large, MPI_Datatype oldtype, MPI_Count lb,
+int smap_type_resized(const char *func, int large, MPI_Datatype oldtype, MPI_Count lb,
                    MPI_Count extent, MPI_Datatype *newtype)
 {
     smap_dtype_t *old, *t = NULL;
@@ -389,18 +253,6 @@ static int resized(const char *func, int large, MPI_Datatype oldtype, MPI_Count 
     return smap_bind_type_done(func, rc, t, newtype);
 }
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                             MPI_Datatype *newtype)
-{
-    return resized("MPI_Type_create_resized", 0, oldtype, lb, extent, newtype);
-}
-
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
-                               MPI_Datatype *newtype)
-{
-    return resized("MPI_Type_create_resized_c", 1, oldtype, lb, extent, newtype);
-}
-
 /* ---- subarray ---- */
 
 static int check_order(const char *func, int order)
@@ -411,7 +263,7 @@ static int check_order(const char *func, int order)
     return MPI_SUCCESS;
 }
 
-static int subarray(const char *func, int large, int ndims, const int *si, const int *ssi,
+int smap_type_subarray(const char *func, int large, int ndims, const int *si, const int *ssi,
                     const int *sti, const MPI_Count *sc, const MPI_Count *ssc,
                     const MPI_Count *stc, int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -472,26 +324,9 @@ static int subarray(const char *func, int large, int ndims, const int *si, const
     return smap_bind_type_done(func, rc, t, newtype);
 }
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                              const int array_of_subsizes[], const int array_of_starts[],
-                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return subarray("MPI_Type_create_subarray", 0, ndims, array_of_sizes, array_of_subsizes,
-                    array_of_starts, NULL, NULL, NULL, order, oldtype, newtype);
-}
-
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
-                                const MPI_Count array_of_subsizes[],
-                                const MPI_Count array_of_starts[], int order,
-                                MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return subarray("MPI_Type_create_subarray_c", 1, ndims, NULL, NULL, NULL, array_of_sizes,
-                    array_of_subsizes, array_of_starts, order, oldtype, newtype);
-}
-
 /* ---- darray ---- */
 
-static int darray(const char *func, int large, int size, int rank, int ndims, const int *gi,
+int smap_type_darray(const char *func, int large, int size, int rank, int ndims, const int *gi,
                   const MPI_Count *gc, const int *distribs, const int *dargs, const int *psizes,
                   int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -575,23 +410,5 @@ static int darray(const char *func, int large, int size, int rank, int ndims, co
     }
     free(g);
     return smap_bind_type_done(func, rc, t, newtype);
-}
-
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
-{
-    return darray("MPI_Type_create_darray", 0, size, rank, ndims, array_of_gsizes, NULL,
-                  array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-}
-
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
-                              const int array_of_distribs[], const int array_of_dargs[],
-                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
-{
-    return darray("MPI_Type_create_darray_c", 1, size, rank, ndims, NULL, array_of_gsizes,
-                  array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
 }
 
