@@ -413,6 +413,10 @@ def datatype_rows():
         "MPI_Type_get_value_index": Row(
             "smap_dtype_value_index({value_type_h}, {index_type_h}, {pair_type})", ret="void"),
     }
+    for kind, args in (("INTEGER", "MPI_UNDEFINED, {r}"), ("REAL", "{p}, {r}"),
+                       ("COMPLEX", "{p}, {r}")):
+        rows["MPI_Type_create_f90_%s" % kind.lower()] = Row(
+            "smap_dtype_f90_create(MPI_COMBINER_F90_%s, %s, {newtype})" % (kind, args))
     for name, (call, extra) in TYPE_CREATE.items():
         rows[name] = Row(call, ret="raised", bare=True, running=False, extra=extra)
     for name in ("MPI_Type_size_c", "MPI_Type_size_x"):
@@ -598,6 +602,12 @@ def coll_rows(names):
     return rows
 
 
+REQUEST_ROWS = {
+    "MPI_Grequest_start": Row("smap_greq_start_checked({query_fn}, {free_fn}, {cancel_fn}, "
+                              "{extra_state}, {request})"),
+    "MPI_Grequest_complete": Row("smap_greq_complete_checked({request})"),
+}
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -667,6 +677,11 @@ FAMILIES = [
            "matching, addresses (src/dtype/query.c).  Errors go to MPI_COMM_SELF's "
            "handler.",
            ["dtype/dtype.h", "mpi/type_api.h"], datatype_rows()),
+    Family("request",
+           "Generalized requests (src/mpi/grequest.c); waits, tests, MPI_Cancel and "
+           "MPI_Request_free handle them in the hand-written request.c.  Errors go to "
+           "MPI_COMM_SELF's handler.",
+           ["mpi/request.h"], REQUEST_ROWS),
     Family("pack",
            "MPI_Pack / MPI_Unpack / MPI_Pack_size and the external32 variants, with "
            "their large-count twins, over the datatype engine (src/dtype/pack_api.c). "

@@ -227,5 +227,8 @@ int smap_dtype_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int smap_dtype_match_size_into(int typeclass, int size, MPI_Datatype *datatype);
 void smap_dtype_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
                             MPI_Datatype *pair_type);
+/* MPI_Type_create_f90_*: combiner MPI_COMBINER_F90_INTEGER (p MPI_UNDEFINED),
+ * _REAL or _COMPLEX; MPI_ERR_ARG when no kind matches. */
+int smap_dtype_f90_create(int combiner, int p, int r, MPI_Datatype *newtype);
 
 #endif

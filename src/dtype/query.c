@@ -184,3 +184,26 @@ int smap_dtype_fail(int rc)
                          : rc == MPI_ERR_COUNT ? "the type's size does not fit MPI_Count"
                                                : "cannot build the datatype");
 }
+
+/* MPI_Type_create_f90_integer/real/complex: a type of the matching
+ * predefined kind (selection and the types in f90.c), which remembers the
+ * arguments for MPI_Type_get_envelope/contents.  The handle is predefined:
+ * the program must not free it (MPI 5.0 §19.1.9).  p is MPI_UNDEFINED for
+ * an integer. */
+int smap_dtype_f90_create(int combiner, int p, int r, MPI_Datatype *newtype)
+{
+    MPI_Datatype t;
+    if (combiner == MPI_COMBINER_F90_INTEGER)
+        t = r == MPI_UNDEFINED ? MPI_DATATYPE_NULL : smap_dtype_f90_integer(r);
+    else
+        t = smap_dtype_f90_real(p, r, combiner == MPI_COMBINER_F90_COMPLEX);
+    if (t == MPI_DATATYPE_NULL)
+        return smap_failf(MPI_ERR_ARG,
+                          "no supported Fortran kind has precision %d and range %d "
+                          "(MPI_UNDEFINED is %d)", p, r, MPI_UNDEFINED);
+    smap_dtype_t *f = smap_dtype_f90_type(combiner, p, r, t);
+    if (!f)
+        return smap_fail(MPI_ERR_NO_MEM, "out of memory");
+    *newtype = smap_dtype_handle(f);
+    return MPI_SUCCESS;
+}

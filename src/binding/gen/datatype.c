@@ -58,6 +58,30 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
     return smap_type_darray(F, 1, size, rank, ndims, NULL, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
 }
 
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_f90_complex";
+    SMAP_CHECK_RUNNING(F);
+    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newtype, "newtype");
+    return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_f90_create(MPI_COMBINER_F90_COMPLEX, p, r, newtype));
+}
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_f90_integer";
+    SMAP_CHECK_RUNNING(F);
+    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newtype, "newtype");
+    return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_f90_create(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, newtype));
+}
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    static const char F[] = "MPI_Type_create_f90_real";
+    SMAP_CHECK_RUNNING(F);
+    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newtype, "newtype");
+    return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_f90_create(MPI_COMBINER_F90_REAL, p, r, newtype));
+}
+
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char F[] = "MPI_Type_create_hindexed";
