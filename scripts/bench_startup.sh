@@ -11,11 +11,31 @@
 # bench/results/startup.txt.
 #   scripts/bench_startup.sh                  (make bench-startup)
 #   STARTUP_NPS="2 32" STARTUP_ROUNDS=3 scripts/bench_startup.sh
+#   STARTUP_NPS=none STARTUP_HOSTS=8 STARTUP_PER_HOST=8 scripts/bench_startup.sh
+# Settings (environment):
+#   STARTUP_NPS         ranks of the one-node rows ("2 32 96 192"; none: no
+#                       node rows)
+#   STARTUP_ROUNDS      alternated rounds per row (5)
+#   STARTUP_HOSTS       emulated hosts of the hosts row (8; 0: no hosts row)
+#   STARTUP_PER_HOST    ranks per emulated host (8)
+#   STARTUP_FI_PROVIDER libfabric provider of smartmap's hosts row: default
+#                       (none set: the engine's own choice, net, else
+#                       tcp;ofi_rxm) or an FI_PROVIDER value (tcp...)
+#   STARTUP_TIMEOUT     seconds before a launch counts as failed (300)
+#   STARTUP_OUT         the report (bench/results/startup.txt)
+#   BUILD_DIR           smartmap's build (build)
 set -uo pipefail
+case ${1:-} in
+-h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+'') ;;
+*) echo "bench_startup: no arguments (settings are environment variables; see --help)" >&2; exit 2 ;;
+esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 case $BUILD_DIR in /*) build=$BUILD_DIR ;; *) build=$top/$BUILD_DIR ;; esac
 NPS=${STARTUP_NPS:-2 32 96 192}
+[ "$NPS" = none ] && NPS=
+FI_PROV=${STARTUP_FI_PROVIDER:-default}
 ROUNDS=${STARTUP_ROUNDS:-5}
 HOSTS=${STARTUP_HOSTS:-8}
 PER_HOST=${STARTUP_PER_HOST:-8}
@@ -195,19 +215,24 @@ fi
 {
     echo "# start-up: MPI_Init + MPI_Barrier + MPI_Finalize, job wall time (ms, median of $ROUNDS alternated rounds)"
     echo "# $(date -u +%F) $(nproc) CPUs, smartmap $(git -C "$top" describe --always --dirty 2>/dev/null), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "# command: scripts/bench_startup.sh (STARTUP_NPS='$NPS' STARTUP_ROUNDS=$ROUNDS STARTUP_HOSTS=$HOSTS STARTUP_PER_HOST=$PER_HOST)"
-    echo "# loaded: one busy loop per CPU beside the jobs; hosts: network namespaces of this machine (tests/netns/hosts.sh)"
+    echo "# command: scripts/bench_startup.sh (STARTUP_NPS='${NPS:-none}' STARTUP_ROUNDS=$ROUNDS STARTUP_HOSTS=$HOSTS STARTUP_PER_HOST=$PER_HOST STARTUP_FI_PROVIDER=$FI_PROV)"
+    echo "# loaded: one busy loop per CPU beside the jobs; hosts: network namespaces of this machine (tests/netns/hosts.sh), smartmap's libfabric provider: $FI_PROV"
     echo "# PSS per rank: each rank's proportional set size after MPI_Init and a barrier (/proc/self/smaps_rollup), averaged over the ranks, median over the rounds"
     printf '%-26s' "row"; for m in "${MPIS[@]}"; do printf ' %9s' "$m"; done; echo "   smartmap/best peer"
 } >"$work/report"
 cat "$work/report"
 for np in $NPS; do row "node np=$np quiet" "$np"; done
-load_on
-for np in $NPS; do row "node np=$np loaded" "$np"; done
-load_off
+if [ -n "$NPS" ]; then
+    load_on
+    for np in $NPS; do row "node np=$np loaded" "$np"; done
+    load_off
+fi
 if [ "$HOSTS" -gt 0 ]; then
     : >"$work/hostsrow"
-    STARTUP_HOSTS_ROW=$work/hostsrow "$top/tests/netns/hosts.sh" run "$HOSTS" "$0"
+    # hostexec sets FI_PROVIDER from SMAP_NETNS_PROVIDER (tcp unless told):
+    # the row measures smartmap as users get it, the engine's default
+    STARTUP_HOSTS_ROW=$work/hostsrow SMAP_NETNS_PROVIDER=$FI_PROV \
+        "$top/tests/netns/hosts.sh" run "$HOSTS" "$0"
     rc=$?
     if [ "$rc" = 77 ]; then
         echo "# ${HOSTS} hosts x ${PER_HOST}: network namespaces cannot be made here: skipped" | tee -a "$work/report"

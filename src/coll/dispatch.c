@@ -34,15 +34,6 @@
 #include "coll/smap/cb.h"
 #include "mpi/intercomm.h"
 
-/* Only the root reads a v-variant's counts, so others may pass NULL; the
- * control blocks tell a v-variant by non-NULL counts (its path must be
- * the root's), hence a stand-in there, never read. */
-static struct smap_cvec vec_counts(int vec, struct smap_cvec v)
-{
-    static const MPI_Count none[1];
-    return vec && !v.p ? (struct smap_cvec){ none, 1 } : v;
-}
-
 /* ---- schedules (coll/nbc): every table's non-blocking forms but the
  * intercommunicators', and the blocking ones without a block (req NULL:
  * run to completion) ---- */
@@ -170,80 +161,24 @@ static const struct smap_coll_ops sched_ops = {
     .alltoall = nbc_alltoall, NBC_NONBLOCKING,
 };
 
-/* ---- control blocks (coll/smap) ---- */
-
-static int cb_barrier(smap_comm_t *c)
-{
-    return smap_cb_barrier(c);
-}
-static int cb_bcast(void *buf, MPI_Count count, smap_dtype_t *t, int root, smap_comm_t *c)
-{
-    return smap_cb_bcast(buf, count, t, root, c);
-}
-static int cb_reduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
-                     MPI_Datatype type, MPI_Op op, int root, smap_comm_t *c)
-{
-    return smap_cb_reduce(sbuf, rbuf, count, t, type, op, root, c);
-}
-static int cb_allreduce(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
-                        MPI_Datatype type, MPI_Op op, smap_comm_t *c)
-{
-    return smap_cb_allreduce(sbuf, rbuf, count, t, type, op, c);
-}
-static int cb_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcounts,
-                             MPI_Count block, smap_dtype_t *t, MPI_Datatype type, MPI_Op op,
-                             smap_comm_t *c)
-{
-    return smap_cb_reduce_scatter(sbuf, rbuf, rcounts, block, t, type, op, c);
-}
-static int cb_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
-                   MPI_Datatype type, MPI_Op op, int ex, smap_comm_t *c)
-{
-    return smap_cb_scan(sbuf, rbuf, count, t, type, op, ex, c);
-}
-static int cb_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
-                     MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
-                     smap_dtype_t *rt, int root, int vec, smap_comm_t *c)
-{
-    return smap_cb_gather(sbuf, scount, st, rbuf, rcount, vec_counts(vec, rcounts), displs,
-                          rt, root, c);
-}
-static int cb_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
-                      struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
-                      smap_dtype_t *rt, int root, int vec, smap_comm_t *c)
-{
-    return smap_cb_scatter(sbuf, scount, vec_counts(vec, scounts), displs, st, rbuf,
-                           rcount, rt, root, c);
-}
-static int cb_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
-                        MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
-                        smap_dtype_t *rt, smap_comm_t *c)
-{
-    return smap_cb_allgather(sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, c);
-}
-static int cb_alltoall(const struct smap_a2a *a, smap_comm_t *c)
-{
-    return smap_cb_alltoall(a, c);
-}
-
-static int cb_world_barrier(smap_comm_t *c)
-{
-    return smap_cb_world_barrier(c);
-}
+/* ---- control blocks (coll/smap): their functions have the table's
+ * signatures and sit in it directly, no wrapper between (the small
+ * messages' latency) ---- */
 
 #define CB_BLOCKING                                                                        \
-    .bcast = cb_bcast, .reduce = cb_reduce, .allreduce = cb_allreduce,                     \
-    .reduce_scatter = cb_reduce_scatter, .scan = cb_scan, .gather = cb_gather,             \
-    .scatter = cb_scatter, .allgather = cb_allgather, .alltoall = cb_alltoall
+    .bcast = smap_cb_bcast, .reduce = smap_cb_reduce, .allreduce = smap_cb_allreduce,      \
+    .reduce_scatter = smap_cb_reduce_scatter, .scan = smap_cb_scan,                        \
+    .gather = smap_cb_gather, .scatter = smap_cb_scatter, .allgather = smap_cb_allgather,  \
+    .alltoall = smap_cb_alltoall
 
 static const struct smap_coll_ops cb_ops = {
-    .barrier = cb_barrier, CB_BLOCKING, NBC_NONBLOCKING,
+    .barrier = smap_cb_barrier, CB_BLOCKING, NBC_NONBLOCKING,
 };
 
 /* MPI_COMM_WORLD of a job on one node: the same, but the node barrier
  * (coll/smap/world_barrier.c) for MPI_Barrier. */
 static const struct smap_coll_ops world_ops = {
-    .barrier = cb_world_barrier, CB_BLOCKING, NBC_NONBLOCKING,
+    .barrier = smap_cb_world_barrier, CB_BLOCKING, NBC_NONBLOCKING,
 };
 
 /* ---- the hierarchy (coll/hier), a schedule where it declines ---- */

@@ -67,12 +67,28 @@ size_t smap_net_unhex(unsigned char *out, size_t cap, const char *s);
 
 /* ---- inside the library (net/load.c; also in smap_internal for
  * smartmap_info, so that its report and a rank's choice agree) ---- */
+/* What the machine's RDMA devices offer, worst to best: the kinds of
+ * ports under a sysfs directory like /sys/class/infiniband (a parameter,
+ * so that tests fake trees). */
+enum smap_net_rdma_kind {
+    SMAP_NET_RDMA_NONE,  /* no device (or no directory) */
+    SMAP_NET_RDMA_OTHER, /* a device that is no InfiniBand/RoCE adapter: iWARP, usNIC */
+    SMAP_NET_RDMA_DOWN,  /* InfiniBand/RoCE ports, none ACTIVE */
+    SMAP_NET_RDMA_ROCE,  /* an ACTIVE port of an adapter (node type CA) over Ethernet */
+    SMAP_NET_RDMA_IB,    /* an ACTIVE InfiniBand port */
+};
+/* The best kind of port under dir, "<device> port <n>" in which (may be
+ * NULL).  Reads sysfs files only: <dev>/node_type, <dev>/ports/<n>/
+ * link_layer and state. */
+enum smap_net_rdma_kind smap_net_rdma_port_kind(const char *dir, char *which, size_t len);
+const char *smap_net_rdma_kind_name(enum smap_net_rdma_kind k);
 /* The engine SMAP_NET_ENGINE's value `want` (auto|ofi|ucx) selects: its
  * name ("ofi", "ucx"), with why it was taken in `why` and, for auto, the
  * engine to take instead when its plugin does not load in *fallback (or
  * NULL); NULL with a message in err when that engine is not built into
- * this smartmap.  auto: UCX when the machine has an InfiniBand/RoCE device
- * (/sys/class/infiniband non-empty), else libfabric. */
+ * this smartmap.  auto: UCX when the machine has an ACTIVE InfiniBand or
+ * RoCE port (smap_net_rdma_port_kind over /sys/class/infiniband), else
+ * libfabric (also for iWARP and usNIC, which UCX does not drive). */
 const char *smap_net_engine_choose(const char *want, const char **fallback, char *why,
                                    size_t whylen, char *err, size_t errlen);
 /* Chooses (smap_net_engine_choose) and loads the plugin beside a library

@@ -40,23 +40,97 @@ static int built(const char *name)
 #define SMAP_NET_IB_SYSFS "/sys/class/infiniband"
 #endif
 
-/* The name of the first InfiniBand/RoCE device in `dev`: 1, or 0 when the
- * machine has none. */
-static int ib_device(char *dev, size_t len)
+/* The first line of file dir/a/b/c (trailing newline cut) in out: 0, or
+ * -1 when it cannot be read. */
+static int sysfs_line(const char *dir, const char *a, const char *b, const char *c, char *out,
+                      size_t len)
 {
-    DIR *d = opendir(SMAP_NET_IB_SYSFS);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/%s/%s", dir, a, b, c);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fgets(out, (int)len, f) != NULL;
+    fclose(f);
+    if (!ok)
+        return -1;
+    out[strcspn(out, "\n")] = '\0';
+    return 0;
+}
+
+/* One port's kind: its device's node type (sysfs "1: CA" for an
+ * InfiniBand or RoCE adapter, "4: RNIC" for iWARP, others for usNIC...),
+ * the port's link layer (InfiniBand or Ethernet: RoCE on a CA) and state
+ * ("4: ACTIVE").  A port not ACTIVE counts as down whatever it is. */
+static enum smap_net_rdma_kind port_kind(const char *dir, const char *dev, const char *port)
+{
+    char node[64], link[64], state[64], ports[PATH_MAX];
+    snprintf(ports, sizeof ports, "ports/%s", port);
+    if (sysfs_line(dir, dev, ".", "node_type", node, sizeof node) != 0 ||
+        strncmp(node, "1:", 2) != 0)
+        return SMAP_NET_RDMA_OTHER;
+    if (sysfs_line(dir, dev, ports, "state", state, sizeof state) != 0 ||
+        !strstr(state, "ACTIVE"))
+        return SMAP_NET_RDMA_DOWN;
+    if (sysfs_line(dir, dev, ports, "link_layer", link, sizeof link) != 0)
+        snprintf(link, sizeof link, "InfiniBand"); /* kernels before link_layer: IB only */
+    if (!strcmp(link, "InfiniBand"))
+        return SMAP_NET_RDMA_IB;
+    if (!strcmp(link, "Ethernet"))
+        return SMAP_NET_RDMA_ROCE;
+    return SMAP_NET_RDMA_OTHER;
+}
+
+enum smap_net_rdma_kind smap_net_rdma_port_kind(const char *dir, char *which, size_t len)
+{
+    enum smap_net_rdma_kind best = SMAP_NET_RDMA_NONE;
+    if (which && len)
+        which[0] = '\0';
+    DIR *d = opendir(dir);
     if (!d)
-        return 0;
-    int found = 0;
+        return best;
     struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
+    while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        snprintf(dev, len, "%.*s", (int)(len - 1), e->d_name);
-        found = 1;
+        char ports[PATH_MAX];
+        snprintf(ports, sizeof ports, "%s/%s/ports", dir, e->d_name);
+        DIR *pd = opendir(ports);
+        struct dirent *pe;
+        int any = 0;
+        while (pd && (pe = readdir(pd)) != NULL) {
+            if (pe->d_name[0] == '.')
+                continue;
+            any = 1;
+            enum smap_net_rdma_kind k = port_kind(dir, e->d_name, pe->d_name);
+            if (k > best) {
+                best = k;
+                if (which && len)
+                    snprintf(which, len, "%s port %s", e->d_name, pe->d_name);
+            }
+        }
+        if (pd)
+            closedir(pd);
+        if (!any && best < SMAP_NET_RDMA_OTHER) { /* a device without ports */
+            best = SMAP_NET_RDMA_OTHER;
+            if (which && len)
+                snprintf(which, len, "%s", e->d_name);
+        }
     }
     closedir(d);
-    return found;
+    return best;
+}
+
+const char *smap_net_rdma_kind_name(enum smap_net_rdma_kind k)
+{
+    switch (k) {
+    case SMAP_NET_RDMA_IB: return "InfiniBand";
+    case SMAP_NET_RDMA_ROCE: return "RoCE";
+    case SMAP_NET_RDMA_DOWN: return "not active";
+    case SMAP_NET_RDMA_OTHER: return "neither InfiniBand nor RoCE (iWARP, usNIC...)";
+    case SMAP_NET_RDMA_NONE: break;
+    }
+    return "none";
 }
 
 static const char *engine_label(const char *name)
@@ -72,21 +146,27 @@ const char *smap_net_engine_choose(const char *want, const char **fallback, char
         /* UCX where it finds an InfiniBand/RoCE device (what users and
          * both peers run there, DESIGN D9), libfabric elsewhere; the other
          * engine, when built, stands in for a plugin that does not load. */
-        char dev[128];
-        int ib = ib_device(dev, sizeof dev), ofi = built("ofi"), ucx = built("ucx");
-        if (ib && ucx) {
-            snprintf(why, whylen, "SMAP_NET_ENGINE=auto: InfiniBand/RoCE device %s in %s", dev,
-                     SMAP_NET_IB_SYSFS);
+        char port[300];
+        enum smap_net_rdma_kind kind = smap_net_rdma_port_kind(SMAP_NET_IB_SYSFS, port, sizeof port);
+        int rdma = kind == SMAP_NET_RDMA_IB || kind == SMAP_NET_RDMA_ROCE;
+        int ofi = built("ofi"), ucx = built("ucx");
+        if (rdma && ucx) {
+            snprintf(why, whylen, "SMAP_NET_ENGINE=auto: active %s port (%s in %s)",
+                     smap_net_rdma_kind_name(kind), port, SMAP_NET_IB_SYSFS);
             *fallback = ofi ? "ofi" : NULL;
             return "ucx";
         }
         if (ofi) {
-            if (ib)
-                snprintf(why, whylen, "SMAP_NET_ENGINE=auto: InfiniBand/RoCE device %s, but the "
-                                      "UCX engine is not built", dev);
-            else
+            if (rdma)
+                snprintf(why, whylen, "SMAP_NET_ENGINE=auto: active %s port (%s), but the "
+                                      "UCX engine is not built", smap_net_rdma_kind_name(kind), port);
+            else if (kind == SMAP_NET_RDMA_NONE)
                 snprintf(why, whylen, "SMAP_NET_ENGINE=auto: no InfiniBand/RoCE device in %s",
                          SMAP_NET_IB_SYSFS);
+            else
+                snprintf(why, whylen, "SMAP_NET_ENGINE=auto: no active InfiniBand/RoCE port in %s "
+                                      "(%s: %s)", SMAP_NET_IB_SYSFS, port,
+                         smap_net_rdma_kind_name(kind));
             *fallback = ucx ? "ucx" : NULL;
             return "ofi";
         }

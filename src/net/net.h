@@ -90,6 +90,11 @@ struct smap_net_ops {
      * their reads; *handle releases it (unexpose). */
     void (*expose)(const void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle);
     void (*unexpose)(void *handle);
+    /* expose for reads by rank dst alone (p2p's rendezvous): an engine
+     * whose key must travel (UCX) sends it to dst now, ahead of the
+     * caller's RTS, saving the reader a round trip.  NULL: expose. */
+    void (*expose_to)(int dst, const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
+                      void **handle);
     /* One-sided transfers for src/rma (use net/rma.c's functions, which
      * split at `chunk`): write (delivery complete) or read len bytes
      * between buf and (raddr, key) of rank `peer`; fn(cookie) runs in
@@ -186,6 +191,15 @@ static inline void smap_net_expose(const void *buf, size_t len, uint64_t *raddr,
                                    void **handle)
 {
     smap_net.ops->expose(buf, len, raddr, key, handle);
+}
+
+static inline void smap_net_expose_to(int dst, const void *buf, size_t len, uint64_t *raddr,
+                                      uint64_t *key, void **handle)
+{
+    if (smap_net.ops->expose_to)
+        smap_net.ops->expose_to(dst, buf, len, raddr, key, handle);
+    else
+        smap_net.ops->expose(buf, len, raddr, key, handle);
 }
 
 static inline void smap_net_unexpose(void *handle)

@@ -255,7 +255,7 @@ void smap_p2p_remote_isend(struct smap_preq *r)
     h.addr = (uint64_t)(uintptr_t)data;
     if (smap_net.rma) {
         h.flags = W_RMA;
-        smap_net_expose(data, r->bytes, &h.addr, &h.key, &r->net_mr);
+        smap_net_expose_to(world, data, r->bytes, &h.addr, &h.key, &r->net_mr);
     }
     smap_net_send_lazy(world, &h, sizeof h);
 }

@@ -4,7 +4,15 @@
  * one), else loopback; the nonce (random) must come back in the
  * connector's hello, so a stray connection is turned away.  The socket
  * only carries the handshake (bridge.c); the traffic itself goes through
- * src/net. */
+ * src/net.
+ *
+ * Under MPI_THREAD_MULTIPLE threads open, close and accept on ports at
+ * once: the list is behind a mutex, and an accept holds a reference to
+ * its port, so that MPI_Close_port from another thread neither frees it
+ * nor closes its socket under the waiting accept: close marks it closed
+ * and shuts the socket down, the accept sees the mark and fails with
+ * MPI_ERR_PORT (on every member of the group: bridge.c's verdict), and
+ * whoever leaves last closes the socket. */
 #define _GNU_SOURCE   /* accept4 */
 #include "spawn/internal.h"
 
@@ -16,6 +24,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +39,13 @@
 struct port {
     struct port *next;
     int fd;
+    int users;               /* accepts waiting on it (under ports_lock) */
+    atomic_int closed;       /* MPI_Close_port came: the waiting accepts fail */
     char name[SMAP_PORT_NAME_MAX];
 };
 
 static struct port *ports;
+static pthread_mutex_t ports_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void host_addr(struct in_addr *a)
 {
@@ -75,11 +88,14 @@ int smap_port_open(char *name, const char *func)
              (unsigned)ntohs(sa.sin_port), nonce[0], nonce[1], nonce[2], nonce[3], nonce[4],
              nonce[5], nonce[6], nonce[7]);
     snprintf(name, MPI_MAX_PORT_NAME, "%s", p->name);
+    pthread_mutex_lock(&ports_lock);
     p->next = ports;
     ports = p;
+    pthread_mutex_unlock(&ports_lock);
     return MPI_SUCCESS;
 }
 
+/* Under ports_lock. */
 static struct port **find(const char *name)
 {
     struct port **pp = &ports;
@@ -88,15 +104,30 @@ static struct port **find(const char *name)
     return pp;
 }
 
+/* Under ports_lock: the last one out (close or accept) frees. */
+static void port_release(struct port *p)
+{
+    if (atomic_load_explicit(&p->closed, memory_order_relaxed) && p->users == 0) {
+        close(p->fd);
+        free(p);
+    }
+}
+
 int smap_port_close(const char *name, const char *func)
 {
+    pthread_mutex_lock(&ports_lock);
     struct port **pp = find(name), *p = *pp;
+    if (p) {
+        *pp = p->next;
+        atomic_store_explicit(&p->closed, 1, memory_order_release);
+        if (p->users)
+            shutdown(p->fd, SHUT_RDWR);   /* wakes a poll on it at once */
+        port_release(p);
+    }
+    pthread_mutex_unlock(&ports_lock);
     if (!p)
         return smap_err_raise(MPI_COMM_WORLD, MPI_ERR_PORT, func,
                               "port_name \"%.64s\" is not a port this process opened", name);
-    *pp = p->next;
-    close(p->fd);
-    free(p);
     return MPI_SUCCESS;
 }
 
@@ -130,17 +161,24 @@ int smap_port_wait(int fd, short events)
     }
 }
 
-int smap_port_accept_fd(const char *name, int *fd, const char **why)
+/* Waits for a connection on p, progressing point-to-point meanwhile; 0,
+ * or -1 with *why (the port closed under us, or the socket failed). */
+static int accept_on(struct port *p, int *fd, const char **why)
 {
-    struct port *p = *find(name);
-    if (!p) {
-        *why = "port_name is not a port this process opened (MPI_Open_port)";
-        return -1;
-    }
     for (;;) {
-        if (smap_port_wait(p->fd, POLLIN) != 0) {
+        if (atomic_load_explicit(&p->closed, memory_order_acquire)) {
+            *why = "the port was closed (MPI_Close_port) while MPI_Comm_accept waited on it";
+            return -1;
+        }
+        struct pollfd pl = { .fd = p->fd, .events = POLLIN };
+        int rc = poll(&pl, 1, 1);
+        if (rc < 0 && errno != EINTR) {
             *why = "waiting for a connection failed";
             return -1;
+        }
+        if (rc <= 0) {
+            smap_p2p_progress();
+            continue;
         }
         int c = accept4(p->fd, NULL, NULL, SOCK_CLOEXEC);
         if (c >= 0) {
@@ -149,11 +187,31 @@ int smap_port_accept_fd(const char *name, int *fd, const char **why)
             *fd = c;
             return 0;
         }
-        if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED) {
+        if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED &&
+            !atomic_load_explicit(&p->closed, memory_order_acquire)) {
             *why = "accept on the port's socket failed";
             return -1;
         }
     }
+}
+
+int smap_port_accept_fd(const char *name, int *fd, const char **why)
+{
+    pthread_mutex_lock(&ports_lock);
+    struct port *p = *find(name);
+    if (p)
+        p->users++;
+    pthread_mutex_unlock(&ports_lock);
+    if (!p) {
+        *why = "port_name is not a port this process opened (MPI_Open_port)";
+        return -1;
+    }
+    int rc = accept_on(p, fd, why);
+    pthread_mutex_lock(&ports_lock);
+    p->users--;
+    port_release(p);
+    pthread_mutex_unlock(&ports_lock);
+    return rc;
 }
 
 int smap_port_connect_fd(const char *name, int *fd, char nonce[SMAP_NONCE_LEN + 1],

@@ -6,12 +6,17 @@
 #   - the engine is loaded, libfabric is not, SMAP_VERBOSE names it;
 #   - two ranks bound to one CPU by their hosts' agents know it (their
 #     waits yield at once: base/wait.h);
-#   - the cross-transport rules (net_rules: eager, rendezvous by pipelined
-#     tagged sends, sizes around the eager limit) at 2x2, and with a small
-#     eager limit and chunk (many chunks per message) at 2,1;
+#   - the cross-transport rules (net_rules: eager, rendezvous by ucp_get
+#     of the sender's buffer, SMAP_NET_RMA=1 since over tcp alone the
+#     default is pipelined tagged sends, its rkey pushed by the sender
+#     ahead of the RTS, sizes around the eager limit) at 2x2, with a small
+#     eager limit and chunk (many reads per message) at 2,1, and by
+#     pipelined tagged sends (SMAP_NET_RMA=0);
 #   - collectives at 1,2,3 (non-blocking) and 2x2 (reductions);
 #   - one-sided communication (net_rma: flush, accumulates, locks, dynamic
-#     windows) over the engine's messages;
+#     windows; net_rma_rdma: sizes past the chunk, Rput/Rget, remote
+#     completion seen by a third rank) by ucp_put/ucp_get, and net_rma
+#     over messages (SMAP_RMA_NET_RMA=0);
 #   - a rank killed on the second host stops the job with its signal;
 #   - a job started by Open MPI's mpirun (PMIx key-value store).
 # Skipped (77) where namespaces cannot be made or the engine is not built.
@@ -35,6 +40,8 @@ job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:1,h2:2 "$TESTS_BIN/net/net_engin
 expect_out "net_engine: 3 ranks OK (UCX engine mapped)"
 expect_err "network engine ucx (SMAP_NET_ENGINE=ucx) loaded from"
 expect_err "inter-node transport: ucx"
+# over tcp alone the rendezvous defaults to pipelined tagged sends
+expect_err "rendezvous by pipelined tagged sends, one-sided by ucp_put/ucp_get"
 
 # Two hosts of one machine whose ranks are bound to one CPU: smrun binds
 # the hosts of one machine over distinct cores, so it is given one CPU
@@ -55,16 +62,30 @@ expect_no_err "bound to its CPU"
 
 # Point-to-point: the rules at the default sizes, then many small chunks
 # and a small eager limit (rendezvous at 2 KiB, 8 KiB transfers).
-job 0 $MH "${U[@]}" --host h1:2,h2:2 "$NET_RULES"
-job 0 $MH "${U[@]}" --host h1:2,h2:1 -x SMAP_NET_CHUNK=8K -x SMAP_NET_EAGER_LIMIT=2K \
-    -x SMAP_COPY=bounce "$NET_RULES"
+job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 -x SMAP_NET_RMA=1 --host h1:2,h2:2 "$NET_RULES"
+# the rendezvous reads took the rkeys their senders pushed with the RTS
+grep -q "[1-9][0-9]* reads (ucp_get), 0 writes (ucp_put), 0 memory keys fetched, " "$WORK/err" ||
+    fail "no rank read by ucp_get with pushed keys alone"
+! grep -q " [1-9][0-9]* memory keys fetched" "$WORK/err" || fail "a rendezvous asked for a key"
+job 0 $MH "${U[@]}" --host h1:2,h2:1 -x SMAP_NET_RMA=1 -x SMAP_NET_CHUNK=8K \
+    -x SMAP_NET_EAGER_LIMIT=2K -x SMAP_COPY=bounce "$NET_RULES"
+job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:1,h2:2 -x SMAP_NET_RMA=0 -x SMAP_NET_CHUNK=8K \
+    -x SMAP_NET_EAGER_LIMIT=2K "$NET_RULES"
+expect_err "rendezvous by pipelined tagged sends, one-sided by ucp_put/ucp_get"
 
 # Collectives across three uneven hosts and at 2x2.
 job 0 $MH "${U[@]}" --host h1:1,h2:2,h3:3 "$TESTS_BIN/coll_nbc/nbc_coll" quick
 job 0 $MH "${U[@]}" --host h1:2,h2:2 "$TESTS_BIN/coll/coll_reduce" quick
 
-# One-sided across hosts (messages served by the target's progress).
+# One-sided across hosts: by ucp_put/ucp_get (many pieces with a small
+# chunk), then by messages served by the target's progress.
 job 0 $MH "${U[@]}" --host h1:2,h2:2 "$TESTS_BIN/net/net_rma"
+job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:1,h2:2 -x SMAP_NET_CHUNK=4K \
+    "$TESTS_BIN/net/net_rma_rdma"
+expect_err "writes (ucp_put), "
+job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:2,h2:1 -x SMAP_RMA_NET_RMA=0 \
+    "$TESTS_BIN/net/net_rma"
+expect_err "one-sided by messages"
 
 # kill -9 of rank 3 (second host) while the job runs: 137, all gone.
 start_job $MH "${U[@]}" --host h1:2,h2:2 "$RANKPROG" "ready:$WORK" "waitfile:$NEVER"

@@ -4,12 +4,13 @@
 # name service (publish, lookup, unpublish; twice is an error), a PMI-2 init refused without killing the rank, finalize.
 source "$SMAP_SRC/tests/launcher/lib.sh"
 
+cpus=$(nproc)   # the universe: the CPUs smrun may run on, at least the job
 run_job -n 4 "$PMI_CLIENT" \
     "send:cmd=init pmi_version=2 pmi_subversion=0" "expect:cmd=response_to_init rc=-1" \
     init \
     send:cmd=get_maxes "expect:cmd=maxes rc=0 kvsname_max=256 keylen_max=256 vallen_max=1024" \
     send:cmd=get_appnum "expect:cmd=appnum rc=0 appnum=0" \
-    send:cmd=get_universe_size "expect:cmd=universe_size rc=0 size=4" \
+    send:cmd=get_universe_size "expect:cmd=universe_size rc=0 size=$(( cpus > 4 ? cpus : 4 ))" \
     exchange barrier exchange \
     "send:cmd=get kvsname=wrong key=k0" "expect:cmd=get_result rc=-1" \
     "send:cmd=put kvsname=wrong key=k0 value=x" "expect:cmd=put_result rc=-1" \

@@ -69,6 +69,25 @@ void smrun_agent_fail(struct smrun_job *job, int code, const char *text)
     smrun_link_send(&job->agent->link, "fail", c, text, NULL);
 }
 
+void smrun_agent_name(struct smrun_job *job, const struct smrun_rank *r, const char *cmd,
+                      const char *service, const char *port)
+{
+    char rank[16];
+    snprintf(rank, sizeof rank, "%d", r->rank);
+    smrun_link_send(&job->agent->link, "name", rank, cmd, service, port ? port : "", NULL);
+}
+
+int smrun_agent_local_addr(const struct smrun_job *job, char *out, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (job->agent->link.fd < 0 || getsockname(job->agent->link.fd, (struct sockaddr *)&ss, &sl) != 0)
+        return -1;
+    const void *a = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+                                             : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+    return inet_ntop(ss.ss_family, a, out, (socklen_t)len) ? 0 : -1;
+}
+
 int smrun_agent_fd(const struct smrun_job *job, short *events)
 {
     const struct smrun_link *l = &job->agent->link;
@@ -91,6 +110,15 @@ static void on_message(struct smrun_job *job, const struct smrun_link_msg *m)
     if (strcmp(v, "kv") == 0) {
         if (smrun_kvs_put(&job->kvs, m->w[1], m->w[2]) != 0)
             smrun_job_fail(job, SMRUN_EXIT_FAILURE, "the key-value space is full");
+    } else if (strcmp(v, "name_result") == 0) {   /* name_result RANK LINE */
+        for (int i = 0; i < job->n; i++) {
+            struct smrun_rank *r = &job->ranks[i];
+            if (r->rank == atoi(m->w[1]) && r->pmi.fd >= 0 &&
+                smap_pmi_writef(r->pmi.fd, "%s\n", m->w[2]) != 0)
+                smrun_job_fail(job, SMRUN_EXIT_FAILURE,
+                               "rank %d: PMI protocol error: the rank does not read its PMI responses",
+                               r->rank);
+        }
     } else if (strcmp(v, "barrier_out") == 0) {
         smrun_pmi_barrier_release(job);
     } else if (strcmp(v, "stop") == 0) {
@@ -134,6 +162,7 @@ struct setup {
     char place[3][64];       /* --bind-to, --map-by, --rank-by as given ("-": not) */
     char **kv;
     int nkv;
+    char *launcher;          /* the head's remote shell (set launch) */
     int go;
 };
 
@@ -172,7 +201,25 @@ static int apply_setting(struct setup *s, const char *name, const char *value)
         *str = strdup(value);
         return *str ? 0 : -1;
     }
-    if (strcmp(name, "envnone") == 0)
+    if (strcmp(name, "job-hosts") == 0) {
+        free(o->job_hosts);
+        return (o->job_hosts = strdup(value)) ? 0 : -1;
+    }
+    if (strcmp(name, "launch") == 0) {
+        /* as the head was told: the agent's own copy of the word */
+        free(s->launcher);
+        s->launcher = NULL;
+        o->launch = !strcmp(value, "fork") ? SMRUN_LAUNCH_FORK
+                  : !strcmp(value, "slurm") ? SMRUN_LAUNCH_SLURM
+                  : *value ? SMRUN_LAUNCH_RSH : SMRUN_LAUNCH_DEFAULT;
+        if (o->launch == SMRUN_LAUNCH_RSH && !(s->launcher = strdup(value)))
+            return -1;
+        o->launcher = s->launcher;
+        return 0;
+    }
+    if (strcmp(name, "universe") == 0)
+        o->universe = atoi(value) > 0 ? atoi(value) : 0;
+    else if (strcmp(name, "envnone") == 0)
         o->envnone = atoi(value) != 0;
     else if (strcmp(name, "machine-slice") == 0 &&
              (sscanf(value, "%d:%d", &o->slice_first, &o->slice_total) != 2 ||
@@ -344,6 +391,7 @@ static void free_setup(struct setup *s)
         free(s->kv[i]);
     free(s->kv);
     free(s->ranks);
+    free(s->launcher);
     smrun_options_free(&s->opt);
 }
 

@@ -12,9 +12,16 @@
  * its code), it is stopped with the ranks, and this smrun waits for it
  * before exiting.  The preput keys reach the nested smrun's key-value
  * space through SMRUN_SPAWN_KVS ("KEY=VALUE ..."), and its ranks get
- * PMI_SPAWNED=1.  Info keys: wdir (-wdir), host (-host), path (where
- * the program is looked for first), soft (accepted: maxprocs are
- * started), arch and hostfile (accepted, ignored). */
+ * PMI_SPAWNED=1.  Info keys: wdir (-wdir), host (-host), hostfile (its
+ * hosts become the command's -host), path (where the program is looked
+ * for first), soft (accepted: maxprocs are started), arch (ignored).
+ *
+ * Across hosts (this smrun is an agent) the nested smrun is the head of
+ * a job over the parents' hosts: the head's host list (`set job-hosts`)
+ * with --map-by node, so that children go round-robin over the hosts,
+ * the head's launcher, and this host's address toward the head as its
+ * own head address (where its agents connect).  A command with a host or
+ * hostfile key goes to those hosts instead. */
 #include "smrun.h"
 
 #include <errno.h>
@@ -40,7 +47,8 @@ struct smrun_spawn_req {
     char kvs[SMAP_PMI_MAXLINE];    /* preputs, "K=V K2=V2" */
     /* the block being read */
     int nprocs, nargs;
-    char *exec, *wdir, *host, *path;
+    char *exec, *wdir, *host, *hostfile, *path;
+    int first_host;            /* the first command names its hosts (they are global then) */
     char **args;
     int bad;                   /* the request is malformed */
     char why[160];
@@ -66,9 +74,9 @@ static void block_free(struct smrun_spawn_req *q)
 {
     for (int i = 0; q->args && i < q->nargs; i++)
         free(q->args[i]);
-    free(q->args), free(q->exec), free(q->wdir), free(q->host), free(q->path);
+    free(q->args), free(q->exec), free(q->wdir), free(q->host), free(q->hostfile), free(q->path);
     q->args = NULL;
-    q->exec = q->wdir = q->host = q->path = NULL;
+    q->exec = q->wdir = q->host = q->hostfile = q->path = NULL;
     q->nargs = q->nprocs = 0;
 }
 
@@ -104,24 +112,45 @@ static int resolve(struct smrun_spawn_req *q, char *out, size_t len)
     return smrun_resolve_program(q->exec, out, len);
 }
 
-/* endcmd: the block becomes an MPMD part of the nested command line. */
-static void end_block(struct smrun_spawn_req *q)
+/* The hosts of a block: its host key, else its hostfile's hosts, else
+ * (across hosts) the job's when the first command named others.  NULL:
+ * the job's, through the nested smrun's global --host. */
+static const char *block_hosts(const struct smrun_job *job, struct smrun_spawn_req *q,
+                               char *buf, size_t len)
 {
-    char n[16], prog[PATH_MAX];
+    if (q->host)
+        return q->host;
+    if (q->hostfile) {
+        if (smrun_hostfile_list(q->hostfile, buf, len) != 0) {
+            set_bad(q, "bad_hostfile");
+            return NULL;
+        }
+        return buf;
+    }
+    return q->blocks > 1 && q->first_host && job->opt ? job->opt->job_hosts : NULL;
+}
+
+/* endcmd: the block becomes an MPMD part of the nested command line. */
+static void end_block(const struct smrun_job *job, struct smrun_spawn_req *q)
+{
+    char n[16], prog[PATH_MAX], list[SMAP_PMI_MAXLINE];
     if (!q->exec || q->nprocs <= 0)
         set_bad(q, "a spawn block without execname or a positive nprocs");
     else if (resolve(q, prog, sizeof prog) != 0)
         set_bad(q, "program_not_found");
+    const char *hosts = q->bad ? NULL : block_hosts(job, q, list, sizeof list);
     if (q->bad) {
         block_free(q);
         return;
     }
+    if (q->blocks == 1)
+        q->first_host = hosts != NULL;
     snprintf(n, sizeof n, "%d", q->nprocs);
     int rc = (q->blocks > 1 ? push(q, ":") : 0) | push(q, "-n") | push(q, n);
     if (q->wdir)
         rc |= push(q, "-wdir") | push(q, q->wdir);
-    if (q->host)
-        rc |= push(q, "-host") | push(q, q->host);
+    if (hosts)
+        rc |= push(q, "-host") | push(q, hosts);
     rc |= push(q, prog);
     for (int i = 0; i < q->nargs; i++)
         rc |= push(q, q->args[i] ? q->args[i] : "");
@@ -133,25 +162,65 @@ static void end_block(struct smrun_spawn_req *q)
 static void info(struct smrun_spawn_req *q, const char *key, const char *val)
 {
     char **slot = !strcmp(key, "wdir") ? &q->wdir : !strcmp(key, "host") ? &q->host
-                : !strcmp(key, "path") ? &q->path : NULL;
+                : !strcmp(key, "hostfile") ? &q->hostfile : !strcmp(key, "path") ? &q->path : NULL;
     if (slot) {
         free(*slot);
         *slot = strdup(val);
     }
     /* soft: every maxprocs is started, which any soft set allows;
-     * arch, hostfile and unknown keys are ignored (MPI 5.0 11.3.4) */
+     * arch and unknown keys are ignored (MPI 5.0 11.3.4) */
 }
 
-/* Starts the nested smrun; its pid, or -1. */
+/* Across hosts: the options that make the nested smrun the head of a
+ * job over the parents' hosts (see the top), inserted after argv[2]
+ * ("smrun --bind-to none").  0, or -1 when out of memory or this host
+ * has no address toward the head. */
+static int across_hosts(struct smrun_job *job, struct smrun_spawn_req *q)
+{
+    const struct smrun_options *o = job->opt;
+    char addr[64];
+    if (!job->agent || !o)
+        return 0;
+    if (smrun_agent_local_addr(job, addr, sizeof addr) != 0)
+        return -1;
+    const char *launch = o->launch == SMRUN_LAUNCH_FORK ? "fork"
+                       : o->launch == SMRUN_LAUNCH_SLURM ? "slurm"
+                       : o->launch == SMRUN_LAUNCH_RSH ? o->launcher : NULL;
+    const char *words[10];
+    int n = 0;
+    words[n++] = "--head-addr", words[n++] = addr, words[n++] = "--map-by", words[n++] = "node";
+    if (launch)
+        words[n++] = "--launcher", words[n++] = launch;
+    if (!q->first_host && o->job_hosts)
+        words[n++] = "--host", words[n++] = o->job_hosts;
+    int at = q->argc;
+    for (int i = 0; i < n; i++)
+        if (push(q, words[i]) != 0)
+            return -1;
+    /* rotate the pushed words to just after "smrun --bind-to none" */
+    char *tmp[10];
+    memcpy(tmp, q->argv + at, (size_t)n * sizeof *tmp);
+    memmove(q->argv + 3 + n, q->argv + 3, (size_t)(at - 3) * sizeof *q->argv);
+    memcpy(q->argv + 3, tmp, (size_t)n * sizeof *tmp);
+    return 0;
+}
+
+/* Starts the nested smrun; its pid, or -1 (fork or exec path failed),
+ * -2 (across hosts: no address toward the head, or out of memory). */
 static pid_t launch(struct smrun_job *job, struct smrun_spawn_req *q)
 {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
         return -1;
+    if (across_hosts(job, q) != 0)
+        return -2;
     self[n] = '\0';
     free(q->argv[0]);
     q->argv[0] = strdup(self);
+    if (job->opt && job->opt->verbose)
+        for (int i = 0; i < q->argc; i++)
+            smap_debug("spawn argv[%d] = %s", i, q->argv[i]);
     pid_t pid = fork();
     if (pid != 0)
         return pid;
@@ -164,7 +233,6 @@ static pid_t launch(struct smrun_job *job, struct smrun_spawn_req *q)
         dup2(null, STDIN_FILENO);
     smrun_signals_reset_in_child();
     setenv("SMRUN_SPAWN_KVS", q->kvs, 1);
-    (void)job;
     execv(self, q->argv);
     dprintf(STDERR_FILENO, "smrun: cannot start the spawned job: %s\n", strerror(errno));
     _exit(SMRUN_EXIT_NOEXEC);
@@ -175,7 +243,7 @@ static int spawn_done(struct smrun_job *job, struct smrun_rank *r, struct smrun_
     const char *msg = q->bad ? q->why : NULL;
     pid_t pid = -1;
     if (!q->bad && (pid = launch(job, q)) < 0)
-        msg = "fork_failed";
+        msg = pid == -2 ? "no_address_toward_the_head_for_the_children" : "fork_failed";
     if (pid > 0) {
         struct smrun_kid *k = realloc(job->kids, ((size_t)job->nkids + 1) * sizeof *k);
         if (k) {
@@ -259,7 +327,7 @@ int smrun_spawn_line(struct smrun_job *job, struct smrun_rank *r, char *line, co
         q->ikey[0] = '\0';
     } else if (!strcmp(key, "endcmd")) {
         q->blocks++;
-        end_block(q);
+        end_block(job, q);
         if (q->sofar >= q->total) {
             r->spawn = NULL;
             int rc = spawn_done(job, r, q);
@@ -335,4 +403,16 @@ void smrun_names_answer(struct smrun_job *job, const char *cmd, const char *serv
     } else {
         snprintf(out, len, "cmd=lookup_result rc=-1 msg=not_published");
     }
+}
+
+void smrun_dynamic_free(struct smrun_job *job)
+{
+    while (job->names) {
+        struct smrun_name *n = job->names;
+        job->names = n->next;
+        free(n->service), free(n->port), free(n);
+    }
+    free(job->kids);
+    job->kids = NULL;
+    job->nkids = 0;
 }

@@ -72,6 +72,8 @@ struct head {
     int stop_sig;            /* what agents relay to their ranks */
     int stop_sent;
     double connect_by, kill_agents_at, drain_until;
+    int universe;            /* MPI_UNIVERSE_SIZE: -usize, else the hosts' slots */
+    char *hosts_text;        /* "h1:2,h2:1": where the ranks' spawned jobs go */
 };
 
 /* ---- addresses -------------------------------------------------------- */
@@ -383,10 +385,25 @@ static void process_mapping(struct head *h, char *out, size_t len)
     free(node_of);
 }
 
+/* The launcher as an option of a nested smrun: "fork", "slurm", or the
+ * remote shell's command ("" for the default, ssh). */
+static const char *launch_text(const struct smrun_options *o)
+{
+    return o->launch == SMRUN_LAUNCH_FORK ? "fork" : o->launch == SMRUN_LAUNCH_SLURM ? "slurm"
+         : o->launcher ? o->launcher : "";
+}
+
 /* Options that the "job" message has no room for: "set NAME VALUE". */
 static void send_settings(const struct head *h, struct smrun_link *l)
 {
     const struct smrun_options *o = &h->opt;
+    char universe[16];
+    snprintf(universe, sizeof universe, "%d", h->universe);
+    smrun_link_send(l, "set", "universe", universe, NULL);
+    /* the jobs the ranks spawn: over the same hosts, the same launcher */
+    if (h->hosts_text)
+        smrun_link_send(l, "set", "job-hosts", h->hosts_text, NULL);
+    smrun_link_send(l, "set", "launch", launch_text(o), NULL);
     if (o->envnone)
         smrun_link_send(l, "set", "envnone", "1", NULL);
     if (o->output_dir)
@@ -586,6 +603,13 @@ static void on_agent_message(struct head *h, struct agent_conn *a, const struct 
             smrun_job_fail(&h->job, code, "%s", m->w[2]);
         else
             smrun_job_stop_with(&h->job, code);
+    } else if (strcmp(v, "name") == 0) {   /* name RANK CMD SERVICE PORT */
+        /* the job's one name table: a name published on one host is
+         * found from every other */
+        char line[SMAP_PMI_MAXLINE];
+        smrun_names_answer(&h->job, m->w[2], m->w[3], *m->w[4] ? m->w[4] : NULL, line,
+                           sizeof line);
+        smrun_link_send(&a->link, "name_result", m->w[1], line, NULL);
     } else if (strcmp(v, "done") == 0) {
         a->done = 1;
     }
@@ -938,6 +962,9 @@ static void head_free(struct head *h)
     for (int i = 0; i < h->npending; i++)
         smrun_link_close(&h->pending[i]);
     free(h->pending);
+    free(h->hosts_text);
+    h->hosts_text = NULL;
+    smrun_dynamic_free(&h->job);
     for (int k = 0; k < h->nfresh; k++)
         free(h->fresh[k]);
     free(h->fresh);
@@ -951,6 +978,40 @@ static void head_free(struct head *h)
     free(h->exited);
     free(h->joined);
     smrun_placement_free(&h->pl);
+}
+
+static int loopback_name(const char *name)
+{
+    return !strcmp(name, "localhost") || !strcmp(name, "localhost.localdomain") ||
+           !strncmp(name, "127.", 4) || !strcmp(name, "::1");
+}
+
+/* The job's hosts with their slots, in order ("h1:2,h2:1"), and their
+ * sum: MPI_UNIVERSE_SIZE unless -usize (never below the job's size). */
+static int hosts_text(struct head *h)
+{
+    char self[256] = "localhost";
+    gethostname(self, sizeof self - 1);
+    size_t len = 1;
+    long slots = 0;
+    for (int i = 0; i < h->pl.nhosts; i++)
+        len += strlen(h->pl.hosts[i].name) + strlen(self) + 16;
+    if (!(h->hosts_text = malloc(len)))
+        return -1;
+    h->hosts_text[0] = '\0';
+    for (int i = 0, at = 0; i < h->pl.nhosts; i++) {
+        const struct smrun_host *host = &h->pl.hosts[i];
+        int n = host->slots > host->nranks ? host->slots : host->nranks;
+        /* an agent elsewhere would take a loopback name for its own host */
+        const char *name = host->local && loopback_name(host->name) ? self : host->name;
+        at += snprintf(h->hosts_text + at, len - (size_t)at, "%s%s:%d", i ? "," : "", name,
+                       n > 0 ? n : 1);
+        slots += n;
+    }
+    h->universe = h->opt.universe > 0 ? h->opt.universe : (int)(slots > 65536 ? 65536 : slots);
+    if (h->universe < h->pl.nranks)
+        h->universe = h->pl.nranks;
+    return 0;
 }
 
 static int head_init(struct head *h, const struct smrun_options *opt)
@@ -987,6 +1048,10 @@ static int head_init(struct head *h, const struct smrun_options *opt)
         a->link.fd = -1;
         smrun_stream_init(&a->out, -1, STDOUT_FILENO, -1);
         smrun_stream_init(&a->err, -1, STDERR_FILENO, -1);
+    }
+    if (hosts_text(h) != 0) {
+        smrun_msg("out of memory");
+        return SMRUN_EXIT_FAILURE;
     }
     make_cookie(h);
     snprintf(job->kvsname, sizeof job->kvsname, "smap-%d-%.8s", (int)getpid(), h->cookie);

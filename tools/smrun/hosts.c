@@ -263,6 +263,26 @@ static int add_hostfile(struct smrun_placement *p, const char *path)
     return rc;
 }
 
+int smrun_hostfile_list(const char *path, char *out, size_t len)
+{
+    struct smrun_placement p;
+    memset(&p, 0, sizeof p);
+    int rc = add_hostfile(&p, path);
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = 0; rc == 0 && i < p.nhosts; i++) {
+        int n = snprintf(out + at, len - at, "%s%s:%d", i ? "," : "", p.hosts[i].name,
+                         p.hosts[i].slots > 0 ? p.hosts[i].slots : 1);
+        if (n < 0 || (size_t)n >= len - at) {
+            smrun_msg("--hostfile %s: too many hosts for one spawn", path);
+            rc = SMRUN_EXIT_USAGE;
+        }
+        at += (size_t)n;
+    }
+    smrun_placement_free(&p);
+    return rc;
+}
+
 /* Places count ranks, from *next on: each host of f up to its slots before
  * the next, wrapping around; f's cursor stays for the next call (MPMD parts
  * without hosts of their own continue where the previous part left). */

@@ -74,6 +74,11 @@ static int job_init(struct smrun_job *job, const struct smrun_options *opt, cons
         smrun_stream_init(&r->err, -1, STDERR_FILENO, i);
     }
     job->ncpus = smrun_allowed_cpus(&job->cpus);
+    /* MPI_UNIVERSE_SIZE: -usize, or the slots the head counted (agent);
+     * one node: the CPUs smrun was given; never below the job */
+    job->universe = opt->universe > 0 ? opt->universe : share ? job->size : job->ncpus;
+    if (job->universe < job->size)
+        job->universe = job->size;
     return 0;
 }
 
@@ -104,6 +109,7 @@ static void job_free(struct smrun_job *job)
     smrun_env_free(job->env);
     smrun_env_free(job->env_bare);
     smrun_kvs_free(&job->kvs);
+    smrun_dynamic_free(job);
 }
 
 static void display_map(const struct smrun_job *job)
@@ -226,6 +232,8 @@ static int use_allocation(struct smrun_options *o)
         return -1;       /* several nodes, all started here */
     if (!o->nranks_given)
         o->nranks = slots > 65536 ? 65536 : (int)slots;
+    if (!o->universe)   /* MPI_UNIVERSE_SIZE: the allocation's slots */
+        o->universe = slots > 65536 ? 65536 : (int)slots;
     smap_debug("%s: every node is this host: no agents", o->alloc_src);
     smrun_alloc_free(o);
     return -1;

@@ -118,8 +118,13 @@ static const char usage_text[] =
 "        (hydra) The name server (smrun --name-server) that answers the\n"
 "        ranks' MPI_Publish_name, MPI_Lookup_name and MPI_Unpublish_name,\n"
 "        shared by every job given it; without it a job has a name table\n"
-"        of its own.  Exported as SMRUN_NAMESERVER to the jobs the ranks\n"
-"        spawn.  One-host jobs only: agents answer from their own table.\n"
+"        of its own (across hosts: the head's, for every host).  Exported\n"
+"        as SMRUN_NAMESERVER to the jobs the ranks spawn.\n"
+"    -usize N, --universe-size N\n"
+"        MPI_UNIVERSE_SIZE (what MPI_Comm_spawn may fill).  Default: the\n"
+"        slots of the job's hosts (--host, --hostfile, -ppn, the\n"
+"        allocation); on one node the CPUs smrun may run on; never less\n"
+"        than the job's size.\n"
 "    smrun --name-server [ADDR]\n"
 "        Runs a name server instead of a job: listens on ADDR (default:\n"
 "        every IPv4 address), prints ADDR:PORT (the first non-loopback\n"
@@ -281,16 +286,20 @@ static const char usage_text[] =
 "    space per job; it also holds PMI_process_mapping.  A malformed or\n"
 "    oversized request is a failure of the rank that sent it.\n"
 "    Also publish_name, unpublish_name, lookup_name (the job's name table,\n"
-"    or the -nameserver's) and MPICH's multi-line spawn (mcmd=spawn).\n"
+"    the head's across hosts, or the -nameserver's) and MPICH's\n"
+"    multi-line spawn (mcmd=spawn).\n"
 "\n"
 "DYNAMIC PROCESSES\n"
 "    MPI_Comm_spawn and MPI_Comm_spawn_multiple reach smrun as a PMI spawn\n"
 "    request; smrun starts the children as a job of their own: a nested\n"
-"    smrun (one MPMD part per command, --bind-to none) on the spawning\n"
-"    rank's host, whose ranks get PMI_SPAWNED=1 and the parents' port in\n"
-"    their key-value space.  Info keys: wdir (-wdir), host (-host), path\n"
-"    (searched first for the command), soft (accepted; maxprocs are\n"
-"    started), arch and hostfile (ignored).  The spawned job is part of\n"
+"    smrun (one MPMD part per command, --bind-to none), whose ranks get\n"
+"    PMI_SPAWNED=1 and the parents' port in their key-value space.  On\n"
+"    one node it runs there; across hosts it is the head of a job over\n"
+"    the job's hosts, children placed one per host in turn (--map-by\n"
+"    node), started with the job's launcher.  Info keys: wdir (-wdir),\n"
+"    host (-host), hostfile (its hosts as -host), path (searched first\n"
+"    for the command), soft (accepted; maxprocs are started), arch\n"
+"    (ignored).  The spawned job is part of\n"
 "    this job: its smrun's exit status is judged like a rank's (a child\n"
 "    that fails stops the whole job with the same exit status rules), it\n"
 "    is stopped with the job, and smrun waits for it before exiting.\n"
@@ -637,7 +646,7 @@ enum opt_id {
     O_HOST, O_HOSTFILE, O_PPN, O_LAUNCHER, O_LAUNCHER_EXEC, O_HEAD_ADDR,
     O_WDIR, O_ENVLIST, O_QUIET, O_MCA, O_ACCEPTED, O_TIMESTAMP, O_DISPLAY_MAP,
     O_ENVNONE, O_ENVALL, O_OUTPUT_FILENAME, O_OUTFILE, O_ERRFILE, O_IFACE,
-    O_MAP, O_RANK, O_NAMESERVER,
+    O_MAP, O_RANK, O_NAMESERVER, O_USIZE,
 };
 
 struct opt_def {
@@ -667,6 +676,7 @@ static const struct opt_def opt_table[] = {
     { "head-addr", O_HEAD_ADDR, 1 }, { "localhost", O_HEAD_ADDR, 1 },
     { "iface", O_IFACE, 1 },
     { "nameserver", O_NAMESERVER, 1 },
+    { "usize", O_USIZE, 1 }, { "universe-size", O_USIZE, 1 },
     { "N", O_PPN, 1 },
     { "timestamp-output", O_TIMESTAMP, 0 },
     { "display-map", O_DISPLAY_MAP, 0 },
@@ -724,6 +734,11 @@ static int apply(struct smrun_options *o, const struct opt_def *d, const char *o
         /* read by the name requests (dynamic.c) and by spawned jobs */
         if (!*args[0] || setenv("SMRUN_NAMESERVER", args[0], 1) != 0)
             return usage_error("%s: empty or unusable name server address%s", opt, "");
+        return SMRUN_CONTINUE;
+    case O_USIZE:
+        if (parse_nranks(args[0], &o->universe))
+            return usage_error("%s: '%s' is not a valid universe size (expected a positive integer)",
+                               opt, args[0]);
         return SMRUN_CONTINUE;
     case O_IFACE:
         if (!*args[0])
@@ -988,6 +1003,8 @@ void smrun_options_free(struct smrun_options *o)
         free(o->env[i]);
     free(o->env);
     free(o->host_specs);
+    free(o->job_hosts);
+    o->job_hosts = NULL;
     smrun_alloc_free(o);
     free(o->output_dir);
     free(o->outfile_pattern);

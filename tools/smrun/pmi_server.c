@@ -106,7 +106,7 @@ static int do_universe(struct smrun_job *job, struct smrun_rank *r, const struct
                        const char **why)
 {
     (void)m;
-    return reply(r, why, "cmd=universe_size size=%d rc=0", job->size);
+    return reply(r, why, "cmd=universe_size size=%d rc=0", job->universe);
 }
 
 /* kvsname and key present and well-formed, else a protocol error. */
@@ -217,7 +217,8 @@ static int do_finalize(struct smrun_job *job, struct smrun_rank *r, const struct
 }
 
 /* Name service (publish_name, unpublish_name, lookup_name): the job's
- * table (dynamic.c). */
+ * table (dynamic.c), the head's across hosts (answered later, when the
+ * head's name_result comes: the rank waits for it), or the name server. */
 static int do_names(struct smrun_job *job, struct smrun_rank *r, const struct smap_pmi_msg *m,
                     const char **why)
 {
@@ -225,6 +226,12 @@ static int do_names(struct smrun_job *job, struct smrun_rank *r, const struct sm
     if (!service) {
         *why = "a name service request without service=";
         return -1;
+    }
+    const char *ns = getenv("SMRUN_NAMESERVER");
+    if (job->agent && !(ns && *ns)) {
+        /* the head holds the job's table: its answer is the reply */
+        smrun_agent_name(job, r, smap_pmi_get(m, "cmd"), service, smap_pmi_get(m, "port"));
+        return 0;
     }
     char line[SMAP_PMI_MAXLINE];
     smrun_names_answer(job, smap_pmi_get(m, "cmd"), service, smap_pmi_get(m, "port"), line,
@@ -409,8 +416,27 @@ void smrun_pmi_check_barrier(struct smrun_job *job)
     }
 }
 
+/* A spawned job: its parents' preput keys (dynamic.c), in every host's
+ * KVS (an agent of a spawned job has them from the head's environment;
+ * gets are answered locally). */
+static void load_preputs(struct smrun_job *job)
+{
+    const char *pre = getenv("SMRUN_SPAWN_KVS");
+    char buf[SMAP_PMI_MAXLINE + 1];
+    snprintf(buf, sizeof buf, "%s", pre ? pre : "");
+    for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq && eq != kv) {
+            *eq = '\0';
+            if (smap_pmi_valid_key(kv) && smap_pmi_valid_value(eq + 1))
+                smrun_kvs_put(&job->kvs, kv, eq + 1);
+        }
+    }
+}
+
 void smrun_pmi_setup(struct smrun_job *job)
 {
+    load_preputs(job);
     if (job->agent)
         return;   /* the head named the KVS and sent the node layout */
     /* The library names its abstract sockets after the KVS: a random part
@@ -423,16 +449,4 @@ void smrun_pmi_setup(struct smrun_job *job)
     char mapping[64];
     snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->n);
     smrun_kvs_put(&job->kvs, "PMI_process_mapping", mapping);
-    /* a spawned job: its parents' preput keys (dynamic.c) */
-    const char *pre = getenv("SMRUN_SPAWN_KVS");
-    char buf[SMAP_PMI_MAXLINE + 1];
-    snprintf(buf, sizeof buf, "%s", pre ? pre : "");
-    for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(kv, '=');
-        if (eq && eq != kv) {
-            *eq = '\0';
-            if (smap_pmi_valid_key(kv) && smap_pmi_valid_value(eq + 1))
-                smrun_kvs_put(&job->kvs, kv, eq + 1);
-        }
-    }
 }

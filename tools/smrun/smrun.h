@@ -116,6 +116,13 @@ struct smrun_options {
      * this agent's ranks are slice_first.. of slice_total there (0: the
      * host is a machine of its own). */
     int slice_first, slice_total;
+    /* MPI_UNIVERSE_SIZE: -usize N, or (head, agent) the slots of the
+     * job's hosts; 0: computed where the ranks start (main.c) */
+    int universe;
+    /* An agent's view of its job, for the jobs its ranks spawn (dynamic.c):
+     * the head's host list ("h1:2,h2:1", every host of the job with its
+     * slots), NULL on one node */
+    char *job_hosts;
 };
 
 /* Returns -1 when smrun should go on, otherwise the exit code to leave with
@@ -379,6 +386,7 @@ struct smrun_job {
     int leftovers_killed;
     struct smrun_kid *kids;  /* jobs spawned by the ranks (dynamic.c) */
     int nkids;
+    int universe;            /* MPI_UNIVERSE_SIZE (get_universe_size) */
     struct smrun_name *names;    /* the name service (dynamic.c) */
 };
 
@@ -402,6 +410,11 @@ struct smrun_kid *smrun_kid_of(struct smrun_job *job, pid_t pid);
  * out) for service (and port). */
 void smrun_names_answer(struct smrun_job *job, const char *cmd, const char *service,
                         const char *port, char *out, size_t len);
+/* The name table and the kids' list go (job_free, head_free). */
+void smrun_dynamic_free(struct smrun_job *job);
+/* "h1:2,h2:1" for a host file's hosts (into out): 0, or an exit code
+ * after a message (hosts.c). */
+int smrun_hostfile_list(const char *path, char *out, size_t len);
 
 /* ---- session.c ------------------------------------------------------- */
 
@@ -521,6 +534,13 @@ void smrun_agent_barrier(struct smrun_job *job);
 void smrun_agent_exit(struct smrun_job *job, const struct smrun_rank *r);
 void smrun_agent_fail(struct smrun_job *job, int code, const char *text);
 int smrun_agent_fd(const struct smrun_job *job, short *events);
+/* A name request of rank r goes to the head, whose answer (name_result)
+ * is the rank's reply: one name table per job. */
+void smrun_agent_name(struct smrun_job *job, const struct smrun_rank *r, const char *cmd,
+                      const char *service, const char *port);
+/* This host's address toward the head (numeric, no brackets): where a
+ * job spawned here listens for its agents.  0, or -1. */
+int smrun_agent_local_addr(const struct smrun_job *job, char *out, size_t len);
 void smrun_agent_event(struct smrun_job *job);
 
 /* ---- job.c ----------------------------------------------------------- */

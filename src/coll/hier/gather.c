@@ -47,7 +47,7 @@ int hier_node_gatherv(struct smap_hier *h, const void *sbuf, MPI_Count scount, s
     if (n->size == 1)
         return hier_node_self(h, sbuf, scount, st, rbuf, cnt[0], dsp[0], rt);
     return n->slot >= 0
-               ? (smap_cb_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n))
+               ? (smap_cb_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, 1, n))
                : (
                      smap_nbc_gather(sbuf, scount, st, rbuf, 0, cv, dv, rt, root, n, NULL));
 }
@@ -68,7 +68,7 @@ int hier_node_scatterv(struct smap_hier *h, const void *sbuf, const MPI_Count *c
         return hier_run(s, "out of memory building the node's copy");
     }
     return n->slot >= 0
-               ? (smap_cb_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, n))
+               ? (smap_cb_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, 1, n))
                : (
                      smap_nbc_scatter(sbuf, 0, cv, dv, st, rbuf, rcount, rt, root, n, NULL));
 }

@@ -24,15 +24,17 @@ int smap_cb_reduce_scatter(const void *sbuf, void *rbuf, struct smap_cvec rcount
                            smap_comm_t *c);
 int smap_cb_scan(const void *sbuf, void *rbuf, MPI_Count count, smap_dtype_t *t,
                  MPI_Datatype type, MPI_Op op, int exclusive, smap_comm_t *c);
-/* The v variants take counts and displacements (non-NULL .p: a v
- * variant, whose path must be the root's on every rank); the plain ones
- * pass .p == NULL there and use the scalar count. */
+/* The v variants (vec) take counts and displacements, which only the root
+ * reads (others may pass NULL: a v variant's path must be the root's on
+ * every rank all the same); the plain ones use the scalar count.  The
+ * signatures are the dispatch table's (coll.h), which points here with no
+ * wrapper between: these are the small messages' latency. */
 int smap_cb_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                    MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
-                   smap_dtype_t *rt, int root, smap_comm_t *c);
+                   smap_dtype_t *rt, int root, int vec, smap_comm_t *c);
 int smap_cb_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                     struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
-                    smap_dtype_t *rt, int root, smap_comm_t *c);
+                    smap_dtype_t *rt, int root, int vec, smap_comm_t *c);
 int smap_cb_allgather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                       MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
                       smap_dtype_t *rt, smap_comm_t *c);

@@ -162,9 +162,10 @@ static int ga_other(const struct xfer *x, uint64_t t0)
 
 int smap_cb_gather(const void *sbuf, MPI_Count scount, smap_dtype_t *st, void *rbuf,
                      MPI_Count rcount, struct smap_cvec rcounts, struct smap_cvec displs,
-                     smap_dtype_t *rt, int root, smap_comm_t *c)
+                     smap_dtype_t *rt, int root, int vec, smap_comm_t *c)
 {
     struct csm_comm *s;
+    rcounts = csm_vec_counts(vec, rcounts);
     struct ga a = { sbuf, scount, st, rbuf, rcount, rcounts, displs, rt, root };
     struct xfer x = { .id = SMAP_COLL_GATHER, .same = 1, .src = ga_src, .dst = ga_dst,
                       .self = ga_self, .other = ga_other, .arg = &a };

@@ -205,9 +205,10 @@ static int sc_other(const struct xfer *x, uint64_t t0)
 
 int smap_cb_scatter(const void *sbuf, MPI_Count scount, struct smap_cvec scounts,
                       struct smap_cvec displs, smap_dtype_t *st, void *rbuf, MPI_Count rcount,
-                      smap_dtype_t *rt, int root, smap_comm_t *c)
+                      smap_dtype_t *rt, int root, int vec, smap_comm_t *c)
 {
     struct csm_comm *s;
+    scounts = csm_vec_counts(vec, scounts);
     struct sc a = { sbuf, scount, scounts, displs, st, rbuf, rcount, rt, root };
     /* one source: receivers wait for the root only, the root for nobody */
     struct xfer x = { .id = SMAP_COLL_SCATTER, .same = 0, .single = root + 1, .src = sc_src,

@@ -13,6 +13,15 @@
 #include "coll/select.h"
 #include "coll/smap/csm.h"
 
+/* Only the root reads a v variant's counts, so others may pass NULL; the
+ * control blocks tell a v variant by non-NULL counts (its path must be
+ * the root's), hence a stand-in there, never read. */
+static inline struct smap_cvec csm_vec_counts(int vec, struct smap_cvec v)
+{
+    static const MPI_Count none[1];
+    return vec && !v.p ? (struct smap_cvec){ none, 1 } : v;
+}
+
 struct xblk {
     const void *buf;
     MPI_Count count;

@@ -19,12 +19,21 @@
  *     tags leave the top bits zero, checked in tsend/trecv).  Under them
  *     UCP runs its own protocols: eager copies, or a rendezvous that reads
  *     the sender's buffer (get zcopy over verbs, emulated over tcp).
- * Reads of exposed buffers (`rma`) and one-sided windows (`rma_rw`) are
- * not offered: net.h names a remote buffer with a 64-bit key, and a UCP
- * rkey is a packed blob of tens to hundreds of bytes.  p2p's rendezvous
- * then takes its pipelined tagged sends (CTS, then chunks), which UCP
- * itself moves zero-copy, and src/rma its messages served by the
- * target's progress.
+ * Reads of exposed buffers (`rma`: p2p's rendezvous by read) and
+ * one-sided windows (`rma_rw`) go over ucp_get_nbx/ucp_put_nbx.  net.h
+ * names a remote buffer by a 64-bit key, and a UCP rkey is a packed blob
+ * of tens to hundreds of bytes, so the engine has its own key exchange:
+ * expose maps the buffer (ucp_mem_map), packs its rkey and names it by a
+ * key id of this rank; a reader's first transfer with (rank, key id)
+ * asks that rank for the blob (a tagged message under KEY_BIT, answered
+ * from the owner's progress), unpacks it on its endpoint and keeps it in
+ * a cache; transfers wait for it in order.  A write completes once a
+ * flush of the endpoint after it has (remote completion, which MPI's
+ * flush needs; ucp_put_nbx's own completion means only that the source
+ * buffer may be reused).  SMAP_NET_RMA=0 / SMAP_RMA_NET_RMA=0 turn them
+ * off: p2p's rendezvous is then its pipelined tagged sends (CTS, then
+ * chunks, which UCP moves with its own rendezvous) and src/rma uses
+ * messages served by the target's progress.
  *
  * UCP's callbacks only record what completed (a completion list, the
  * ring's flags); the upcalls run after ucp_worker_progress has returned,
@@ -35,6 +44,7 @@
  * (net/plugin/lib.c). */
 #include "net/engine.h"
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,10 +61,27 @@
  * 64 small sends finds a posted buffer each). */
 #define NRECV 64
 #define MSG_BIT ((uint64_t)1 << 63)
+/* The key exchange's tags: a request is KEY_BIT alone (payload: the
+ * requester's rank and the key id), a reply KEY_BIT | REP_BIT | the
+ * owner's rank << 40 | the key id (payload: the packed rkey, empty when
+ * the owner has no such exposure).  Key ids count below 2^39; KEY_PUSHED
+ * marks one whose rkey the owner sent with the exposure (expose_to, p2p's
+ * rendezvous): its reader posts the reply's receive and asks nothing. */
+#define KEY_BIT ((uint64_t)1 << 62)
+#define REP_BIT ((uint64_t)1 << 61)
+#define KEY_ID_MAX ((uint64_t)1 << 39)
+#define KEY_PUSHED ((uint64_t)1 << 39)
+/* Largest packed rkey a reply may carry (a few transports' worth). */
+#define RKEY_MAX 4096
+/* Cached rkeys kept beyond those in use (a rendezvous's is used once; a
+ * window's again and again): past it, the unused are dropped. */
+#define RKEY_CACHE 1024
 /* Address bytes one key-value entry carries (PMI values: 1024 chars, hex). */
 #define KV_PART 480
 
-enum uop_kind { U_SEND, U_TSEND, U_TRECV, U_FLUSH };
+enum uop_kind { U_SEND, U_TSEND, U_TRECV, U_FLUSH, U_GET, U_PUT, U_RFLUSH, U_KEYREP };
+
+struct rkey_ent;
 
 /* One operation UCP owes a completion: the callbacks put it on the
  * completion list, reap() hands it on. */
@@ -65,9 +92,43 @@ struct uop {
     ucs_status_t status;
     void *req;                /* UCP's request, freed once reaped */
     void *cookie;             /* the done upcall's, or NULL (a copied message) */
+    void (*fn)(void *);       /* rma_xfer's completion function (instead of done) */
+    struct rkey_ent *ent;     /* the rkey a transfer uses (U_GET, U_PUT), or a reply's */
     ucp_dt_iov_t iov[2];      /* send_msgv: header (in data[]) and the caller's payload */
     unsigned char data[];     /* a copied message */
 };
+
+/* A buffer this rank exposed (handle of expose/expose_rw). */
+struct xreg {
+    struct xreg *next;
+    uint64_t key;             /* its key id */
+    ucp_mem_h memh;           /* NULL for an empty buffer */
+    void *blob;               /* packed rkey (ucp_rkey_pack) */
+    size_t bloblen;
+};
+
+/* A transfer waiting for its rkey to arrive. */
+struct pend {
+    struct pend *next;
+    int write;
+    void *buf;
+    size_t len;
+    uint64_t raddr;
+    void (*fn)(void *);       /* NULL: the done upcall with cookie (a read) */
+    void *cookie;
+};
+
+/* A peer's rkey: being fetched (rkey NULL, transfers waiting) or ready. */
+struct rkey_ent {
+    struct rkey_ent *next;    /* in its hash bucket */
+    int peer;
+    uint64_t key;
+    ucp_rkey_h rkey;
+    long users;               /* transfers under way with it */
+    struct pend *wait_head, *wait_tail;
+    unsigned char *reply;     /* the reply's buffer while fetching */
+};
+#define RKEY_BUCKETS 256
 
 /* A posted message receive of the ring. */
 struct rslot {
@@ -95,6 +156,18 @@ static struct {
     long inflight;            /* uops not reaped yet (busy) */
     int efd;                  /* the worker's event fd, or -1 (no sleeping) */
     int closing;              /* endpoint errors from now on are the peers' goodbyes */
+    /* the key exchange (top of this file) */
+    struct xreg *xregs;       /* this rank's exposures */
+    uint64_t next_key;
+    struct rkey_ent *rkeys[RKEY_BUCKETS];
+    long nrkeys;
+    long ngets, nputs, nfetched, npushed;   /* for the closing report (SMAP_VERBOSE=2) */
+    struct {                  /* the posted receive of key requests */
+        void *req;
+        int done;
+        ucs_status_t status;
+        uint64_t msg[2];      /* requester's rank, key id */
+    } kreq;
 } U;
 
 static SMAP_COLD _Noreturn void fail(const char *what, ucs_status_t st)
@@ -132,6 +205,15 @@ static void flush_cb(void *req, ucs_status_t st, void *user)
 {
     (void)req;
     push_done(user, st);
+}
+
+static void kreq_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
+{
+    (void)req;
+    (void)info;
+    (void)user;
+    U.kreq.status = st;
+    U.kreq.done = 1;
 }
 
 static void msg_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
@@ -217,6 +299,10 @@ static const char *uop_name(enum uop_kind k)
     case U_TSEND: return "a tagged send";
     case U_TRECV: return "a tagged receive";
     case U_FLUSH: return "flushing the worker";
+    case U_GET: return "a read";
+    case U_PUT: return "a write";
+    case U_RFLUSH: return "a write's remote completion";
+    case U_KEYREP: return "fetching a memory key";
     }
     return "an operation";
 }
@@ -264,11 +350,18 @@ static void post_recv(int i)
     s->req = r;
 }
 
+static void key_request(void);
+static void key_reply(struct uop *o);
+
 /* Hands on what completed: messages in the ring's order, then the other
  * operations.  Upcalls may send (staying out of UCP's callbacks). */
 static int reap(void)
 {
     int n = 0;
+    if (U.kreq.done) {
+        key_request();
+        n++;
+    }
     while (U.nposted && U.ring[U.head].done) {
         /* The slot is posted again (with another buffer) before the
          * upcall, so the ring is as UCP has it, in posting order, while
@@ -296,11 +389,19 @@ static int reap(void)
             ucp_request_free(o->req);
         if (o->status != UCS_OK)
             smap_fatal("inter-node transport (UCX): %s %s rank %d failed: %s", uop_name(o->kind),
-                       o->kind == U_TRECV ? "from" : "to", o->peer,
-                       ucs_status_string(o->status));
+                       o->kind == U_TRECV || o->kind == U_GET || o->kind == U_KEYREP ? "from"
+                                                                                     : "to",
+                       o->peer, ucs_status_string(o->status));
+        if (o->kind == U_KEYREP)
+            key_reply(o);
+        else if (o->ent)
+            o->ent->users--;
         void *cookie = o->cookie;
+        void (*fn)(void *) = o->fn;
         free(o);
-        if (cookie)
+        if (fn)
+            fn(cookie);
+        else if (cookie)
             U.up.done(cookie);
         n++;
     }
@@ -340,7 +441,7 @@ static void ucx_drain(void)
  * pending (UCS_ERR_BUSY: events are there, progress instead). */
 static int ucx_trywait(void)
 {
-    if (U.done_head || (U.nposted && U.ring[U.head].done))
+    if (U.done_head || (U.nposted && U.ring[U.head].done) || U.kreq.done)
         return -1;
     if (U.efd < 0)
         return -2;
@@ -429,8 +530,8 @@ static int ucx_send_msgv(int dst, const void *hdr, size_t hlen, const void *data
 
 static void check_tag(uint64_t tag)
 {
-    if (tag & MSG_BIT)
-        smap_fatal("inter-node transport (UCX): data tag %#llx uses the message bit",
+    if (tag & (MSG_BIT | KEY_BIT))
+        smap_fatal("inter-node transport (UCX): data tag %#llx uses the message or key bit",
                    (unsigned long long)tag);
 }
 
@@ -459,24 +560,359 @@ static void ucx_trecv(int src, void *buf, size_t len, uint64_t tag, void *cookie
     started(o, ucp_tag_recv_nbx(U.worker, buf, len, tag, ~(uint64_t)0, &p), "ucp_tag_recv_nbx");
 }
 
-/* Not offered (rma = rma_wr = 0, see the top): p2p and src/rma never call
- * these; a caller that did would be a bug, said so. */
-static void ucx_read(int src, void *buf, size_t len, uint64_t raddr, uint64_t key, void *cookie)
+/* ---- exposed buffers, the key exchange, reads and writes ------------------ */
+
+static SMAP_COLD _Noreturn void oom(const char *what)
 {
-    (void)buf; (void)len; (void)raddr; (void)key; (void)cookie;
-    smap_fatal("inter-node transport (UCX): a read from rank %d, but reads are not offered", src);
+    smap_fatal("inter-node transport (UCX): out of memory for %s", what);
 }
 
+/* Maps [buf, buf+len) for peers' access `prot` (UCP_MEM_MAP_PROT_*) and
+ * packs its rkey for the key exchange. */
+static void expose_prot(const void *buf, size_t len, unsigned prot, uint64_t *raddr,
+                        uint64_t *key, void **handle)
+{
+    struct xreg *x = calloc(1, sizeof *x);
+    if (!x)
+        oom("an exposed buffer");
+    if (len) {
+        ucp_mem_map_params_t mp = {
+            .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                          UCP_MEM_MAP_PARAM_FIELD_PROT,
+            .address = (void *)(uintptr_t)buf,
+            .length = len,
+            .prot = prot,
+        };
+        ucs_status_t st = ucp_mem_map(U.ctx, &mp, &x->memh);
+        if (st != UCS_OK)
+            fail("ucp_mem_map (exposing a buffer)", st);
+        if ((st = ucp_rkey_pack(U.ctx, x->memh, &x->blob, &x->bloblen)) != UCS_OK)
+            fail("ucp_rkey_pack", st);
+        if (x->bloblen > RKEY_MAX)
+            smap_fatal("inter-node transport (UCX): a packed memory key of %zu bytes exceeds "
+                       "the %d the key exchange carries", x->bloblen, RKEY_MAX);
+    }
+    if (++U.next_key >= KEY_ID_MAX)
+        U.next_key = 1;   /* 2^40 exposures later: long unexposed */
+    x->key = U.next_key;
+    x->next = U.xregs;
+    U.xregs = x;
+    *raddr = (uint64_t)(uintptr_t)buf;
+    *key = x->key;
+    *handle = x;
+}
+
+/* p2p's rendezvous buffers: read by peers only (a send buffer may be
+ * read-only memory, which a NIC cannot register for remote writes). */
 static void ucx_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
                        void **handle)
 {
-    (void)buf; (void)len; (void)raddr; (void)key; (void)handle;
-    smap_fatal("inter-node transport (UCX): exposing a buffer, but reads are not offered");
+    expose_prot(buf, len, UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_REMOTE_READ, raddr,
+                key, handle);
+}
+
+/* The rkey goes to dst at once, under the reply's tag: dst's first read
+ * with the key finds it there (or on its way: UCP keeps it as unexpected)
+ * instead of asking, one round trip less per rendezvous.  A read that
+ * never comes (a cancelled send) leaves that message unexpected until
+ * close drops it (drop_unread_keys). */
+static void ucx_expose_to(int dst, const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
+                          void **handle)
+{
+    ucx_expose(buf, len, raddr, key, handle);
+    struct xreg *x = *handle;
+    x->key |= KEY_PUSHED;
+    *key = x->key;
+    if (!len)   /* an empty read completes without its rkey */
+        return;
+    struct uop *o = uop_new(U_SEND, dst, x->bloblen);
+    memcpy(o->data, x->blob, x->bloblen);
+    uint64_t tag = KEY_BIT | REP_BIT | (uint64_t)(uint32_t)smap_lib->job->rank << 40 | x->key;
+    send_uop(o, dst, o->data, x->bloblen, ucp_dt_make_contig(1), tag);
+    U.npushed++;
+}
+
+/* Windows: read and written by peers. */
+static void ucx_expose_rw(void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle)
+{
+    expose_prot(buf, len,
+                UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_LOCAL_WRITE |
+                    UCP_MEM_MAP_PROT_REMOTE_READ | UCP_MEM_MAP_PROT_REMOTE_WRITE,
+                raddr, key, handle);
+}
+
+static void xreg_free(struct xreg *x)
+{
+    if (x->blob)
+        ucp_rkey_buffer_release(x->blob);
+    if (x->memh)
+        ucp_mem_unmap(U.ctx, x->memh);
+    free(x);
 }
 
 static void ucx_unexpose(void *handle)
 {
-    (void)handle;
+    struct xreg **pp = &U.xregs;
+    while (*pp && *pp != handle)
+        pp = &(*pp)->next;
+    if (!*pp)
+        smap_fatal("inter-node transport (UCX): unexposing a buffer that is not exposed");
+    struct xreg *x = *pp;
+    *pp = x->next;
+    xreg_free(x);
+}
+
+/* Posts the receive of the next key request. */
+static void post_kreq(void)
+{
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_DATATYPE |
+                        UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = kreq_cb,
+        .datatype = ucp_dt_make_contig(1),
+    };
+    U.kreq.done = 0;
+    ucs_status_ptr_t r =
+        ucp_tag_recv_nbx(U.worker, U.kreq.msg, sizeof U.kreq.msg, KEY_BIT, ~(uint64_t)0, &p);
+    if (UCS_PTR_IS_ERR(r))
+        fail("posting the key requests' receive", UCS_PTR_STATUS(r));
+    U.kreq.req = r;
+}
+
+/* A peer asks for one of our keys: the packed rkey back (empty when the
+ * key is not exposed: the reader says so), under its reply tag. */
+static void key_request(void)
+{
+    ucp_request_free(U.kreq.req);
+    U.kreq.req = NULL;
+    if (U.kreq.status != UCS_OK)
+        smap_fatal("inter-node transport (UCX): receiving a key request failed: %s",
+                   ucs_status_string(U.kreq.status));
+    int from = (int)U.kreq.msg[0];
+    uint64_t key = U.kreq.msg[1];
+    post_kreq();
+    if (from < 0 || from >= smap_lib->job->size || key >= KEY_ID_MAX)   /* never a pushed one */
+        smap_fatal("inter-node transport (UCX): a malformed key request (rank %d, key %llu)",
+                   from, (unsigned long long)key);
+    struct xreg *x = U.xregs;
+    while (x && x->key != key)
+        x = x->next;
+    size_t len = x ? x->bloblen : 0;
+    struct uop *o = uop_new(U_SEND, from, len);
+    if (len)
+        memcpy(o->data, x->blob, len);
+    uint64_t tag = KEY_BIT | REP_BIT | (uint64_t)(uint32_t)smap_lib->job->rank << 40 | key;
+    send_uop(o, from, o->data, len, ucp_dt_make_contig(1), tag);
+}
+
+static unsigned bucket(int peer, uint64_t key)
+{
+    return (unsigned)((key * 0x9e3779b97f4a7c15ull + (uint64_t)peer) >> 56) % RKEY_BUCKETS;
+}
+
+/* Drops cached rkeys no transfer uses, once more than RKEY_CACHE are kept. */
+static void rkey_trim(void)
+{
+    if (U.nrkeys <= RKEY_CACHE)
+        return;
+    for (int b = 0; b < RKEY_BUCKETS; b++)
+        for (struct rkey_ent **pp = &U.rkeys[b]; *pp;) {
+            struct rkey_ent *e = *pp;
+            if (e->rkey && !e->users) {
+                *pp = e->next;
+                ucp_rkey_destroy(e->rkey);
+                free(e);
+                U.nrkeys--;
+            } else {
+                pp = &e->next;
+            }
+        }
+}
+
+static void issue(struct rkey_ent *e, const struct pend *t);
+
+/* The reply to our key request came: unpack it on the peer's endpoint and
+ * start the transfers that waited for it, in order. */
+static void key_reply(struct uop *o)
+{
+    struct rkey_ent *e = o->ent;
+    if (!o->iov[0].length)
+        smap_fatal("inter-node transport (UCX): rank %d has no exposed buffer with key %llu "
+                   "(unexposed before a peer's transfer)", e->peer, (unsigned long long)e->key);
+    ucs_status_t st = ucp_ep_rkey_unpack(ep_of(e->peer), e->reply, &e->rkey);
+    if (st != UCS_OK)
+        fail("ucp_ep_rkey_unpack", st);
+    free(e->reply);
+    e->reply = NULL;
+    while (e->wait_head) {
+        struct pend *t = e->wait_head;
+        e->wait_head = t->next;
+        issue(e, t);
+        free(t);
+    }
+    e->wait_tail = NULL;
+}
+
+static void keyrep_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
+{
+    (void)req;
+    struct uop *o = user;
+    o->iov[0].length = st == UCS_OK ? info->length : 0;   /* the reply's length */
+    push_done(o, st);
+}
+
+/* The cache entry of (peer, key), fetching it when new. */
+static struct rkey_ent *rkey_of(int peer, uint64_t key)
+{
+    unsigned b = bucket(peer, key);
+    for (struct rkey_ent *e = U.rkeys[b]; e; e = e->next)
+        if (e->peer == peer && e->key == key)
+            return e;
+    rkey_trim();
+    struct rkey_ent *e = calloc(1, sizeof *e);
+    if (!e || !(e->reply = malloc(RKEY_MAX)))
+        oom("a memory key");
+    e->peer = peer;
+    e->key = key;
+    e->next = U.rkeys[b];
+    U.rkeys[b] = e;
+    U.nrkeys++;
+    /* the reply's receive first, then the request */
+    struct uop *o = uop_new(U_KEYREP, peer, 0);
+    o->ent = e;
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = keyrep_cb,
+        .user_data = o,
+        .datatype = ucp_dt_make_contig(1),
+    };
+    uint64_t tag = KEY_BIT | REP_BIT | (uint64_t)(uint32_t)peer << 40 | key;
+    started(o, ucp_tag_recv_nbx(U.worker, e->reply, RKEY_MAX, tag, ~(uint64_t)0, &p),
+            "ucp_tag_recv_nbx (memory key)");
+    if (key & KEY_PUSHED)   /* on its way (or here already) */
+        return e;
+    U.nfetched++;
+    struct uop *q = uop_new(U_SEND, peer, 2 * sizeof(uint64_t));
+    uint64_t msg[2] = { (uint64_t)smap_lib->job->rank, key };
+    memcpy(q->data, msg, sizeof msg);
+    send_uop(q, peer, q->data, sizeof msg, ucp_dt_make_contig(1), KEY_BIT);
+    return e;
+}
+
+static void rma_cb(void *req, ucs_status_t st, void *user)
+{
+    (void)req;
+    push_done(user, st);
+}
+
+/* Starts transfer t with e's rkey: a read (ucp_get_nbx), or a write
+ * (ucp_put_nbx) followed by a flush of the endpoint, whose completion is
+ * the write's (the data is in the target's memory). */
+static void issue(struct rkey_ent *e, const struct pend *t)
+{
+    ucp_ep_h ep = ep_of(e->peer);
+    struct uop *o = uop_new(t->write ? U_PUT : U_GET, e->peer, 0);
+    o->ent = e;
+    e->users++;
+    ++*(t->write ? &U.nputs : &U.ngets);
+    if (!t->write) {
+        o->fn = t->fn;
+        o->cookie = t->cookie;
+    }
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = rma_cb,
+        .user_data = o,
+    };
+    if (t->write)
+        started(o, ucp_put_nbx(ep, t->buf, t->len, t->raddr, e->rkey, &p), "ucp_put_nbx");
+    else
+        started(o, ucp_get_nbx(ep, t->buf, t->len, t->raddr, e->rkey, &p), "ucp_get_nbx");
+    if (!t->write)
+        return;
+    struct uop *f = uop_new(U_RFLUSH, e->peer, 0);
+    f->fn = t->fn;
+    f->cookie = t->cookie;
+    ucp_request_param_t fp = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = flush_cb,
+        .user_data = f,
+    };
+    started(f, ucp_ep_flush_nbx(ep, &fp), "ucp_ep_flush_nbx (a write's completion)");
+}
+
+/* A transfer with (peer, key): at once when its rkey is here, else after
+ * it (in order with the others waiting for it). */
+static void transfer(int write, int peer, void *buf, size_t len, uint64_t raddr, uint64_t key,
+                     void (*fn)(void *), void *cookie)
+{
+    struct pend t = { .write = write, .buf = buf, .len = len, .raddr = raddr, .fn = fn,
+                      .cookie = cookie };
+    if (!len) {   /* nothing to move: completes in the next round */
+        struct uop *o = uop_new(U_GET, peer, 0);
+        o->fn = fn;
+        o->cookie = cookie;
+        started(o, NULL, "an empty transfer");
+        return;
+    }
+    struct rkey_ent *e = rkey_of(peer, key);
+    if (e->rkey) {
+        issue(e, &t);
+        return;
+    }
+    struct pend *w = malloc(sizeof *w);
+    if (!w)
+        oom("a transfer waiting for its memory key");
+    *w = t;
+    w->next = NULL;
+    if (e->wait_tail)
+        e->wait_tail->next = w;
+    else
+        e->wait_head = w;
+    e->wait_tail = w;
+}
+
+/* p2p's rendezvous read: done(cookie) once the data is here. */
+static void ucx_read(int src, void *buf, size_t len, uint64_t raddr, uint64_t key, void *cookie)
+{
+    transfer(0, src, buf, len, raddr, key, NULL, cookie);
+}
+
+static void ucx_rma_xfer(int write, int peer, void *buf, size_t len, uint64_t raddr,
+                         uint64_t key, void (*fn)(void *), void *cookie)
+{
+    transfer(write, peer, buf, len, raddr, key, fn, cookie);
+}
+
+/* At close: every cached rkey (before the endpoints go), every exposure
+ * left. */
+static void rma_close(void)
+{
+    if (U.ngets || U.nputs || U.nfetched || U.npushed)
+        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): %ld reads (ucp_get), %ld writes "
+                                "(ucp_put), %ld memory keys fetched, %ld pushed", U.ngets,
+                 U.nputs, U.nfetched, U.npushed);
+    for (int b = 0; b < RKEY_BUCKETS; b++)
+        while (U.rkeys[b]) {
+            struct rkey_ent *e = U.rkeys[b];
+            U.rkeys[b] = e->next;
+            if (e->rkey)
+                ucp_rkey_destroy(e->rkey);
+            while (e->wait_head) {
+                struct pend *t = e->wait_head;
+                e->wait_head = t->next;
+                free(t);
+            }
+            free(e->reply);
+            free(e);
+        }
+    U.nrkeys = 0;
+    while (U.xregs) {
+        struct xreg *x = U.xregs;
+        U.xregs = x->next;
+        xreg_free(x);
+    }
 }
 
 /* ---- opening: context, worker, address exchange --------------------------- */
@@ -540,6 +976,60 @@ static int exchange_addresses(char *err, size_t errlen)
 
 /* Eager limit and chunk: the tunables (SMAP_NET_EAGER_LIMIT, 64K by
  * default: the posted ring then holds 4 MiB per rank; SMAP_NET_CHUNK). */
+/* Whether UCX can only move data through sockets here: UCX_TLS names
+ * software transports alone (tcp and the node-local ones), or leaves the
+ * choice to UCX on a machine without an RDMA device (/sys/class/
+ * infiniband empty).  There UCX serves a ucp_get in the data's owner's
+ * progress, and p2p's pipelined tagged sends moved large messages faster
+ * than one get (loopback, 3 interleaved reps, 256 KiB-4 MiB one-way:
+ * get 0.4-1.3 / 1.8-4.3 / 5.3-11.4 ms, pipelined 0.3-0.7 / 0.9-2.1 /
+ * 3.3-7.9 ms at 256K / 1M / 4M). */
+static int sockets_only(void)
+{
+    const char *tls = getenv("UCX_TLS");
+    if (tls && *tls && *tls != '^' && strcmp(tls, "all") != 0) {
+        static const char *const soft[] = { "tcp", "self", "sm", "shm", "posix", "sysv",
+                                            "cma", "knem", "xpmem" };
+        for (const char *p = tls; *p;) {
+            size_t n = strcspn(p, ",");
+            int ok = 0;
+            for (size_t i = 0; i < sizeof soft / sizeof soft[0] && !ok; i++)
+                ok = strlen(soft[i]) == n && !strncmp(p, soft[i], n);
+            if (!ok)
+                return 0;
+            p += n;
+            p += *p == ',';
+        }
+        return 1;
+    }
+    DIR *d = opendir("/sys/class/infiniband");
+    int any = 0;
+    struct dirent *e;
+    while (d && !any && (e = readdir(d)) != NULL)
+        any = e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return !any;
+}
+
+/* Over sockets alone UCX's own rendezvous (from UCX_RNDV_THRESH, chosen
+ * by UCX) made a 64 KiB message, one of our eager ones, cost 90-107 us
+ * one-way between 2 emulated hosts against 36-47 us sent eager (3
+ * interleaved reps, load 7; 256 KiB-4 MiB alike): there the threshold is
+ * set just above our
+ * largest message, so messages stay UCX-eager, as tune_rxm keeps them
+ * rxm-eager in the libfabric engine.  A value the user set wins. */
+static void eager_messages(ucp_config_t *cfg)
+{
+    const char *env = getenv("UCX_RNDV_THRESH");
+    if ((env && *env) || !sockets_only())
+        return;
+    char v[32];
+    snprintf(v, sizeof v, "%zu", U.msg_cap + 1);
+    if (ucp_config_modify(cfg, "RNDV_THRESH", v) != UCS_OK)
+        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): could not set RNDV_THRESH=%s", v);
+}
+
 static void sizes(struct smap_net *net)
 {
     const struct smap_tunables *t = smap_lib->tun;
@@ -547,8 +1037,11 @@ static void sizes(struct smap_net *net)
     net->room = net->eager_max > SMAP_NET_ROOM_MIN ? net->eager_max : SMAP_NET_ROOM_MIN;
     net->chunk = t->net_chunk ? t->net_chunk : 1;
     net->coalesce = 0;
-    net->rma = 0;
-    net->rma_rw = 0;
+    /* rendezvous by ucp_get where UCX reads by RDMA; over sockets alone
+     * pipelined tagged sends, unless SMAP_NET_RMA was set */
+    const char *want = getenv("SMAP_NET_RMA");
+    net->rma = t->net_rma && ((want && *want) || !sockets_only());
+    net->rma_rw = t->rma_net_rma;
     /* data moves only inside ucp_worker_progress (no progress thread) */
     net->manual_progress = 1;
     net->ordered = 1;   /* the ring's order (top of this file) */
@@ -579,10 +1072,12 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
                  ucs_status_string(st));
         return -1;
     }
+    eager_messages(cfg);
     int wake = smap_lib->tun->net_sleep_max > 0;
     ucp_params_t cp = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
-        .features = UCP_FEATURE_TAG | (wake ? UCP_FEATURE_WAKEUP : 0),
+        .features = UCP_FEATURE_TAG | (wake ? UCP_FEATURE_WAKEUP : 0) |
+                    (net->rma || net->rma_rw ? UCP_FEATURE_RMA : 0),
         .estimated_num_eps = (size_t)n,
     };
     st = ucp_init(&cp, cfg, &U.ctx);
@@ -615,13 +1110,17 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     for (int i = 0; i < NRECV; i++)
         post_recv(i);
     U.nposted = NRECV;
+    post_kreq();
     if (exchange_addresses(err, errlen))
         return -1;
     smap_log(SMAP_LOG_INFO,
              "inter-node transport: %s (transports: UCX_TLS=%s), eager %zu bytes, chunk %zu, "
-             "rendezvous by pipelined tagged sends, one-sided by messages, waits %s",
+             "%s, %s, waits %s",
              net->provider, getenv("UCX_TLS") ? getenv("UCX_TLS") : "(UCX's choice)",
-             net->eager_max, net->chunk, U.efd >= 0 ? "sleep on the worker's fd" : "nap");
+             net->eager_max, net->chunk,
+             net->rma ? "rendezvous by ucp_get" : "rendezvous by pipelined tagged sends",
+             net->rma_rw ? "one-sided by ucp_put/ucp_get" : "one-sided by messages",
+             U.efd >= 0 ? "sleep on the worker's fd" : "nap");
     return 0;
 }
 
@@ -635,18 +1134,43 @@ static void wait_req(ucs_status_ptr_t r)
     ucp_request_free(r);
 }
 
+/* Pushed keys no read took (a cancelled rendezvous send): received and
+ * dropped, else UCX warns at ucp_worker_destroy of unmatched messages. */
+static void drop_unread_keys(void)
+{
+    static unsigned char scratch[RKEY_MAX];
+    ucp_tag_recv_info_t info;
+    ucp_tag_message_h m;
+    while ((m = ucp_tag_probe_nb(U.worker, KEY_BIT | REP_BIT, MSG_BIT | KEY_BIT | REP_BIT, 1,
+                                 &info)) != NULL) {
+        ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                                  .datatype = ucp_dt_make_contig(1) };
+        wait_req(ucp_tag_msg_recv_nbx(U.worker, scratch, sizeof scratch, m, &p));
+    }
+}
+
 static void ucx_close(void)
 {
     U.closing = 1;
     if (U.worker) {
         while (U.done_head || U.inflight)
             ucx_progress();
+        drop_unread_keys();
         /* the ring's receives: cancelled, then their callbacks come */
         for (int i = 0; i < NRECV; i++) {
             struct rslot *s = &U.ring[i];
             if (s->req && !s->done)
                 ucp_request_cancel(U.worker, s->req);
         }
+        if (U.kreq.req) {
+            if (!U.kreq.done)
+                ucp_request_cancel(U.worker, U.kreq.req);
+            while (!U.kreq.done)
+                ucp_worker_progress(U.worker);
+            ucp_request_free(U.kreq.req);
+            U.kreq.req = NULL;
+        }
+        rma_close();
         for (int i = 0; i < NRECV; i++) {
             struct rslot *s = &U.ring[i];
             if (!s->req)
@@ -697,8 +1221,9 @@ static const struct smap_net_ops ucx_ops = {
     .read = ucx_read,
     .expose = ucx_expose,
     .unexpose = ucx_unexpose,
-    .rma_xfer = NULL,
-    .expose_rw = NULL,
+    .expose_to = ucx_expose_to,
+    .rma_xfer = ucx_rma_xfer,
+    .expose_rw = ucx_expose_rw,
 };
 
 /* The plugin's one export (net/engine.h). */
