@@ -758,8 +758,8 @@ AREA_NOTES = [
      "See src/io/README.md."),
     ("Process creation and management", "processes of another job (spawned children, "
      "jobs connected through a port or join) are reached through src/net (libfabric), "
-     "not as SMARTMAP peers, even on one node; children start on the spawning rank's "
-     "host; spawn needs smrun's or hydra's PMI-1 (not PMIx, not PMI-2).  See "
+     "not as SMARTMAP peers, even on one node; spawn needs smrun's or hydra's PMI-1 "
+     "(not PMIx, not PMI-2).  See "
      "src/spawn/README.md."),
 ]
 
