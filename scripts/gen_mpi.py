@@ -13,6 +13,9 @@ abi_generated_current runs `--check`):
   src/binding/gen_pmpi_aliases.c MPI_Foo -> PMPI_Foo for every function
   src/binding/gen_unsupported.c  PMPI_Foo stubs for the functions that no
                                  hand-written src/binding/*.c defines
+  src/binding/gen/<family>.c     the thin entry points: argument checks from
+                                 the parameters' kinds, one call below
+                                 (scripts/gen_binding.py)
   docs/STATUS.md                 what is implemented
 
 Usage: python3 scripts/gen_mpi.py [--std DIR] [--root DIR] [--check]
@@ -27,6 +30,9 @@ import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_binding  # noqa: E402  (the generated thin binding, src/binding/gen/)
 
 # ---------------------------------------------------------------------------
 # Parameter "kind" -> C type.
@@ -838,18 +844,27 @@ def generate(root, std_dir):
     functions, callbacks = split_procedures(apis)
     names = {f.name for f in functions}
     hand = scan_hand_written(root)
+    # the generated thin entry points count as definitions; a function is
+    # either generated or hand-written, never both
+    for name, path in sorted(gen_binding.generated_names(functions).items()):
+        if name in hand["PMPI"]:
+            raise GenError("%s is generated (%s) and hand-written in src/binding/%s"
+                           % (name, path, hand["PMPI"][name]))
+        hand["PMPI"][name] = path
     for kind in ("PMPI", "MPI"):
         for name in sorted(hand[kind]):
             if name not in names:
                 print("gen_mpi.py: note: src/binding/%s defines %s_%s, which is "
                       "not an MPI 5.0 C function" % (hand[kind][name], kind, name[4:]),
                       file=sys.stderr)
-    return {
+    outputs = gen_binding.generate(functions, wrap_comment, GENERATED_NOTE)
+    outputs.update({
         OUT_HEADER: gen_header(abi, functions, callbacks),
         OUT_ALIASES: gen_aliases(functions, hand),
         OUT_STUBS: gen_stubs(functions, hand, null_handles(abi)),
         OUT_STATUS: gen_status(functions, hand),
-    }
+    })
+    return outputs
 
 
 def write_outputs(root, outputs, check, prog):

@@ -8,7 +8,7 @@
 #include <mpi.h>
 
 #include "binding/check.h"
-#include "binding/dtype_check.h"
+#include "mpi/args.h"
 #include "boot/boot.h"
 #include "dtype/engine.h"
 #include "mpi/group.h"

@@ -6,7 +6,7 @@
  * completed request. */
 #include <stdint.h>
 
-#include "binding/dtype_check.h"
+#include "mpi/args.h"
 #include "binding/rma_common.h"
 #include "mpi/op.h"
 #include "mpi/request.h"

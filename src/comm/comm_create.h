@@ -127,4 +127,44 @@ void smap_comm_layer_start(void);
 /* The hierarchy's sub-communicators' maker (hier_comms.c). */
 const struct smap_hier_comms *smap_comm_hier_comms(void);
 
+/* ---- comm_dup.c: MPI_Comm_dup(_with_info), MPI_Comm_create (group a
+ * subset of c's) and MPI_Comm_free, with the hints and the attributes'
+ * callbacks; raised on the parent's (the freed communicator's) handler. ---- */
+int smap_comm_dup(struct MPI_ABI_Comm *c, MPI_Comm *newcomm, const char *func);
+int smap_comm_dup_with_info(struct MPI_ABI_Comm *c, MPI_Info info, MPI_Comm *newcomm,
+                            const char *func);
+int smap_comm_create_sub(struct MPI_ABI_Comm *c, struct MPI_ABI_Group *g, MPI_Comm *newcomm,
+                         const char *func);
+int smap_comm_free(MPI_Comm *comm, struct MPI_ABI_Comm *c, const char *func);
+
+/* ---- comm_entry.c: the entry points' checks beyond the arguments' kinds
+ * (color, split type, group members, tag, leaders), then the construction;
+ * raised on c's handler. ---- */
+int smap_comm_split_color(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newcomm,
+                          const char *func);
+int smap_comm_split_type(struct MPI_ABI_Comm *c, int split_type, int key, MPI_Info info,
+                         MPI_Comm *newcomm, const char *func);
+int smap_comm_create_group(struct MPI_ABI_Comm *c, struct MPI_ABI_Group *g, int tag,
+                           MPI_Comm *newcomm, const char *func);
+int smap_inter_create_checked(struct MPI_ABI_Comm *lc, int local_leader, MPI_Comm peer_comm,
+                              int remote_leader, int tag, MPI_Comm *newintercomm,
+                              const char *func);
+
+/* ---- topo_create.c: the topology constructors (c an intracommunicator,
+ * the output pointer checked); raised on c's handler. ---- */
+int smap_topo_cart_create(struct MPI_ABI_Comm *c, int ndims, const int dims[],
+                          const int periods[], MPI_Comm *comm_cart, const char *func);
+/* c has a Cartesian topology. */
+int smap_topo_cart_sub(struct MPI_ABI_Comm *c, const int remain_dims[], MPI_Comm *newcomm,
+                       const char *func);
+int smap_topo_graph_create(struct MPI_ABI_Comm *c, int nnodes, const int index[],
+                           const int edges[], MPI_Comm *comm_graph, const char *func);
+int smap_topo_dist_graph_adjacent(struct MPI_ABI_Comm *c, int indegree, const int sources[],
+                                  const int sourceweights[], int outdegree,
+                                  const int destinations[], const int destweights[],
+                                  MPI_Info info, MPI_Comm *comm_dist_graph, const char *func);
+int smap_topo_dist_graph(struct MPI_ABI_Comm *c, int n, const int sources[], const int degrees[],
+                         const int destinations[], const int weights[], MPI_Info info,
+                         MPI_Comm *comm_dist_graph, const char *func);
+
 #endif

@@ -201,4 +201,34 @@ MPI_Datatype smap_dtype_f90_real(int p, int r, int complex);
  * for the same arguments, kept to the end; NULL when out of memory. */
 smap_dtype_t *smap_dtype_f90_type(int combiner, int p, int r, MPI_Datatype base);
 
+/* ---- The entry points' queries and decoding (query.c), called once the
+ * handles and pointers are checked: those returning int give MPI_SUCCESS
+ * or an error class, the reason recorded (base/why.h). ---- */
+/* The engine's return code rc, recorded with its reason ("out of memory",
+ * "the type's size does not fit MPI_Count", "cannot build the datatype"). */
+int smap_dtype_fail(int rc);
+int smap_dtype_commit_checked(smap_dtype_t *t);
+void smap_dtype_size_int(const smap_dtype_t *t, int *size);
+/* lb and extent, or the true ones (true_ext). */
+void smap_dtype_extent_of(const smap_dtype_t *t, int true_ext, MPI_Count *lb, MPI_Count *extent);
+void smap_dtype_extent_aint(const smap_dtype_t *t, int true_ext, MPI_Aint *lb, MPI_Aint *extent);
+int smap_dtype_envelope(const smap_dtype_t *t, MPI_Count *ni, MPI_Count *na, MPI_Count *nc,
+                        MPI_Count *nt, int *combiner);
+/* The int forms refuse a type built with large counts (MPI_ERR_TYPE). */
+int smap_dtype_envelope_int(const smap_dtype_t *t, int *ni, int *na, int *nt, int *combiner);
+int smap_dtype_contents(const smap_dtype_t *t, MPI_Count max_i, MPI_Count max_a, MPI_Count max_c,
+                        MPI_Count max_t, int *ints, MPI_Aint *addrs, MPI_Count *counts,
+                        MPI_Datatype *types);
+int smap_dtype_contents_int(const smap_dtype_t *t, int max_i, int max_a, int max_t, int *ints,
+                            MPI_Aint *addrs, MPI_Datatype *types);
+void smap_dtype_set_name(smap_dtype_t *t, const char *type_name);
+/* MPI_DATATYPE_NULL has a name too (MPI 4.1). */
+int smap_dtype_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int smap_dtype_match_size_into(int typeclass, int size, MPI_Datatype *datatype);
+void smap_dtype_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                            MPI_Datatype *pair_type);
+/* MPI_Type_create_f90_*: combiner MPI_COMBINER_F90_INTEGER (p MPI_UNDEFINED),
+ * _REAL or _COMPLEX; MPI_ERR_ARG when no kind matches. */
+int smap_dtype_f90_create(int combiner, int p, int r, MPI_Datatype *newtype);
+
 #endif

@@ -76,4 +76,29 @@ int smap_dtype_unpack_external(const void *src, void *dst, MPI_Count count, smap
  * load time and again by MPI_Init, so no use can precede it. */
 void smap_dtype_init(void);
 
+/* ---- MPI_Pack, MPI_Unpack, MPI_Pack_size and the external32 forms, with
+ * their checks (pack_api.c): MPI_SUCCESS or an error class, the reason
+ * recorded (base/why.h); the position advances only on success.  The
+ * _int/_aint forms are the normal bindings' integer types. ---- */
+int smap_dtype_pack_at(const void *inbuf, MPI_Count incount, smap_dtype_t *t, void *outbuf,
+                       MPI_Count outsize, MPI_Count *position);
+int smap_dtype_pack_at_int(const void *inbuf, int incount, smap_dtype_t *t, void *outbuf,
+                           int outsize, int *position);
+int smap_dtype_unpack_at(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                         MPI_Count outcount, smap_dtype_t *t);
+int smap_dtype_unpack_at_int(const void *inbuf, int insize, int *position, void *outbuf,
+                             int outcount, smap_dtype_t *t);
+int smap_dtype_pack_size_of(MPI_Count incount, const smap_dtype_t *t, MPI_Count *size);
+int smap_dtype_pack_size_int(int incount, const smap_dtype_t *t, int *size);
+int smap_dtype_pack_ext(const char *datarep, const void *inbuf, MPI_Count incount,
+                        smap_dtype_t *t, void *outbuf, MPI_Count outsize, MPI_Count *position);
+int smap_dtype_pack_ext_aint(const char *datarep, const void *inbuf, int incount,
+                             smap_dtype_t *t, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int smap_dtype_unpack_ext(const char *datarep, const void *inbuf, MPI_Count insize,
+                          MPI_Count *position, void *outbuf, MPI_Count outcount, smap_dtype_t *t);
+int smap_dtype_unpack_ext_aint(const char *datarep, const void *inbuf, MPI_Aint insize,
+                               MPI_Aint *position, void *outbuf, int outcount, smap_dtype_t *t);
+int smap_dtype_ext_size(const char *datarep, MPI_Count incount, smap_dtype_t *t, MPI_Count *size);
+int smap_dtype_ext_size_aint(const char *datarep, int incount, smap_dtype_t *t, MPI_Aint *size);
+
 #endif

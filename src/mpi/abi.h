@@ -21,4 +21,14 @@ int smap_abi_get_fortran_booleans(int size, void *t, void *f);
  * memory. */
 struct MPI_ABI_Info *smap_hw_resource_info(void);
 
+/* ---- The entry points' operations (abi_api.c): MPI_SUCCESS or an error
+ * class, the reason recorded (base/why.h). ---- */
+int smap_abi_get_info_into(MPI_Info *info);
+int smap_abi_get_fortran_info_into(MPI_Info *info);
+int smap_abi_set_fortran_info_from(const struct MPI_ABI_Info *i);
+int smap_hw_resource_info_into(MPI_Info *hw_info);
+/* logical_size must be 1, 2, 4, 8 or 16 (else MPI_ERR_ARG). */
+int smap_abi_set_booleans(int logical_size, const void *logical_true, const void *logical_false);
+int smap_abi_get_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set);
+
 #endif

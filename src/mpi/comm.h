@@ -240,4 +240,14 @@ static inline void smap_comm_idle(MPI_Comm h, int delta)
  * or "false"; comm_hints.c): MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int smap_comm_take_hints(struct MPI_ABI_Comm *c, const struct MPI_ABI_Info *info);
 
+/* ---- The queries of the MPI_Comm_* entry points (comm_api.c), called
+ * once the handles and pointers are checked. ---- */
+void smap_comm_compare(const struct MPI_ABI_Comm *a, const struct MPI_ABI_Comm *b, int *result);
+void smap_comm_set_name(struct MPI_ABI_Comm *c, const char *comm_name);
+/* MPI_COMM_NULL has a name too (MPI 4.1); MPI_ERR_COMM recorded (base/why.h)
+ * for an invalid handle. */
+int smap_comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+/* MPI_Comm_remote_group: a new reference to an intercommunicator's remote group. */
+void smap_comm_remote_group(struct MPI_ABI_Comm *c, MPI_Group *group);
+
 #endif

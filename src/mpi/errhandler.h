@@ -57,4 +57,22 @@ void smap_errhandler_call(MPI_Errhandler h, void *obj, const char *what, int cod
  * stops the job with its class. */
 _Noreturn void smap_errhandler_abort(MPI_Errhandler h, const char *what, int code);
 
+/* ---- The entry points' operations (error_api.c), called by the generated
+ * stubs once handles and pointers are checked: MPI_SUCCESS or an error
+ * class, the reason recorded (base/why.h). ---- */
+struct MPI_ABI_Comm;
+int smap_err_class_of(int errorcode, int *errorclass);
+int smap_err_string_of(int errorcode, char *string, int *resultlen);
+int smap_user_error_add_class(int *errorclass);
+int smap_user_error_add_code(int errorclass, int *errorcode);
+int smap_user_error_add_string(int errorcode, const char *string);
+int smap_user_error_remove_class(int errorclass);
+int smap_user_error_remove_code(int errorcode);
+int smap_user_error_remove_string(int errorcode);
+int smap_comm_set_errhandler(struct MPI_ABI_Comm *c, MPI_Errhandler errhandler);
+void smap_comm_get_errhandler(const struct MPI_ABI_Comm *c, MPI_Errhandler *errhandler);
+int smap_errhandler_create_into(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+/* MPI_Errhandler_free of the program's handle *errhandler. */
+int smap_errhandler_free_handle(MPI_Errhandler *errhandler);
+
 #endif

@@ -7,6 +7,7 @@
  * library lock (they may call MPI). */
 #include <stdlib.h>
 
+#include "base/why.h"
 #include "mpi/request.h"
 #include "mpi/status.h"
 
@@ -127,4 +128,29 @@ int smap_greq_poll(struct MPI_ABI_Request *r)
     g->poll = NULL;
     smap_preq_complete(&r->p);
     return 1;
+}
+
+/* ---- MPI_Grequest_start / MPI_Grequest_complete (their generated stubs in
+ * src/binding/gen/request.c check the request pointer): MPI_SUCCESS or an
+ * error class, the reason recorded (base/why.h). ---- */
+
+int smap_greq_start_checked(MPI_Grequest_query_function *query_fn,
+                            MPI_Grequest_free_function *free_fn,
+                            MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                            MPI_Request *request)
+{
+    int rc = smap_greq_start(query_fn, free_fn, cancel_fn, extra_state, request);
+    return rc == MPI_SUCCESS ? rc : smap_fail(rc, "out of memory");
+}
+
+int smap_greq_complete_checked(MPI_Request request)
+{
+    struct MPI_ABI_Request *r = smap_req_get(request);
+    if (!r || r->p.kind != SMAP_PREQ_GREQ)
+        return smap_fail(MPI_ERR_REQUEST,
+                         "request is not a generalized request (MPI_Grequest_start)");
+    if (smap_preq_done(&r->p))
+        return smap_fail(MPI_ERR_REQUEST, "the generalized request is already complete");
+    int rc = smap_greq_complete(r);
+    return rc == MPI_SUCCESS ? rc : smap_fail(rc, "the operation failed");
 }

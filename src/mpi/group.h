@@ -84,4 +84,30 @@ struct MPI_ABI_Group *smap_group_intersection(const struct MPI_ABI_Group *a, con
 struct MPI_ABI_Group *smap_group_difference(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b);
 int smap_group_compare(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b);
 
+/* ---- The MPI_Group_* operations (group_api.c), called by the generated
+ * entry points once the handles, counts and pointers are checked.  Those
+ * that return int give MPI_SUCCESS or an error class, the reason recorded
+ * (base/why.h): a rank outside the group, a duplicate, out of memory. ---- */
+struct MPI_ABI_Comm;
+typedef struct MPI_ABI_Group *smap_group_set_fn(const struct MPI_ABI_Group *,
+                                                const struct MPI_ABI_Group *);
+void smap_group_size_of(const struct MPI_ABI_Group *g, int *size);
+void smap_group_rank_of(const struct MPI_ABI_Group *g, int *rank);
+void smap_group_compare_into(const struct MPI_ABI_Group *a, const struct MPI_ABI_Group *b,
+                             int *result);
+/* MPI_Comm_group: a new reference to c's group. */
+void smap_group_of_comm(struct MPI_ABI_Comm *c, MPI_Group *group);
+int smap_group_translate(const struct MPI_ABI_Group *a, int n, const int ranks1[],
+                         const struct MPI_ABI_Group *b, int ranks2[]);
+/* Union, intersection or difference (op) of a and b into *newgroup. */
+int smap_group_set_op(smap_group_set_fn *op, const struct MPI_ABI_Group *a,
+                      const struct MPI_ABI_Group *b, MPI_Group *newgroup);
+int smap_group_incl(const struct MPI_ABI_Group *g, int n, const int ranks[], MPI_Group *newgroup);
+int smap_group_excl(const struct MPI_ABI_Group *g, int n, const int ranks[], MPI_Group *newgroup);
+/* MPI_Group_range_incl (include) or _excl of the n triples. */
+int smap_group_range(const struct MPI_ABI_Group *g, int n, int ranges[][3], int include,
+                     MPI_Group *newgroup);
+/* MPI_Group_free of the program's handle *group to g. */
+int smap_group_free_handle(MPI_Group *group, struct MPI_ABI_Group *g);
+
 #endif

@@ -29,4 +29,11 @@ void *smap_handle_lookup(int kind, int i);
 /* Drops obj's entry, if any. */
 void smap_handle_forget(void *obj);
 
+/* MPI_<Kind>_toint / _c2f: the integer of handle h of kind k, the kind's
+ * null handle's integer when h is not valid (handle_convert.c). */
+int smap_handle_toint(int k, void *h);
+/* MPI_<Kind>_fromint / _f2c: the handle integer i stands for, the kind's
+ * null handle when none. */
+void *smap_handle_fromint(int k, int i);
+
 #endif

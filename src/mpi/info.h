@@ -47,4 +47,28 @@ const char *smap_info_lookup(const struct MPI_ABI_Info *info, const char *key);
 /* 0, or -1 when key is absent. */
 int smap_info_remove(struct MPI_ABI_Info *info, const char *key);
 
+/* ---- The MPI_Info_* operations and the communicator hints (info_api.c),
+ * called by the generated entry points once the handles and pointers are
+ * checked: MPI_SUCCESS or an error class, the reason recorded (base/why.h):
+ * key or value too long or empty, MPI_INFO_ENV written, key absent, out of
+ * memory. ---- */
+struct MPI_ABI_Comm;
+int smap_info_create(MPI_Info *info);
+int smap_info_create_env(int argc, char *argv[], MPI_Info *info);
+int smap_info_dup_into(const struct MPI_ABI_Info *i, MPI_Info *newinfo);
+int smap_info_set_checked(struct MPI_ABI_Info *i, const char *key, const char *value);
+int smap_info_delete(struct MPI_ABI_Info *i, const char *key);
+int smap_info_get_value(const struct MPI_ABI_Info *i, const char *key, int valuelen, char *value,
+                        int *flag);
+int smap_info_get_string(const struct MPI_ABI_Info *i, const char *key, int *buflen, char *value,
+                         int *flag);
+int smap_info_get_valuelen(const struct MPI_ABI_Info *i, const char *key, int *valuelen, int *flag);
+void smap_info_nkeys(const struct MPI_ABI_Info *i, int *nkeys);
+int smap_info_nthkey(const struct MPI_ABI_Info *i, int n, char *key);
+/* MPI_Info_free of the program's handle *info to i. */
+int smap_info_free_handle(MPI_Info *info, struct MPI_ABI_Info *i);
+/* MPI_Comm_set_info (info may be MPI_INFO_NULL) and MPI_Comm_get_info. */
+int smap_comm_set_info(struct MPI_ABI_Comm *c, MPI_Info info);
+int smap_comm_get_info(const struct MPI_ABI_Comm *c, MPI_Info *info_used);
+
 #endif

@@ -6,7 +6,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <mpi.h>
+
 #include "base/lock.h"
+#include "base/why.h"
+#include "mpi/info.h"
 #include "mpi/mem.h"
 
 static struct smap_lock mem_lock = SMAP_LOCK_INITIALIZER;
@@ -104,4 +108,34 @@ int smap_mem_free(void *p)
         return -1;
     free(p);
     return 0;
+}
+
+/* ---- MPI_Alloc_mem and MPI_Free_mem (their generated stubs in
+ * src/binding/gen/memory.c check baseptr).  The memory comes from malloc,
+ * which the symmetric heap serves (src/smap/heap.c): it is already exposed
+ * to node peers, so nothing special is needed for single-copy transfers
+ * from or into it.  No info key changes that; valid info objects are
+ * accepted and ignored, as MPI allows. ---- */
+
+int smap_mem_alloc_into(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    if (size < 0)
+        return smap_failf(MPI_ERR_ARG, "size %lld is negative", (long long)size);
+    if (info != MPI_INFO_NULL && !smap_info_get(info))
+        return smap_fail(MPI_ERR_INFO, "info is not a valid info object");
+    void *p = smap_mem_alloc((size_t)size);
+    if (!p)
+        return smap_failf(MPI_ERR_NO_MEM, "cannot allocate %lld bytes", (long long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+int smap_mem_free_checked(void *base)
+{
+    /* NULL is accepted, as free(NULL) is and the peers do */
+    if (base && smap_mem_free(base) != 0)
+        return smap_failf(MPI_ERR_BASE,
+                          "%p is not a block MPI_Alloc_mem returned (or it was freed already)",
+                          base);
+    return MPI_SUCCESS;
 }

@@ -7,11 +7,18 @@
 
 #include <stddef.h>
 
+#include <mpi.h>
+
 /* A new block of size bytes (at least one, so every block is distinct), or
  * NULL when out of memory. */
 void *smap_mem_alloc(size_t size);
 /* Frees p and returns 0 when p is a live block of smap_mem_alloc; else
  * leaves everything as it is and returns -1. */
 int smap_mem_free(void *p);
+
+/* MPI_Alloc_mem / MPI_Free_mem: MPI_SUCCESS or an error class, the
+ * reason recorded (base/why.h). */
+int smap_mem_alloc_into(MPI_Aint size, MPI_Info info, void *baseptr);
+int smap_mem_free_checked(void *base);
 
 #endif

@@ -82,4 +82,17 @@ int smap_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_D
 int smap_op_check_acc(MPI_Op op, MPI_Datatype type, const char **why);
 struct MPI_ABI_Datatype *smap_op_acc_type(struct MPI_ABI_Datatype *b);
 
+/* ---- The entry points' operations (op_api.c), called once the handles,
+ * the count and the pointers are checked: MPI_SUCCESS or an error class,
+ * the reason recorded (base/why.h). ---- */
+/* MPI_Op_create(_c): exactly one of fn / fn_c is given (else MPI_ERR_ARG). */
+int smap_op_create_into(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
+                        MPI_Op *op);
+/* MPI_Op_free of the program's handle *op to o (a predefined op: MPI_ERR_OP). */
+int smap_op_free_handle(MPI_Op *op, struct MPI_ABI_Op *o);
+/* MPI_Reduce_local: datatype/op are the handles, t/o their objects. */
+int smap_op_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
+                         MPI_Datatype datatype, struct MPI_ABI_Datatype *t, MPI_Op op,
+                         struct MPI_ABI_Op *o);
+
 #endif

@@ -181,6 +181,13 @@ int smap_greq_start(MPI_Grequest_query_function *query, MPI_Grequest_free_functi
  * already complete; a request the user freed before is released now (its
  * free_fn's error returned). */
 int smap_greq_complete(struct MPI_ABI_Request *r);
+/* The entry points' forms: the reason recorded (base/why.h); complete
+ * refuses a request that is not generalized or is complete already. */
+int smap_greq_start_checked(MPI_Grequest_query_function *query_fn,
+                            MPI_Grequest_free_function *free_fn,
+                            MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                            MPI_Request *request);
+int smap_greq_complete_checked(MPI_Request request);
 /* Completion by a wait or test: query_fn fills *st (a scratch status when
  * st is MPI_STATUS_IGNORE), then free_fn; returns the first error. */
 int smap_greq_finish(struct MPI_ABI_Request *r, MPI_Status *st);

@@ -38,4 +38,11 @@ static inline int smap_running(void)
     return atomic_load_explicit(&smap_state, memory_order_acquire) == SMAP_STATE_RUNNING;
 }
 
+/* ---- What the environment entry points report (environment.c); the
+ * pointers are checked by the binding. ---- */
+void smap_env_processor_name(char *name, int *resultlen);
+void smap_env_version(int *version, int *subversion);
+void smap_env_library_version(char *version, int *resultlen);
+void smap_env_abi_version(int *abi_major, int *abi_minor);
+
 #endif

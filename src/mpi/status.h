@@ -20,6 +20,7 @@
 #define SMAP_MPI_STATUS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -75,5 +76,28 @@ static inline void smap_status_set_empty(MPI_Status *st)
     st->MPI_ERROR = MPI_SUCCESS;
     smap_status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 }
+
+/* MPI_Status_c2f and its kin: C, Fortran (MPI_Fint[MPI_F_STATUS_SIZE])
+ * and Fortran 2008 (MPI_F08_status) statuses have the same 8-int layout in
+ * the standard ABI. */
+_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
+                   sizeof(MPI_F08_status) == sizeof(MPI_Status),
+               "status layouts differ");
+
+static inline void smap_status_copy(void *to, const void *from)
+{
+    memmove(to, from, sizeof(MPI_Status));
+}
+
+/* ---- Counts through a datatype (status_api.c), for MPI_Get_count,
+ * MPI_Get_elements, MPI_Status_set_elements and their large-count twins:
+ * MPI_SUCCESS or an error class, the reason recorded (base/why.h).  The
+ * _int forms give MPI_UNDEFINED for a count past INT_MAX. ---- */
+struct MPI_ABI_Datatype;
+void smap_status_count(const MPI_Status *status, struct MPI_ABI_Datatype *t, MPI_Count *count);
+void smap_status_count_int(const MPI_Status *status, struct MPI_ABI_Datatype *t, int *count);
+int smap_status_elements(const MPI_Status *status, struct MPI_ABI_Datatype *t, MPI_Count *count);
+int smap_status_elements_int(const MPI_Status *status, struct MPI_ABI_Datatype *t, int *count);
+int smap_status_set_elements(MPI_Status *status, struct MPI_ABI_Datatype *t, MPI_Count count);
 
 #endif

@@ -44,6 +44,19 @@ int smap_topo_neighbors(const struct smap_topo *t, int *indeg, const int **sourc
  * out of memory. */
 int *smap_topo_ints(const int *src, int n);
 
+/* The kind of topology t (MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH), or
+ * MPI_UNDEFINED when t is NULL (MPI_Topo_test). */
+static inline int smap_topo_kind(const struct smap_topo *t)
+{
+    return t ? t->kind : MPI_UNDEFINED;
+}
+
+/* ---- dims.c ---- */
+/* MPI_Dims_create: fills the zero entries of dims[ndims] so that the
+ * product is nnodes, as balanced as possible.  MPI_SUCCESS, or MPI_ERR_DIMS /
+ * MPI_ERR_ARG / MPI_ERR_NO_MEM with the reason recorded (base/why.h). */
+int smap_topo_dims_create(int nnodes, int ndims, int dims[]);
+
 /* ---- cart.c: arguments already checked ---- */
 /* The Cartesian object of `rank` in a dims[ndims] grid; NULL when out of
  * memory. */
@@ -79,5 +92,37 @@ struct smap_dist_edge {
  * of memory. */
 struct smap_topo *smap_dist_graph_from_edges(const struct smap_dist_edge *e, int n,
                                              int weighted);
+
+/* ---- query.c: the entry points' argument rules and queries; those
+ * returning int give MPI_SUCCESS or an error class, the reason recorded
+ * (base/why.h). ---- */
+/* A Cartesian grid for a communicator of `size`: *volume its processes. */
+int smap_topo_check_grid(int ndims, const int *dims, const int *periods, int size, int *volume);
+int smap_topo_check_graph(int nnodes, const int *index, const int *edges, int size);
+/* n ranks below size (what: the argument's name). */
+int smap_topo_check_ranks(const char *what, const int *r, int n, int size);
+/* MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY (only for n == 0) or n weights >= 0. */
+int smap_topo_check_weights(const char *what, const int *w, int n);
+/* w unless it is one of the two special values (then NULL). */
+const int *smap_topo_real_weights(const int *w);
+/* MPI_Cart_map / MPI_Graph_map: the identity mapping of `rank`. */
+int smap_cart_map(int ndims, const int *dims, const int *periods, int size, int rank,
+                  int *newrank);
+int smap_graph_map(int nnodes, const int *index, const int *edges, int size, int rank,
+                   int *newrank);
+int smap_cart_get(const struct smap_topo *t, int maxdims, int dims[], int periods[], int coords[]);
+int smap_cart_rank(const struct smap_topo *t, const int coords[], int *rank);
+int smap_cart_coords(const struct smap_topo *t, int size, int rank, int maxdims, int coords[]);
+int smap_cart_shift_checked(const struct smap_topo *t, int direction, int disp, int *rank_source,
+                            int *rank_dest);
+void smap_graph_dims(const struct smap_topo *t, int *nnodes, int *nedges);
+int smap_graph_get(const struct smap_topo *t, int maxindex, int maxedges, int index[], int edges[]);
+int smap_graph_neighbors_count(const struct smap_topo *t, int rank, int *nneighbors);
+int smap_graph_neighbors(const struct smap_topo *t, int rank, int maxneighbors, int neighbors[]);
+void smap_dist_graph_counts(const struct smap_topo *t, int *indegree, int *outdegree,
+                            int *weighted);
+int smap_dist_graph_neighbors(const struct smap_topo *t, int maxindegree, int sources[],
+                              int sourceweights[], int maxoutdegree, int destinations[],
+                              int destweights[]);
 
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # abi_generated_current: the committed outputs of scripts/gen_mpi.py
-# (include/mpi.h, src/binding/gen_*.c, docs/STATUS.md) are what the script
+# (include/mpi.h, src/binding/gen_*.c, src/binding/gen/*.c, docs/STATUS.md) are what the script
 # writes from std/ (the MPI Forum's JSON in the repository) and the current hand-written
 # src/binding files. Then, to show the check can fail, a copy of the tree
 # with one generated line changed must be reported stale.
@@ -15,9 +15,10 @@ echo "ok   generated files are current"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/abi_gen.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$TMP/include" "$TMP/src/binding" "$TMP/docs"
+mkdir -p "$TMP/include" "$TMP/src/binding/gen" "$TMP/docs"
 cp "$SMAP_SRC/include/mpi.h" "$TMP/include/"
 cp "$SMAP_SRC"/src/binding/*.c "$TMP/src/binding/"
+cp "$SMAP_SRC"/src/binding/gen/*.c "$TMP/src/binding/gen/"
 cp "$SMAP_SRC/docs/STATUS.md" "$TMP/docs/"
 "$PY" "$gen" --root "$TMP" --std "$STD" --check >/dev/null ||
     { echo "FAIL: the copied tree is not current"; exit 1; }
