@@ -90,13 +90,14 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
     /* for the others' check (issue 36): stored before the lines, whose
      * release stores bring it to a reader that sees them */
     uint64_t my_meta = csm_meta_other((uint64_t)bytes, 0);
+    uint64_t stamp = xblk_wide_stamp(t, bytes);
     csm_cell(s, s->me, t)->meta = my_meta;
     for (int j = 0; j < s->n; j++) {
         if (j == s->me)
             continue;
         struct xblk b;
         side(a, in_place, j, &b);
-        xblk_wide_write(&b, mine + (j < s->me ? j : j - 1) * lpd, bytes, t);
+        xblk_wide_write(&b, mine + (j < s->me ? j : j - 1) * lpd, bytes, stamp);
     }
     if (!in_place) {
         struct xfer x = { .s = s, .arg = a };
@@ -107,18 +108,21 @@ static int a2a_wide(struct csm_comm *s, const struct smap_a2a *a, MPI_Count byte
     for (int k = 1; k < s->n; k++) {
         int i = (s->me + k) % s->n;   /* destinations spread over the sources */
         const struct csm_wline *l = csm_wide(s, i, t) + (s->me < i ? s->me : s->me - 1) * lpd;
-        /* not all there yet: the cell's step, stored after every line,
-         * brings the wait policy and the dead-peer check */
-        if (!xblk_wide_ready(l, nl, t) && (rc = csm_wait(s, i, t)))
-            return rc;
-        /* a source whose block has another size (or that took xfer.c's
-         * path): its lines are not ours to read */
-        uint64_t m = csm_cell(s, i, t)->meta;
-        if (SMAP_UNLIKELY(m != my_meta)) {
-            differ = 1;
-            other_path |= !(m & CSM_META_OTHER);
-            more |= (m >> 32) > (uint64_t)bytes;
-            continue;
+        /* Lines that show (t, our block's size) are ours to read.  Else
+         * the cell's step, stored after every line, brings the wait
+         * policy and the dead-peer check, and its meta says whether the
+         * source sent another size or took xfer.c's path: its lines are
+         * not ours to read (issue 36). */
+        if (!xblk_wide_ready(l, nl, stamp)) {
+            if ((rc = csm_wait(s, i, t)))
+                return rc;
+            uint64_t m = csm_cell(s, i, t)->meta;
+            if (SMAP_UNLIKELY(m != my_meta)) {
+                differ = 1;
+                other_path |= !(m & CSM_META_OTHER);
+                more |= (m >> 32) > (uint64_t)bytes;
+                continue;
+            }
         }
         struct xblk b;
         side(a, 1, i, &b);

@@ -119,25 +119,28 @@ static int bcast_wide(struct csm_comm *s, void *buf, MPI_Count count, smap_dtype
         return rc;
     uint64_t step = csm_next(s);
     struct xblk b = { buf, count, t };
+    uint64_t stamp = xblk_wide_stamp(step, (MPI_Count)bytes);
     if (s->me == root) {
-        /* for the receivers' check: stored before the lines, whose
-         * release stores bring it to a receiver that sees them */
+        /* the size in the cell too, for a receiver whose lines do not
+         * show it (the published cell's step follows the lines) */
         csm_cell(s, root, step)->meta = csm_meta_other(bytes, 0);
-        xblk_wide_write(&b, csm_wide(s, root, step), (MPI_Count)bytes, step);
+        xblk_wide_write(&b, csm_wide(s, root, step), (MPI_Count)bytes, stamp);
         csm_publish(s);
         return MPI_SUCCESS;
     }
     csm_publish(s);
     csm_consume();
     const struct csm_wline *l = csm_wide(s, root, step);
-    /* not all there yet: the cell's step, stored after every line, brings
-     * the wait policy and the dead-peer check */
-    if (!xblk_wide_ready(l, xblk_wide_lines((MPI_Count)bytes), step) && (rc = csm_wait(s, root, step)))
-        return rc;
-    /* the root's size (its one-step paths) or xfer.c's meta: another size
-     * than ours loses data or reads stale lines (issue 36) */
-    if (SMAP_UNLIKELY(csm_cell(s, root, step)->meta != csm_meta_other(bytes, 0)))
-        return bcast_mismatch(s, root, step, bytes);
+    /* Lines that show (step, our size): the root's block is ours to read.
+     * Else wait for the cell's step, stored after every line (the wait
+     * policy, the dead-peer check), whose meta then says whether the root
+     * sent another size or took another path (issue 36). */
+    if (!xblk_wide_ready(l, xblk_wide_lines((MPI_Count)bytes), stamp)) {
+        if ((rc = csm_wait(s, root, step)))
+            return rc;
+        if (SMAP_UNLIKELY(csm_cell(s, root, step)->meta != csm_meta_other(bytes, 0)))
+            return bcast_mismatch(s, root, step, bytes);
+    }
     xblk_wide_read(l, &b, (MPI_Count)bytes);
     return MPI_SUCCESS;
 }

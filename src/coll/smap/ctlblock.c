@@ -119,7 +119,7 @@ int csm_get(smap_comm_t *c, struct csm_comm **out)
     return build(c, k, out);
 }
 
-_Thread_local const char *smap_coll_func;
+_Thread_local const char *smap_coll_func SMAP_TLS_INITIAL_EXEC;
 
 static struct csm_wrec *wrec(const struct csm_comm *s, int i)
 {

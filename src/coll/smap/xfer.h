@@ -92,10 +92,23 @@ static inline int xblk_wide_lines(MPI_Count bytes)
     return (int)((bytes + (MPI_Count)CSM_WLINE_BYTES - 1) / (MPI_Count)CSM_WLINE_BYTES);
 }
 
-/* Writes block b (`bytes` stream bytes) into lines l..., each stamped t
- * after its data (release). */
+/* A wide line's stamp: the step that wrote it and the block's bytes, so
+ * that a reader whose lines show its own (step, bytes) knows the source
+ * sent a block of its size without reading the source's cell -- one line
+ * transfer less on the size check of issue 36 (D18).  The bytes go in the
+ * high 16 bits (wide blocks are a few lines: CSM_WIDE_LINES *
+ * CSM_WLINE_BYTES < 2^16), XOR'd so that steps may use every bit: a stale
+ * line (an earlier step of the same cell) cannot match. */
+_Static_assert(CSM_WIDE_LINES * CSM_WLINE_BYTES < 65536, "wide bytes fit the stamp");
+static inline uint64_t xblk_wide_stamp(uint64_t t, MPI_Count bytes)
+{
+    return t ^ (uint64_t)bytes << 48;
+}
+
+/* Writes block b (`bytes` stream bytes) into lines l..., each stamped
+ * (xblk_wide_stamp) after its data (release). */
 static inline void xblk_wide_write(const struct xblk *b, struct csm_wline *l, MPI_Count bytes,
-                                   uint64_t t)
+                                   uint64_t stamp)
 {
     int dense = smap_dtype_is_contiguous(b->t);
     for (int k = 0; k < xblk_wide_lines(bytes); k++) {
@@ -106,17 +119,18 @@ static inline void xblk_wide_write(const struct xblk *b, struct csm_wline *l, MP
             memcpy(l[k].data, csm_dense(b->buf, b->t) + off, (size_t)len);
         else
             smap_dtype_pack(b->buf, b->count, b->t, l[k].data, off, len);
-        atomic_store_explicit(&l[k].seq, t, memory_order_release);
+        atomic_store_explicit(&l[k].seq, stamp, memory_order_release);
     }
 }
 
-/* Whether all nl lines show step t: every load in one pass, so that they
- * overlap. */
-static inline int xblk_wide_ready(const struct csm_wline *l, int nl, uint64_t t)
+/* Whether all nl lines show `stamp` (the step and our size): every load
+ * in one pass, so that they overlap.  (A line of the step a reader is at
+ * holds that step or an earlier one: csm.h's rule 3.) */
+static inline int xblk_wide_ready(const struct csm_wline *l, int nl, uint64_t stamp)
 {
     int ok = 1;
     for (int k = 0; k < nl; k++)
-        ok &= atomic_load_explicit(&l[k].seq, memory_order_acquire) >= t;
+        ok &= atomic_load_explicit(&l[k].seq, memory_order_acquire) == stamp;
     return ok;
 }
 
