@@ -250,6 +250,10 @@ static void append_delete(void)
     CHECK(io_file_size(path) == 15, "file");
     CHECK_RC(MPI_File_close(&fh));
     CHECK(io_file_size(path) < 0, "DELETE_ON_CLOSE left the file");
+    /* every rank has looked before rank 0 makes the file again below (a
+     * rank still looking saw rank 0's new file: the check failed once in
+     * the ASan suite) */
+    MPI_Barrier(MPI_COMM_WORLD);
 
     /* delete */
     if (rank == 0) {
