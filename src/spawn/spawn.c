@@ -9,9 +9,11 @@
  * intercommunicator is the bridge between the two jobs (bridge.c). */
 #include "spawn/internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "boot/boot.h"
@@ -32,7 +34,23 @@ static const char *const KEYS[] = { "host", "hostfile", "wdir", "path", "arch", 
 
 struct cmd_info {
     const char *k[NKEYS], *v[NKEYS];
+    char *hostfile;   /* a relative hostfile made absolute, freed after the spawn */
 };
+
+/* A relative hostfile names a file in the spawning rank's working
+ * directory, where the program that wrote the name runs; the launcher
+ * reads it elsewhere (an agent's, the head's directory). */
+static const char *absolute_hostfile(struct cmd_info *ci, const char *v)
+{
+    char cwd[PATH_MAX];
+    if (v[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return v;
+    size_t n = strlen(cwd) + strlen(v) + 2;
+    if (!(ci->hostfile = malloc(n)))
+        return v;
+    snprintf(ci->hostfile, n, "%s/%s", cwd, v);
+    return ci->hostfile;
+}
 
 /* At the root: the launcher's answer, MPI_SUCCESS or an error class with
  * the reason in why. */
@@ -54,6 +72,8 @@ static int ask_launcher(int count, char *const *cmds, char **const *argvs, const
             infos && infos[i] != MPI_INFO_NULL ? smap_info_get(infos[i]) : NULL;
         for (int k = 0; in && k < NKEYS; k++) {
             const char *v = smap_info_lookup(in, KEYS[k]);
+            if (v && !strcmp(KEYS[k], "hostfile"))
+                v = absolute_hostfile(&ci[i], v);
             if (v) {
                 ci[i].k[sc[i].ninfo] = KEYS[k];
                 ci[i].v[sc[i].ninfo++] = v;
@@ -62,6 +82,8 @@ static int ask_launcher(int count, char *const *cmds, char **const *argvs, const
     }
     const char *pk[1] = { PARENT_KEY }, *pv[1] = { port };
     int rc = smap_pmi_spawn(sc, count, pk, pv, 1, why, len) == 0 ? MPI_SUCCESS : MPI_ERR_SPAWN;
+    for (int i = 0; i < count; i++)
+        free(ci[i].hostfile);
     free(sc), free(ci);
     return rc;
 }

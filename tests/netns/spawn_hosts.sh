@@ -39,6 +39,14 @@ run_job $MH --timeout 30 --host h1:1,h2:1 "$SPAWN_HOSTS" 3 "hostfile=$WORK/hf"
 expect_rc 0
 expect_children h2 h1 h2
 expect_clean
+# A relative hostfile is the spawning rank's file (its working directory),
+# not one in the launcher's: the parents chdir to a directory of their own.
+mkdir -p "$WORK/rel"
+printf 'h2\nh1\n' >"$WORK/rel/hf2"
+SPAWN_HOSTS_CHDIR="$WORK/rel" run_job $MH --timeout 30 --host h1:1,h2:1 "$SPAWN_HOSTS" 2 "hostfile=hf2"
+expect_rc 0
+expect_children h2 h1
+expect_clean
 # A child killed on the other host (child 1 of 3 goes to h2) stops the
 # whole job with its signal's code, and nothing of it is left anywhere.
 PROG="$WORK/spawn_basic_killed"

@@ -2,7 +2,8 @@
  * (tests/netns/spawn_hosts.sh; DESIGN D17).
  *   spawn_hosts N [KEY=VALUE]
  * The parents (WORLD) spawn N copies of this program (info KEY=VALUE if
- * given: host, hostfile) from root 0; every child sends its host name to
+ * given: host, hostfile; a relative hostfile is read in the parents'
+ * directory, SPAWN_HOSTS_CHDIR if set) from root 0; every child sends its host name to
  * parent 0, which prints "child C host NAME", and "universe U" (the
  * parents' MPI_UNIVERSE_SIZE).  With more than one parent, rank 0 publishes
  * a port under a name and the last rank (another host in the test) looks
@@ -83,6 +84,10 @@ int main(int argc, char **argv)
         MPI_Info_create(&info);
         MPI_Info_set(info, key, eq ? eq + 1 : "");
     }
+    /* SPAWN_HOSTS_CHDIR: the parents run elsewhere than the launcher, so
+     * a relative hostfile names a file in their directory */
+    const char *dir = getenv("SPAWN_HOSTS_CHDIR");
+    CHECK(!dir || chdir(dir) == 0, "chdir %s", dir);
     int *u, flag;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
     if (rank == 0)
