@@ -90,7 +90,7 @@ static int make(smap_comm_t *c, int nnodes, const int *node_of, const int *leade
     return rc;
 }
 
-/* MPI_Comm_free's steps (binding/comm_create.c) on a communicator the
+/* MPI_Comm_free's steps (comm/comm_dup.c) on a communicator the
  * program never saw: no attributes, no handle to clear. */
 static int free_one(smap_comm_t *c)
 {

@@ -258,7 +258,7 @@ static int alias(smap_dtype_t *impl, smap_dtype_t **out)
 }
 
 /* The duplicate starts with no attributes (new_type zeroes t->attrs):
- * MPI_Type_dup (binding/datatype.c) copies them through the keyvals' copy
+ * MPI_Type_dup (mpi/type_api.c) copies them through the keyvals' copy
  * callbacks afterwards, which src/dtype/ may not call. */
 int smap_dtype_dup(smap_dtype_t *old, smap_dtype_t **out)
 {

@@ -77,7 +77,7 @@ int smap_attr_list_delete(int kind, void *handle, struct smap_attr **list);
 void smap_attr_list_forget(struct smap_attr **list);
 
 /* The same two for communicators, for MPI_Comm_dup / MPI_Comm_free.
- * Datatypes call the list functions above directly (binding/datatype.c:
+ * Datatypes call the list functions above directly (mpi/type_api.c:
  * MPI_Type_dup, MPI_Type_free), since src/dtype/ may not call src/mpi/. */
 int smap_attr_copy_all(struct MPI_ABI_Comm *oldcomm, struct MPI_ABI_Comm *newcomm);
 int smap_attr_delete_all(struct MPI_ABI_Comm *comm);

@@ -1,6 +1,6 @@
 /* What smartmap keeps in MPI_Status's hidden fields (MPI_internal[5] of the
  * standard ABI's mpi.h), with inline accessors for the layers that fill a
- * status (point-to-point, requests, I/O) and for src/binding/status.c.
+ * status (point-to-point, requests, I/O) and for src/mpi/status_api.c.
  *
  *   MPI_internal[0]  byte count, low 32 bits  (stored as an unsigned bit pattern)
  *   MPI_internal[1]  byte count, high 32 bits (so counts past 2^31 bytes fit)

@@ -1,7 +1,8 @@
 /* Virtual process topologies (MPI 5.0 chapter 8): the object a
  * communicator carries in its `topo` field, and the pure computations on
- * it.  Nothing here communicates: the entry points (src/binding/topo.c)
- * check arguments, build the communicator and attach the object.
+ * it.  Nothing here communicates: the entry points (generated, with
+ * src/comm/topo_create.c) check arguments, build the communicator and
+ * attach the object.
  *
  * Every kind also keeps its neighbour lists in the order the neighborhood
  * collectives use (MPI 5.0 §8.6): in[] are the ranks this process receives

@@ -1,4 +1,4 @@
-/* Process topologies (src/topo, src/binding/topo.c): Cartesian, graph and
+/* Process topologies (src/topo, src/comm/topo_create.c): Cartesian, graph and
  * distributed graph constructors and every query, checked against values
  * computed here from the arguments; MPI_Topo_test on each kind and on a
  * plain communicator; dup keeps a topology, split and create do not; and

@@ -1,4 +1,4 @@
-/* Neighborhood collectives (src/binding/coll_neighbor.c) on Cartesian
+/* Neighborhood collectives (src/coll/nbc/neighbor.c) on Cartesian
  * (periodic dimensions of extent 1 and 2 included: the same process is
  * then both neighbours of a dimension), graph and distributed graph
  * topologies: every MPI_Neighbor_* and MPI_Ineighbor_* form, int, double

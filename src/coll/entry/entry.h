@@ -1,7 +1,7 @@
 /* The collectives' argument checks, shared by their generated entry points
  * (src/binding/gen/coll.c, through move.c, reduce.c, inter.c) and the
- * neighbourhood collectives (src/binding/coll_neighbor.c).  Each check returns from the entry point with the
- * communicator's error handler's verdict. */
+ * neighbourhood collectives (src/coll/nbc/neighbor.c).  Each check returns
+ * from the entry point with the communicator's error handler's verdict. */
 #ifndef SMAP_COLL_ENTRY_ENTRY_H
 #define SMAP_COLL_ENTRY_ENTRY_H
 
@@ -106,12 +106,10 @@ static inline int coll_done(const char *func, MPI_Comm comm, int rc, const char 
     ((req) ? COLL_DONE(func, comm, nonblocking)                                            \
            : (smap_coll_func = (func), COLL_DONE(func, comm, blocking)))
 
-#define NBC_DONE(func, comm, rc) coll_done(func, comm, rc, smap_why)
-
 /* Non-blocking entry points (req non-NULL: the wrapper checked the
  * pointer): the request is MPI_REQUEST_NULL until the collective has
  * started.  Intercommunicators are dispatched by the entry points to
- * intercomm_coll.c, which takes the request too. */
+ * inter.c, which takes the request too. */
 #define COLL_CHECK_REQ(func, comm, c, req)                                                 \
     do {                                                                                   \
         if (req)                                                                           \

@@ -1,7 +1,7 @@
 /* The blocking collectives on intercommunicators (MPI 5.0 6.2.2): argument
  * checks with intercommunicator semantics, then src/coll/inter.  Called by
- * the entry points in coll_move.c, coll_reduce.c and comm.c (Barrier) when
- * comm is an intercommunicator.
+ * the entry points in move.c and reduce.c (Barrier included) when comm is
+ * an intercommunicator.
  *
  * Rooted operations: in the root's group the root passes MPI_ROOT and the
  * others MPI_PROC_NULL; the other group passes the root's rank in the
@@ -42,7 +42,7 @@ static int check_root(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c, int 
         if (rc_ != MPI_SUCCESS)                                                            \
             return rc_;                                                                    \
         if ((root) == MPI_PROC_NULL)                                                       \
-            return (req) ? NBC_DONE(F, comm, smap_nbc_inter_none(c, req)) : MPI_SUCCESS;  \
+            return (req) ? COLL_DONE(F, comm, smap_nbc_inter_none(c, req)) : MPI_SUCCESS;  \
     } while (0)
 
 int inter_barrier(const char *F, MPI_Comm comm, struct MPI_ABI_Comm *c,

@@ -42,7 +42,7 @@ int coll_bcast(const char *F, void *buf, MPI_Count count, MPI_Datatype datatype,
                     smap_coll_ibcast(buf, count, t, root, c, req));
 }
 
-/* (shared with intercomm_coll.c and coll_neighbor.c: see coll_common.h) */
+/* (shared with inter.c and coll/nbc/neighbor.c: see entry.h) */
 int coll_check_vside(const char *F, MPI_Comm comm, int n, const char *what,
                      struct smap_cvec counts, struct smap_cvec displs, MPI_Datatype type,
                      const MPI_Datatype *types, int w, smap_dtype_t **t)

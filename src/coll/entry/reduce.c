@@ -54,7 +54,7 @@ int coll_allred(const char *F, int kind, const void *sbuf, void *rbuf, MPI_Count
                     smap_coll_iscan(sbuf, rbuf, count, t, datatype, op, ex, c, req));
 }
 
-/* (shared with intercomm_coll.c: see coll_common.h) */
+/* (shared with inter.c: see entry.h) */
 int coll_redscat_counts(const char *F, MPI_Comm comm, struct smap_cvec rcounts, MPI_Count block,
                         int n, int rank, MPI_Count *total, MPI_Count *mine)
 {

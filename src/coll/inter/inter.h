@@ -9,7 +9,7 @@
  * are called in the same order by every member, and matching is
  * non-overtaking per (source, tag, context), so fixed tags suffice.
  *
- * Arguments are checked by the binding (src/binding/intercomm_coll.c).
+ * Arguments are checked by the entry points (src/coll/entry/inter.c).
  * `root` is MPI_ROOT (this rank is the root), MPI_PROC_NULL (another rank
  * of this group is), or the root's rank in the remote group.  Each returns
  * MPI_SUCCESS or an MPI error class, smap_why() then says why. */
