@@ -9,8 +9,11 @@
 #   e.g. scripts/paired_bench.sh ../base/build build 8 "allreduce bcast gather" \
 #            -- --min-size 8 --max-size 1024 --iters 10000
 # Environment: NP (ranks, default 2), OUT (raw output file, default a
-# temporary one, removed unless given).  Run it with A = B once to see the
-# noise floor of the method on this machine at this time.
+# temporary one, removed unless given), HOSTS (a host list such as
+# "h1:1,h2:1": the jobs run across emulated hosts; start the script
+# under `tests/netns/hosts.sh run 2 ...`, whose launcher it uses).  Run it
+# with A = B once to see the noise floor of the method on this machine
+# at this time.
 set -euo pipefail
 
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -28,6 +31,9 @@ for d in "$A" "$B"; do
     [ -x "$d/bin/mpicc" ] && [ -x "$d/bin/smrun" ] ||
         { echo "paired_bench: $d is not a smartmap build tree (bin/mpicc, bin/smrun)" >&2; exit 2; }
 done
+if [ -n "${HOSTS:-}" ] && [ -z "${SMAP_NETNS_LAUNCHER:-}" ]; then
+    echo "paired_bench: HOSTS needs the emulated hosts: run it under tests/netns/hosts.sh run N" >&2; exit 2
+fi
 case $PAIRS in ''|*[!0-9]*) echo "paired_bench: PAIRS must be a number, got '$PAIRS'" >&2; exit 2;; esac
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/paired_bench.XXXXXX")
@@ -46,7 +52,10 @@ done
 
 run() {  # variant pair bench
     local tree=$A; [ "$1" = B ] && tree=$B
-    "$tree/bin/smrun" -n "$NP" "$WORK/$1/$3" "${ARGS[@]}" 2>&1 |
+    local launch=("$tree/bin/smrun" -n "$NP")
+    [ -n "${HOSTS:-}" ] && launch=("$tree/bin/mpiexec" --launcher "$SMAP_NETNS_LAUNCHER"
+        --head-addr "$SMAP_NETNS_HEAD" --bind-to none --host "$HOSTS" -n "$NP")
+    "${launch[@]}" "$WORK/$1/$3" "${ARGS[@]}" 2>&1 |
         sed -n "s/^RESULT /pair=$2 variant=$1 RESULT /p" >>"$RAW"
 }
 
