@@ -30,6 +30,8 @@ HANDLE_CHECKS = {
     "INFO": ("SMAP_CHECK_INFO", "struct MPI_ABI_Info"),
     "DATATYPE": ("SMAP_CHECK_DTYPE_NAMED", "smap_dtype_t"),
     "OPERATION": ("SMAP_CHECK_OP", "struct MPI_ABI_Op"),
+    "WINDOW": ("SMAP_CHECK_WIN_OBJ", "struct MPI_ABI_Win"),
+    "SESSION": ("SMAP_CHECK_SESSION_OBJ", "struct MPI_ABI_Session"),
 }
 
 # Element counts: MPI_ERR_COUNT when negative.
@@ -80,13 +82,19 @@ class Row:
 
 
 class Family:
-    def __init__(self, name, doc, includes, rows, running=True, errcomm=None):
+    def __init__(self, name, doc, includes, rows, running=True, errcomm=None,
+                 targets=("MPI_Comm",)):
         self.name = name          # the file: src/binding/gen/<name>.c
         self.doc = doc            # what the family is, for the file's head
         self.includes = includes  # headers of the layer below
         self.rows = rows          # {MPI name: Row}
         self.running = running    # SMAP_CHECK_RUNNING first
-        self.errcomm = errcomm    # None: the first valid comm argument
+        self.errcomm = errcomm    # None: the first valid target argument
+        # The handle types errors are raised on (check.h's SMAP_RAISE_ON picks
+        # the handler by the C type): the first parameter of one of these
+        # types is the target (a window's or a session's functions raise on
+        # the window or session, MPI 5.0 section 9.3); none: MPI_COMM_NULL.
+        self.targets = targets
 
 
 # ---------------------------------------------------------------------------
@@ -607,6 +615,112 @@ REQUEST_ROWS = {
                               "{extra_state}, {request})"),
     "MPI_Grequest_complete": Row("smap_greq_complete_checked({request})"),
 }
+# Windows (MPI 5.0 section 12.2): src/rma/win_api.c, win.c, win_props.c check
+# what the kinds do not (sizes, displacement units, flavors, ranks) and
+# return a class; creation raises on the communicator, the rest on the
+# window's own handler.
+def win_rows():
+    rows = {}
+    for name, flavor, base, baseptr in (
+            ("MPI_Win_create", "CREATE", "{base}", "NULL"),
+            ("MPI_Win_allocate", "ALLOCATE", "NULL", "{baseptr}"),
+            ("MPI_Win_allocate_shared", "SHARED", "NULL", "{baseptr}")):
+        for suffix in ("", "_c"):
+            # info may be MPI_INFO_NULL, *win is MPI_WIN_NULL on any error
+            # after the pointer's check: both below
+            rows[name + suffix] = Row(
+                "smap_win_create_checked(MPI_WIN_FLAVOR_%s, %s, {size}, {disp_unit}, "
+                "{info}, {comm}, %s, {win})" % (flavor, base, baseptr), skip=["info"])
+    rows["MPI_Win_create_dynamic"] = Row(
+        "smap_win_create_checked(MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, {info}, {comm}, NULL, "
+        "{win})", skip=["info"])
+    rows.update({
+        "MPI_Win_shared_query": Row(
+            "smap_win_shared_query_int({win}, {rank}, {size}, {disp_unit}, {baseptr})"),
+        "MPI_Win_shared_query_c": Row(
+            "smap_win_shared_query({win}, {rank}, {size}, {disp_unit}, {baseptr})"),
+        "MPI_Win_attach": Row("smap_win_attach({win}, {base}, {size})"),
+        "MPI_Win_detach": Row("smap_win_detach({win}, {base})"),
+        "MPI_Win_free": Row("smap_win_free_checked({win_o}, {win})"),
+        # attributes: the predefined ones here, the rest mpi/attr.c's, raised there
+        "MPI_Win_get_attr": Row(
+            "smap_win_get_attr({win}, {win_keyval}, {attribute_val}, {flag}, F)", ret="raised"),
+        "MPI_Win_set_attr": Row("smap_win_set_attr({win}, {win_keyval}, {attribute_val}, F)",
+                                ret="raised"),
+        "MPI_Win_delete_attr": Row("smap_win_delete_attr({win}, {win_keyval}, F)",
+                                   ret="raised"),
+        "MPI_Win_set_info": Row("smap_win_set_hints({win}, {info})", ret="void"),
+        "MPI_Win_get_info": Row("smap_win_get_info_into({win}, {info_used})"),
+        "MPI_Win_set_name": Row("smap_win_set_name({win}, {win_name})", ret="void"),
+        # MPI_WIN_NULL has a name: every check below
+        "MPI_Win_get_name": Row("smap_win_get_name({win}, {win_name}, {resultlen}, F)",
+                                ret="raised", bare=True),
+        "MPI_Win_get_group": Row("smap_win_group_of({win}, {group})", ret="void"),
+        "MPI_Win_create_errhandler": Row(
+            "smap_errhandler_create_into((MPI_Comm_errhandler_function *)(void *)"
+            "{win_errhandler_fn}, {errhandler})", running=False,
+            extra=['SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, win_errhandler_fn, '
+                   '"win_errhandler_fn");']),
+        "MPI_Win_set_errhandler": Row("smap_win_set_errhandler({win}, {errhandler})"),
+        "MPI_Win_get_errhandler": Row("smap_win_get_errhandler({win}, {errhandler})",
+                                      ret="void"),
+        "MPI_Win_call_errhandler": Row("smap_win_invoke({win}, {errorcode})", ret="void"),
+    })
+    return rows
+
+
+# Synchronisation (MPI 5.0 section 12.5): src/rma/sync.c checks the assert
+# bits, lock types and ranks (MPI_PROC_NULL: nothing to do).
+WIN_SYNC_ROWS = {
+    "MPI_Win_fence": Row("smap_win_fence({win}, {assert})"),
+    "MPI_Win_post": Row("smap_win_post({win}, {group}, {assert})"),
+    "MPI_Win_start": Row("smap_win_start({win}, {group}, {assert})"),
+    "MPI_Win_complete": Row("smap_win_complete({win})"),
+    "MPI_Win_wait": Row("smap_win_wait({win})"),
+    "MPI_Win_test": Row("smap_win_test({win}, {flag})"),
+    "MPI_Win_lock": Row("smap_win_lock({win}, {lock_type}, {rank}, {assert})"),
+    "MPI_Win_unlock": Row("smap_win_unlock({win}, {rank})"),
+    "MPI_Win_lock_all": Row("smap_win_lock_all({win}, {assert})"),
+    "MPI_Win_unlock_all": Row("smap_win_unlock_all({win})"),
+    "MPI_Win_flush": Row("smap_win_flush({win}, {rank}, 0)"),
+    "MPI_Win_flush_local": Row("smap_win_flush({win}, {rank}, 1)"),
+    "MPI_Win_flush_all": Row("smap_win_flush({win}, SMAP_WIN_ALL, 0)"),
+    "MPI_Win_flush_local_all": Row("smap_win_flush({win}, SMAP_WIN_ALL, 1)"),
+    "MPI_Win_sync": Row("smap_win_sync({win})"),
+}
+
+
+# Sessions (MPI 5.0 chapter 11): src/mpi/session_api.c; MPI_Session_init
+# starts the communicator layer (src/comm/start.c).  They work without
+# MPI_Init.
+SESSION_ROWS = {
+    # the error handler given is the target: every check there
+    "MPI_Session_init": Row("smap_comm_session_init({info}, {errhandler}, {session}, F)",
+                            ret="raised", bare=True),
+    # raised there, on the handler the session had
+    "MPI_Session_finalize": Row("smap_session_finalize_checked({session_o}, {session}, F)",
+                                ret="raised"),
+    "MPI_Session_get_num_psets": Row("*{npset_names} = smap_pset_count()", ret="void",
+                                     null_ok=["info"]),
+    # pset_name may be NULL when *pset_len is 0: checked below
+    "MPI_Session_get_nth_pset": Row("smap_session_nth_pset({n}, {pset_len}, {pset_name})",
+                                    null_ok=["info"], skip=["pset_name"]),
+    "MPI_Session_get_pset_info": Row("smap_session_pset_info({session}, {pset_name}, {info})"),
+    "MPI_Session_get_info": Row("smap_session_info_into({session}, {info_used})"),
+    "MPI_Group_from_session_pset": Row(
+        "smap_session_pset_group_into({session}, {pset_name}, {newgroup})"),
+    "MPI_Session_create_errhandler": Row(
+        "smap_errhandler_create_into((MPI_Comm_errhandler_function *)(void (*)(void))"
+        "{session_errhandler_fn}, {errhandler})",
+        extra=['SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, session_errhandler_fn, '
+               '"session_errhandler_fn");']),
+    "MPI_Session_get_errhandler": Row("smap_session_errhandler_of({session}, {errhandler})",
+                                      ret="void"),
+    "MPI_Session_set_errhandler": Row("smap_session_set_errhandler({session}, {errhandler})"),
+    "MPI_Session_call_errhandler": Row("smap_session_invoke({session}, {errorcode})",
+                                       ret="void"),
+}
+
 
 FAMILIES = [
     Family("handles",
@@ -693,6 +807,28 @@ FAMILIES = [
            "comm_entry.c) and the queries on them (src/mpi/comm_api.c).  The Sessions "
            "constructors are still hand-written (comm_session.c).",
            ["comm/comm_create.h", "mpi/comm.h", "mpi/intercomm.h"], COMM_ROWS),
+    Family("win",
+           "Windows (MPI 5.0 section 12.2): creation in its four flavours, freeing, "
+           "shared-memory queries, dynamic attach/detach (src/rma/win_api.c, win.c), "
+           "attributes, info, names, the group, error handlers (src/rma/win_props.c).  "
+           "Errors go to the window's handler; creation's to the communicator's, and "
+           "those that leave no valid window to MPI_COMM_SELF's.",
+           ["mpi/errhandler.h", "rma/rma.h"], win_rows(), targets=("MPI_Win", "MPI_Comm")),
+    Family("win_sync",
+           "One-sided synchronisation (MPI 5.0 section 12.5): fence, post/start/"
+           "complete/wait/test, lock/unlock(_all), flushes, sync; the protocols and "
+           "the checks of assert bits, lock types and ranks are src/rma/sync.c's.  "
+           "Errors go to the window's handler.",
+           ["rma/rma.h"], WIN_SYNC_ROWS, targets=("MPI_Win",)),
+    Family("session",
+           "Sessions (MPI 5.0 chapter 11): MPI_Session_init (src/comm/start.c) and "
+           "finalize, process sets, MPI_Group_from_session_pset, the session's info "
+           "and error handlers (src/mpi/session_api.c; the objects are "
+           "src/mpi/session.c).  They work without MPI_Init.  Errors on a live "
+           "session go to its handler; with none (MPI_ERR_SESSION), to "
+           "MPI_COMM_SELF's.",
+           ["comm/comm_create.h", "mpi/errhandler.h", "mpi/session.h"], SESSION_ROWS,
+           running=False, targets=("MPI_Session",)),
 ]
 
 
@@ -721,7 +857,7 @@ def is_handle_value(p):
         and p.pointer_level() == 0 and p.array_suffix() == ""
 
 
-def checks_of(fn, row, errc):
+def checks_of(fn, row, errc, errp=None):
     """-> (declarations, check lines, {param: argument as passed})."""
     decls, lines, late, args = [], [], [], {}
     params = [p for p in fn.params if not p.is_varargs]
@@ -733,7 +869,7 @@ def checks_of(fn, row, errc):
             lengths.setdefault(n, []).append(p)
     # the communicator errors are raised on is checked first: no error may
     # be raised on an invalid one
-    params.sort(key=lambda p: p.name != errc)
+    params.sort(key=lambda p: p.name != (errp.name if errp else errc))
     for p in params:
         args[p.name] = p.name
         args[p.name + "_h"] = p.name   # the handle itself, even when checked
@@ -748,8 +884,14 @@ def checks_of(fn, row, errc):
             obj = p.name + "_o"
             decls.append("%s *%s;" % (otype, obj))
             h = p.name
-            if is_handle_pointer(p):
-                lines.append("SMAP_CHECK_ARG(F, %s, %s, \"%s\");" % (errc, p.name, p.name))
+            if is_handle_pointer(p) and errp is p:
+                # the target itself: its pointer's error has no target yet
+                lines.append('SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, %s, "%s");'
+                             % (p.name, p.name))
+                lines.append("%s %s = *%s;" % (p.base_type(), errc, p.name))
+                h = "*" + p.name
+            elif is_handle_pointer(p):
+                lines.append('SMAP_CHECK_NONNULL(F, %s, %s, "%s");' % (errc, p.name, p.name))
                 h = "*" + p.name
             lines.append('%s(F, %s, %s, "%s", %s);' % (macro, errc, h, h, obj))
             if row.intra == p.name or (row.topo and row.topo[0] == p.name):
@@ -778,24 +920,41 @@ def checks_of(fn, row, errc):
             lines.append('SMAP_CHECK_COUNT(F, %s, %s, "%s");' % (errc, p.name, p.name))
             continue
         if p.kind == "STRING" and (p.pointer_level() == 1 or p.array_suffix() == "[]"):
-            lines.append('SMAP_CHECK_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            lines.append('SMAP_CHECK_NONNULL(F, %s, %s, "%s");' % (errc, p.name, p.name))
             continue
         if direction in ("out", "inout") and p.pointer_level() == 1 \
                 and p.array_suffix() == "" and p.kind not in UNCHECKED_OUT_KINDS:
-            lines.append('SMAP_CHECK_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            lines.append('SMAP_CHECK_NONNULL(F, %s, %s, "%s");' % (errc, p.name, p.name))
     lines.extend(late)
     for x in row.extra:
         lines.append(x)
     return decls, lines, args
 
 
-def error_comm(fn, family):
-    if family.errcomm:
-        return family.errcomm
+def target_param(fn, family):
+    """The parameter errors are raised on, or None: the first input handle
+    of one of the family's target types, or an inout one passed by pointer
+    (MPI_Win_free's *win: the handle is read into `win_t` once checked)."""
+    if family is None or family.errcomm:
+        return None
     for p in fn.params:
-        if p.raw["param_direction"] == "in" and p.is_value_handle("MPI_Comm"):
-            return p.name
-    return "MPI_COMM_NULL"
+        if p.is_varargs or p.base_type() not in family.targets:
+            continue
+        if p.raw["param_direction"] == "in" and p.is_value_handle(p.base_type()):
+            return p
+        if is_handle_pointer(p):
+            return p
+    return None
+
+
+def error_comm(fn, family):
+    """The error target as a C expression."""
+    if family and family.errcomm:
+        return family.errcomm
+    p = target_param(fn, family)
+    if p is None:
+        return "MPI_COMM_NULL"
+    return p.name + "_t" if is_handle_pointer(p) else p.name
 
 
 def render_call(row, fn, args, family=None):
@@ -818,7 +977,7 @@ def gen_stub(fn, family, row):
         w("}")
         return out
     errc = error_comm(fn, family)
-    decls, lines, args = checks_of(fn, row, errc)
+    decls, lines, args = checks_of(fn, row, errc, target_param(fn, family))
     w('    static const char F[] = "%s";' % fn.name)
     for d in decls:
         w("    " + d)

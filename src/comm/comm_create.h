@@ -124,6 +124,10 @@ int smap_inter_split(struct MPI_ABI_Comm *c, int color, int key, MPI_Comm *newco
  * by MPI_Init and MPI_Session_init before they start the runtime;
  * idempotent. */
 void smap_comm_layer_start(void);
+/* MPI_Session_init: its checks (errors on the handler given), this
+ * layer's start, the session; raises its own errors in F's name. */
+int smap_comm_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session,
+                           const char *F);
 /* The hierarchy's sub-communicators' maker (hier_comms.c). */
 const struct smap_hier_comms *smap_comm_hier_comms(void);
 

@@ -24,7 +24,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm1, comm1, "comm1", comm1_o);
     SMAP_CHECK_COMM_OBJ(F, comm1, comm2, "comm2", comm2_o);
-    SMAP_CHECK_ARG(F, comm1, result, "result");
+    SMAP_CHECK_NONNULL(F, comm1, result, "result");
     smap_comm_compare(comm1_o, comm2_o, result);
     return MPI_SUCCESS;
 }
@@ -37,7 +37,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_GROUP(F, comm, group, "group", group_o);
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
     return smap_comm_create_sub(comm_o, group_o, newcomm, F);
 }
 
@@ -49,7 +49,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_GROUP(F, comm, group, "group", group_o);
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
     return smap_comm_create_group(comm_o, group_o, tag, newcomm, F);
 }
 
@@ -59,7 +59,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
     return smap_comm_dup(comm_o, newcomm, F);
 }
 
@@ -69,7 +69,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
     return smap_comm_dup_with_info(comm_o, info, newcomm, F);
 }
 
@@ -78,8 +78,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
     static const char F[] = "MPI_Comm_free";
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, comm, "comm");
-    SMAP_CHECK_COMM_OBJ(F, MPI_COMM_NULL, *comm, "*comm", comm_o);
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, comm, "comm");
+    MPI_Comm comm_t = *comm;
+    SMAP_CHECK_COMM_OBJ(F, comm_t, *comm, "*comm", comm_o);
     return smap_comm_free(comm, comm_o, F);
 }
 
@@ -87,8 +88,8 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     static const char F[] = "MPI_Comm_get_name";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, comm, comm_name, "comm_name");
-    SMAP_CHECK_ARG(F, comm, resultlen, "resultlen");
+    SMAP_CHECK_NONNULL(F, comm, comm_name, "comm_name");
+    SMAP_CHECK_NONNULL(F, comm, resultlen, "resultlen");
     return SMAP_RAISE_RC(F, comm, smap_comm_get_name(comm, comm_name, resultlen));
 }
 
@@ -98,8 +99,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
-    SMAP_CHECK_ARG(F, comm, request, "request");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, request, "request");
     return smap_comm_idup(comm_o, MPI_INFO_NULL, 0, newcomm, request, F);
 }
 
@@ -110,8 +111,8 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MP
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INFO_OR_NULL(F, comm, info, "info");
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
-    SMAP_CHECK_ARG(F, comm, request, "request");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, request, "request");
     return smap_comm_idup(comm_o, info, 1, newcomm, request, F);
 }
 
@@ -121,7 +122,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, rank, "rank");
+    SMAP_CHECK_NONNULL(F, comm, rank, "rank");
     *rank = comm_o->rank;
     return MPI_SUCCESS;
 }
@@ -132,7 +133,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, group, "group");
+    SMAP_CHECK_NONNULL(F, comm, group, "group");
     SMAP_CHECK_INTER(F, comm, comm_o, "comm");
     smap_comm_remote_group(comm_o, group);
     return MPI_SUCCESS;
@@ -144,7 +145,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, size, "size");
+    SMAP_CHECK_NONNULL(F, comm, size, "size");
     SMAP_CHECK_INTER(F, comm, comm_o, "comm");
     *size = comm_o->remote_group->size;
     return MPI_SUCCESS;
@@ -156,7 +157,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, comm_name, "comm_name");
+    SMAP_CHECK_NONNULL(F, comm, comm_name, "comm_name");
     smap_comm_set_name(comm_o, comm_name);
     return MPI_SUCCESS;
 }
@@ -167,7 +168,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, size, "size");
+    SMAP_CHECK_NONNULL(F, comm, size, "size");
     *size = comm_o->size;
     return MPI_SUCCESS;
 }
@@ -178,7 +179,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
     return smap_comm_split_color(comm_o, color, key, newcomm, F);
 }
 
@@ -189,7 +190,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INFO_OR_NULL(F, comm, info, "info");
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
     return smap_comm_split_type(comm_o, split_type, key, info, newcomm, F);
 }
 
@@ -199,7 +200,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, flag, "flag");
+    SMAP_CHECK_NONNULL(F, comm, flag, "flag");
     *flag = smap_comm_is_inter(comm_o);
     return MPI_SUCCESS;
 }
@@ -210,7 +211,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     struct MPI_ABI_Comm *local_comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, local_comm, local_comm, "local_comm", local_comm_o);
-    SMAP_CHECK_ARG(F, local_comm, newintercomm, "newintercomm");
+    SMAP_CHECK_NONNULL(F, local_comm, newintercomm, "newintercomm");
     return smap_inter_create_checked(local_comm_o, local_leader, peer_comm, remote_leader, tag, newintercomm, F);
 }
 
@@ -220,7 +221,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     struct MPI_ABI_Comm *intercomm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, intercomm, intercomm, "intercomm", intercomm_o);
-    SMAP_CHECK_ARG(F, intercomm, newintracomm, "newintracomm");
+    SMAP_CHECK_NONNULL(F, intercomm, newintracomm, "newintracomm");
     SMAP_CHECK_INTER(F, intercomm, intercomm_o, "intercomm");
     return smap_inter_merge(intercomm_o, high, newintracomm, F);
 }

@@ -24,6 +24,6 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 {
     static const char F[] = "MPI_Grequest_start";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, request, "request");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, request, "request");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_greq_start_checked(query_fn, free_fn, cancel_fn, extra_state, request));
 }
