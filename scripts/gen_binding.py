@@ -72,11 +72,15 @@ class Row:
              rules are not the kinds': MPI_ERR_DIMS, sizes from the topology)
     bare:    no check from the kinds: the layer below checks every argument
              (the collectives), only `extra` here
+    only:    the parameters whose kind-derived checks are made here; the layer
+             below checks the others (the one-sided operations: the window and
+             the request pointer here, their rules that depend on the op there)
     """
 
     def __init__(self, call, ret="rc", skip=(), extra=(), running=None, null_ok=(),
-                 inter=None, intra=None, topo=None, nolen=False, bare=False):
+                 inter=None, intra=None, topo=None, nolen=False, bare=False, only=None):
         self.call, self.ret, self.skip, self.extra = call, ret, set(skip), list(extra)
+        self.only = None if only is None else set(only)
         self.running, self.null_ok, self.inter = running, set(null_ok), inter
         self.intra, self.topo, self.nolen, self.bare = intra, topo, nolen, bare
 
@@ -722,6 +726,46 @@ SESSION_ROWS = {
 }
 
 
+# The one-sided operations other than the measured fast paths (MPI_Put,
+# MPI_Get, MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op: hand-written
+# in rma_ops.c): src/rma/op_args.c checks the arguments whose rules depend
+# on the operation (MPI_NO_OP leaves the origin unused, MPI_BOTTOM buffers,
+# accumulates' types); here the window and the request pointer.
+def rma_desc(kind, origin, result, target, op="MPI_OP_NULL", caddr="NULL"):
+    return ("&(struct smap_rma_desc){{ %s, %s, %s, %s, %s, %s }}"
+            % (kind, origin, result, caddr, target, op))
+
+
+ORIGIN = "{origin_addr}, {origin_count}, {origin_datatype}"
+RESULT = "{result_addr}, {result_count}, {result_datatype}"
+NO_BUF = "NULL, 0, MPI_DATATYPE_NULL"
+TARGET = "{target_rank}, {target_disp}, {target_count}, {target_datatype}"
+
+
+def rma_op_rows(names):
+    rows = {}
+    for op, desc in (("Put", rma_desc("SMAP_RMA_PUT", ORIGIN, NO_BUF, TARGET)),
+                     ("Get", rma_desc("SMAP_RMA_GET", NO_BUF, ORIGIN, TARGET)),
+                     ("Accumulate", rma_desc("SMAP_RMA_ACC", ORIGIN, NO_BUF, TARGET, "{op}")),
+                     ("Get_accumulate", rma_desc("SMAP_RMA_GACC", ORIGIN, RESULT, TARGET,
+                                                 "{op}"))):
+        for suffix in ("", "_c"):
+            blocking, rq = "MPI_%s%s" % (op, suffix), "MPI_R%s%s" % (op.lower(), suffix)
+            if suffix and blocking in names:
+                rows[blocking] = Row("smap_rma_op_checked({win}, %s, NULL)" % desc,
+                                     only=["win"])
+            if rq in names:
+                rows[rq] = Row("smap_rma_op_checked({win}, %s, {request})" % desc,
+                               only=["win", "request"])
+    one = "{datatype}"
+    rows["MPI_Compare_and_swap"] = Row(
+        "smap_rma_op_checked({win}, %s, NULL)"
+        % rma_desc("SMAP_RMA_CAS", "{origin_addr}, 1, " + one, "{result_addr}, 1, " + one,
+                   "{target_rank}, {target_disp}, 1, " + one, caddr="{compare_addr}"),
+        only=["win"])
+    return rows
+
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -873,7 +917,7 @@ def checks_of(fn, row, errc, errp=None):
     for p in params:
         args[p.name] = p.name
         args[p.name + "_h"] = p.name   # the handle itself, even when checked
-        if p.name in row.skip or row.bare:
+        if p.name in row.skip or row.bare or (row.only is not None and p.name not in row.only):
             continue
         direction = p.raw["param_direction"]
         if p.name in row.null_ok:
@@ -1039,13 +1083,21 @@ COLL_FAMILY_DOC = (
 
 
 def families(functions):
-    """FAMILIES and the collectives, whose rows depend on which names the
-    standard has."""
+    """FAMILIES, the collectives and the one-sided operations, whose rows
+    depend on which names the standard has."""
     names = {f.name for f in functions}
     rows = coll_rows(names)
     rows.update(neighbor_rows(names))
-    return FAMILIES + [Family("coll", COLL_FAMILY_DOC, ["coll/entry/entry.h", "coll/nbc/neighbor.h"],
-                              rows)]
+    return FAMILIES + [
+        Family("coll", COLL_FAMILY_DOC, ["coll/entry/entry.h", "coll/nbc/neighbor.h"], rows),
+        Family("win_ops",
+               "One-sided operations (MPI 5.0 section 12.3): the large-count forms, the "
+               "request-based ones (MPI_Rput ...: operations on the node are complete when "
+               "they return, the request is a completed one) and MPI_Compare_and_swap.  "
+               "src/rma/op_args.c checks the arguments; MPI_Put, MPI_Get, MPI_Accumulate, "
+               "MPI_Get_accumulate and MPI_Fetch_and_op are hand-written (rma_ops.c: "
+               "their inline fast paths).  Errors go to the window's handler.",
+               ["rma/rma.h"], rma_op_rows(names), targets=("MPI_Win",))]
 
 
 def generated_names(functions):

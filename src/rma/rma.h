@@ -216,6 +216,28 @@ enum smap_rma_kind { SMAP_RMA_PUT, SMAP_RMA_GET, SMAP_RMA_ACC, SMAP_RMA_GACC, SM
 int smap_rma_op(MPI_Win w, int kind, int target_rank, MPI_Aint disp,
                 struct smap_rma_op_args *a);
 
+/* An operation as the entry point received it (op_args.c checks it):
+ * origin (put, accumulates), result (get: the origin buffer; get-
+ * accumulate, fetch-and-op, compare-and-swap), compare buffer (cas). */
+struct smap_rma_desc {
+    int kind;                    /* enum smap_rma_kind */
+    const void *oaddr;
+    MPI_Count ocount;
+    MPI_Datatype otype;
+    void *raddr;
+    MPI_Count rcount;
+    MPI_Datatype rtype;
+    const void *caddr;
+    int target;
+    MPI_Aint disp;
+    MPI_Count tcount;
+    MPI_Datatype ttype;
+    MPI_Op op;
+};
+/* Checks d's arguments, runs it; req non-NULL: the request-based form,
+ * *req a completed request (MPI_REQUEST_NULL on error). */
+int smap_rma_op_checked(struct MPI_ABI_Win *w, const struct smap_rma_desc *d, MPI_Request *req);
+
 /* ---- synchronisation (sync.c); the entry points' arguments as given:
  * assert bits, lock types, MPI_PROC_NULL and ranks are checked there ---- */
 int smap_win_fence(MPI_Win w, int assert);
