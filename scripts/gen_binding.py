@@ -72,14 +72,19 @@ class Row:
              rules are not the kinds': MPI_ERR_DIMS, sizes from the topology)
     bare:    no check from the kinds: the layer below checks every argument
              (the collectives), only `extra` here
+    target:  the error target when it is none of the parameters (MPI 5.0
+             section 9.3: MPI_COMM_WORLD's handler for ports and names,
+             MPI_COMM_SELF's for MPI_Comm_join)
     only:    the parameters whose kind-derived checks are made here; the layer
              below checks the others (the one-sided operations: the window and
              the request pointer here, their rules that depend on the op there)
     """
 
     def __init__(self, call, ret="rc", skip=(), extra=(), running=None, null_ok=(),
-                 inter=None, intra=None, topo=None, nolen=False, bare=False, only=None):
+                 inter=None, intra=None, topo=None, nolen=False, bare=False, only=None,
+                 target=None):
         self.call, self.ret, self.skip, self.extra = call, ret, set(skip), list(extra)
+        self.target = target
         self.only = None if only is None else set(only)
         self.running, self.null_ok, self.inter = running, set(null_ok), inter
         self.intra, self.topo, self.nolen, self.bare = intra, topo, nolen, bare
@@ -766,6 +771,47 @@ def rma_op_rows(names):
     return rows
 
 
+# Dynamic processes (src/spawn: entry.c checks what matters at the root
+# only and raises there, as spawn.h's functions do).  The info arguments
+# are ignored (no keys are honoured yet): not checked.
+DYNAMIC_ROWS = {
+    "MPI_Comm_get_parent": Row("*{parent} = smap_spawn_parent()", ret="void"),
+    "MPI_Comm_disconnect": Row("smap_spawn_comm_disconnect({comm}, {comm_o}, F)",
+                               ret="raised"),
+    "MPI_Open_port": Row("smap_port_open({port_name}, F)", ret="raised", skip=["info"],
+                         target="MPI_COMM_WORLD"),
+    "MPI_Close_port": Row("smap_port_close({port_name}, F)", ret="raised",
+                          target="MPI_COMM_WORLD"),
+    # port_name matters at the root only: checked there
+    "MPI_Comm_accept": Row("smap_spawn_accept_checked({port_name}, {root}, {comm}, {newcomm}, F)",
+                           ret="raised", skip=["info", "port_name"]),
+    "MPI_Comm_connect": Row(
+        "smap_spawn_connect_checked({port_name}, {root}, {comm}, {newcomm}, F)", ret="raised",
+        skip=["info", "port_name"]),
+    "MPI_Comm_join": Row("smap_spawn_join({fd}, {intercomm}, F)", ret="raised",
+                         target="MPI_COMM_SELF",
+                         extra=['if (fd < 0)',
+                                '    return smap_err_raise(MPI_COMM_SELF, MPI_ERR_ARG, F, '
+                                '"fd %d is negative", fd);']),
+    # the commands, their arguments and counts matter at the root only
+    "MPI_Comm_spawn": Row(
+        "smap_spawn_one({command}, {argv}, {maxprocs}, {info_h}, {root}, {comm}, {intercomm}, "
+        "{array_of_errcodes}, F)", ret="raised", only=["comm", "intercomm"]),
+    "MPI_Comm_spawn_multiple": Row(
+        "smap_spawn_multiple_checked({count}, {array_of_commands}, {array_of_argv}, "
+        "{array_of_maxprocs}, {array_of_info}, {root}, {comm}, {intercomm}, "
+        "{array_of_errcodes}, F)", ret="raised", only=["comm", "intercomm"]),
+    "MPI_Publish_name": Row("smap_name_publish({service_name}, {port_name}, F)", ret="raised",
+                            skip=["info"], target="MPI_COMM_WORLD"),
+    # port_name is unused (the name alone is unpublished)
+    "MPI_Unpublish_name": Row("smap_name_unpublish({service_name}, {port_name}, F)",
+                              ret="raised", skip=["info", "port_name"],
+                              target="MPI_COMM_WORLD"),
+    "MPI_Lookup_name": Row("smap_name_lookup({service_name}, {port_name}, F)", ret="raised",
+                           skip=["info"], target="MPI_COMM_WORLD"),
+}
+
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -873,6 +919,13 @@ FAMILIES = [
            "MPI_COMM_SELF's.",
            ["comm/comm_create.h", "mpi/errhandler.h", "mpi/session.h"], SESSION_ROWS,
            running=False, targets=("MPI_Session",)),
+    Family("dynamic",
+           "Dynamic processes (DESIGN.md D17): spawn, the parent, ports, accept/connect, "
+           "join, disconnect, names (src/spawn: entry.c for what matters at the root "
+           "only and MPI_Comm_disconnect's order, spawn.h for the rest, which raise "
+           "their own errors).  Errors go to the communicator's handler; for ports and "
+           "names to MPI_COMM_WORLD's, for MPI_Comm_join to MPI_COMM_SELF's.",
+           ["spawn/entry.h", "spawn/spawn.h"], DYNAMIC_ROWS),
 ]
 
 
@@ -975,11 +1028,11 @@ def checks_of(fn, row, errc, errp=None):
     return decls, lines, args
 
 
-def target_param(fn, family):
+def target_param(fn, family, row=None):
     """The parameter errors are raised on, or None: the first input handle
     of one of the family's target types, or an inout one passed by pointer
     (MPI_Win_free's *win: the handle is read into `win_t` once checked)."""
-    if family is None or family.errcomm:
+    if family is None or family.errcomm or (row is not None and row.target):
         return None
     for p in fn.params:
         if p.is_varargs or p.base_type() not in family.targets:
@@ -991,11 +1044,13 @@ def target_param(fn, family):
     return None
 
 
-def error_comm(fn, family):
+def error_comm(fn, family, row=None):
     """The error target as a C expression."""
+    if row is not None and row.target:
+        return row.target
     if family and family.errcomm:
         return family.errcomm
-    p = target_param(fn, family)
+    p = target_param(fn, family, row)
     if p is None:
         return "MPI_COMM_NULL"
     return p.name + "_t" if is_handle_pointer(p) else p.name
@@ -1006,7 +1061,7 @@ def render_call(row, fn, args, family=None):
     fields = dict(args)
     fields["T"] = fn.return_type()
     fields["F"] = "F"
-    fields["errc"] = error_comm(fn, family) if family else "MPI_COMM_NULL"
+    fields["errc"] = error_comm(fn, family, row) if family else "MPI_COMM_NULL"
     return row.call.format(*positional, **fields)
 
 
@@ -1020,8 +1075,8 @@ def gen_stub(fn, family, row):
         w("    return %s;" % render_call(row, fn, {p.name: p.name for p in fn.params}))
         w("}")
         return out
-    errc = error_comm(fn, family)
-    decls, lines, args = checks_of(fn, row, errc, target_param(fn, family))
+    errc = error_comm(fn, family, row)
+    decls, lines, args = checks_of(fn, row, errc, target_param(fn, family, row))
     w('    static const char F[] = "%s";' % fn.name)
     for d in decls:
         w("    " + d)
