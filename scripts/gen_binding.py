@@ -812,6 +812,32 @@ DYNAMIC_ROWS = {
 }
 
 
+# Buffers of buffered sends (src/mpi/bsend_api.c checks sizes and buffers;
+# the pools are src/mpi/bsend.c's): the process's, a communicator's
+# (errors on it), a session's (errors on it; no MPI_Init needed).
+def buffer_rows():
+    rows = {}
+    for owner, c, s, running in (("Buffer", "NULL", "NULL", None),
+                                 ("Comm", "{comm}", "NULL", None),
+                                 ("Session", "NULL", "{session}", False)):
+        for suffix in ("", "_c"):
+            args = "%s, %s" % (c, s)
+            rows["MPI_%s_attach_buffer%s" % (owner, suffix) if owner != "Buffer"
+                 else "MPI_Buffer_attach" + suffix] = Row(
+                "smap_buffer_attach_to(%s, {buffer}, {size})" % args, running=running)
+            detach = "smap_buffer_detach_from" if suffix else "smap_buffer_detach_int"
+            rows["MPI_%s_detach_buffer%s" % (owner, suffix) if owner != "Buffer"
+                 else "MPI_Buffer_detach" + suffix] = Row(
+                "%s(%s, {buffer_addr}, {size})" % (detach, args), running=running)
+        flush = ("smap_buffer_flush(NULL)", "smap_buffer_flush({comm})",
+                 "smap_session_buffer_flush({session})")[("Buffer", "Comm", "Session").index(owner)]
+        rows["MPI_Buffer_flush" if owner == "Buffer" else "MPI_%s_flush_buffer" % owner] = Row(
+            flush, ret="void", running=running)
+        rows["MPI_Buffer_iflush" if owner == "Buffer" else "MPI_%s_iflush_buffer" % owner] = Row(
+            "smap_buffer_iflush_of(%s, {request})" % args, running=running)
+    return rows
+
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -926,6 +952,14 @@ FAMILIES = [
            "their own errors).  Errors go to the communicator's handler; for ports and "
            "names to MPI_COMM_WORLD's, for MPI_Comm_join to MPI_COMM_SELF's.",
            ["spawn/entry.h", "spawn/spawn.h"], DYNAMIC_ROWS),
+    Family("buffer",
+           "The buffers of buffered sends: MPI_Buffer_attach/detach/flush/iflush (the "
+           "process's), their MPI_Comm_* and MPI_Session_* twins (a communicator's or a "
+           "session's own buffer), with the large-count forms (src/mpi/bsend_api.c; the "
+           "pools are src/mpi/bsend.c's).  Errors go to the communicator's or the "
+           "session's handler; the process's to MPI_COMM_SELF's.  The session's work "
+           "without MPI_Init.",
+           ["mpi/request.h"], buffer_rows(), targets=("MPI_Comm", "MPI_Session")),
 ]
 
 

@@ -250,5 +250,15 @@ int smap_session_buffer_detach(struct MPI_ABI_Session *s, void **addr, MPI_Count
 void smap_session_buffer_flush(struct MPI_ABI_Session *s);
 int smap_session_buffer_iflush(struct MPI_ABI_Session *s, MPI_Request *req);
 void smap_session_buffer_free(struct MPI_ABI_Session *s);
+/* The entry points' calls (bsend_api.c): the owner is c, s, or neither
+ * (the process's buffer); the arguments as given (size, buffer, the
+ * detach address), checked there; MPI_SUCCESS or a class, smap_why(). */
+int smap_buffer_attach_to(struct MPI_ABI_Comm *c, struct MPI_ABI_Session *s, void *buffer,
+                          MPI_Count size);
+int smap_buffer_detach_from(struct MPI_ABI_Comm *c, struct MPI_ABI_Session *s,
+                            void *buffer_addr, MPI_Count *size);
+int smap_buffer_detach_int(struct MPI_ABI_Comm *c, struct MPI_ABI_Session *s,
+                           void *buffer_addr, int *size);
+int smap_buffer_iflush_of(struct MPI_ABI_Comm *c, struct MPI_ABI_Session *s, MPI_Request *req);
 
 #endif
