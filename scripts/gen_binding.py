@@ -505,6 +505,15 @@ COMM_ROWS = {
     "MPI_Intercomm_create": Row(
         "smap_inter_create_checked({local_comm}, {local_leader}, {peer_comm_h}, "
         "{remote_leader}, {tag}, {newintercomm}, F)", ret="raised", skip=["peer_comm"]),
+    # the Sessions constructors: errors on the handler given, every check
+    # there (src/comm/comm_from_group.c)
+    "MPI_Comm_create_from_group": Row(
+        "smap_comm_from_group({group}, {stringtag}, {info}, {errhandler}, {newcomm}, F)",
+        ret="raised", bare=True),
+    "MPI_Intercomm_create_from_groups": Row(
+        "smap_inter_from_groups({local_group}, {local_leader}, {remote_group}, "
+        "{remote_leader}, {stringtag}, {info}, {errhandler}, {newintercomm}, F)",
+        ret="raised", bare=True),
     "MPI_Intercomm_merge": Row("smap_inter_merge({intercomm}, {high}, {newintracomm}, F)",
                                ret="raised", inter="intercomm"),
     "MPI_Comm_remote_size": Row("*{size} = {comm}->remote_group->size", ret="void",
@@ -920,8 +929,8 @@ FAMILIES = [
     Family("comm",
            "Creating and freeing communicators and intercommunicators (src/comm: the "
            "members' agreement, the hints and attributes' callbacks, the checks of "
-           "comm_entry.c) and the queries on them (src/mpi/comm_api.c).  The Sessions "
-           "constructors are still hand-written (comm_session.c).",
+           "comm_entry.c; the Sessions constructors, comm_from_group.c) and the queries on "
+           "them (src/mpi/comm_api.c).",
            ["comm/comm_create.h", "mpi/comm.h", "mpi/intercomm.h"], COMM_ROWS),
     Family("win",
            "Windows (MPI 5.0 section 12.2): creation in its four flavours, freeing, "
