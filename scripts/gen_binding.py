@@ -1056,7 +1056,8 @@ def checks_of(fn, row, errc, errp=None):
                     lines.append('SMAP_CHECK_ARRAY(F, %s, %s, %s, "%s", "%s");'
                                  % (errc, arr.name, p.name, arr.name, p.name))
             continue
-        if p.kind in COUNT_KINDS and direction == "in" and p.pointer_level() == 0:
+        if p.kind in COUNT_KINDS and direction == "in" and p.pointer_level() == 0 \
+                and p.array_suffix() == "":   # an array of counts: its rules are below
             lines.append('SMAP_CHECK_COUNT(F, %s, %s, "%s");' % (errc, p.name, p.name))
             continue
         if p.kind == "STRING" and (p.pointer_level() == 1 or p.array_suffix() == "[]"):
