@@ -847,6 +847,38 @@ def buffer_rows():
     return rows
 
 
+# Persistent and partitioned point-to-point requests (src/mpi/persist.c;
+# the arguments' rules, shared with nothing hot, in src/mpi/p2p_args.c):
+# here the communicator and the request pointer.
+def persist_rows():
+    rows = {}
+    for op, mode, recv, peer in (("Send", "SMAP_P2P_STANDARD", 0, "dest"),
+                                 ("Ssend", "SMAP_P2P_SYNC", 0, "dest"),
+                                 ("Rsend", "SMAP_P2P_READY", 0, "dest"),
+                                 ("Bsend", "SMAP_REQ_BUFFERED", 0, "dest"),
+                                 ("Recv", "0", 1, "source")):
+        for suffix in ("", "_c"):
+            rows["MPI_%s_init%s" % (op, suffix)] = Row(
+                "smap_persist_init({comm}, {buf}, {count}, {datatype_h}, {%s}, {tag}, %s, %d, "
+                "{request})" % (peer, mode, recv), only=["comm", "request"])
+    for op, send, peer in (("Psend", 1, "dest"), ("Precv", 0, "source")):
+        rows["MPI_%s_init" % op] = Row(
+            "smap_part_init_checked({comm}, {buf}, {partitions}, {count}, {datatype_h}, {%s}, "
+            "{tag}, {info_h}, %d, {request})" % (peer, send), only=["comm", "request"])
+    # the request is the target: src/mpi/part_api.c checks it and raises
+    rows["MPI_Pready"] = Row("smap_part_pready_range({request}, {partition}, {partition}, F)",
+                             ret="raised", bare=True)
+    rows["MPI_Pready_range"] = Row(
+        "smap_part_pready_range({request}, {partition_low}, {partition_high}, F)",
+        ret="raised", bare=True)
+    rows["MPI_Pready_list"] = Row(
+        "smap_part_pready_list({request}, {length}, {array_of_partitions}, F)", ret="raised",
+        bare=True)
+    rows["MPI_Parrived"] = Row("smap_part_parrived({request}, {partition}, {flag}, F)",
+                               ret="raised", bare=True)
+    return rows
+
+
 FAMILIES = [
     Family("handles",
            "Handle conversion (MPI_<Kind>_c2f / _f2c / _toint / _fromint, MPI 5.0 "
@@ -969,6 +1001,15 @@ FAMILIES = [
            "session's handler; the process's to MPI_COMM_SELF's.  The session's work "
            "without MPI_Init.",
            ["mpi/request.h"], buffer_rows(), targets=("MPI_Comm", "MPI_Session")),
+    Family("p2p_persist",
+           "Persistent point-to-point requests (MPI_Send_init ... MPI_Recv_init, with "
+           "their large-count forms) and partitioned ones (MPI_Psend_init, "
+           "MPI_Precv_init, MPI_Pready*, MPI_Parrived): src/mpi/persist.c and "
+           "part_api.c, the arguments' rules in src/mpi/p2p_args.c (the measured send "
+           "and receive paths keep theirs inline, binding/p2p_common.h).  MPI_Start, "
+           "waits and tests: request.c.  Errors go to the communicator's handler (the "
+           "request's for MPI_Pready* and MPI_Parrived).",
+           ["mpi/request.h", "p2p/p2p.h"], persist_rows()),
 ]
 
 

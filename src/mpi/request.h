@@ -199,6 +199,24 @@ int smap_greq_cancel(struct MPI_ABI_Request *r);
  * else at MPI_Grequest_complete. */
 int smap_greq_free(struct MPI_ABI_Request *r);
 
+/* The entry points' persistent and partitioned requests (persist.c): the
+ * arguments as given (count, datatype, buffer, peer, tag, route; for
+ * partitioned ones partitions and info too), checked there; MPI_SUCCESS
+ * or a class with smap_why().  mode: SMAP_P2P_* or SMAP_REQ_BUFFERED. */
+int smap_persist_init(struct MPI_ABI_Comm *c, const void *buf, MPI_Count count,
+                      MPI_Datatype datatype, int peer, int tag, int mode, int recv,
+                      MPI_Request *req);
+int smap_part_init_checked(struct MPI_ABI_Comm *c, const void *buf, int partitions,
+                           MPI_Count count, MPI_Datatype datatype, int peer, int tag,
+                           MPI_Info info, int send, MPI_Request *req);
+/* MPI_Pready, MPI_Pready_range, MPI_Pready_list, MPI_Parrived on request
+ * h (part_api.c): they raise their own errors in F's name, on the
+ * request's communicator (MPI_COMM_SELF's when h is no partitioned
+ * request). */
+int smap_part_pready_range(MPI_Request h, int low, int high, const char *F);
+int smap_part_pready_list(MPI_Request h, int length, const int partitions[], const char *F);
+int smap_part_parrived(MPI_Request h, int partition, int *flag, const char *F);
+
 /* Partitioned point-to-point (partitioned.c).  smap_part_init makes r (a
  * new request holding comm, the type in p.dt) a partitioned send (send 1)
  * or receive of `partitions` x `per` elements at buf; peer may be

@@ -13,9 +13,9 @@
 static int check_intra_root(const char *F, struct MPI_ABI_Comm *c, int root)
 {
     if (smap_comm_is_inter(c))
-        return smap_err_raise(c, MPI_ERR_COMM, F, "comm is an intercommunicator");
+        return smap_err_raise(c->handle, MPI_ERR_COMM, F, "comm is an intercommunicator");
     if (root < 0 || root >= c->size)
-        return smap_err_raise(c, MPI_ERR_ROOT, F, "root %d is not a rank of comm (size %d)",
+        return smap_err_raise(c->handle, MPI_ERR_ROOT, F, "root %d is not a rank of comm (size %d)",
                               root, c->size);
     return MPI_SUCCESS;
 }
@@ -27,7 +27,7 @@ static int accept_connect(const char *port, int root, struct MPI_ABI_Comm *c, MP
     if (rc != MPI_SUCCESS)
         return rc;
     if (c->rank == root && !port)
-        return smap_err_raise(c, MPI_ERR_ARG, F, "port_name is NULL at root");
+        return smap_err_raise(c->handle, MPI_ERR_ARG, F, "port_name is NULL at root");
     return accept ? smap_spawn_accept(port, root, c, newcomm, F)
                   : smap_spawn_connect(port, root, c, newcomm, F);
 }
@@ -53,12 +53,12 @@ int smap_spawn_multiple_checked(int count, char *cmds[], char **argvs[], const i
         return rc;
     if (c->rank == root) {   /* the other arguments matter at root only */
         if (count <= 0)
-            return smap_err_raise(c, MPI_ERR_ARG, F, "count %d is not positive", count);
+            return smap_err_raise(c->handle, MPI_ERR_ARG, F, "count %d is not positive", count);
         for (int i = 0; i < count; i++) {
             if (!cmds || !cmds[i] || !cmds[i][0])
-                return smap_err_raise(c, MPI_ERR_ARG, F, "command %d is NULL or empty", i);
+                return smap_err_raise(c->handle, MPI_ERR_ARG, F, "command %d is NULL or empty", i);
             if (!maxprocs || maxprocs[i] <= 0)
-                return smap_err_raise(c, MPI_ERR_ARG, F,
+                return smap_err_raise(c->handle, MPI_ERR_ARG, F,
                                       "maxprocs of command %d is not positive", i);
         }
     }
@@ -81,7 +81,7 @@ int smap_spawn_one(const char *command, char *argv[], int maxprocs, MPI_Info inf
 int smap_spawn_comm_disconnect(MPI_Comm *comm, struct MPI_ABI_Comm *c, const char *F)
 {
     if (smap_comm_is_predefined(c))
-        return smap_err_raise(c, MPI_ERR_COMM, F, "%s cannot be disconnected", c->name);
+        return smap_err_raise(c->handle, MPI_ERR_COMM, F, "%s cannot be disconnected", c->name);
     smap_comm_quiesce(c);
     smap_spawn_disconnect(c);
     smap_spawn_forget_parent(*comm);
