@@ -1,5 +1,5 @@
 /* Argument checks and request set-up shared by the point-to-point entry
- * points (p2p_send.c, p2p_recv.c, p2p_persist.c).  Errors go through the
+ * points (p2p_send.c, p2p_recv.c, p2p_probe.c, request.c).  Errors go through the
  * communicator's handler. */
 #ifndef SMAP_BINDING_P2P_COMMON_H
 #define SMAP_BINDING_P2P_COMMON_H

@@ -87,6 +87,16 @@ check(0 <= s.find('SMAP_CHECK_SESSION_OBJ(F, session, session, "session", sessio
       s.find('SMAP_CHECK_NONNULL(F, session, info_used, "info_used");') and
       "SMAP_CHECK_RUNNING" not in s,
       "MPI_Session_get_info: the session is the target, no MPI_Init needed")
+for name in ("MPI_Bcast", "MPI_Allreduce"):
+    s = stub(out["src/binding/gen/coll.c"], name)
+    check(s and "SMAP_CHECK" not in s,
+          "%s checks nothing itself: coll/entry checks once, on the hot path" % name)
+by_name = {f.name: f for f in functions}
+fam = [f for f in gen_binding.families(functions) if f.name == "coll"][0]
+s = "\n".join(gen_binding.gen_stub(by_name["MPI_Allgatherv"], fam, gen_binding.Row("x()")))
+check('SMAP_CHECK_COUNT(F, comm, recvcounts' not in s and
+      'SMAP_CHECK_COUNT(F, comm, sendcount, "sendcount");' in s,
+      "an array of counts gets no scalar count check (a scalar count does)")
 
 # 2. a row for no function
 bogus = gen_binding.Family("bogus", "doc", [], {"MPI_No_such_function": gen_binding.Row("x()")})
