@@ -629,6 +629,25 @@ def coll_rows(names):
 
 
 REQUEST_ROWS = {
+    # off the completion fast path (src/mpi/request_api.c: the handles are
+    # checked there, errors raised on the request's communicator); the
+    # arrays' count is MPI_ERR_COUNT there, not the kinds' MPI_ERR_ARG
+    "MPI_Start": Row("smap_req_start_handle({request}, F)", ret="raised"),
+    "MPI_Startall": Row("smap_req_startall({count}, {array_of_requests}, F)", ret="raised",
+                        bare=True),
+    "MPI_Request_free": Row("smap_req_free_handle({request}, F)", ret="raised"),
+    "MPI_Cancel": Row("smap_req_cancel_handle({request}, F)", ret="raised", bare=True),
+    "MPI_Request_get_status": Row("smap_req_get_status({request}, {flag}, {status}, F)",
+                                  ret="raised", bare=True),
+    "MPI_Request_get_status_all": Row(
+        "smap_req_get_status_all({count}, {array_of_requests}, {flag}, {array_of_statuses}, F)",
+        ret="raised", bare=True),
+    "MPI_Request_get_status_any": Row(
+        "smap_req_get_status_any({count}, {array_of_requests}, {index}, {flag}, {status}, F)",
+        ret="raised", bare=True),
+    "MPI_Request_get_status_some": Row(
+        "smap_req_get_status_some({incount}, {array_of_requests}, {outcount}, "
+        "{array_of_indices}, {array_of_statuses}, F)", ret="raised", bare=True),
     "MPI_Grequest_start": Row("smap_greq_start_checked({query_fn}, {free_fn}, {cancel_fn}, "
                               "{extra_state}, {request})"),
     "MPI_Grequest_complete": Row("smap_greq_complete_checked({request})"),
@@ -949,9 +968,11 @@ FAMILIES = [
            "handler.",
            ["dtype/dtype.h", "mpi/type_api.h"], datatype_rows()),
     Family("request",
-           "Generalized requests (src/mpi/grequest.c); waits, tests, MPI_Cancel and "
-           "MPI_Request_free handle them in the hand-written request.c.  Errors go to "
-           "MPI_COMM_SELF's handler.",
+           "Requests off the completion fast path: MPI_Start(all), MPI_Request_free, "
+           "MPI_Cancel, the MPI_Request_get_status forms (src/mpi/request_api.c: errors on "
+           "the request's communicator) and generalized requests (src/mpi/grequest.c: "
+           "MPI_COMM_SELF's handler).  Waits and tests, the measured path, are the "
+           "hand-written request.c.",
            ["mpi/request.h"], REQUEST_ROWS),
     Family("pack",
            "MPI_Pack / MPI_Unpack / MPI_Pack_size and the external32 variants, with "

@@ -199,6 +199,25 @@ int smap_greq_cancel(struct MPI_ABI_Request *r);
  * else at MPI_Grequest_complete. */
 int smap_greq_free(struct MPI_ABI_Request *r);
 
+/* The request operations off the completion fast path (request_api.c):
+ * handles checked there, errors raised in F's name on the request's
+ * communicator.  smap_req_check_array: n >= 0, reqs non-NULL when n > 0,
+ * every entry MPI_REQUEST_NULL or a request; smap_req_raise: a completed
+ * request's error class (truncation...) on comm. */
+int smap_req_check_array(const char *F, int n, const MPI_Request reqs[]);
+int smap_req_raise(const char *F, MPI_Comm comm, int err) SMAP_COLD;
+int smap_req_start_handle(MPI_Request *request, const char *F);
+int smap_req_startall(int count, MPI_Request reqs[], const char *F);
+int smap_req_free_handle(MPI_Request *request, const char *F);
+int smap_req_cancel_handle(MPI_Request *request, const char *F);
+int smap_req_get_status(MPI_Request request, int *flag, MPI_Status *status, const char *F);
+int smap_req_get_status_all(int count, const MPI_Request reqs[], int *flag, MPI_Status sts[],
+                            const char *F);
+int smap_req_get_status_any(int count, const MPI_Request reqs[], int *index, int *flag,
+                            MPI_Status *status, const char *F);
+int smap_req_get_status_some(int incount, const MPI_Request reqs[], int *outcount,
+                             int indices[], MPI_Status sts[], const char *F);
+
 /* The entry points' persistent and partitioned requests (persist.c): the
  * arguments as given (count, datatype, buffer, peer, tag, route; for
  * partitioned ones partitions and info too), checked there; MPI_SUCCESS
