@@ -9,6 +9,12 @@ using the macros of src/binding/check.h; then comes one call into the layer
 below, and the error handler's invocation when that call fails (the layer
 says why with base/why.h's smap_fail, the binding puts it in the message).
 
+Errors are raised on the function's error target (MPI 5.0 section 9.3):
+the first parameter of one of the family's target types (a communicator, a
+window, a session; an inout one through its pointer), a row's fixed
+target, else MPI_COMM_NULL.  check.h picks the raise by the target's C type
+(_Generic), so the same check macros serve every family.
+
 What the JSON cannot say is in FAMILIES below, one row per function: which
 internal function is called and with what, and the rare extra check.  A
 function listed here is defined only by its generated stub: gen_mpi.py

@@ -21,9 +21,8 @@ static SMAP_COLD int request_error(const char *func)
 
 #define CHECK_ARRAY(func, n, reqs)                                                       \
     do {                                                                                 \
-        int rc_ = smap_req_check_array(func, n, reqs);                                   \
-        if (SMAP_UNLIKELY(rc_))                                                          \
-            return rc_;                                                                  \
+        if (SMAP_UNLIKELY(!smap_req_array_ok(n, reqs)))                                  \
+            return smap_req_array_error(func, n, reqs);                                  \
     } while (0)
 
 /* Finishes *h and raises its error on its communicator. */

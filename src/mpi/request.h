@@ -201,10 +201,21 @@ int smap_greq_free(struct MPI_ABI_Request *r);
 
 /* The request operations off the completion fast path (request_api.c):
  * handles checked there, errors raised in F's name on the request's
- * communicator.  smap_req_check_array: n >= 0, reqs non-NULL when n > 0,
- * every entry MPI_REQUEST_NULL or a request; smap_req_raise: a completed
- * request's error class (truncation...) on comm. */
-int smap_req_check_array(const char *F, int n, const MPI_Request reqs[]);
+ * communicator.  An array of requests (smap_req_array_ok, inline for the
+ * waits' measured path): n >= 0, reqs non-NULL when n > 0, every entry
+ * MPI_REQUEST_NULL or a request; else smap_req_array_error raises why.
+ * smap_req_raise: a completed request's error class (truncation...) on
+ * comm. */
+static inline int smap_req_array_ok(int n, const MPI_Request reqs[])
+{
+    if (n < 0 || (n > 0 && !reqs))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !smap_req_get(reqs[i]))
+            return 0;
+    return 1;
+}
+int smap_req_array_error(const char *F, int n, const MPI_Request reqs[]) SMAP_COLD;
 int smap_req_raise(const char *F, MPI_Comm comm, int err) SMAP_COLD;
 int smap_req_start_handle(MPI_Request *request, const char *F);
 int smap_req_startall(int count, MPI_Request reqs[], const char *F);

@@ -4,8 +4,8 @@
  * cancelling, and the non-destructive status queries.  The handles are
  * checked here and errors raised on the request's communicator
  * (MPI_COMM_SELF's handler when there is none), as MPI_Wait/MPI_Test do
- * (binding/request.c, which shares smap_req_check_array and
- * smap_req_raise). */
+ * (binding/request.c, which shares smap_req_raise and the request-array
+ * check). */
 #include <stdint.h>
 
 #include "mpi/errors.h"
@@ -34,16 +34,20 @@ int smap_req_raise(const char *F, MPI_Comm comm, int err)
     return smap_err_raise(comm, err, F, "%s", "the operation failed");
 }
 
-int smap_req_check_array(const char *F, int n, const MPI_Request reqs[])
+int smap_req_array_error(const char *F, int n, const MPI_Request reqs[])
 {
     if (n < 0)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_COUNT, F, "count %d is negative", n);
     if (n > 0 && !reqs)
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, F, "%s is NULL", "array_of_requests");
-    for (int i = 0; i < n; i++)
-        if (bad_request(reqs[i]))
-            return request_error(F);
-    return MPI_SUCCESS;
+    return request_error(F);
+}
+
+static inline __attribute__((always_inline)) int check_array(const char *F, int n,
+                                                               const MPI_Request reqs[])
+{
+    return SMAP_LIKELY(smap_req_array_ok(n, reqs)) ? MPI_SUCCESS
+                                                   : smap_req_array_error(F, n, reqs);
 }
 
 /* MPI_ERR_IN_STATUS on the first failing request's communicator. */
@@ -77,7 +81,7 @@ int smap_req_start_handle(MPI_Request *request, const char *F)
 
 int smap_req_startall(int count, MPI_Request reqs[], const char *F)
 {
-    int rc = smap_req_check_array(F, count, reqs);
+    int rc = check_array(F, count, reqs);
     for (int i = 0; rc == MPI_SUCCESS && i < count; i++)
         rc = start_one(F, &reqs[i]);
     return rc;
@@ -189,7 +193,7 @@ int smap_req_get_status(MPI_Request request, int *flag, MPI_Status *status, cons
 int smap_req_get_status_all(int count, const MPI_Request reqs_in[], int *flag,
                             MPI_Status sts[], const char *F)
 {
-    int rc = smap_req_check_array(F, count, reqs_in);
+    int rc = check_array(F, count, reqs_in);
     if (rc)
         return rc;
     if (!flag)
@@ -221,7 +225,7 @@ int smap_req_get_status_all(int count, const MPI_Request reqs_in[], int *flag,
 int smap_req_get_status_any(int count, const MPI_Request reqs_in[], int *index, int *flag,
                             MPI_Status *status, const char *F)
 {
-    int rc = smap_req_check_array(F, count, reqs_in);
+    int rc = check_array(F, count, reqs_in);
     if (rc)
         return rc;
     if (!index || !flag)
@@ -242,7 +246,7 @@ int smap_req_get_status_any(int count, const MPI_Request reqs_in[], int *index, 
 int smap_req_get_status_some(int incount, const MPI_Request reqs_in[], int *outcount,
                              int indices[], MPI_Status sts[], const char *F)
 {
-    int rc = smap_req_check_array(F, incount, reqs_in);
+    int rc = check_array(F, incount, reqs_in);
     if (rc)
         return rc;
     if (!outcount || (incount > 0 && !indices))
