@@ -135,9 +135,10 @@ static inline int smap_rma_try_acc(const void *oaddr, void *raddr, int fetch, in
 {
     if (!smap_running() || (uintptr_t)op - SMAP_OP_PREDEF_BASE >= SMAP_OP_PREDEF_N)
         return -1;
+    /* the one call first: fewer values live across it (no spills) */
+    struct MPI_ABI_Op *o = smap_op_get(op);
     smap_dtype_t *b = smap_rma_plain_type(type);
     struct MPI_ABI_Win *w = smap_win_get(win);
-    struct MPI_ABI_Op *o = smap_op_get(op);
     int no_op = op == MPI_NO_OP;
     if (!b || !w || !o || count <= 0 || (unsigned)target >= (unsigned)w->n ||
         (!no_op && !oaddr) || (fetch && !raddr) || (!fetch && no_op))
