@@ -9,6 +9,12 @@ using the macros of src/binding/check.h; then comes one call into the layer
 below, and the error handler's invocation when that call fails (the layer
 says why with base/why.h's smap_fail, the binding puts it in the message).
 
+Errors are raised on the function's error target (MPI 5.0 section 9.3):
+the first parameter of one of the family's target types (a communicator, a
+window, a session; an inout one through its pointer), a row's fixed
+target, else MPI_COMM_NULL.  check.h picks the raise by the target's C type
+(_Generic), so the same check macros serve every family.
+
 What the JSON cannot say is in FAMILIES below, one row per function: which
 internal function is called and with what, and the rare extra check.  A
 function listed here is defined only by its generated stub: gen_mpi.py
@@ -30,6 +36,8 @@ HANDLE_CHECKS = {
     "INFO": ("SMAP_CHECK_INFO", "struct MPI_ABI_Info"),
     "DATATYPE": ("SMAP_CHECK_DTYPE_NAMED", "smap_dtype_t"),
     "OPERATION": ("SMAP_CHECK_OP", "struct MPI_ABI_Op"),
+    "WINDOW": ("SMAP_CHECK_WIN_OBJ", "struct MPI_ABI_Win"),
+    "SESSION": ("SMAP_CHECK_SESSION_OBJ", "struct MPI_ABI_Session"),
 }
 
 # Element counts: MPI_ERR_COUNT when negative.
@@ -70,23 +78,38 @@ class Row:
              rules are not the kinds': MPI_ERR_DIMS, sizes from the topology)
     bare:    no check from the kinds: the layer below checks every argument
              (the collectives), only `extra` here
+    target:  the error target when it is none of the parameters (MPI 5.0
+             section 9.3: MPI_COMM_WORLD's handler for ports and names,
+             MPI_COMM_SELF's for MPI_Comm_join)
+    only:    the parameters whose kind-derived checks are made here; the layer
+             below checks the others (the one-sided operations: the window and
+             the request pointer here, their rules that depend on the op there)
     """
 
     def __init__(self, call, ret="rc", skip=(), extra=(), running=None, null_ok=(),
-                 inter=None, intra=None, topo=None, nolen=False, bare=False):
+                 inter=None, intra=None, topo=None, nolen=False, bare=False, only=None,
+                 target=None):
         self.call, self.ret, self.skip, self.extra = call, ret, set(skip), list(extra)
+        self.target = target
+        self.only = None if only is None else set(only)
         self.running, self.null_ok, self.inter = running, set(null_ok), inter
         self.intra, self.topo, self.nolen, self.bare = intra, topo, nolen, bare
 
 
 class Family:
-    def __init__(self, name, doc, includes, rows, running=True, errcomm=None):
+    def __init__(self, name, doc, includes, rows, running=True, errcomm=None,
+                 targets=("MPI_Comm",)):
         self.name = name          # the file: src/binding/gen/<name>.c
         self.doc = doc            # what the family is, for the file's head
         self.includes = includes  # headers of the layer below
         self.rows = rows          # {MPI name: Row}
         self.running = running    # SMAP_CHECK_RUNNING first
-        self.errcomm = errcomm    # None: the first valid comm argument
+        self.errcomm = errcomm    # None: the first valid target argument
+        # The handle types errors are raised on (check.h's SMAP_RAISE_ON picks
+        # the handler by the C type): the first parameter of one of these
+        # types is the target (a window's or a session's functions raise on
+        # the window or session, MPI 5.0 section 9.3); none: MPI_COMM_NULL.
+        self.targets = targets
 
 
 # ---------------------------------------------------------------------------
@@ -488,6 +511,15 @@ COMM_ROWS = {
     "MPI_Intercomm_create": Row(
         "smap_inter_create_checked({local_comm}, {local_leader}, {peer_comm_h}, "
         "{remote_leader}, {tag}, {newintercomm}, F)", ret="raised", skip=["peer_comm"]),
+    # the Sessions constructors: errors on the handler given, every check
+    # there (src/comm/comm_from_group.c)
+    "MPI_Comm_create_from_group": Row(
+        "smap_comm_from_group({group}, {stringtag}, {info}, {errhandler}, {newcomm}, F)",
+        ret="raised", bare=True),
+    "MPI_Intercomm_create_from_groups": Row(
+        "smap_inter_from_groups({local_group}, {local_leader}, {remote_group}, "
+        "{remote_leader}, {stringtag}, {info}, {errhandler}, {newintercomm}, F)",
+        ret="raised", bare=True),
     "MPI_Intercomm_merge": Row("smap_inter_merge({intercomm}, {high}, {newintracomm}, F)",
                                ret="raised", inter="intercomm"),
     "MPI_Comm_remote_size": Row("*{size} = {comm}->remote_group->size", ret="void",
@@ -603,10 +635,274 @@ def coll_rows(names):
 
 
 REQUEST_ROWS = {
+    # off the completion fast path (src/mpi/request_api.c: the handles are
+    # checked there, errors raised on the request's communicator); the
+    # arrays' count is MPI_ERR_COUNT there, not the kinds' MPI_ERR_ARG
+    "MPI_Start": Row("smap_req_start_handle({request}, F)", ret="raised"),
+    "MPI_Startall": Row("smap_req_startall({count}, {array_of_requests}, F)", ret="raised",
+                        bare=True),
+    "MPI_Request_free": Row("smap_req_free_handle({request}, F)", ret="raised"),
+    "MPI_Cancel": Row("smap_req_cancel_handle({request}, F)", ret="raised", bare=True),
+    "MPI_Request_get_status": Row("smap_req_get_status({request}, {flag}, {status}, F)",
+                                  ret="raised", bare=True),
+    "MPI_Request_get_status_all": Row(
+        "smap_req_get_status_all({count}, {array_of_requests}, {flag}, {array_of_statuses}, F)",
+        ret="raised", bare=True),
+    "MPI_Request_get_status_any": Row(
+        "smap_req_get_status_any({count}, {array_of_requests}, {index}, {flag}, {status}, F)",
+        ret="raised", bare=True),
+    "MPI_Request_get_status_some": Row(
+        "smap_req_get_status_some({incount}, {array_of_requests}, {outcount}, "
+        "{array_of_indices}, {array_of_statuses}, F)", ret="raised", bare=True),
     "MPI_Grequest_start": Row("smap_greq_start_checked({query_fn}, {free_fn}, {cancel_fn}, "
                               "{extra_state}, {request})"),
     "MPI_Grequest_complete": Row("smap_greq_complete_checked({request})"),
 }
+# Windows (MPI 5.0 section 12.2): src/rma/win_api.c, win.c, win_props.c check
+# what the kinds do not (sizes, displacement units, flavors, ranks) and
+# return a class; creation raises on the communicator, the rest on the
+# window's own handler.
+def win_rows():
+    rows = {}
+    for name, flavor, base, baseptr in (
+            ("MPI_Win_create", "CREATE", "{base}", "NULL"),
+            ("MPI_Win_allocate", "ALLOCATE", "NULL", "{baseptr}"),
+            ("MPI_Win_allocate_shared", "SHARED", "NULL", "{baseptr}")):
+        for suffix in ("", "_c"):
+            # info may be MPI_INFO_NULL, *win is MPI_WIN_NULL on any error
+            # after the pointer's check: both below
+            rows[name + suffix] = Row(
+                "smap_win_create_checked(MPI_WIN_FLAVOR_%s, %s, {size}, {disp_unit}, "
+                "{info}, {comm}, %s, {win})" % (flavor, base, baseptr), skip=["info"])
+    rows["MPI_Win_create_dynamic"] = Row(
+        "smap_win_create_checked(MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, {info}, {comm}, NULL, "
+        "{win})", skip=["info"])
+    rows.update({
+        "MPI_Win_shared_query": Row(
+            "smap_win_shared_query_int({win}, {rank}, {size}, {disp_unit}, {baseptr})"),
+        "MPI_Win_shared_query_c": Row(
+            "smap_win_shared_query({win}, {rank}, {size}, {disp_unit}, {baseptr})"),
+        "MPI_Win_attach": Row("smap_win_attach({win}, {base}, {size})"),
+        "MPI_Win_detach": Row("smap_win_detach({win}, {base})"),
+        "MPI_Win_free": Row("smap_win_free_checked({win_o}, {win})"),
+        # attributes: the predefined ones here, the rest mpi/attr.c's, raised there
+        "MPI_Win_get_attr": Row(
+            "smap_win_get_attr({win}, {win_keyval}, {attribute_val}, {flag}, F)", ret="raised"),
+        "MPI_Win_set_attr": Row("smap_win_set_attr({win}, {win_keyval}, {attribute_val}, F)",
+                                ret="raised"),
+        "MPI_Win_delete_attr": Row("smap_win_delete_attr({win}, {win_keyval}, F)",
+                                   ret="raised"),
+        "MPI_Win_set_info": Row("smap_win_set_hints({win}, {info})", ret="void"),
+        "MPI_Win_get_info": Row("smap_win_get_info_into({win}, {info_used})"),
+        "MPI_Win_set_name": Row("smap_win_set_name({win}, {win_name})", ret="void"),
+        # MPI_WIN_NULL has a name: every check below
+        "MPI_Win_get_name": Row("smap_win_get_name({win}, {win_name}, {resultlen}, F)",
+                                ret="raised", bare=True),
+        "MPI_Win_get_group": Row("smap_win_group_of({win}, {group})", ret="void"),
+        "MPI_Win_create_errhandler": Row(
+            "smap_errhandler_create_into((MPI_Comm_errhandler_function *)(void *)"
+            "{win_errhandler_fn}, {errhandler})", running=False,
+            extra=['SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, win_errhandler_fn, '
+                   '"win_errhandler_fn");']),
+        "MPI_Win_set_errhandler": Row("smap_win_set_errhandler({win}, {errhandler})"),
+        "MPI_Win_get_errhandler": Row("smap_win_get_errhandler({win}, {errhandler})",
+                                      ret="void"),
+        "MPI_Win_call_errhandler": Row("smap_win_invoke({win}, {errorcode})", ret="void"),
+    })
+    return rows
+
+
+# Synchronisation (MPI 5.0 section 12.5): src/rma/sync.c checks the assert
+# bits, lock types and ranks (MPI_PROC_NULL: nothing to do).
+WIN_SYNC_ROWS = {
+    "MPI_Win_fence": Row("smap_win_fence({win}, {assert})"),
+    "MPI_Win_post": Row("smap_win_post({win}, {group}, {assert})"),
+    "MPI_Win_start": Row("smap_win_start({win}, {group}, {assert})"),
+    "MPI_Win_complete": Row("smap_win_complete({win})"),
+    "MPI_Win_wait": Row("smap_win_wait({win})"),
+    "MPI_Win_test": Row("smap_win_test({win}, {flag})"),
+    "MPI_Win_lock": Row("smap_win_lock({win}, {lock_type}, {rank}, {assert})"),
+    "MPI_Win_unlock": Row("smap_win_unlock({win}, {rank})"),
+    "MPI_Win_lock_all": Row("smap_win_lock_all({win}, {assert})"),
+    "MPI_Win_unlock_all": Row("smap_win_unlock_all({win})"),
+    "MPI_Win_flush": Row("smap_win_flush({win}, {rank}, 0)"),
+    "MPI_Win_flush_local": Row("smap_win_flush({win}, {rank}, 1)"),
+    "MPI_Win_flush_all": Row("smap_win_flush({win}, SMAP_WIN_ALL, 0)"),
+    "MPI_Win_flush_local_all": Row("smap_win_flush({win}, SMAP_WIN_ALL, 1)"),
+    "MPI_Win_sync": Row("smap_win_sync({win})"),
+}
+
+
+# Sessions (MPI 5.0 chapter 11): src/mpi/session_api.c; MPI_Session_init
+# starts the communicator layer (src/comm/start.c).  They work without
+# MPI_Init.
+SESSION_ROWS = {
+    # the error handler given is the target: every check there
+    "MPI_Session_init": Row("smap_comm_session_init({info}, {errhandler}, {session}, F)",
+                            ret="raised", bare=True),
+    # raised there, on the handler the session had
+    "MPI_Session_finalize": Row("smap_session_finalize_checked({session_o}, {session}, F)",
+                                ret="raised"),
+    "MPI_Session_get_num_psets": Row("*{npset_names} = smap_pset_count()", ret="void",
+                                     null_ok=["info"]),
+    # pset_name may be NULL when *pset_len is 0: checked below
+    "MPI_Session_get_nth_pset": Row("smap_session_nth_pset({n}, {pset_len}, {pset_name})",
+                                    null_ok=["info"], skip=["pset_name"]),
+    "MPI_Session_get_pset_info": Row("smap_session_pset_info({session}, {pset_name}, {info})"),
+    "MPI_Session_get_info": Row("smap_session_info_into({session}, {info_used})"),
+    "MPI_Group_from_session_pset": Row(
+        "smap_session_pset_group_into({session}, {pset_name}, {newgroup})"),
+    "MPI_Session_create_errhandler": Row(
+        "smap_errhandler_create_into((MPI_Comm_errhandler_function *)(void (*)(void))"
+        "{session_errhandler_fn}, {errhandler})",
+        extra=['SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, session_errhandler_fn, '
+               '"session_errhandler_fn");']),
+    "MPI_Session_get_errhandler": Row("smap_session_errhandler_of({session}, {errhandler})",
+                                      ret="void"),
+    "MPI_Session_set_errhandler": Row("smap_session_set_errhandler({session}, {errhandler})"),
+    "MPI_Session_call_errhandler": Row("smap_session_invoke({session}, {errorcode})",
+                                       ret="void"),
+}
+
+
+# The one-sided operations other than the measured fast paths (MPI_Put,
+# MPI_Get, MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op: hand-written
+# in rma_ops.c): src/rma/op_args.c checks the arguments whose rules depend
+# on the operation (MPI_NO_OP leaves the origin unused, MPI_BOTTOM buffers,
+# accumulates' types); here the window and the request pointer.
+def rma_desc(kind, origin, result, target, op="MPI_OP_NULL", caddr="NULL"):
+    return ("&(struct smap_rma_desc){{ %s, %s, %s, %s, %s, %s }}"
+            % (kind, origin, result, caddr, target, op))
+
+
+ORIGIN = "{origin_addr}, {origin_count}, {origin_datatype}"
+RESULT = "{result_addr}, {result_count}, {result_datatype}"
+NO_BUF = "NULL, 0, MPI_DATATYPE_NULL"
+TARGET = "{target_rank}, {target_disp}, {target_count}, {target_datatype}"
+
+
+def rma_op_rows(names):
+    rows = {}
+    for op, desc in (("Put", rma_desc("SMAP_RMA_PUT", ORIGIN, NO_BUF, TARGET)),
+                     ("Get", rma_desc("SMAP_RMA_GET", NO_BUF, ORIGIN, TARGET)),
+                     ("Accumulate", rma_desc("SMAP_RMA_ACC", ORIGIN, NO_BUF, TARGET, "{op}")),
+                     ("Get_accumulate", rma_desc("SMAP_RMA_GACC", ORIGIN, RESULT, TARGET,
+                                                 "{op}"))):
+        for suffix in ("", "_c"):
+            blocking, rq = "MPI_%s%s" % (op, suffix), "MPI_R%s%s" % (op.lower(), suffix)
+            if suffix and blocking in names:
+                rows[blocking] = Row("smap_rma_op_checked({win}, %s, NULL)" % desc,
+                                     only=["win"])
+            if rq in names:
+                rows[rq] = Row("smap_rma_op_checked({win}, %s, {request})" % desc,
+                               only=["win", "request"])
+    one = "{datatype}"
+    rows["MPI_Compare_and_swap"] = Row(
+        "smap_rma_op_checked({win}, %s, NULL)"
+        % rma_desc("SMAP_RMA_CAS", "{origin_addr}, 1, " + one, "{result_addr}, 1, " + one,
+                   "{target_rank}, {target_disp}, 1, " + one, caddr="{compare_addr}"),
+        only=["win"])
+    return rows
+
+
+# Dynamic processes (src/spawn: entry.c checks what matters at the root
+# only and raises there, as spawn.h's functions do).  The info arguments
+# are ignored (no keys are honoured yet): not checked.
+DYNAMIC_ROWS = {
+    "MPI_Comm_get_parent": Row("*{parent} = smap_spawn_parent()", ret="void"),
+    "MPI_Comm_disconnect": Row("smap_spawn_comm_disconnect({comm}, {comm_o}, F)",
+                               ret="raised"),
+    "MPI_Open_port": Row("smap_port_open({port_name}, F)", ret="raised", skip=["info"],
+                         target="MPI_COMM_WORLD"),
+    "MPI_Close_port": Row("smap_port_close({port_name}, F)", ret="raised",
+                          target="MPI_COMM_WORLD"),
+    # port_name matters at the root only: checked there
+    "MPI_Comm_accept": Row("smap_spawn_accept_checked({port_name}, {root}, {comm}, {newcomm}, F)",
+                           ret="raised", skip=["info", "port_name"]),
+    "MPI_Comm_connect": Row(
+        "smap_spawn_connect_checked({port_name}, {root}, {comm}, {newcomm}, F)", ret="raised",
+        skip=["info", "port_name"]),
+    "MPI_Comm_join": Row("smap_spawn_join({fd}, {intercomm}, F)", ret="raised",
+                         target="MPI_COMM_SELF",
+                         extra=['if (fd < 0)',
+                                '    return smap_err_raise(MPI_COMM_SELF, MPI_ERR_ARG, F, '
+                                '"fd %d is negative", fd);']),
+    # the commands, their arguments and counts matter at the root only
+    "MPI_Comm_spawn": Row(
+        "smap_spawn_one({command}, {argv}, {maxprocs}, {info_h}, {root}, {comm}, {intercomm}, "
+        "{array_of_errcodes}, F)", ret="raised", only=["comm", "intercomm"]),
+    "MPI_Comm_spawn_multiple": Row(
+        "smap_spawn_multiple_checked({count}, {array_of_commands}, {array_of_argv}, "
+        "{array_of_maxprocs}, {array_of_info}, {root}, {comm}, {intercomm}, "
+        "{array_of_errcodes}, F)", ret="raised", only=["comm", "intercomm"]),
+    "MPI_Publish_name": Row("smap_name_publish({service_name}, {port_name}, F)", ret="raised",
+                            skip=["info"], target="MPI_COMM_WORLD"),
+    # port_name is unused (the name alone is unpublished)
+    "MPI_Unpublish_name": Row("smap_name_unpublish({service_name}, {port_name}, F)",
+                              ret="raised", skip=["info", "port_name"],
+                              target="MPI_COMM_WORLD"),
+    "MPI_Lookup_name": Row("smap_name_lookup({service_name}, {port_name}, F)", ret="raised",
+                           skip=["info"], target="MPI_COMM_WORLD"),
+}
+
+
+# Buffers of buffered sends (src/mpi/bsend_api.c checks sizes and buffers;
+# the pools are src/mpi/bsend.c's): the process's, a communicator's
+# (errors on it), a session's (errors on it; no MPI_Init needed).
+def buffer_rows():
+    rows = {}
+    for owner, c, s, running in (("Buffer", "NULL", "NULL", None),
+                                 ("Comm", "{comm}", "NULL", None),
+                                 ("Session", "NULL", "{session}", False)):
+        for suffix in ("", "_c"):
+            args = "%s, %s" % (c, s)
+            rows["MPI_%s_attach_buffer%s" % (owner, suffix) if owner != "Buffer"
+                 else "MPI_Buffer_attach" + suffix] = Row(
+                "smap_buffer_attach_to(%s, {buffer}, {size})" % args, running=running)
+            detach = "smap_buffer_detach_from" if suffix else "smap_buffer_detach_int"
+            rows["MPI_%s_detach_buffer%s" % (owner, suffix) if owner != "Buffer"
+                 else "MPI_Buffer_detach" + suffix] = Row(
+                "%s(%s, {buffer_addr}, {size})" % (detach, args), running=running)
+        flush = ("smap_buffer_flush(NULL)", "smap_buffer_flush({comm})",
+                 "smap_session_buffer_flush({session})")[("Buffer", "Comm", "Session").index(owner)]
+        rows["MPI_Buffer_flush" if owner == "Buffer" else "MPI_%s_flush_buffer" % owner] = Row(
+            flush, ret="void", running=running)
+        rows["MPI_Buffer_iflush" if owner == "Buffer" else "MPI_%s_iflush_buffer" % owner] = Row(
+            "smap_buffer_iflush_of(%s, {request})" % args, running=running)
+    return rows
+
+
+# Persistent and partitioned point-to-point requests (src/mpi/persist.c;
+# the arguments' rules, shared with nothing hot, in src/mpi/p2p_args.c):
+# here the communicator and the request pointer.
+def persist_rows():
+    rows = {}
+    for op, mode, recv, peer in (("Send", "SMAP_P2P_STANDARD", 0, "dest"),
+                                 ("Ssend", "SMAP_P2P_SYNC", 0, "dest"),
+                                 ("Rsend", "SMAP_P2P_READY", 0, "dest"),
+                                 ("Bsend", "SMAP_REQ_BUFFERED", 0, "dest"),
+                                 ("Recv", "0", 1, "source")):
+        for suffix in ("", "_c"):
+            rows["MPI_%s_init%s" % (op, suffix)] = Row(
+                "smap_persist_init({comm}, {buf}, {count}, {datatype_h}, {%s}, {tag}, %s, %d, "
+                "{request})" % (peer, mode, recv), only=["comm", "request"])
+    for op, send, peer in (("Psend", 1, "dest"), ("Precv", 0, "source")):
+        rows["MPI_%s_init" % op] = Row(
+            "smap_part_init_checked({comm}, {buf}, {partitions}, {count}, {datatype_h}, {%s}, "
+            "{tag}, {info_h}, %d, {request})" % (peer, send), only=["comm", "request"])
+    # the request is the target: src/mpi/part_api.c checks it and raises
+    rows["MPI_Pready"] = Row("smap_part_pready_range({request}, {partition}, {partition}, F)",
+                             ret="raised", bare=True)
+    rows["MPI_Pready_range"] = Row(
+        "smap_part_pready_range({request}, {partition_low}, {partition_high}, F)",
+        ret="raised", bare=True)
+    rows["MPI_Pready_list"] = Row(
+        "smap_part_pready_list({request}, {length}, {array_of_partitions}, F)", ret="raised",
+        bare=True)
+    rows["MPI_Parrived"] = Row("smap_part_parrived({request}, {partition}, {flag}, F)",
+                               ret="raised", bare=True)
+    return rows
+
 
 FAMILIES = [
     Family("handles",
@@ -678,9 +974,11 @@ FAMILIES = [
            "handler.",
            ["dtype/dtype.h", "mpi/type_api.h"], datatype_rows()),
     Family("request",
-           "Generalized requests (src/mpi/grequest.c); waits, tests, MPI_Cancel and "
-           "MPI_Request_free handle them in the hand-written request.c.  Errors go to "
-           "MPI_COMM_SELF's handler.",
+           "Requests off the completion fast path: MPI_Start(all), MPI_Request_free, "
+           "MPI_Cancel, the MPI_Request_get_status forms (src/mpi/request_api.c: errors on "
+           "the request's communicator) and generalized requests (src/mpi/grequest.c: "
+           "MPI_COMM_SELF's handler).  Waits and tests, the measured path, are the "
+           "hand-written request.c.",
            ["mpi/request.h"], REQUEST_ROWS),
     Family("pack",
            "MPI_Pack / MPI_Unpack / MPI_Pack_size and the external32 variants, with "
@@ -690,9 +988,55 @@ FAMILIES = [
     Family("comm",
            "Creating and freeing communicators and intercommunicators (src/comm: the "
            "members' agreement, the hints and attributes' callbacks, the checks of "
-           "comm_entry.c) and the queries on them (src/mpi/comm_api.c).  The Sessions "
-           "constructors are still hand-written (comm_session.c).",
+           "comm_entry.c; the Sessions constructors, comm_from_group.c) and the queries on "
+           "them (src/mpi/comm_api.c).",
            ["comm/comm_create.h", "mpi/comm.h", "mpi/intercomm.h"], COMM_ROWS),
+    Family("win",
+           "Windows (MPI 5.0 section 12.2): creation in its four flavours, freeing, "
+           "shared-memory queries, dynamic attach/detach (src/rma/win_api.c, win.c), "
+           "attributes, info, names, the group, error handlers (src/rma/win_props.c).  "
+           "Errors go to the window's handler; creation's to the communicator's, and "
+           "those that leave no valid window to MPI_COMM_SELF's.",
+           ["mpi/errhandler.h", "rma/rma.h"], win_rows(), targets=("MPI_Win", "MPI_Comm")),
+    Family("win_sync",
+           "One-sided synchronisation (MPI 5.0 section 12.5): fence, post/start/"
+           "complete/wait/test, lock/unlock(_all), flushes, sync; the protocols and "
+           "the checks of assert bits, lock types and ranks are src/rma/sync.c's.  "
+           "Errors go to the window's handler.",
+           ["rma/rma.h"], WIN_SYNC_ROWS, targets=("MPI_Win",)),
+    Family("session",
+           "Sessions (MPI 5.0 chapter 11): MPI_Session_init (src/comm/start.c) and "
+           "finalize, process sets, MPI_Group_from_session_pset, the session's info "
+           "and error handlers (src/mpi/session_api.c; the objects are "
+           "src/mpi/session.c).  They work without MPI_Init.  Errors on a live "
+           "session go to its handler; with none (MPI_ERR_SESSION), to "
+           "MPI_COMM_SELF's.",
+           ["comm/comm_create.h", "mpi/errhandler.h", "mpi/session.h"], SESSION_ROWS,
+           running=False, targets=("MPI_Session",)),
+    Family("dynamic",
+           "Dynamic processes (DESIGN.md D17): spawn, the parent, ports, accept/connect, "
+           "join, disconnect, names (src/spawn: entry.c for what matters at the root "
+           "only and MPI_Comm_disconnect's order, spawn.h for the rest, which raise "
+           "their own errors).  Errors go to the communicator's handler; for ports and "
+           "names to MPI_COMM_WORLD's, for MPI_Comm_join to MPI_COMM_SELF's.",
+           ["spawn/entry.h", "spawn/spawn.h"], DYNAMIC_ROWS),
+    Family("buffer",
+           "The buffers of buffered sends: MPI_Buffer_attach/detach/flush/iflush (the "
+           "process's), their MPI_Comm_* and MPI_Session_* twins (a communicator's or a "
+           "session's own buffer), with the large-count forms (src/mpi/bsend_api.c; the "
+           "pools are src/mpi/bsend.c's).  Errors go to the communicator's or the "
+           "session's handler; the process's to MPI_COMM_SELF's.  The session's work "
+           "without MPI_Init.",
+           ["mpi/request.h"], buffer_rows(), targets=("MPI_Comm", "MPI_Session")),
+    Family("p2p_persist",
+           "Persistent point-to-point requests (MPI_Send_init ... MPI_Recv_init, with "
+           "their large-count forms) and partitioned ones (MPI_Psend_init, "
+           "MPI_Precv_init, MPI_Pready*, MPI_Parrived): src/mpi/persist.c and "
+           "part_api.c, the arguments' rules in src/mpi/p2p_args.c (the measured send "
+           "and receive paths keep theirs inline, binding/p2p_common.h).  MPI_Start, "
+           "waits and tests: request.c.  Errors go to the communicator's handler (the "
+           "request's for MPI_Pready* and MPI_Parrived).",
+           ["mpi/request.h", "p2p/p2p.h"], persist_rows()),
 ]
 
 
@@ -721,7 +1065,7 @@ def is_handle_value(p):
         and p.pointer_level() == 0 and p.array_suffix() == ""
 
 
-def checks_of(fn, row, errc):
+def checks_of(fn, row, errc, errp=None):
     """-> (declarations, check lines, {param: argument as passed})."""
     decls, lines, late, args = [], [], [], {}
     params = [p for p in fn.params if not p.is_varargs]
@@ -733,11 +1077,11 @@ def checks_of(fn, row, errc):
             lengths.setdefault(n, []).append(p)
     # the communicator errors are raised on is checked first: no error may
     # be raised on an invalid one
-    params.sort(key=lambda p: p.name != errc)
+    params.sort(key=lambda p: p.name != (errp.name if errp else errc))
     for p in params:
         args[p.name] = p.name
         args[p.name + "_h"] = p.name   # the handle itself, even when checked
-        if p.name in row.skip or row.bare:
+        if p.name in row.skip or row.bare or (row.only is not None and p.name not in row.only):
             continue
         direction = p.raw["param_direction"]
         if p.name in row.null_ok:
@@ -748,8 +1092,14 @@ def checks_of(fn, row, errc):
             obj = p.name + "_o"
             decls.append("%s *%s;" % (otype, obj))
             h = p.name
-            if is_handle_pointer(p):
-                lines.append("SMAP_CHECK_ARG(F, %s, %s, \"%s\");" % (errc, p.name, p.name))
+            if is_handle_pointer(p) and errp is p:
+                # the target itself: its pointer's error has no target yet
+                lines.append('SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, %s, "%s");'
+                             % (p.name, p.name))
+                lines.append("%s %s = *%s;" % (p.base_type(), errc, p.name))
+                h = "*" + p.name
+            elif is_handle_pointer(p):
+                lines.append('SMAP_CHECK_NONNULL(F, %s, %s, "%s");' % (errc, p.name, p.name))
                 h = "*" + p.name
             lines.append('%s(F, %s, %s, "%s", %s);' % (macro, errc, h, h, obj))
             if row.intra == p.name or (row.topo and row.topo[0] == p.name):
@@ -774,28 +1124,48 @@ def checks_of(fn, row, errc):
                     lines.append('SMAP_CHECK_ARRAY(F, %s, %s, %s, "%s", "%s");'
                                  % (errc, arr.name, p.name, arr.name, p.name))
             continue
-        if p.kind in COUNT_KINDS and direction == "in" and p.pointer_level() == 0:
+        if p.kind in COUNT_KINDS and direction == "in" and p.pointer_level() == 0 \
+                and p.array_suffix() == "":   # an array of counts: its rules are below
             lines.append('SMAP_CHECK_COUNT(F, %s, %s, "%s");' % (errc, p.name, p.name))
             continue
         if p.kind == "STRING" and (p.pointer_level() == 1 or p.array_suffix() == "[]"):
-            lines.append('SMAP_CHECK_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            lines.append('SMAP_CHECK_NONNULL(F, %s, %s, "%s");' % (errc, p.name, p.name))
             continue
         if direction in ("out", "inout") and p.pointer_level() == 1 \
                 and p.array_suffix() == "" and p.kind not in UNCHECKED_OUT_KINDS:
-            lines.append('SMAP_CHECK_ARG(F, %s, %s, "%s");' % (errc, p.name, p.name))
+            lines.append('SMAP_CHECK_NONNULL(F, %s, %s, "%s");' % (errc, p.name, p.name))
     lines.extend(late)
     for x in row.extra:
         lines.append(x)
     return decls, lines, args
 
 
-def error_comm(fn, family):
-    if family.errcomm:
-        return family.errcomm
+def target_param(fn, family, row=None):
+    """The parameter errors are raised on, or None: the first input handle
+    of one of the family's target types, or an inout one passed by pointer
+    (MPI_Win_free's *win: the handle is read into `win_t` once checked)."""
+    if family is None or family.errcomm or (row is not None and row.target):
+        return None
     for p in fn.params:
-        if p.raw["param_direction"] == "in" and p.is_value_handle("MPI_Comm"):
-            return p.name
-    return "MPI_COMM_NULL"
+        if p.is_varargs or p.base_type() not in family.targets:
+            continue
+        if p.raw["param_direction"] == "in" and p.is_value_handle(p.base_type()):
+            return p
+        if is_handle_pointer(p):
+            return p
+    return None
+
+
+def error_comm(fn, family, row=None):
+    """The error target as a C expression."""
+    if row is not None and row.target:
+        return row.target
+    if family and family.errcomm:
+        return family.errcomm
+    p = target_param(fn, family, row)
+    if p is None:
+        return "MPI_COMM_NULL"
+    return p.name + "_t" if is_handle_pointer(p) else p.name
 
 
 def render_call(row, fn, args, family=None):
@@ -803,7 +1173,7 @@ def render_call(row, fn, args, family=None):
     fields = dict(args)
     fields["T"] = fn.return_type()
     fields["F"] = "F"
-    fields["errc"] = error_comm(fn, family) if family else "MPI_COMM_NULL"
+    fields["errc"] = error_comm(fn, family, row) if family else "MPI_COMM_NULL"
     return row.call.format(*positional, **fields)
 
 
@@ -817,8 +1187,8 @@ def gen_stub(fn, family, row):
         w("    return %s;" % render_call(row, fn, {p.name: p.name for p in fn.params}))
         w("}")
         return out
-    errc = error_comm(fn, family)
-    decls, lines, args = checks_of(fn, row, errc)
+    errc = error_comm(fn, family, row)
+    decls, lines, args = checks_of(fn, row, errc, target_param(fn, family, row))
     w('    static const char F[] = "%s";' % fn.name)
     for d in decls:
         w("    " + d)
@@ -880,13 +1250,21 @@ COLL_FAMILY_DOC = (
 
 
 def families(functions):
-    """FAMILIES and the collectives, whose rows depend on which names the
-    standard has."""
+    """FAMILIES, the collectives and the one-sided operations, whose rows
+    depend on which names the standard has."""
     names = {f.name for f in functions}
     rows = coll_rows(names)
     rows.update(neighbor_rows(names))
-    return FAMILIES + [Family("coll", COLL_FAMILY_DOC, ["coll/entry/entry.h", "coll/nbc/neighbor.h"],
-                              rows)]
+    return FAMILIES + [
+        Family("coll", COLL_FAMILY_DOC, ["coll/entry/entry.h", "coll/nbc/neighbor.h"], rows),
+        Family("win_ops",
+               "One-sided operations (MPI 5.0 section 12.3): the large-count forms, the "
+               "request-based ones (MPI_Rput ...: operations on the node are complete when "
+               "they return, the request is a completed one) and MPI_Compare_and_swap.  "
+               "src/rma/op_args.c checks the arguments; MPI_Put, MPI_Get, MPI_Accumulate, "
+               "MPI_Get_accumulate and MPI_Fetch_and_op are hand-written (rma_ops.c: "
+               "their inline fast paths).  Errors go to the window's handler.",
+               ["rma/rma.h"], rma_op_rows(names), targets=("MPI_Win",))]
 
 
 def generated_names(functions):

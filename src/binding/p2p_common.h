@@ -1,5 +1,5 @@
 /* Argument checks and request set-up shared by the point-to-point entry
- * points (p2p_send.c, p2p_recv.c, p2p_persist.c).  Errors go through the
+ * points (p2p_send.c, p2p_recv.c, p2p_probe.c, request.c).  Errors go through the
  * communicator's handler. */
 #ifndef SMAP_BINDING_P2P_COMMON_H
 #define SMAP_BINDING_P2P_COMMON_H
@@ -122,11 +122,7 @@ static SMAP_COLD __attribute__((unused)) int p2p_nomem(const char *func, MPI_Com
 /* Raises a completed request's error (truncation) on its communicator. */
 static SMAP_COLD __attribute__((unused)) int p2p_request_error(const char *func, MPI_Comm comm, int err)
 {
-    if (err == MPI_ERR_TRUNCATE)
-        return smap_err_raise(comm, err, func, "%s",
-                              "the message is longer than the receive buffer (only the "
-                              "buffer's size was received)");
-    return smap_err_raise(comm, err, func, "%s", "the operation failed");
+    return smap_req_raise(func, comm, err);
 }
 
 /* The start of every nonblocking send/receive: a request with a reference

@@ -1,6 +1,6 @@
 /* The send entry points: standard, synchronous, ready and buffered modes,
- * blocking and nonblocking, with their large-count twins, and the
- * buffered-send buffer. */
+ * blocking and nonblocking, with their large-count twins (the buffers of
+ * buffered sends: gen/buffer.c). */
 #include "binding/p2p_common.h"
 
 /* Every send: req NULL for the blocking forms. */
@@ -166,56 +166,4 @@ int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 {
     P2P_CHECK_REQ("MPI_Ibsend_c", comm, request);
     return bsend_common("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
-}
-
-static int attach(const char *func, void *buffer, MPI_Count size)
-{
-    SMAP_CHECK_RUNNING(func);
-    if (size < 0)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, func, "size %lld is negative",
-                              (long long)size);
-    if (!buffer && size > 0)
-        return smap_err_raise(MPI_COMM_NULL, MPI_ERR_BUFFER, func, "%s", "buffer is NULL");
-    const char *why = "";
-    int rc = smap_buffer_attach(buffer, size, &why);
-    return rc == MPI_SUCCESS ? rc : smap_err_raise(MPI_COMM_NULL, rc, func, "%s", why);
-}
-
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    return attach("MPI_Buffer_attach", buffer, size);
-}
-
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    return attach("MPI_Buffer_attach_c", buffer, size);
-}
-
-static int detach(const char *func, void *buffer_addr, MPI_Count *size)
-{
-    SMAP_CHECK_RUNNING(func);
-    SMAP_CHECK_PTR(func, MPI_COMM_NULL, buffer_addr);
-    SMAP_CHECK_PTR(func, MPI_COMM_NULL, size);
-    const char *why = "";
-    void *addr;
-    int rc = smap_buffer_detach(&addr, size, &why);
-    if (rc != MPI_SUCCESS)
-        return smap_err_raise(MPI_COMM_NULL, rc, func, "%s", why);
-    *(void **)buffer_addr = addr;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    SMAP_CHECK_PTR("MPI_Buffer_detach", MPI_COMM_NULL, size);
-    MPI_Count s;
-    int rc = detach("MPI_Buffer_detach", buffer_addr, &s);
-    if (rc == MPI_SUCCESS)
-        *size = s > INT_MAX ? INT_MAX : (int)s;
-    return rc;
-}
-
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    return detach("MPI_Buffer_detach_c", buffer_addr, size);
 }

@@ -199,6 +199,54 @@ int smap_greq_cancel(struct MPI_ABI_Request *r);
  * else at MPI_Grequest_complete. */
 int smap_greq_free(struct MPI_ABI_Request *r);
 
+/* The request operations off the completion fast path (request_api.c):
+ * handles checked there, errors raised in F's name on the request's
+ * communicator.  An array of requests (smap_req_array_ok, inline for the
+ * waits' measured path): n >= 0, reqs non-NULL when n > 0, every entry
+ * MPI_REQUEST_NULL or a request; else smap_req_array_error raises why.
+ * smap_req_raise: a completed request's error class (truncation...) on
+ * comm. */
+static inline int smap_req_array_ok(int n, const MPI_Request reqs[])
+{
+    if (n < 0 || (n > 0 && !reqs))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !smap_req_get(reqs[i]))
+            return 0;
+    return 1;
+}
+int smap_req_array_error(const char *F, int n, const MPI_Request reqs[]) SMAP_COLD;
+int smap_req_raise(const char *F, MPI_Comm comm, int err) SMAP_COLD;
+int smap_req_start_handle(MPI_Request *request, const char *F);
+int smap_req_startall(int count, MPI_Request reqs[], const char *F);
+int smap_req_free_handle(MPI_Request *request, const char *F);
+int smap_req_cancel_handle(MPI_Request *request, const char *F);
+int smap_req_get_status(MPI_Request request, int *flag, MPI_Status *status, const char *F);
+int smap_req_get_status_all(int count, const MPI_Request reqs[], int *flag, MPI_Status sts[],
+                            const char *F);
+int smap_req_get_status_any(int count, const MPI_Request reqs[], int *index, int *flag,
+                            MPI_Status *status, const char *F);
+int smap_req_get_status_some(int incount, const MPI_Request reqs[], int *outcount,
+                             int indices[], MPI_Status sts[], const char *F);
+
+/* The entry points' persistent and partitioned requests (persist.c): the
+ * arguments as given (count, datatype, buffer, peer, tag, route; for
+ * partitioned ones partitions and info too), checked there; MPI_SUCCESS
+ * or a class with smap_why().  mode: SMAP_P2P_* or SMAP_REQ_BUFFERED. */
+int smap_persist_init(struct MPI_ABI_Comm *c, const void *buf, MPI_Count count,
+                      MPI_Datatype datatype, int peer, int tag, int mode, int recv,
+                      MPI_Request *req);
+int smap_part_init_checked(struct MPI_ABI_Comm *c, const void *buf, int partitions,
+                           MPI_Count count, MPI_Datatype datatype, int peer, int tag,
+                           MPI_Info info, int send, MPI_Request *req);
+/* MPI_Pready, MPI_Pready_range, MPI_Pready_list, MPI_Parrived on request
+ * h (part_api.c): they raise their own errors in F's name, on the
+ * request's communicator (MPI_COMM_SELF's when h is no partitioned
+ * request). */
+int smap_part_pready_range(MPI_Request h, int low, int high, const char *F);
+int smap_part_pready_list(MPI_Request h, int length, const int partitions[], const char *F);
+int smap_part_parrived(MPI_Request h, int partition, int *flag, const char *F);
+
 /* Partitioned point-to-point (partitioned.c).  smap_part_init makes r (a
  * new request holding comm, the type in p.dt) a partitioned send (send 1)
  * or receive of `partitions` x `per` elements at buf; peer may be
@@ -250,5 +298,15 @@ int smap_session_buffer_detach(struct MPI_ABI_Session *s, void **addr, MPI_Count
 void smap_session_buffer_flush(struct MPI_ABI_Session *s);
 int smap_session_buffer_iflush(struct MPI_ABI_Session *s, MPI_Request *req);
 void smap_session_buffer_free(struct MPI_ABI_Session *s);
+/* The entry points' calls (bsend_api.c): the owner is c, s, or neither
+ * (the process's buffer); the arguments as given (size, buffer, the
+ * detach address), checked there; MPI_SUCCESS or a class, smap_why(). */
+int smap_buffer_attach_to(struct MPI_ABI_Comm *c, struct MPI_ABI_Session *s, void *buffer,
+                          MPI_Count size);
+int smap_buffer_detach_from(struct MPI_ABI_Comm *c, struct MPI_ABI_Session *s,
+                            void *buffer_addr, MPI_Count *size);
+int smap_buffer_detach_int(struct MPI_ABI_Comm *c, struct MPI_ABI_Session *s,
+                           void *buffer_addr, int *size);
+int smap_buffer_iflush_of(struct MPI_ABI_Comm *c, struct MPI_ABI_Session *s, MPI_Request *req);
 
 #endif

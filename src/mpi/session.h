@@ -53,4 +53,23 @@ struct MPI_ABI_Group *smap_pset_group(struct MPI_ABI_Session *s, const char *nam
 /* "MPI_THREAD_SINGLE" ... */
 const char *smap_thread_level_name(int level);
 
+/* ---- the entry points' session calls (session_api.c): a live session,
+ * MPI_SUCCESS or a class with smap_why() ---- */
+/* Raises class cls on h's handler (MPI_COMM_SELF's when h is no live
+ * session), as smap_err_raise does on a communicator's. */
+int smap_session_raise(MPI_Session h, int cls, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold, noinline));
+/* Ends s and sets *session to MPI_SESSION_NULL; raises its own error (on
+ * the handler s had, which outlives it for that). */
+int smap_session_finalize_checked(struct MPI_ABI_Session *s, MPI_Session *session,
+                                  const char *F);
+int smap_session_nth_pset(int n, int *pset_len, char *pset_name);
+int smap_session_pset_info(struct MPI_ABI_Session *s, const char *pset_name, MPI_Info *info);
+int smap_session_info_into(struct MPI_ABI_Session *s, MPI_Info *info_used);
+int smap_session_pset_group_into(struct MPI_ABI_Session *s, const char *pset_name,
+                                 MPI_Group *newgroup);
+void smap_session_errhandler_of(struct MPI_ABI_Session *s, MPI_Errhandler *errhandler);
+int smap_session_set_errhandler(struct MPI_ABI_Session *s, MPI_Errhandler errhandler);
+void smap_session_invoke(struct MPI_ABI_Session *s, int errorcode);
+
 #endif

@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "base/compiler.h"
+#include "mpi/op.h"
+#include "mpi/runtime.h"
 #include "p2p/p2p.h"
 #include "rma/rma.h"
 
@@ -89,5 +91,59 @@ static inline int smap_rma_fast_xfer(struct MPI_ABI_Win *w, int put, void *buf, 
  * an error class when done, -1 when the general path must run. */
 int smap_rma_fast_acc(struct MPI_ABI_Win *w, int target, MPI_Aint disp, int opx,
                       smap_dtype_t *b, const void *in, void *res, MPI_Count n);
+
+/* ---- the entry points' fast paths: every check of the general path
+ * (op_args.c) for this case, as conditions that hold; anything else,
+ * errors included, goes the general way, which raises the precise error. */
+
+/* A predefined type whose elements are one dense block, or NULL.  Unused
+ * entries of the predefined table have no flags. */
+static inline smap_dtype_t *smap_rma_plain_type(MPI_Datatype h)
+{
+    uintptr_t v = (uintptr_t)h - SMAP_DTYPE_PREDEF_BASE;
+    const unsigned need = SMAP_DT_PREDEF | SMAP_DT_COMMITTED | SMAP_DT_CONTIG;
+    if (v >= SMAP_DTYPE_PREDEF_N || (smap_dtype_predef[v].flags & need) != need)
+        return NULL;
+    return &smap_dtype_predef[v];
+}
+
+/* MPI_Put (put != 0) or MPI_Get with int counts: 1 done, 0 general path. */
+static inline int smap_rma_try_put_get(int put, void *buf, int ocount, MPI_Datatype otype,
+                                       int target, MPI_Aint disp, int tcount,
+                                       MPI_Datatype ttype, MPI_Win win)
+{
+    if (!smap_running())
+        return 0;
+    smap_dtype_t *ot = smap_rma_plain_type(otype), *tt = smap_rma_plain_type(ttype);
+    struct MPI_ABI_Win *w = smap_win_get(win);
+    if (!ot || !tt || !w || !buf || ocount <= 0 || tcount <= 0 ||
+        (unsigned)target >= (unsigned)w->n)
+        return 0;
+    size_t bytes = (size_t)tcount * (size_t)tt->size;
+    if (bytes != (size_t)ocount * (size_t)ot->size)
+        return 0;
+    return smap_rma_fast_xfer(w, put, buf, bytes, target, disp);
+}
+
+/* MPI_Accumulate, MPI_Get_accumulate (fetch) and MPI_Fetch_and_op:
+ * origin, result and target all `count` elements of one predefined type,
+ * a predefined op (smap_rma_fast_acc).  -1: general path; else done, with
+ * smap_rma_fast_acc's class (smap_why() says why). */
+static inline int smap_rma_try_acc(const void *oaddr, void *raddr, int fetch, int count,
+                                   MPI_Datatype type, int target, MPI_Aint disp, MPI_Op op,
+                                   MPI_Win win)
+{
+    if (!smap_running() || (uintptr_t)op - SMAP_OP_PREDEF_BASE >= SMAP_OP_PREDEF_N)
+        return -1;
+    /* the one call first: fewer values live across it (no spills) */
+    struct MPI_ABI_Op *o = smap_op_get(op);
+    smap_dtype_t *b = smap_rma_plain_type(type);
+    struct MPI_ABI_Win *w = smap_win_get(win);
+    int no_op = op == MPI_NO_OP;
+    if (!b || !w || !o || count <= 0 || (unsigned)target >= (unsigned)w->n ||
+        (!no_op && !oaddr) || (fetch && !raddr) || (!fetch && no_op))
+        return -1;
+    return smap_rma_fast_acc(w, target, disp, o->opx, b, oaddr, fetch ? raddr : NULL, count);
+}
 
 #endif

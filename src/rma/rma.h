@@ -158,6 +158,13 @@ static inline struct MPI_ABI_Win *smap_win_get(MPI_Win h)
     return w;
 }
 
+/* Whether rank names a member of w's group; else the error of a bad one. */
+static inline int smap_win_rank_ok(const struct MPI_ABI_Win *w, int rank)
+{
+    return (unsigned)rank < (unsigned)w->n;
+}
+int smap_win_bad_rank(const struct MPI_ABI_Win *w, int rank);
+
 /* Raises error class cls on w's error handler ("func: message"), as
  * smap_err_raise does for communicators. */
 int smap_win_raise(MPI_Win w, int cls, const char *func, const char *fmt, ...)
@@ -172,9 +179,32 @@ int smap_win_create(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
                     struct MPI_ABI_Info *info, struct MPI_ABI_Comm *comm, void **baseptr,
                     MPI_Win *out);
 int smap_win_free(MPI_Win *h);
-int smap_win_shared_query(MPI_Win w, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void **base);
+/* These three check the entry points' arguments (rank, flavor, size, base). */
+int smap_win_shared_query(MPI_Win w, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *base);
 int smap_win_attach(MPI_Win w, void *base, MPI_Aint size);
 int smap_win_detach(MPI_Win w, const void *base);
+/* ---- the entry points' window calls (win_api.c): the arguments as
+ * given, checked there; creation's errors belong to the communicator ---- */
+int smap_win_create_checked(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
+                            MPI_Info info, struct MPI_ABI_Comm *c, void *baseptr, MPI_Win *win);
+/* Attributes' delete callbacks, then smap_win_free; *win MPI_WIN_NULL. */
+int smap_win_free_checked(struct MPI_ABI_Win *w, MPI_Win *win);
+int smap_win_shared_query_int(struct MPI_ABI_Win *w, int rank, MPI_Aint *size, int *disp_unit,
+                              void *baseptr);
+
+/* ---- what a window carries (win_props.c).  The attribute calls and
+ * smap_win_get_name raise their own errors in function F's name. ---- */
+int smap_win_get_attr(struct MPI_ABI_Win *w, int keyval, void *attribute_val, int *flag,
+                      const char *F);
+int smap_win_set_attr(struct MPI_ABI_Win *w, int keyval, void *attribute_val, const char *F);
+int smap_win_delete_attr(struct MPI_ABI_Win *w, int keyval, const char *F);
+int smap_win_get_info_into(struct MPI_ABI_Win *w, MPI_Info *info_used);
+void smap_win_set_name(struct MPI_ABI_Win *w, const char *name);
+int smap_win_get_name(MPI_Win h, char *name, int *resultlen, const char *F);
+void smap_win_group_of(struct MPI_ABI_Win *w, MPI_Group *group);
+int smap_win_set_errhandler(struct MPI_ABI_Win *w, MPI_Errhandler errhandler);
+void smap_win_get_errhandler(struct MPI_ABI_Win *w, MPI_Errhandler *errhandler);
+
 /* Hints: set (only those that may change after creation) and get. */
 void smap_win_set_hints(struct MPI_ABI_Win *w, const struct MPI_ABI_Info *info);
 struct MPI_ABI_Info *smap_win_get_hints(const struct MPI_ABI_Win *w);
@@ -186,7 +216,30 @@ enum smap_rma_kind { SMAP_RMA_PUT, SMAP_RMA_GET, SMAP_RMA_ACC, SMAP_RMA_GACC, SM
 int smap_rma_op(MPI_Win w, int kind, int target_rank, MPI_Aint disp,
                 struct smap_rma_op_args *a);
 
-/* ---- synchronisation (sync.c) ---- */
+/* An operation as the entry point received it (op_args.c checks it):
+ * origin (put, accumulates), result (get: the origin buffer; get-
+ * accumulate, fetch-and-op, compare-and-swap), compare buffer (cas). */
+struct smap_rma_desc {
+    int kind;                    /* enum smap_rma_kind */
+    const void *oaddr;
+    MPI_Count ocount;
+    MPI_Datatype otype;
+    void *raddr;
+    MPI_Count rcount;
+    MPI_Datatype rtype;
+    const void *caddr;
+    int target;
+    MPI_Aint disp;
+    MPI_Count tcount;
+    MPI_Datatype ttype;
+    MPI_Op op;
+};
+/* Checks d's arguments, runs it; req non-NULL: the request-based form,
+ * *req a completed request (MPI_REQUEST_NULL on error). */
+int smap_rma_op_checked(struct MPI_ABI_Win *w, const struct smap_rma_desc *d, MPI_Request *req);
+
+/* ---- synchronisation (sync.c); the entry points' arguments as given:
+ * assert bits, lock types, MPI_PROC_NULL and ranks are checked there ---- */
 int smap_win_fence(MPI_Win w, int assert);
 int smap_win_post(MPI_Win w, struct MPI_ABI_Group *g, int assert);
 int smap_win_start(MPI_Win w, struct MPI_ABI_Group *g, int assert);
@@ -197,7 +250,8 @@ int smap_win_lock(MPI_Win w, int type, int rank, int assert);
 int smap_win_unlock(MPI_Win w, int rank);
 int smap_win_lock_all(MPI_Win w, int assert);
 int smap_win_unlock_all(MPI_Win w);
-/* rank < 0: all targets; local: only local completion wanted */
+/* rank SMAP_WIN_ALL: all targets; local: only local completion wanted */
+#define SMAP_WIN_ALL (-1)
 int smap_win_flush(MPI_Win w, int rank, int local);
 int smap_win_sync(MPI_Win w);
 

@@ -10,7 +10,8 @@
  * is an atomic word in the target's control block.  Waiting follows D7:
  * a bounded spin, then sched_yield, driving point-to-point progress every
  * 64 polls (a peer may be blocked in a send to us) and noticing dead
- * peers. */
+ * peers.  The entry points pass their arguments as given: the assert bits,
+ * lock types and ranks are checked here (MPI_PROC_NULL: nothing to do). */
 #define _GNU_SOURCE
 #include "rma/internal.h"
 
@@ -151,18 +152,33 @@ int smap_rma_barrier(struct MPI_ABI_Win *w)
     return MPI_SUCCESS;
 }
 
+/* ---- the arguments the entry points pass as given ---- */
+
+/* MPI_ERR_ASSERT when `a` holds a bit outside `allowed` (MPI 5.0 §12.5.5:
+ * each call takes its own subset of the MPI_MODE_* bits). */
+static int check_assert(int a, int allowed)
+{
+    if (SMAP_UNLIKELY(a & ~allowed))
+        return smap_failf(MPI_ERR_ASSERT, "assert %d holds bits this call does not take", a);
+    return MPI_SUCCESS;
+}
+
 /* ---- fence ---- */
 
 int smap_win_fence(MPI_Win h, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    int rc = check_assert(assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
+                                      MPI_MODE_NOSUCCEED);
+    if (rc)
+        return rc;
     if (w->nlocks || w->lock_all || w->nstart >= 0 || w->npost >= 0)
         return smap_fail(MPI_ERR_RMA_SYNC,
                              "a lock, start or post epoch is open on this window");
     /* NOPRECEDE: no operation of ours precedes, but others may have put
      * into our window or expect ours to be seen: a barrier is still the
      * simplest correct answer, and costs one round on the node. */
-    int rc = smap_rma_barrier(w);
+    rc = smap_rma_barrier(w);
     if (rc)
         return rc;
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
@@ -208,6 +224,9 @@ static int *translate(struct MPI_ABI_Win *w, struct MPI_ABI_Group *g, int *n, in
 int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    int bad = check_assert(assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT);
+    if (bad)
+        return bad;
     if (w->npost >= 0 || fence_busy(w))
         return smap_fail(MPI_ERR_RMA_SYNC, w->npost >= 0
                                                    ? "an exposure epoch (MPI_Win_post) is open"
@@ -248,6 +267,9 @@ int smap_win_post(MPI_Win h, struct MPI_ABI_Group *g, int assert)
 int smap_win_start(MPI_Win h, struct MPI_ABI_Group *g, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    int bad = check_assert(assert, MPI_MODE_NOCHECK);
+    if (bad)
+        return bad;
     if (w->nstart >= 0 || w->lock_all || w->nlocks || fence_busy(w))
         return smap_fail(MPI_ERR_RMA_SYNC, "another access epoch is open on this window");
     int cls = 0, n = 0;
@@ -353,6 +375,16 @@ int smap_win_test(MPI_Win h, int *flag)
 int smap_win_lock(MPI_Win h, int type, int rank, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    if (type != MPI_LOCK_SHARED && type != MPI_LOCK_EXCLUSIVE)
+        return smap_failf(MPI_ERR_LOCKTYPE,
+                          "lock_type %d is neither MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE", type);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (SMAP_UNLIKELY(!smap_win_rank_ok(w, rank)))
+        return smap_win_bad_rank(w, rank);
+    int bad = check_assert(assert, MPI_MODE_NOCHECK);
+    if (bad)
+        return bad;
     if (w->locked[rank] || w->lock_all || w->nstart >= 0 || fence_busy(w))
         return smap_fail(MPI_ERR_RMA_SYNC,
                              w->locked[rank] || w->lock_all
@@ -374,6 +406,10 @@ int smap_win_lock(MPI_Win h, int type, int rank, int assert)
 int smap_win_unlock(MPI_Win h, int rank)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (SMAP_UNLIKELY(!smap_win_rank_ok(w, rank)))
+        return smap_win_bad_rank(w, rank);
     int l = w->locked[rank];
     if (!l)
         return smap_fail(MPI_ERR_RMA_SYNC, "this target is not locked by this process");
@@ -388,6 +424,9 @@ int smap_win_unlock(MPI_Win h, int rank)
 int smap_win_lock_all(MPI_Win h, int assert)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    int bad = check_assert(assert, MPI_MODE_NOCHECK);
+    if (bad)
+        return bad;
     if (w->lock_all || w->nlocks || w->nstart >= 0 || fence_busy(w))
         return smap_fail(MPI_ERR_RMA_SYNC, "another access epoch is open on this window");
     if (w->hints.no_locks)
@@ -426,9 +465,13 @@ int smap_win_unlock_all(MPI_Win h)
 
 int smap_win_flush(MPI_Win h, int rank, int local)
 {
+    struct MPI_ABI_Win *w = smap_win_get(h);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (rank != SMAP_WIN_ALL && SMAP_UNLIKELY(!smap_win_rank_ok(w, rank)))
+        return smap_win_bad_rank(w, rank);
     if (smap_p2p_progress_rma)
         smap_rma_poll();
-    struct MPI_ABI_Win *w = smap_win_get(h);
     if (!w->lock_all && (rank < 0 ? !w->nlocks : !w->locked[rank]))
         return smap_fail(MPI_ERR_RMA_SYNC,
                              "flushes belong in a passive-target epoch (MPI_Win_lock or "

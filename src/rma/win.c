@@ -1,5 +1,7 @@
 /* Window creation and destruction, shared-memory queries, dynamic
- * attach/detach (MPI 5.0 §12.2).
+ * attach/detach (MPI 5.0 §12.2).  The queries and attach/detach take the
+ * entry points' arguments as given and check them; creation's argument
+ * rules are win_api.c's.
  *
  * Creation is one exchange over the communicator: every rank publishes its
  * window (base, size, displacement unit), its control block and how peers
@@ -430,9 +432,15 @@ int smap_win_free(MPI_Win *h)
     return MPI_SUCCESS;
 }
 
-int smap_win_shared_query(MPI_Win h, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void **base)
+int smap_win_shared_query(MPI_Win h, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *base)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    if (!base)
+        return smap_fail(MPI_ERR_ARG, "baseptr is NULL");
+    if (rank != MPI_PROC_NULL && !smap_win_rank_ok(w, rank))
+        return smap_win_bad_rank(w, rank);
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return smap_fail(MPI_ERR_RMA_FLAVOR, "dynamic windows have no memory to query");
     if (rank == MPI_PROC_NULL) {
         rank = 0;
         for (int i = 0; i < w->n; i++)
@@ -512,6 +520,12 @@ static int overlap(const struct smap_rma_dyn *d, uint64_t a, MPI_Aint size)
 int smap_win_attach(MPI_Win h, void *base, MPI_Aint size)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return smap_fail(MPI_ERR_RMA_FLAVOR, "the window is not dynamic");
+    if (size < 0)
+        return smap_failf(MPI_ERR_SIZE, "size %lld is negative", (long long)size);
+    if (!base && size > 0)
+        return smap_fail(MPI_ERR_BASE, "base is NULL");
     struct smap_rma_cb *cb = w->cb;
     uintptr_t a = (uintptr_t)base;
     int direct = own_direct(base, (size_t)size);
@@ -543,6 +557,8 @@ int smap_win_attach(MPI_Win h, void *base, MPI_Aint size)
 int smap_win_detach(MPI_Win h, const void *base)
 {
     struct MPI_ABI_Win *w = smap_win_get(h);
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return smap_fail(MPI_ERR_RMA_FLAVOR, "the window is not dynamic");
     struct smap_rma_cb *cb = w->cb;
     struct smap_rma_dyn *t = own_table(cb);
     uintptr_t a = (uintptr_t)base;

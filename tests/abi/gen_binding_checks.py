@@ -8,7 +8,10 @@ two definitions or a stub for no function.  Each assertion can fail:
    newgroup non-NULL), an element count (MPI_Reduce_local: MPI_ERR_COUNT), a
    status (MPI_Get_count: not MPI_STATUS_IGNORE), an inout handle pointer
    (MPI_Info_free: the pointer, then *info), the error communicator checked
-   before anything raised on it (MPI_Pack: comm first);
+   before anything raised on it (MPI_Pack: comm first); the error target
+   of windows' and sessions' functions is the window or session (checked
+   first; MPI_Win_free's through its pointer), a window's creation raises
+   on the communicator;
 2. a row naming no MPI 5.0 function is an error;
 3. a function both generated and hand-written is an error (two
    definitions would not link, or one would silently win).
@@ -49,7 +52,7 @@ check('SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group, "group", group_o);' in s,
 check('SMAP_CHECK_NNI(F, MPI_COMM_NULL, n, "n");' in s, "MPI_Group_incl checks n >= 0")
 check('SMAP_CHECK_ARRAY(F, MPI_COMM_NULL, ranks, n, "ranks", "n");' in s,
       "MPI_Group_incl checks ranks against n")
-check('SMAP_CHECK_ARG(F, MPI_COMM_NULL, newgroup, "newgroup");' in s,
+check('SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newgroup, "newgroup");' in s,
       "MPI_Group_incl checks its output pointer")
 check(s.index("SMAP_CHECK_RUNNING") < s.index("SMAP_CHECK_GROUP") < s.index("smap_group_incl("),
       "MPI_Group_incl: running, then checks, then one call below")
@@ -60,12 +63,40 @@ s = stub(out["src/binding/gen/status.c"], "MPI_Get_count")
 check('SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");' in s,
       "MPI_Get_count refuses MPI_STATUS_IGNORE")
 s = stub(out["src/binding/gen/info.c"], "MPI_Info_free")
-check(s.find('SMAP_CHECK_ARG(F, MPI_COMM_NULL, info, "info");') <
-      s.find('SMAP_CHECK_INFO(F, MPI_COMM_NULL, *info, "*info", info_o);') != -1,
+check(0 <= s.find('SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, info, "info");') <
+      s.find('SMAP_CHECK_INFO(F, MPI_COMM_NULL, *info, "*info", info_o);'),
       "MPI_Info_free checks the pointer, then the handle it points to")
 s = stub(out["src/binding/gen/pack.c"], "MPI_Pack")
 check(0 <= s.find("SMAP_CHECK_COMM_OBJ(F, comm, comm") < s.find("SMAP_CHECK_COUNT"),
       "MPI_Pack checks its communicator before raising anything on it")
+s = stub(out["src/binding/gen/win_sync.c"], "MPI_Win_test")
+check(0 <= s.find('SMAP_CHECK_WIN_OBJ(F, win, win, "win", win_o);') <
+      s.find('SMAP_CHECK_NONNULL(F, win, flag, "flag");') <
+      s.find("SMAP_RAISE_RC(F, win, smap_win_test("),
+      "MPI_Win_test: the window is the error target, checked first")
+s = stub(out["src/binding/gen/win.c"], "MPI_Win_free")
+check(0 <= s.find('SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, win, "win");') <
+      s.find("MPI_Win win_t = *win;") < s.find('SMAP_CHECK_WIN_OBJ(F, win_t, *win') <
+      s.find("SMAP_RAISE_RC(F, win_t, "),
+      "MPI_Win_free: the pointer, then the window it points to, errors raised on it")
+s = stub(out["src/binding/gen/win.c"], "MPI_Win_create")
+check(0 <= s.find("SMAP_CHECK_COMM_OBJ(F, comm, comm") < s.find("SMAP_RAISE_RC(F, comm, "),
+      "MPI_Win_create: no window yet, errors on the communicator")
+s = stub(out["src/binding/gen/session.c"], "MPI_Session_get_info")
+check(0 <= s.find('SMAP_CHECK_SESSION_OBJ(F, session, session, "session", session_o);') <
+      s.find('SMAP_CHECK_NONNULL(F, session, info_used, "info_used");') and
+      "SMAP_CHECK_RUNNING" not in s,
+      "MPI_Session_get_info: the session is the target, no MPI_Init needed")
+for name in ("MPI_Bcast", "MPI_Allreduce"):
+    s = stub(out["src/binding/gen/coll.c"], name)
+    check(s and "SMAP_CHECK" not in s,
+          "%s checks nothing itself: coll/entry checks once, on the hot path" % name)
+by_name = {f.name: f for f in functions}
+fam = [f for f in gen_binding.families(functions) if f.name == "coll"][0]
+s = "\n".join(gen_binding.gen_stub(by_name["MPI_Allgatherv"], fam, gen_binding.Row("x()")))
+check('SMAP_CHECK_COUNT(F, comm, recvcounts' not in s and
+      'SMAP_CHECK_COUNT(F, comm, sendcount, "sendcount");' in s,
+      "an array of counts gets no scalar count check (a scalar count does)")
 
 # 2. a row for no function
 bogus = gen_binding.Family("bogus", "doc", [], {"MPI_No_such_function": gen_binding.Row("x()")})

@@ -29,23 +29,23 @@ fi
 grep -q "include/mpi.h" "$TMP/log" || { echo "FAIL: --check did not name mpi.h"; cat "$TMP/log"; exit 1; }
 echo "ok   --check reports a stale mpi.h"
 cp "$SMAP_SRC/include/mpi.h" "$TMP/include/"
-# A function whose hand-written definition goes away (here MPI_Comm_join,
+# A function whose hand-written definition goes away (here MPI_Init_thread,
 # renamed in the copy) makes the committed stubs stale, and the generator
 # then writes its stub: MPI_ERR_UNSUPPORTED_OPERATION with its name, in C
 # that compiles against the tree's headers.
-f=$(grep -l '^int PMPI_Comm_join(' "$TMP"/src/binding/*.c | head -n 1)
-[ -n "$f" ] || { echo "FAIL: no hand-written PMPI_Comm_join to hide"; exit 1; }
-sed -i 's/^int PMPI_Comm_join(/int hidden_Comm_join(/' "$f"
+f=$(grep -l '^int PMPI_Init_thread(' "$TMP"/src/binding/*.c | head -n 1)
+[ -n "$f" ] || { echo "FAIL: no hand-written PMPI_Init_thread to hide"; exit 1; }
+sed -i 's/^int PMPI_Init_thread(/int hidden_Init_thread(/' "$f"
 if "$PY" "$gen" --root "$TMP" --std "$STD" --check >"$TMP/log"; then
-    echo "FAIL: --check did not notice PMPI_Comm_join losing its definition"; exit 1
+    echo "FAIL: --check did not notice PMPI_Init_thread losing its definition"; exit 1
 fi
 grep -q "gen_unsupported.c" "$TMP/log" || { echo "FAIL: --check did not name the stubs"; cat "$TMP/log"; exit 1; }
 echo "ok   --check reports stubs made stale by a function losing its definition"
 "$PY" "$gen" --root "$TMP" --std "$STD" >"$TMP/log" 2>&1 || { echo "FAIL: the generator failed"; cat "$TMP/log"; exit 1; }
 stub=$TMP/src/binding/gen_unsupported.c
-grep -q '^int PMPI_Comm_join(' "$stub" || { echo "FAIL: no stub for PMPI_Comm_join"; exit 1; }
-grep -q 'smap_err_unsupported([^,]*, "MPI_Comm_join")' "$stub" ||
-    { echo "FAIL: the stub does not raise MPI_ERR_UNSUPPORTED_OPERATION naming MPI_Comm_join"; exit 1; }
+grep -q '^int PMPI_Init_thread(' "$stub" || { echo "FAIL: no stub for PMPI_Init_thread"; exit 1; }
+grep -q 'smap_err_unsupported([^,]*, "MPI_Init_thread")' "$stub" ||
+    { echo "FAIL: the stub does not raise MPI_ERR_UNSUPPORTED_OPERATION naming MPI_Init_thread"; exit 1; }
 ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I"$SMAP_SRC/include" -I"$SMAP_SRC/src" \
     -I"${SMAP_STAGE:-$SMAP_SRC/build}/include" "$stub" 2>"$TMP/log" ||
     { echo "FAIL: the generated stub does not compile"; cat "$TMP/log"; exit 1; }

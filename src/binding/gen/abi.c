@@ -17,23 +17,23 @@
 int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
 {
     static const char F[] = "MPI_Abi_get_fortran_booleans";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, logical_true, "logical_true");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, logical_false, "logical_false");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, is_set, "is_set");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, logical_true, "logical_true");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, logical_false, "logical_false");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, is_set, "is_set");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_abi_get_booleans(logical_size, logical_true, logical_false, is_set));
 }
 
 int PMPI_Abi_get_fortran_info(MPI_Info *info)
 {
     static const char F[] = "MPI_Abi_get_fortran_info";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, info, "info");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, info, "info");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_abi_get_fortran_info_into(info));
 }
 
 int PMPI_Abi_get_info(MPI_Info *info)
 {
     static const char F[] = "MPI_Abi_get_info";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, info, "info");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, info, "info");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_abi_get_info_into(info));
 }
 
@@ -57,6 +57,6 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
 {
     static const char F[] = "MPI_Get_hw_resource_info";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, hw_info, "hw_info");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, hw_info, "hw_info");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_hw_resource_info_into(hw_info));
 }

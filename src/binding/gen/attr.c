@@ -30,8 +30,8 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, attribute_val, "attribute_val");
-    SMAP_CHECK_ARG(F, comm, flag, "flag");
+    SMAP_CHECK_NONNULL(F, comm, attribute_val, "attribute_val");
+    SMAP_CHECK_NONNULL(F, comm, flag, "flag");
     return smap_attr_get(SMAP_OBJ_COMM, comm_o->handle, &comm_o->attrs, keyval, (void **)attribute_val, flag, comm, F);
 }
 
@@ -48,7 +48,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_
 {
     static const char F[] = "MPI_Comm_create_keyval";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, comm_keyval, "comm_keyval");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, comm_keyval, "comm_keyval");
     return smap_keyval_create(SMAP_OBJ_COMM, (smap_attr_fn *)comm_copy_attr_fn, (smap_attr_fn *)comm_delete_attr_fn, extra_state, comm_keyval, F);
 }
 
@@ -65,7 +65,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 {
     static const char F[] = "MPI_Comm_free_keyval";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, comm_keyval, "comm_keyval");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, comm_keyval, "comm_keyval");
     return smap_keyval_free(SMAP_OBJ_COMM, comm_keyval, F);
 }
 
@@ -75,8 +75,8 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, attribute_val, "attribute_val");
-    SMAP_CHECK_ARG(F, comm, flag, "flag");
+    SMAP_CHECK_NONNULL(F, comm, attribute_val, "attribute_val");
+    SMAP_CHECK_NONNULL(F, comm, flag, "flag");
     return smap_attr_get(SMAP_OBJ_COMM, comm_o->handle, &comm_o->attrs, comm_keyval, (void **)attribute_val, flag, comm, F);
 }
 
@@ -93,7 +93,7 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
 {
     static const char F[] = "MPI_Keyval_create";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, keyval, "keyval");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, keyval, "keyval");
     return smap_keyval_create(SMAP_OBJ_COMM, (smap_attr_fn *)copy_fn, (smap_attr_fn *)delete_fn, extra_state, keyval, F);
 }
 
@@ -101,7 +101,7 @@ int PMPI_Keyval_free(int *keyval)
 {
     static const char F[] = "MPI_Keyval_free";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, keyval, "keyval");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, keyval, "keyval");
     return smap_keyval_free(SMAP_OBJ_COMM, keyval, F);
 }
 
@@ -109,7 +109,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_
 {
     static const char F[] = "MPI_Type_create_keyval";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, type_keyval, "type_keyval");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, type_keyval, "type_keyval");
     return smap_keyval_create(SMAP_OBJ_TYPE, (smap_attr_fn *)type_copy_attr_fn, (smap_attr_fn *)type_delete_attr_fn, extra_state, type_keyval, F);
 }
 
@@ -126,7 +126,7 @@ int PMPI_Type_free_keyval(int *type_keyval)
 {
     static const char F[] = "MPI_Type_free_keyval";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, type_keyval, "type_keyval");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, type_keyval, "type_keyval");
     return smap_keyval_free(SMAP_OBJ_TYPE, type_keyval, F);
 }
 
@@ -136,8 +136,8 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, attribute_val, "attribute_val");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, flag, "flag");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, attribute_val, "attribute_val");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, flag, "flag");
     return smap_attr_get(SMAP_OBJ_TYPE, smap_dtype_handle(datatype_o), &datatype_o->attrs, type_keyval, (void **)attribute_val, flag, MPI_COMM_NULL, F);
 }
 
@@ -154,7 +154,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win
 {
     static const char F[] = "MPI_Win_create_keyval";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, win_keyval, "win_keyval");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, win_keyval, "win_keyval");
     return smap_keyval_create(SMAP_OBJ_WIN, (smap_attr_fn *)win_copy_attr_fn, (smap_attr_fn *)win_delete_attr_fn, extra_state, win_keyval, F);
 }
 
@@ -162,6 +162,6 @@ int PMPI_Win_free_keyval(int *win_keyval)
 {
     static const char F[] = "MPI_Win_free_keyval";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, win_keyval, "win_keyval");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, win_keyval, "win_keyval");
     return smap_keyval_free(SMAP_OBJ_WIN, win_keyval, F);
 }

@@ -19,7 +19,7 @@
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     static const char F[] = "MPI_Get_address";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, address, "address");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, address, "address");
     *address = (MPI_Aint)location;
     return MPI_SUCCESS;
 }
@@ -29,7 +29,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     static const char F[] = "MPI_Type_commit";
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datatype, "datatype");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datatype, "datatype");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, *datatype, "*datatype", datatype_o);
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_commit_checked(datatype_o));
 }
@@ -62,7 +62,7 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     static const char F[] = "MPI_Type_create_f90_complex";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newtype, "newtype");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newtype, "newtype");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_f90_create(MPI_COMBINER_F90_COMPLEX, p, r, newtype));
 }
 
@@ -70,7 +70,7 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     static const char F[] = "MPI_Type_create_f90_integer";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newtype, "newtype");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newtype, "newtype");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_f90_create(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, newtype));
 }
 
@@ -78,7 +78,7 @@ int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     static const char F[] = "MPI_Type_create_f90_real";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newtype, "newtype");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newtype, "newtype");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_f90_create(MPI_COMBINER_F90_REAL, p, r, newtype));
 }
 
@@ -176,7 +176,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     smap_dtype_t *oldtype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, oldtype, "oldtype", oldtype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newtype, "newtype");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newtype, "newtype");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_type_dup(oldtype, oldtype_o, newtype));
 }
 
@@ -185,7 +185,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     static const char F[] = "MPI_Type_free";
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datatype, "datatype");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datatype, "datatype");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, *datatype, "*datatype", datatype_o);
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_type_free(datatype, datatype_o));
 }
@@ -214,10 +214,10 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, num_integers, "num_integers");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, num_addresses, "num_addresses");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, num_datatypes, "num_datatypes");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, combiner, "combiner");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, num_integers, "num_integers");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, num_addresses, "num_addresses");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, num_datatypes, "num_datatypes");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, combiner, "combiner");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_envelope_int(datatype_o, num_integers, num_addresses, num_datatypes, combiner));
 }
 
@@ -227,11 +227,11 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, num_integers, "num_integers");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, num_addresses, "num_addresses");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, num_large_counts, "num_large_counts");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, num_datatypes, "num_datatypes");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, combiner, "combiner");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, num_integers, "num_integers");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, num_addresses, "num_addresses");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, num_large_counts, "num_large_counts");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, num_datatypes, "num_datatypes");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, combiner, "combiner");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_envelope(datatype_o, num_integers, num_addresses, num_large_counts, num_datatypes, combiner));
 }
 
@@ -241,8 +241,8 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, lb, "lb");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, extent, "extent");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, lb, "lb");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, extent, "extent");
     smap_dtype_extent_aint(datatype_o, 0, lb, extent);
     return MPI_SUCCESS;
 }
@@ -253,8 +253,8 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, lb, "lb");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, extent, "extent");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, lb, "lb");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, extent, "extent");
     smap_dtype_extent_of(datatype_o, 0, lb, extent);
     return MPI_SUCCESS;
 }
@@ -265,8 +265,8 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, lb, "lb");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, extent, "extent");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, lb, "lb");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, extent, "extent");
     smap_dtype_extent_of(datatype_o, 0, lb, extent);
     return MPI_SUCCESS;
 }
@@ -275,8 +275,8 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     static const char F[] = "MPI_Type_get_name";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, type_name, "type_name");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, resultlen, "resultlen");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, type_name, "type_name");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, resultlen, "resultlen");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_get_name(datatype, type_name, resultlen));
 }
 
@@ -286,8 +286,8 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, true_lb, "true_lb");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, true_extent, "true_extent");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, true_lb, "true_lb");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, true_extent, "true_extent");
     smap_dtype_extent_aint(datatype_o, 1, true_lb, true_extent);
     return MPI_SUCCESS;
 }
@@ -298,8 +298,8 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, true_lb, "true_lb");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, true_extent, "true_extent");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, true_lb, "true_lb");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, true_extent, "true_extent");
     smap_dtype_extent_of(datatype_o, 1, true_lb, true_extent);
     return MPI_SUCCESS;
 }
@@ -310,8 +310,8 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, true_lb, "true_lb");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, true_extent, "true_extent");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, true_lb, "true_lb");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, true_extent, "true_extent");
     smap_dtype_extent_of(datatype_o, 1, true_lb, true_extent);
     return MPI_SUCCESS;
 }
@@ -324,7 +324,7 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, value_type, "value_type", value_type_o);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, index_type, "index_type", index_type_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, pair_type, "pair_type");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, pair_type, "pair_type");
     (void)value_type_o;
     (void)index_type_o;
     smap_dtype_value_index(value_type, index_type, pair_type);
@@ -347,7 +347,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char F[] = "MPI_Type_match_size";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datatype, "datatype");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datatype, "datatype");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_match_size_into(typeclass, size, datatype));
 }
 
@@ -357,7 +357,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, type_name, "type_name");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, type_name, "type_name");
     smap_dtype_set_name(datatype_o, type_name);
     return MPI_SUCCESS;
 }
@@ -368,7 +368,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, size, "size");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, size, "size");
     smap_dtype_size_int(datatype_o, size);
     return MPI_SUCCESS;
 }
@@ -379,7 +379,7 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, size, "size");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, size, "size");
     *size = datatype_o->size;
     return MPI_SUCCESS;
 }
@@ -390,7 +390,7 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, size, "size");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, size, "size");
     *size = datatype_o->size;
     return MPI_SUCCESS;
 }

@@ -17,8 +17,8 @@
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
     static const char F[] = "MPI_Abi_get_version";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, abi_major, "abi_major");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, abi_minor, "abi_minor");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, abi_major, "abi_major");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, abi_minor, "abi_minor");
     smap_env_abi_version(abi_major, abi_minor);
     return MPI_SUCCESS;
 }
@@ -36,8 +36,8 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
     static const char F[] = "MPI_Get_library_version";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, version, "version");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, resultlen, "resultlen");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, version, "version");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, resultlen, "resultlen");
     smap_env_library_version(version, resultlen);
     return MPI_SUCCESS;
 }
@@ -46,8 +46,8 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     static const char F[] = "MPI_Get_processor_name";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, name, "name");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, resultlen, "resultlen");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, name, "name");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, resultlen, "resultlen");
     smap_env_processor_name(name, resultlen);
     return MPI_SUCCESS;
 }
@@ -55,8 +55,8 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 int PMPI_Get_version(int *version, int *subversion)
 {
     static const char F[] = "MPI_Get_version";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, version, "version");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, subversion, "subversion");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, version, "version");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, subversion, "subversion");
     smap_env_version(version, subversion);
     return MPI_SUCCESS;
 }

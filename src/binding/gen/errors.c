@@ -18,7 +18,7 @@ int PMPI_Add_error_class(int *errorclass)
 {
     static const char F[] = "MPI_Add_error_class";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, errorclass, "errorclass");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, errorclass, "errorclass");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_user_error_add_class(errorclass));
 }
 
@@ -26,7 +26,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
     static const char F[] = "MPI_Add_error_code";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, errorcode, "errorcode");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, errorcode, "errorcode");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_user_error_add_code(errorclass, errorcode));
 }
 
@@ -34,7 +34,7 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 {
     static const char F[] = "MPI_Add_error_string";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, string, "string");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, string, "string");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_user_error_add_string(errorcode, string));
 }
 
@@ -51,7 +51,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
     static const char F[] = "MPI_Comm_create_errhandler";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, errhandler, "errhandler");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, errhandler, "errhandler");
     SMAP_CHECK_ARG(F, MPI_COMM_NULL, comm_errhandler_fn, "comm_errhandler_fn");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_errhandler_create_into(comm_errhandler_fn, errhandler));
 }
@@ -61,7 +61,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     static const char F[] = "MPI_Comm_get_errhandler";
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, errhandler, "errhandler");
+    SMAP_CHECK_NONNULL(F, comm, errhandler, "errhandler");
     smap_comm_get_errhandler(comm_o, errhandler);
     return MPI_SUCCESS;
 }
@@ -77,22 +77,22 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char F[] = "MPI_Errhandler_free";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, errhandler, "errhandler");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, errhandler, "errhandler");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_errhandler_free_handle(errhandler));
 }
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     static const char F[] = "MPI_Error_class";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, errorclass, "errorclass");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, errorclass, "errorclass");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_err_class_of(errorcode, errorclass));
 }
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     static const char F[] = "MPI_Error_string";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, string, "string");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, resultlen, "resultlen");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, string, "string");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, resultlen, "resultlen");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_err_string_of(errorcode, string, resultlen));
 }
 

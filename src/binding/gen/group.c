@@ -19,7 +19,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, group, "group");
+    SMAP_CHECK_NONNULL(F, comm, group, "group");
     smap_group_of_comm(comm_o, group);
     return MPI_SUCCESS;
 }
@@ -32,7 +32,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group1, "group1", group1_o);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group2, "group2", group2_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, result, "result");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, result, "result");
     smap_group_compare_into(group1_o, group2_o, result);
     return MPI_SUCCESS;
 }
@@ -45,7 +45,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group1, "group1", group1_o);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group2, "group2", group2_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newgroup, "newgroup");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newgroup, "newgroup");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_group_set_op(smap_group_difference, group1_o, group2_o, newgroup));
 }
 
@@ -57,7 +57,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group, "group", group_o);
     SMAP_CHECK_NNI(F, MPI_COMM_NULL, n, "n");
     SMAP_CHECK_ARRAY(F, MPI_COMM_NULL, ranks, n, "ranks", "n");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newgroup, "newgroup");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newgroup, "newgroup");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_group_excl(group_o, n, ranks, newgroup));
 }
 
@@ -66,7 +66,7 @@ int PMPI_Group_free(MPI_Group *group)
     static const char F[] = "MPI_Group_free";
     struct MPI_ABI_Group *group_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, group, "group");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, group, "group");
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, *group, "*group", group_o);
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_group_free_handle(group, group_o));
 }
@@ -79,7 +79,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group, "group", group_o);
     SMAP_CHECK_NNI(F, MPI_COMM_NULL, n, "n");
     SMAP_CHECK_ARRAY(F, MPI_COMM_NULL, ranks, n, "ranks", "n");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newgroup, "newgroup");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newgroup, "newgroup");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_group_incl(group_o, n, ranks, newgroup));
 }
 
@@ -91,7 +91,7 @@ int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgr
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group1, "group1", group1_o);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group2, "group2", group2_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newgroup, "newgroup");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newgroup, "newgroup");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_group_set_op(smap_group_intersection, group1_o, group2_o, newgroup));
 }
 
@@ -103,7 +103,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group, "group", group_o);
     SMAP_CHECK_NNI(F, MPI_COMM_NULL, n, "n");
     SMAP_CHECK_ARRAY(F, MPI_COMM_NULL, ranges, n, "ranges", "n");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newgroup, "newgroup");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newgroup, "newgroup");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_group_range(group_o, n, ranges, 0, newgroup));
 }
 
@@ -115,7 +115,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group, "group", group_o);
     SMAP_CHECK_NNI(F, MPI_COMM_NULL, n, "n");
     SMAP_CHECK_ARRAY(F, MPI_COMM_NULL, ranges, n, "ranges", "n");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newgroup, "newgroup");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newgroup, "newgroup");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_group_range(group_o, n, ranges, 1, newgroup));
 }
 
@@ -125,7 +125,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
     struct MPI_ABI_Group *group_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group, "group", group_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, rank, "rank");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, rank, "rank");
     smap_group_rank_of(group_o, rank);
     return MPI_SUCCESS;
 }
@@ -136,7 +136,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
     struct MPI_ABI_Group *group_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group, "group", group_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, size, "size");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, size, "size");
     smap_group_size_of(group_o, size);
     return MPI_SUCCESS;
 }
@@ -163,6 +163,6 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group1, "group1", group1_o);
     SMAP_CHECK_GROUP(F, MPI_COMM_NULL, group2, "group2", group2_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newgroup, "newgroup");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newgroup, "newgroup");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_group_set_op(smap_group_union, group1_o, group2_o, newgroup));
 }

@@ -19,7 +19,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, info_used, "info_used");
+    SMAP_CHECK_NONNULL(F, comm, info_used, "info_used");
     return SMAP_RAISE_RC(F, comm, smap_comm_get_info(comm_o, info_used));
 }
 
@@ -35,7 +35,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 int PMPI_Info_create(MPI_Info *info)
 {
     static const char F[] = "MPI_Info_create";
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, info, "info");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, info, "info");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_create(info));
 }
 
@@ -43,7 +43,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     static const char F[] = "MPI_Info_create_env";
     SMAP_CHECK_NNI(F, MPI_COMM_NULL, argc, "argc");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, info, "info");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, info, "info");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_create_env(argc, argv, info));
 }
 
@@ -52,7 +52,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
     static const char F[] = "MPI_Info_delete";
     struct MPI_ABI_Info *info_o;
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, info, "info", info_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, key, "key");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, key, "key");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_delete(info_o, key));
 }
 
@@ -61,7 +61,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     static const char F[] = "MPI_Info_dup";
     struct MPI_ABI_Info *info_o;
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, info, "info", info_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, newinfo, "newinfo");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, newinfo, "newinfo");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_dup_into(info_o, newinfo));
 }
 
@@ -69,7 +69,7 @@ int PMPI_Info_free(MPI_Info *info)
 {
     static const char F[] = "MPI_Info_free";
     struct MPI_ABI_Info *info_o;
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, info, "info");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, info, "info");
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, *info, "*info", info_o);
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_free_handle(info, info_o));
 }
@@ -79,10 +79,10 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
     static const char F[] = "MPI_Info_get";
     struct MPI_ABI_Info *info_o;
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, info, "info", info_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, key, "key");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, key, "key");
     SMAP_CHECK_NNI(F, MPI_COMM_NULL, valuelen, "valuelen");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, value, "value");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, flag, "flag");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, value, "value");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, flag, "flag");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_get_value(info_o, key, valuelen, value, flag));
 }
 
@@ -91,7 +91,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
     static const char F[] = "MPI_Info_get_nkeys";
     struct MPI_ABI_Info *info_o;
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, info, "info", info_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, nkeys, "nkeys");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, nkeys, "nkeys");
     smap_info_nkeys(info_o, nkeys);
     return MPI_SUCCESS;
 }
@@ -101,7 +101,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
     static const char F[] = "MPI_Info_get_nthkey";
     struct MPI_ABI_Info *info_o;
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, info, "info", info_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, key, "key");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, key, "key");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_nthkey(info_o, n, key));
 }
 
@@ -110,9 +110,9 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
     static const char F[] = "MPI_Info_get_string";
     struct MPI_ABI_Info *info_o;
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, info, "info", info_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, key, "key");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, buflen, "buflen");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, flag, "flag");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, key, "key");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, buflen, "buflen");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, flag, "flag");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_get_string(info_o, key, buflen, value, flag));
 }
 
@@ -121,9 +121,9 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
     static const char F[] = "MPI_Info_get_valuelen";
     struct MPI_ABI_Info *info_o;
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, info, "info", info_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, key, "key");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, valuelen, "valuelen");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, flag, "flag");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, key, "key");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, valuelen, "valuelen");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, flag, "flag");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_get_valuelen(info_o, key, valuelen, flag));
 }
 
@@ -132,7 +132,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
     static const char F[] = "MPI_Info_set";
     struct MPI_ABI_Info *info_o;
     SMAP_CHECK_INFO(F, MPI_COMM_NULL, info, "info", info_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, key, "key");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, value, "value");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, key, "key");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, value, "value");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_info_set_checked(info_o, key, value));
 }

@@ -18,7 +18,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     static const char F[] = "MPI_Op_commutative";
     struct MPI_ABI_Op *op_o;
     SMAP_CHECK_OP(F, MPI_COMM_NULL, op, "op", op_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, commute, "commute");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, commute, "commute");
     *commute = op_o->commute;
     return MPI_SUCCESS;
 }
@@ -27,7 +27,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     static const char F[] = "MPI_Op_create";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, op, "op");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, op, "op");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_op_create_into(user_fn, NULL, commute, op));
 }
 
@@ -35,7 +35,7 @@ int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
     static const char F[] = "MPI_Op_create_c";
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, op, "op");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, op, "op");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_op_create_into(NULL, user_fn, commute, op));
 }
 
@@ -44,7 +44,7 @@ int PMPI_Op_free(MPI_Op *op)
     static const char F[] = "MPI_Op_free";
     struct MPI_ABI_Op *op_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, op, "op");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, op, "op");
     SMAP_CHECK_OP(F, MPI_COMM_NULL, *op, "*op", op_o);
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_op_free_handle(op, op_o));
 }

@@ -22,7 +22,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_COUNT(F, comm, incount, "incount");
     SMAP_CHECK_DTYPE_NAMED(F, comm, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, comm, position, "position");
+    SMAP_CHECK_NONNULL(F, comm, position, "position");
     (void)comm_o;
     return SMAP_RAISE_RC(F, comm, smap_dtype_pack_at_int(inbuf, incount, datatype_o, outbuf, outsize, position));
 }
@@ -36,7 +36,7 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_COUNT(F, comm, incount, "incount");
     SMAP_CHECK_DTYPE_NAMED(F, comm, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, comm, position, "position");
+    SMAP_CHECK_NONNULL(F, comm, position, "position");
     (void)comm_o;
     return SMAP_RAISE_RC(F, comm, smap_dtype_pack_at(inbuf, incount, datatype_o, outbuf, outsize, position));
 }
@@ -46,9 +46,9 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI
     static const char F[] = "MPI_Pack_external";
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datarep, "datarep");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datarep, "datarep");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, position, "position");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, position, "position");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_pack_ext_aint(datarep, inbuf, incount, datatype_o, outbuf, outsize, position));
 }
 
@@ -57,9 +57,9 @@ int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count inco
     static const char F[] = "MPI_Pack_external_c";
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datarep, "datarep");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datarep, "datarep");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, position, "position");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, position, "position");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_pack_ext(datarep, inbuf, incount, datatype_o, outbuf, outsize, position));
 }
 
@@ -68,9 +68,9 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
     static const char F[] = "MPI_Pack_external_size";
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datarep, "datarep");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datarep, "datarep");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, size, "size");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, size, "size");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_ext_size_aint(datarep, incount, datatype_o, size));
 }
 
@@ -79,9 +79,9 @@ int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datat
     static const char F[] = "MPI_Pack_external_size_c";
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datarep, "datarep");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datarep, "datarep");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, size, "size");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, size, "size");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_ext_size(datarep, incount, datatype_o, size));
 }
 
@@ -94,7 +94,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_COUNT(F, comm, incount, "incount");
     SMAP_CHECK_DTYPE_NAMED(F, comm, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, comm, size, "size");
+    SMAP_CHECK_NONNULL(F, comm, size, "size");
     (void)comm_o;
     return SMAP_RAISE_RC(F, comm, smap_dtype_pack_size_int(incount, datatype_o, size));
 }
@@ -108,7 +108,7 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_COUNT(F, comm, incount, "incount");
     SMAP_CHECK_DTYPE_NAMED(F, comm, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, comm, size, "size");
+    SMAP_CHECK_NONNULL(F, comm, size, "size");
     (void)comm_o;
     return SMAP_RAISE_RC(F, comm, smap_dtype_pack_size_of(incount, datatype_o, size));
 }
@@ -120,7 +120,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, position, "position");
+    SMAP_CHECK_NONNULL(F, comm, position, "position");
     SMAP_CHECK_DTYPE_NAMED(F, comm, datatype, "datatype", datatype_o);
     (void)comm_o;
     return SMAP_RAISE_RC(F, comm, smap_dtype_unpack_at_int(inbuf, insize, position, outbuf, outcount, datatype_o));
@@ -133,7 +133,7 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, position, "position");
+    SMAP_CHECK_NONNULL(F, comm, position, "position");
     SMAP_CHECK_DTYPE_NAMED(F, comm, datatype, "datatype", datatype_o);
     (void)comm_o;
     return SMAP_RAISE_RC(F, comm, smap_dtype_unpack_at(inbuf, insize, position, outbuf, outcount, datatype_o));
@@ -144,8 +144,8 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
     static const char F[] = "MPI_Unpack_external";
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datarep, "datarep");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, position, "position");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datarep, "datarep");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, position, "position");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_unpack_ext_aint(datarep, inbuf, insize, position, outbuf, outcount, datatype_o));
 }
@@ -155,8 +155,8 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count in
     static const char F[] = "MPI_Unpack_external_c";
     smap_dtype_t *datatype_o;
     SMAP_CHECK_RUNNING(F);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, datarep, "datarep");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, position, "position");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, datarep, "datarep");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, position, "position");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_dtype_unpack_ext(datarep, inbuf, insize, position, outbuf, outcount, datatype_o));
 }

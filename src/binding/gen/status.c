@@ -22,7 +22,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, count, "count");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, count, "count");
     smap_status_count_int(status, datatype_o, count);
     return MPI_SUCCESS;
 }
@@ -34,7 +34,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, count, "count");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, count, "count");
     smap_status_count(status, datatype_o, count);
     return MPI_SUCCESS;
 }
@@ -46,7 +46,7 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, count, "count");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, count, "count");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_status_elements_int(status, datatype_o, count));
 }
 
@@ -57,7 +57,7 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, count, "count");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, count, "count");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_status_elements(status, datatype_o, count));
 }
 
@@ -68,7 +68,7 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
     SMAP_CHECK_DTYPE_NAMED(F, MPI_COMM_NULL, datatype, "datatype", datatype_o);
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, count, "count");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, count, "count");
     return SMAP_RAISE_RC(F, MPI_COMM_NULL, smap_status_elements(status, datatype_o, count));
 }
 
@@ -77,7 +77,7 @@ int PMPI_Status_get_error(const MPI_Status *status, int *err)
     static const char F[] = "MPI_Status_get_error";
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, err, "err");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, err, "err");
     *err = status->MPI_ERROR;
     return MPI_SUCCESS;
 }
@@ -87,7 +87,7 @@ int PMPI_Status_get_source(const MPI_Status *status, int *source)
     static const char F[] = "MPI_Status_get_source";
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, source, "source");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, source, "source");
     *source = status->MPI_SOURCE;
     return MPI_SUCCESS;
 }
@@ -97,7 +97,7 @@ int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
     static const char F[] = "MPI_Status_get_tag";
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, tag, "tag");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, tag, "tag");
     *tag = status->MPI_TAG;
     return MPI_SUCCESS;
 }
@@ -173,7 +173,7 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     static const char F[] = "MPI_Test_cancelled";
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_STATUS_ARG(F, MPI_COMM_NULL, status, "status");
-    SMAP_CHECK_ARG(F, MPI_COMM_NULL, flag, "flag");
+    SMAP_CHECK_NONNULL(F, MPI_COMM_NULL, flag, "flag");
     *flag = smap_status_cancelled(status);
     return MPI_SUCCESS;
 }

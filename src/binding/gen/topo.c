@@ -33,7 +33,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm_old, comm_old, "comm_old", comm_old_o);
     SMAP_CHECK_INTRA(F, comm_old, comm_old_o, "comm_old");
-    SMAP_CHECK_ARG(F, comm_old, comm_cart, "comm_cart");
+    SMAP_CHECK_NONNULL(F, comm_old, comm_cart, "comm_cart");
     (void)reorder;
     return smap_topo_cart_create(comm_old_o, ndims, dims, periods, comm_cart, F);
 }
@@ -56,7 +56,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
-    SMAP_CHECK_ARG(F, comm, newrank, "newrank");
+    SMAP_CHECK_NONNULL(F, comm, newrank, "newrank");
     return SMAP_RAISE_RC(F, comm, smap_cart_map(ndims, dims, periods, comm_o->size, comm_o->rank, newrank));
 }
 
@@ -68,7 +68,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
     SMAP_CHECK_TOPO(F, comm, comm_o, MPI_CART, "Cartesian");
-    SMAP_CHECK_ARG(F, comm, rank, "rank");
+    SMAP_CHECK_NONNULL(F, comm, rank, "rank");
     return SMAP_RAISE_RC(F, comm, smap_cart_rank(comm_o->topo, coords, rank));
 }
 
@@ -80,8 +80,8 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
     SMAP_CHECK_TOPO(F, comm, comm_o, MPI_CART, "Cartesian");
-    SMAP_CHECK_ARG(F, comm, rank_source, "rank_source");
-    SMAP_CHECK_ARG(F, comm, rank_dest, "rank_dest");
+    SMAP_CHECK_NONNULL(F, comm, rank_source, "rank_source");
+    SMAP_CHECK_NONNULL(F, comm, rank_dest, "rank_dest");
     return SMAP_RAISE_RC(F, comm, smap_cart_shift_checked(comm_o->topo, direction, disp, rank_source, rank_dest));
 }
 
@@ -93,7 +93,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
     SMAP_CHECK_TOPO(F, comm, comm_o, MPI_CART, "Cartesian");
-    SMAP_CHECK_ARG(F, comm, newcomm, "newcomm");
+    SMAP_CHECK_NONNULL(F, comm, newcomm, "newcomm");
     return smap_topo_cart_sub(comm_o, remain_dims, newcomm, F);
 }
 
@@ -105,7 +105,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
     SMAP_CHECK_TOPO(F, comm, comm_o, MPI_CART, "Cartesian");
-    SMAP_CHECK_ARG(F, comm, ndims, "ndims");
+    SMAP_CHECK_NONNULL(F, comm, ndims, "ndims");
     *ndims = comm_o->topo->ndims;
     return MPI_SUCCESS;
 }
@@ -123,7 +123,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm_old, comm_old, "comm_old", comm_old_o);
     SMAP_CHECK_INTRA(F, comm_old, comm_old_o, "comm_old");
-    SMAP_CHECK_ARG(F, comm_old, comm_dist_graph, "comm_dist_graph");
+    SMAP_CHECK_NONNULL(F, comm_old, comm_dist_graph, "comm_dist_graph");
     (void)reorder;
     return smap_topo_dist_graph(comm_old_o, n, sources, degrees, destinations, weights, info, comm_dist_graph, F);
 }
@@ -135,7 +135,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm_old, comm_old, "comm_old", comm_old_o);
     SMAP_CHECK_INTRA(F, comm_old, comm_old_o, "comm_old");
-    SMAP_CHECK_ARG(F, comm_old, comm_dist_graph, "comm_dist_graph");
+    SMAP_CHECK_NONNULL(F, comm_old, comm_dist_graph, "comm_dist_graph");
     (void)reorder;
     return smap_topo_dist_graph_adjacent(comm_old_o, indegree, sources, sourceweights, outdegree, destinations, destweights, info, comm_dist_graph, F);
 }
@@ -159,9 +159,9 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
     SMAP_CHECK_TOPO(F, comm, comm_o, MPI_DIST_GRAPH, "distributed graph");
-    SMAP_CHECK_ARG(F, comm, indegree, "indegree");
-    SMAP_CHECK_ARG(F, comm, outdegree, "outdegree");
-    SMAP_CHECK_ARG(F, comm, weighted, "weighted");
+    SMAP_CHECK_NONNULL(F, comm, indegree, "indegree");
+    SMAP_CHECK_NONNULL(F, comm, outdegree, "outdegree");
+    SMAP_CHECK_NONNULL(F, comm, weighted, "weighted");
     smap_dist_graph_counts(comm_o->topo, indegree, outdegree, weighted);
     return MPI_SUCCESS;
 }
@@ -173,7 +173,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm_old, comm_old, "comm_old", comm_old_o);
     SMAP_CHECK_INTRA(F, comm_old, comm_old_o, "comm_old");
-    SMAP_CHECK_ARG(F, comm_old, comm_graph, "comm_graph");
+    SMAP_CHECK_NONNULL(F, comm_old, comm_graph, "comm_graph");
     (void)reorder;
     return smap_topo_graph_create(comm_old_o, nnodes, index, edges, comm_graph, F);
 }
@@ -196,7 +196,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
-    SMAP_CHECK_ARG(F, comm, newrank, "newrank");
+    SMAP_CHECK_NONNULL(F, comm, newrank, "newrank");
     return SMAP_RAISE_RC(F, comm, smap_graph_map(nnodes, index, edges, comm_o->size, comm_o->rank, newrank));
 }
 
@@ -219,7 +219,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
     SMAP_CHECK_TOPO(F, comm, comm_o, MPI_GRAPH, "graph");
-    SMAP_CHECK_ARG(F, comm, nneighbors, "nneighbors");
+    SMAP_CHECK_NONNULL(F, comm, nneighbors, "nneighbors");
     return SMAP_RAISE_RC(F, comm, smap_graph_neighbors_count(comm_o->topo, rank, nneighbors));
 }
 
@@ -231,8 +231,8 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
     SMAP_CHECK_INTRA(F, comm, comm_o, "comm");
     SMAP_CHECK_TOPO(F, comm, comm_o, MPI_GRAPH, "graph");
-    SMAP_CHECK_ARG(F, comm, nnodes, "nnodes");
-    SMAP_CHECK_ARG(F, comm, nedges, "nedges");
+    SMAP_CHECK_NONNULL(F, comm, nnodes, "nnodes");
+    SMAP_CHECK_NONNULL(F, comm, nedges, "nedges");
     smap_graph_dims(comm_o->topo, nnodes, nedges);
     return MPI_SUCCESS;
 }
@@ -243,7 +243,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     struct MPI_ABI_Comm *comm_o;
     SMAP_CHECK_RUNNING(F);
     SMAP_CHECK_COMM_OBJ(F, comm, comm, "comm", comm_o);
-    SMAP_CHECK_ARG(F, comm, status, "status");
+    SMAP_CHECK_NONNULL(F, comm, status, "status");
     *status = smap_topo_kind(comm_o->topo);
     return MPI_SUCCESS;
 }

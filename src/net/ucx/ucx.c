@@ -19,21 +19,12 @@
  *     tags leave the top bits zero, checked in tsend/trecv).  Under them
  *     UCP runs its own protocols: eager copies, or a rendezvous that reads
  *     the sender's buffer (get zcopy over verbs, emulated over tcp).
- * Reads of exposed buffers (`rma`: p2p's rendezvous by read) and
- * one-sided windows (`rma_rw`) go over ucp_get_nbx/ucp_put_nbx.  net.h
- * names a remote buffer by a 64-bit key, and a UCP rkey is a packed blob
- * of tens to hundreds of bytes, so the engine has its own key exchange:
- * expose maps the buffer (ucp_mem_map), packs its rkey and names it by a
- * key id of this rank; a reader's first transfer with (rank, key id)
- * asks that rank for the blob (a tagged message under KEY_BIT, answered
- * from the owner's progress), unpacks it on its endpoint and keeps it in
- * a cache; transfers wait for it in order.  A write completes once a
- * flush of the endpoint after it has (remote completion, which MPI's
- * flush needs; ucp_put_nbx's own completion means only that the source
- * buffer may be reused).  SMAP_NET_RMA=0 / SMAP_RMA_NET_RMA=0 turn them
- * off: p2p's rendezvous is then its pipelined tagged sends (CTS, then
- * chunks, which UCP moves with its own rendezvous) and src/rma uses
- * messages served by the target's progress.
+ * Reads of exposed buffers and one-sided windows, with the engine's own
+ * exchange of UCP's memory keys, are rma.c's (internal.h: what the two
+ * files share).  SMAP_NET_RMA=0 / SMAP_RMA_NET_RMA=0 turn them off: p2p's
+ * rendezvous is then its pipelined tagged sends (CTS, then chunks, which
+ * UCP moves with its own rendezvous) and src/rma uses messages served by
+ * the target's progress.
  *
  * UCP's callbacks only record what completed (a completion list, the
  * ring's flags); the upcalls run after ucp_worker_progress has returned,
@@ -50,134 +41,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ucp/api/ucp.h>
-
 #include "base/compiler.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
+#include "net/ucx/internal.h"
 
-/* Message receives posted at once (as the libfabric engine: a window of
- * 64 small sends finds a posted buffer each). */
-#define NRECV 64
-#define MSG_BIT ((uint64_t)1 << 63)
-/* The key exchange's tags: a request is KEY_BIT alone (payload: the
- * requester's rank and the key id), a reply KEY_BIT | REP_BIT | the
- * owner's rank << 40 | the key id (payload: the packed rkey, empty when
- * the owner has no such exposure).  Key ids count below 2^39; KEY_PUSHED
- * marks one whose rkey the owner sent with the exposure (expose_to, p2p's
- * rendezvous): its reader posts the reply's receive and asks nothing. */
-#define KEY_BIT ((uint64_t)1 << 62)
-#define REP_BIT ((uint64_t)1 << 61)
-#define KEY_ID_MAX ((uint64_t)1 << 39)
-#define KEY_PUSHED ((uint64_t)1 << 39)
-/* Largest packed rkey a reply may carry (a few transports' worth). */
-#define RKEY_MAX 4096
-/* Cached rkeys kept beyond those in use (a rendezvous's is used once; a
- * window's again and again): past it, the unused are dropped. */
-#define RKEY_CACHE 1024
 /* Address bytes one key-value entry carries (PMI values: 1024 chars, hex). */
 #define KV_PART 480
 
-enum uop_kind { U_SEND, U_TSEND, U_TRECV, U_FLUSH, U_GET, U_PUT, U_RFLUSH, U_KEYREP };
+struct ucx_state U;
 
-struct rkey_ent;
-
-/* One operation UCP owes a completion: the callbacks put it on the
- * completion list, reap() hands it on. */
-struct uop {
-    struct uop *next;         /* on the completion list */
-    enum uop_kind kind;
-    int peer;
-    ucs_status_t status;
-    void *req;                /* UCP's request, freed once reaped */
-    void *cookie;             /* the done upcall's, or NULL (a copied message) */
-    void (*fn)(void *);       /* rma_xfer's completion function (instead of done) */
-    struct rkey_ent *ent;     /* the rkey a transfer uses (U_GET, U_PUT), or a reply's */
-    ucp_dt_iov_t iov[2];      /* send_msgv: header (in data[]) and the caller's payload */
-    unsigned char data[];     /* a copied message */
-};
-
-/* A buffer this rank exposed (handle of expose/expose_rw). */
-struct xreg {
-    struct xreg *next;
-    uint64_t key;             /* its key id */
-    ucp_mem_h memh;           /* NULL for an empty buffer */
-    void *blob;               /* packed rkey (ucp_rkey_pack) */
-    size_t bloblen;
-};
-
-/* A transfer waiting for its rkey to arrive. */
-struct pend {
-    struct pend *next;
-    int write;
-    void *buf;
-    size_t len;
-    uint64_t raddr;
-    void (*fn)(void *);       /* NULL: the done upcall with cookie (a read) */
-    void *cookie;
-};
-
-/* A peer's rkey: being fetched (rkey NULL, transfers waiting) or ready. */
-struct rkey_ent {
-    struct rkey_ent *next;    /* in its hash bucket */
-    int peer;
-    uint64_t key;
-    ucp_rkey_h rkey;
-    long users;               /* transfers under way with it */
-    struct pend *wait_head, *wait_tail;
-    unsigned char *reply;     /* the reply's buffer while fetching */
-};
-#define RKEY_BUCKETS 256
-
-/* A posted message receive of the ring. */
-struct rslot {
-    void *req;
-    int done;                 /* completed, not delivered yet */
-    ucs_status_t status;
-    size_t len;
-    uint64_t tag;
-    unsigned char *buf;
-};
-
-static struct {
-    ucp_context_h ctx;
-    ucp_worker_h worker;
-    ucp_address_t **addr;     /* by job rank: the peers' worker addresses */
-    ucp_ep_h *ep;             /* by job rank, made at first use */
-    ucs_status_t *ep_err;     /* by job rank: why its endpoint failed (UCS_OK: it did not) */
-    struct smap_net_upcalls up;
-    struct rslot ring[NRECV];
-    unsigned char *spare;     /* message buffers not posted, linked through their first bytes */
-    int head;                 /* the ring's oldest posted receive */
-    int nposted;              /* receives posted (NRECV once open) */
-    size_t msg_cap;           /* bytes of a message: header and room */
-    struct uop *done_head, *done_tail;
-    long inflight;            /* uops not reaped yet (busy) */
-    int efd;                  /* the worker's event fd, or -1 (no sleeping) */
-    int closing;              /* endpoint errors from now on are the peers' goodbyes */
-    /* the key exchange (top of this file) */
-    struct xreg *xregs;       /* this rank's exposures */
-    uint64_t next_key;
-    struct rkey_ent *rkeys[RKEY_BUCKETS];
-    long nrkeys;
-    long ngets, nputs, nfetched, npushed;   /* for the closing report (SMAP_VERBOSE=2) */
-    struct {                  /* the posted receive of key requests */
-        void *req;
-        int done;
-        ucs_status_t status;
-        uint64_t msg[2];      /* requester's rank, key id */
-    } kreq;
-} U;
-
-static SMAP_COLD _Noreturn void fail(const char *what, ucs_status_t st)
+SMAP_COLD _Noreturn void ucx_fail(const char *what, ucs_status_t st)
 {
     smap_fatal("inter-node transport (UCX): %s failed: %s", what, ucs_status_string(st));
 }
 
 /* ---- completions ---------------------------------------------------------- */
 
-static void push_done(struct uop *o, ucs_status_t st)
+void ucx_push_done(struct uop *o, ucs_status_t st)
 {
     o->status = st;
     o->next = NULL;
@@ -191,29 +73,20 @@ static void push_done(struct uop *o, ucs_status_t st)
 static void send_cb(void *req, ucs_status_t st, void *user)
 {
     (void)req;
-    push_done(user, st);
+    ucx_push_done(user, st);
 }
 
 static void trecv_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
 {
     (void)req;
     (void)info;
-    push_done(user, st);
+    ucx_push_done(user, st);
 }
 
-static void flush_cb(void *req, ucs_status_t st, void *user)
+void ucx_flush_cb(void *req, ucs_status_t st, void *user)
 {
     (void)req;
-    push_done(user, st);
-}
-
-static void kreq_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
-{
-    (void)req;
-    (void)info;
-    (void)user;
-    U.kreq.status = st;
-    U.kreq.done = 1;
+    ucx_push_done(user, st);
 }
 
 static void msg_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
@@ -244,7 +117,7 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
                                 "failed: %s", rank, ucs_status_string(st));
 }
 
-static ucp_ep_h ep_of(int rank)
+ucp_ep_h ucx_ep_of(int rank)
 {
     if (SMAP_UNLIKELY(U.ep_err[rank] != UCS_OK))
         smap_fatal("inter-node transport (UCX): the connection to rank %d failed: %s (that "
@@ -268,20 +141,20 @@ static ucp_ep_h ep_of(int rank)
 /* After a non-blocking call: NULL (done at once: the op is reaped like any
  * other, by the next progress round, never inside this call), an error,
  * or UCP's request (the callback will come). */
-static void started(struct uop *o, ucs_status_ptr_t r, const char *what)
+void ucx_started(struct uop *o, ucs_status_ptr_t r, const char *what)
 {
     U.inflight++;
     if (r == NULL) {
         o->req = NULL;
-        push_done(o, UCS_OK);
+        ucx_push_done(o, UCS_OK);
     } else if (UCS_PTR_IS_ERR(r)) {
-        fail(what, UCS_PTR_STATUS(r));
+        ucx_fail(what, UCS_PTR_STATUS(r));
     } else {
         o->req = r;
     }
 }
 
-static struct uop *uop_new(enum uop_kind kind, int peer, size_t extra)
+struct uop *ucx_uop_new(enum uop_kind kind, int peer, size_t extra)
 {
     struct uop *o = malloc(sizeof *o + extra);
     if (!o)
@@ -346,12 +219,9 @@ static void post_recv(int i)
     s->buf = buf_get();
     ucs_status_ptr_t r = ucp_tag_recv_nbx(U.worker, s->buf, U.msg_cap, MSG_BIT, MSG_BIT, &p);
     if (UCS_PTR_IS_ERR(r))
-        fail("posting a message receive", UCS_PTR_STATUS(r));
+        ucx_fail("posting a message receive", UCS_PTR_STATUS(r));
     s->req = r;
 }
-
-static void key_request(void);
-static void key_reply(struct uop *o);
 
 /* Hands on what completed: messages in the ring's order, then the other
  * operations.  Upcalls may send (staying out of UCP's callbacks). */
@@ -359,7 +229,7 @@ static int reap(void)
 {
     int n = 0;
     if (U.kreq.done) {
-        key_request();
+        ucx_key_request();
         n++;
     }
     while (U.nposted && U.ring[U.head].done) {
@@ -393,7 +263,7 @@ static int reap(void)
                                                                                      : "to",
                        o->peer, ucs_status_string(o->status));
         if (o->kind == U_KEYREP)
-            key_reply(o);
+            ucx_key_reply(o);
         else if (o->ent)
             o->ent->users--;
         void *cookie = o->cookie;
@@ -428,13 +298,13 @@ static int ucx_busy(void)
  * worker has left (busy() waits for it). */
 static void ucx_drain(void)
 {
-    struct uop *o = uop_new(U_FLUSH, -1, 0);
+    struct uop *o = ucx_uop_new(U_FLUSH, -1, 0);
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
-        .cb.send = flush_cb,
+        .cb.send = ucx_flush_cb,
         .user_data = o,
     };
-    started(o, ucp_worker_flush_nbx(U.worker, &p), "ucp_worker_flush_nbx");
+    ucx_started(o, ucp_worker_flush_nbx(U.worker, &p), "ucp_worker_flush_nbx");
 }
 
 /* Sleeping: the worker's event fd once ucp_worker_arm says nothing is
@@ -453,8 +323,8 @@ static int ucx_trywait(void)
 
 /* ---- sending -------------------------------------------------------------- */
 
-static void send_uop(struct uop *o, int dst, const void *buf, size_t count, ucp_datatype_t dt,
-                     uint64_t tag)
+void ucx_send_uop(struct uop *o, int dst, const void *buf, size_t count, ucp_datatype_t dt,
+                  uint64_t tag)
 {
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
@@ -463,7 +333,7 @@ static void send_uop(struct uop *o, int dst, const void *buf, size_t count, ucp_
         .user_data = o,
         .datatype = dt,
     };
-    started(o, ucp_tag_send_nbx(ep_of(dst), buf, count, tag, &p), "ucp_tag_send_nbx");
+    ucx_started(o, ucp_tag_send_nbx(ucx_ep_of(dst), buf, count, tag, &p), "ucp_tag_send_nbx");
 }
 
 /* A message fits a posted buffer: header and payload within
@@ -486,11 +356,11 @@ static void ucx_send_msg(int dst, const void *hdr, size_t hlen, const void *data
 {
     size_t len = hlen + dlen;
     check_len(hlen, dlen);
-    struct uop *o = uop_new(U_SEND, dst, len);
+    struct uop *o = ucx_uop_new(U_SEND, dst, len);
     memcpy(o->data, hdr, hlen);
     if (dlen)
         memcpy(o->data + hlen, data, dlen);
-    send_uop(o, dst, o->data, len, ucp_dt_make_contig(1), msg_tag());
+    ucx_send_uop(o, dst, o->data, len, ucp_dt_make_contig(1), msg_tag());
 }
 
 /* UCP sends each message at once (no bundles here): a lazy one too. */
@@ -507,7 +377,7 @@ static int ucx_send_msgv(int dst, const void *hdr, size_t hlen, const void *data
 {
     (void)flags;
     check_len(hlen, dlen);
-    struct uop *o = uop_new(U_SEND, dst, hlen);
+    struct uop *o = ucx_uop_new(U_SEND, dst, hlen);
     memcpy(o->data, hdr, hlen);
     o->iov[0] = (ucp_dt_iov_t){ o->data, hlen };
     o->iov[1] = (ucp_dt_iov_t){ (void *)(uintptr_t)data, dlen };
@@ -518,13 +388,13 @@ static int ucx_send_msgv(int dst, const void *hdr, size_t hlen, const void *data
         .user_data = o,
         .datatype = ucp_dt_make_iov(),
     };
-    ucs_status_ptr_t r = ucp_tag_send_nbx(ep_of(dst), o->iov, dlen ? 2 : 1, msg_tag(), &p);
+    ucs_status_ptr_t r = ucp_tag_send_nbx(ucx_ep_of(dst), o->iov, dlen ? 2 : 1, msg_tag(), &p);
     if (r == NULL) {
         free(o);
         return 1;
     }
     o->cookie = cookie;
-    started(o, r, "ucp_tag_send_nbx (message)");
+    ucx_started(o, r, "ucp_tag_send_nbx (message)");
     return 0;
 }
 
@@ -538,9 +408,9 @@ static void check_tag(uint64_t tag)
 static void ucx_tsend(int dst, const void *buf, size_t len, uint64_t tag, void *cookie)
 {
     check_tag(tag);
-    struct uop *o = uop_new(U_TSEND, dst, 0);
+    struct uop *o = ucx_uop_new(U_TSEND, dst, 0);
     o->cookie = cookie;
-    send_uop(o, dst, buf, len, ucp_dt_make_contig(1), tag);
+    ucx_send_uop(o, dst, buf, len, ucp_dt_make_contig(1), tag);
 }
 
 /* The tag is the receiver's own (unique among its transfers), so it needs
@@ -548,7 +418,7 @@ static void ucx_tsend(int dst, const void *buf, size_t len, uint64_t tag, void *
 static void ucx_trecv(int src, void *buf, size_t len, uint64_t tag, void *cookie)
 {
     check_tag(tag);
-    struct uop *o = uop_new(U_TRECV, src, 0);
+    struct uop *o = ucx_uop_new(U_TRECV, src, 0);
     o->cookie = cookie;
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
@@ -557,362 +427,7 @@ static void ucx_trecv(int src, void *buf, size_t len, uint64_t tag, void *cookie
         .user_data = o,
         .datatype = ucp_dt_make_contig(1),
     };
-    started(o, ucp_tag_recv_nbx(U.worker, buf, len, tag, ~(uint64_t)0, &p), "ucp_tag_recv_nbx");
-}
-
-/* ---- exposed buffers, the key exchange, reads and writes ------------------ */
-
-static SMAP_COLD _Noreturn void oom(const char *what)
-{
-    smap_fatal("inter-node transport (UCX): out of memory for %s", what);
-}
-
-/* Maps [buf, buf+len) for peers' access `prot` (UCP_MEM_MAP_PROT_*) and
- * packs its rkey for the key exchange. */
-static void expose_prot(const void *buf, size_t len, unsigned prot, uint64_t *raddr,
-                        uint64_t *key, void **handle)
-{
-    struct xreg *x = calloc(1, sizeof *x);
-    if (!x)
-        oom("an exposed buffer");
-    if (len) {
-        ucp_mem_map_params_t mp = {
-            .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                          UCP_MEM_MAP_PARAM_FIELD_PROT,
-            .address = (void *)(uintptr_t)buf,
-            .length = len,
-            .prot = prot,
-        };
-        ucs_status_t st = ucp_mem_map(U.ctx, &mp, &x->memh);
-        if (st != UCS_OK)
-            fail("ucp_mem_map (exposing a buffer)", st);
-        if ((st = ucp_rkey_pack(U.ctx, x->memh, &x->blob, &x->bloblen)) != UCS_OK)
-            fail("ucp_rkey_pack", st);
-        if (x->bloblen > RKEY_MAX)
-            smap_fatal("inter-node transport (UCX): a packed memory key of %zu bytes exceeds "
-                       "the %d the key exchange carries", x->bloblen, RKEY_MAX);
-    }
-    if (++U.next_key >= KEY_ID_MAX)
-        U.next_key = 1;   /* 2^40 exposures later: long unexposed */
-    x->key = U.next_key;
-    x->next = U.xregs;
-    U.xregs = x;
-    *raddr = (uint64_t)(uintptr_t)buf;
-    *key = x->key;
-    *handle = x;
-}
-
-/* p2p's rendezvous buffers: read by peers only (a send buffer may be
- * read-only memory, which a NIC cannot register for remote writes). */
-static void ucx_expose(const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
-                       void **handle)
-{
-    expose_prot(buf, len, UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_REMOTE_READ, raddr,
-                key, handle);
-}
-
-/* The rkey goes to dst at once, under the reply's tag: dst's first read
- * with the key finds it there (or on its way: UCP keeps it as unexpected)
- * instead of asking, one round trip less per rendezvous.  A read that
- * never comes (a cancelled send) leaves that message unexpected until
- * close drops it (drop_unread_keys). */
-static void ucx_expose_to(int dst, const void *buf, size_t len, uint64_t *raddr, uint64_t *key,
-                          void **handle)
-{
-    ucx_expose(buf, len, raddr, key, handle);
-    struct xreg *x = *handle;
-    x->key |= KEY_PUSHED;
-    *key = x->key;
-    if (!len)   /* an empty read completes without its rkey */
-        return;
-    struct uop *o = uop_new(U_SEND, dst, x->bloblen);
-    memcpy(o->data, x->blob, x->bloblen);
-    uint64_t tag = KEY_BIT | REP_BIT | (uint64_t)(uint32_t)smap_lib->job->rank << 40 | x->key;
-    send_uop(o, dst, o->data, x->bloblen, ucp_dt_make_contig(1), tag);
-    U.npushed++;
-}
-
-/* Windows: read and written by peers. */
-static void ucx_expose_rw(void *buf, size_t len, uint64_t *raddr, uint64_t *key, void **handle)
-{
-    expose_prot(buf, len,
-                UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_LOCAL_WRITE |
-                    UCP_MEM_MAP_PROT_REMOTE_READ | UCP_MEM_MAP_PROT_REMOTE_WRITE,
-                raddr, key, handle);
-}
-
-static void xreg_free(struct xreg *x)
-{
-    if (x->blob)
-        ucp_rkey_buffer_release(x->blob);
-    if (x->memh)
-        ucp_mem_unmap(U.ctx, x->memh);
-    free(x);
-}
-
-static void ucx_unexpose(void *handle)
-{
-    struct xreg **pp = &U.xregs;
-    while (*pp && *pp != handle)
-        pp = &(*pp)->next;
-    if (!*pp)
-        smap_fatal("inter-node transport (UCX): unexposing a buffer that is not exposed");
-    struct xreg *x = *pp;
-    *pp = x->next;
-    xreg_free(x);
-}
-
-/* Posts the receive of the next key request. */
-static void post_kreq(void)
-{
-    ucp_request_param_t p = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_DATATYPE |
-                        UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
-        .cb.recv = kreq_cb,
-        .datatype = ucp_dt_make_contig(1),
-    };
-    U.kreq.done = 0;
-    ucs_status_ptr_t r =
-        ucp_tag_recv_nbx(U.worker, U.kreq.msg, sizeof U.kreq.msg, KEY_BIT, ~(uint64_t)0, &p);
-    if (UCS_PTR_IS_ERR(r))
-        fail("posting the key requests' receive", UCS_PTR_STATUS(r));
-    U.kreq.req = r;
-}
-
-/* A peer asks for one of our keys: the packed rkey back (empty when the
- * key is not exposed: the reader says so), under its reply tag. */
-static void key_request(void)
-{
-    ucp_request_free(U.kreq.req);
-    U.kreq.req = NULL;
-    if (U.kreq.status != UCS_OK)
-        smap_fatal("inter-node transport (UCX): receiving a key request failed: %s",
-                   ucs_status_string(U.kreq.status));
-    int from = (int)U.kreq.msg[0];
-    uint64_t key = U.kreq.msg[1];
-    post_kreq();
-    if (from < 0 || from >= smap_lib->job->size || key >= KEY_ID_MAX)   /* never a pushed one */
-        smap_fatal("inter-node transport (UCX): a malformed key request (rank %d, key %llu)",
-                   from, (unsigned long long)key);
-    struct xreg *x = U.xregs;
-    while (x && x->key != key)
-        x = x->next;
-    size_t len = x ? x->bloblen : 0;
-    struct uop *o = uop_new(U_SEND, from, len);
-    if (len)
-        memcpy(o->data, x->blob, len);
-    uint64_t tag = KEY_BIT | REP_BIT | (uint64_t)(uint32_t)smap_lib->job->rank << 40 | key;
-    send_uop(o, from, o->data, len, ucp_dt_make_contig(1), tag);
-}
-
-static unsigned bucket(int peer, uint64_t key)
-{
-    return (unsigned)((key * 0x9e3779b97f4a7c15ull + (uint64_t)peer) >> 56) % RKEY_BUCKETS;
-}
-
-/* Drops cached rkeys no transfer uses, once more than RKEY_CACHE are kept. */
-static void rkey_trim(void)
-{
-    if (U.nrkeys <= RKEY_CACHE)
-        return;
-    for (int b = 0; b < RKEY_BUCKETS; b++)
-        for (struct rkey_ent **pp = &U.rkeys[b]; *pp;) {
-            struct rkey_ent *e = *pp;
-            if (e->rkey && !e->users) {
-                *pp = e->next;
-                ucp_rkey_destroy(e->rkey);
-                free(e);
-                U.nrkeys--;
-            } else {
-                pp = &e->next;
-            }
-        }
-}
-
-static void issue(struct rkey_ent *e, const struct pend *t);
-
-/* The reply to our key request came: unpack it on the peer's endpoint and
- * start the transfers that waited for it, in order. */
-static void key_reply(struct uop *o)
-{
-    struct rkey_ent *e = o->ent;
-    if (!o->iov[0].length)
-        smap_fatal("inter-node transport (UCX): rank %d has no exposed buffer with key %llu "
-                   "(unexposed before a peer's transfer)", e->peer, (unsigned long long)e->key);
-    ucs_status_t st = ucp_ep_rkey_unpack(ep_of(e->peer), e->reply, &e->rkey);
-    if (st != UCS_OK)
-        fail("ucp_ep_rkey_unpack", st);
-    free(e->reply);
-    e->reply = NULL;
-    while (e->wait_head) {
-        struct pend *t = e->wait_head;
-        e->wait_head = t->next;
-        issue(e, t);
-        free(t);
-    }
-    e->wait_tail = NULL;
-}
-
-static void keyrep_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
-{
-    (void)req;
-    struct uop *o = user;
-    o->iov[0].length = st == UCS_OK ? info->length : 0;   /* the reply's length */
-    push_done(o, st);
-}
-
-/* The cache entry of (peer, key), fetching it when new. */
-static struct rkey_ent *rkey_of(int peer, uint64_t key)
-{
-    unsigned b = bucket(peer, key);
-    for (struct rkey_ent *e = U.rkeys[b]; e; e = e->next)
-        if (e->peer == peer && e->key == key)
-            return e;
-    rkey_trim();
-    struct rkey_ent *e = calloc(1, sizeof *e);
-    if (!e || !(e->reply = malloc(RKEY_MAX)))
-        oom("a memory key");
-    e->peer = peer;
-    e->key = key;
-    e->next = U.rkeys[b];
-    U.rkeys[b] = e;
-    U.nrkeys++;
-    /* the reply's receive first, then the request */
-    struct uop *o = uop_new(U_KEYREP, peer, 0);
-    o->ent = e;
-    ucp_request_param_t p = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
-        .cb.recv = keyrep_cb,
-        .user_data = o,
-        .datatype = ucp_dt_make_contig(1),
-    };
-    uint64_t tag = KEY_BIT | REP_BIT | (uint64_t)(uint32_t)peer << 40 | key;
-    started(o, ucp_tag_recv_nbx(U.worker, e->reply, RKEY_MAX, tag, ~(uint64_t)0, &p),
-            "ucp_tag_recv_nbx (memory key)");
-    if (key & KEY_PUSHED)   /* on its way (or here already) */
-        return e;
-    U.nfetched++;
-    struct uop *q = uop_new(U_SEND, peer, 2 * sizeof(uint64_t));
-    uint64_t msg[2] = { (uint64_t)smap_lib->job->rank, key };
-    memcpy(q->data, msg, sizeof msg);
-    send_uop(q, peer, q->data, sizeof msg, ucp_dt_make_contig(1), KEY_BIT);
-    return e;
-}
-
-static void rma_cb(void *req, ucs_status_t st, void *user)
-{
-    (void)req;
-    push_done(user, st);
-}
-
-/* Starts transfer t with e's rkey: a read (ucp_get_nbx), or a write
- * (ucp_put_nbx) followed by a flush of the endpoint, whose completion is
- * the write's (the data is in the target's memory). */
-static void issue(struct rkey_ent *e, const struct pend *t)
-{
-    ucp_ep_h ep = ep_of(e->peer);
-    struct uop *o = uop_new(t->write ? U_PUT : U_GET, e->peer, 0);
-    o->ent = e;
-    e->users++;
-    ++*(t->write ? &U.nputs : &U.ngets);
-    if (!t->write) {
-        o->fn = t->fn;
-        o->cookie = t->cookie;
-    }
-    ucp_request_param_t p = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
-        .cb.send = rma_cb,
-        .user_data = o,
-    };
-    if (t->write)
-        started(o, ucp_put_nbx(ep, t->buf, t->len, t->raddr, e->rkey, &p), "ucp_put_nbx");
-    else
-        started(o, ucp_get_nbx(ep, t->buf, t->len, t->raddr, e->rkey, &p), "ucp_get_nbx");
-    if (!t->write)
-        return;
-    struct uop *f = uop_new(U_RFLUSH, e->peer, 0);
-    f->fn = t->fn;
-    f->cookie = t->cookie;
-    ucp_request_param_t fp = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
-        .cb.send = flush_cb,
-        .user_data = f,
-    };
-    started(f, ucp_ep_flush_nbx(ep, &fp), "ucp_ep_flush_nbx (a write's completion)");
-}
-
-/* A transfer with (peer, key): at once when its rkey is here, else after
- * it (in order with the others waiting for it). */
-static void transfer(int write, int peer, void *buf, size_t len, uint64_t raddr, uint64_t key,
-                     void (*fn)(void *), void *cookie)
-{
-    struct pend t = { .write = write, .buf = buf, .len = len, .raddr = raddr, .fn = fn,
-                      .cookie = cookie };
-    if (!len) {   /* nothing to move: completes in the next round */
-        struct uop *o = uop_new(U_GET, peer, 0);
-        o->fn = fn;
-        o->cookie = cookie;
-        started(o, NULL, "an empty transfer");
-        return;
-    }
-    struct rkey_ent *e = rkey_of(peer, key);
-    if (e->rkey) {
-        issue(e, &t);
-        return;
-    }
-    struct pend *w = malloc(sizeof *w);
-    if (!w)
-        oom("a transfer waiting for its memory key");
-    *w = t;
-    w->next = NULL;
-    if (e->wait_tail)
-        e->wait_tail->next = w;
-    else
-        e->wait_head = w;
-    e->wait_tail = w;
-}
-
-/* p2p's rendezvous read: done(cookie) once the data is here. */
-static void ucx_read(int src, void *buf, size_t len, uint64_t raddr, uint64_t key, void *cookie)
-{
-    transfer(0, src, buf, len, raddr, key, NULL, cookie);
-}
-
-static void ucx_rma_xfer(int write, int peer, void *buf, size_t len, uint64_t raddr,
-                         uint64_t key, void (*fn)(void *), void *cookie)
-{
-    transfer(write, peer, buf, len, raddr, key, fn, cookie);
-}
-
-/* At close: every cached rkey (before the endpoints go), every exposure
- * left. */
-static void rma_close(void)
-{
-    if (U.ngets || U.nputs || U.nfetched || U.npushed)
-        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): %ld reads (ucp_get), %ld writes "
-                                "(ucp_put), %ld memory keys fetched, %ld pushed", U.ngets,
-                 U.nputs, U.nfetched, U.npushed);
-    for (int b = 0; b < RKEY_BUCKETS; b++)
-        while (U.rkeys[b]) {
-            struct rkey_ent *e = U.rkeys[b];
-            U.rkeys[b] = e->next;
-            if (e->rkey)
-                ucp_rkey_destroy(e->rkey);
-            while (e->wait_head) {
-                struct pend *t = e->wait_head;
-                e->wait_head = t->next;
-                free(t);
-            }
-            free(e->reply);
-            free(e);
-        }
-    U.nrkeys = 0;
-    while (U.xregs) {
-        struct xreg *x = U.xregs;
-        U.xregs = x->next;
-        xreg_free(x);
-    }
+    ucx_started(o, ucp_tag_recv_nbx(U.worker, buf, len, tag, ~(uint64_t)0, &p), "ucp_tag_recv_nbx");
 }
 
 /* ---- opening: context, worker, address exchange --------------------------- */
@@ -1110,7 +625,7 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     for (int i = 0; i < NRECV; i++)
         post_recv(i);
     U.nposted = NRECV;
-    post_kreq();
+    ucx_post_kreq();
     if (exchange_addresses(err, errlen))
         return -1;
     smap_log(SMAP_LOG_INFO,
@@ -1125,7 +640,7 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
 }
 
 /* Waits for a request of UCP's own (cancel, endpoint close). */
-static void wait_req(ucs_status_ptr_t r)
+void ucx_wait_req(ucs_status_ptr_t r)
 {
     if (r == NULL || UCS_PTR_IS_ERR(r))
         return;
@@ -1134,43 +649,20 @@ static void wait_req(ucs_status_ptr_t r)
     ucp_request_free(r);
 }
 
-/* Pushed keys no read took (a cancelled rendezvous send): received and
- * dropped, else UCX warns at ucp_worker_destroy of unmatched messages. */
-static void drop_unread_keys(void)
-{
-    static unsigned char scratch[RKEY_MAX];
-    ucp_tag_recv_info_t info;
-    ucp_tag_message_h m;
-    while ((m = ucp_tag_probe_nb(U.worker, KEY_BIT | REP_BIT, MSG_BIT | KEY_BIT | REP_BIT, 1,
-                                 &info)) != NULL) {
-        ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
-                                  .datatype = ucp_dt_make_contig(1) };
-        wait_req(ucp_tag_msg_recv_nbx(U.worker, scratch, sizeof scratch, m, &p));
-    }
-}
-
 static void ucx_close(void)
 {
     U.closing = 1;
     if (U.worker) {
         while (U.done_head || U.inflight)
             ucx_progress();
-        drop_unread_keys();
+        ucx_drop_unread_keys();
         /* the ring's receives: cancelled, then their callbacks come */
         for (int i = 0; i < NRECV; i++) {
             struct rslot *s = &U.ring[i];
             if (s->req && !s->done)
                 ucp_request_cancel(U.worker, s->req);
         }
-        if (U.kreq.req) {
-            if (!U.kreq.done)
-                ucp_request_cancel(U.worker, U.kreq.req);
-            while (!U.kreq.done)
-                ucp_worker_progress(U.worker);
-            ucp_request_free(U.kreq.req);
-            U.kreq.req = NULL;
-        }
-        rma_close();
+        ucx_rma_close();
         for (int i = 0; i < NRECV; i++) {
             struct rslot *s = &U.ring[i];
             if (!s->req)
@@ -1187,7 +679,7 @@ static void ucx_close(void)
                                   .flags = UCP_EP_CLOSE_FLAG_FORCE };
         for (int r = 0; U.ep && r < smap_lib->job->size; r++)
             if (U.ep[r])
-                wait_req(ucp_ep_close_nbx(U.ep[r], &p));
+                ucx_wait_req(ucp_ep_close_nbx(U.ep[r], &p));
         ucp_worker_destroy(U.worker);
     }
     if (U.ctx)

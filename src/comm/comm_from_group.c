@@ -16,14 +16,19 @@
  * clash of distinct tags improbable, not impossible).
  * MPI_Intercomm_create_from_groups builds a temporary communicator of the
  * local group that way, then runs MPI_Intercomm_create's agreement with the
- * leaders linked over WORLD's internal context (a second tag). */
+ * leaders linked over WORLD's internal context (a second tag).
+ *
+ * The entry points (binding/gen/comm.c) pass their arguments as given:
+ * every check is here, errors raised on the error handler given (the new
+ * communicator's), or on MPI_COMM_SELF's when that is no handler. */
 #include <mpi.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "binding/check.h"
 #include "comm/comm_create.h"
 #include "mpi/errhandler.h"
+#include "mpi/errors.h"
+#include "mpi/group.h"
 #include "mpi/info.h"
 #include "mpi/session.h"
 
@@ -88,11 +93,16 @@ static int from_group(struct MPI_ABI_Group *g, int tag, MPI_Errhandler eh, MPI_C
 
 #define FAIL(cls, ...) smap_err_raise_on(errhandler, newcomm, "a new communicator", cls, F, __VA_ARGS__)
 
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
-                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+/* The hints of a new communicator: raised on its own handler. */
+static int set_info(MPI_Comm c, MPI_Info info, const char *F)
 {
-    static const char F[] = "MPI_Comm_create_from_group";
-    SMAP_CHECK_RUNNING(F);
+    int rc = smap_comm_set_info(c, info);
+    return rc == MPI_SUCCESS ? rc : smap_err_raise(c, rc, F, "%s", smap_why());
+}
+
+int smap_comm_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                         MPI_Errhandler errhandler, MPI_Comm *newcomm, const char *F)
+{
     if (errhandler == MPI_ERRHANDLER_NULL || !smap_errhandler_valid(errhandler))
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, F,
                               "errhandler is not a valid error handler");
@@ -112,18 +122,15 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     }
     int rc = from_group(g, tag_of(stringtag, 0), errhandler, newcomm, F);
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL)
-        rc = PMPI_Comm_set_info(*newcomm, info);
+        rc = set_info(*newcomm, info, F);
     return rc;
 }
 
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
-                                      MPI_Group remote_group, int remote_leader,
-                                      const char *stringtag, MPI_Info info,
-                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+int smap_inter_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                           int remote_leader, const char *stringtag, MPI_Info info,
+                           MPI_Errhandler errhandler, MPI_Comm *newintercomm, const char *F)
 {
-    static const char F[] = "MPI_Intercomm_create_from_groups";
     MPI_Comm *newcomm = newintercomm;   /* (FAIL's object) */
-    SMAP_CHECK_RUNNING(F);
     if (errhandler == MPI_ERRHANDLER_NULL || !smap_errhandler_valid(errhandler))
         return smap_err_raise(MPI_COMM_NULL, MPI_ERR_ARG, F,
                               "errhandler is not a valid error handler");
@@ -157,11 +164,11 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
         return rc;
     rc = smap_inter_create_over_world(smap_comm_get(local), local_leader, remote_world,
                                       tag_of(stringtag, 2), newintercomm, F);
-    int frc = PMPI_Comm_free(&local);
+    int frc = smap_comm_free(&local, smap_comm_get(local), F);
     if (rc != MPI_SUCCESS)
         return rc;
     set_errhandler(*newintercomm, errhandler);
     if (frc == MPI_SUCCESS && info != MPI_INFO_NULL)
-        frc = PMPI_Comm_set_info(*newintercomm, info);
+        frc = set_info(*newintercomm, info, F);
     return frc;
 }
