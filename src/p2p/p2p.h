@@ -197,6 +197,9 @@ void smap_p2p_remote_close(void);
  * node_detach: undoes node_attach (index idx stays used); world's route
  * becomes src/net's again when the transport is open.
  * node_quiesce: waits until no send to index lr waits for a queue cell. */
+/* Closes a transport that smap_p2p_remote_open_local opened when no peer
+ * of another job is routed through it any more (remote.c). */
+void smap_p2p_remote_release_local(void);
 int smap_p2p_node_attach(int idx, int theirs, const struct smap_node_rec *r, char *err,
                          size_t errlen);
 void smap_p2p_node_route(int world, int lr);

@@ -320,6 +320,8 @@ int smap_bridge(struct MPI_ABI_Comm *c, int root, int fd, const char *port, cons
         if (!shm_ok)
             shm_undo(v.n, lr);
         free(lr);
+        if (shm_ok)
+            smap_p2p_remote_release_local();
     }
     if (sock >= 0)
         close(sock);
