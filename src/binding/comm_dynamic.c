@@ -42,7 +42,10 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
     smap_comm_quiesce(c);
     smap_spawn_disconnect(c);
     smap_spawn_forget_parent(*comm);
-    return PMPI_Comm_free(comm);
+    int n = 0, *peers = smap_spawn_node_peers(c, &n);
+    int rc = PMPI_Comm_free(comm);
+    smap_spawn_retire(peers, n);
+    return rc;
 }
 
 int PMPI_Open_port(MPI_Info info, char *port_name)

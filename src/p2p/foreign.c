@@ -95,6 +95,9 @@ void smap_p2p_node_quiesce(int lr)
     for (;;) {
         smap_p2p_lock();
         int busy = lr >= 0 && lr < smap_p2p.nlocal && smap_p2p.pending[lr].head != NULL;
+        /* and sends freed while active (their receiver still copies) */
+        for (struct smap_preq *r = smap_p2p.active.head; r && !busy; r = r->next)
+            busy = r->lr == lr;
         smap_p2p_unlock();
         if (!busy)
             return;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "boot/boot.h"
 #include "comm/comm_create.h"
 #include "mpi/comm.h"
 #include "mpi/errors.h"
@@ -386,4 +387,40 @@ void smap_spawn_disconnect(struct MPI_ABI_Comm *c)
     const struct MPI_ABI_Group *g = c->remote_group ? c->remote_group : c->group;
     if (smap_comm_group_foreign(g) || smap_comm_group_foreign(c->group))
         smap_p2p_remote_drain();
+}
+
+/* ---- teardown (MPI_Comm_disconnect) -------------------------------------
+ * Routes are per process, not per communicator: a merged or duplicated
+ * communicator reaches the same processes.  So a process of another job
+ * is unmapped only when the last live communicator holding it is gone;
+ * disconnect is collective and completes the communicator's traffic
+ * first, so neither side touches the other's memory after that. */
+int *smap_spawn_node_peers(struct MPI_ABI_Comm *c, int *n)
+{
+    const struct MPI_ABI_Group *gs[2] = { c->group, c->remote_group };
+    int cap = c->size + (c->remote_group ? c->remote_group->size : 0), *list = NULL;
+    *n = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; gs[k] && i < gs[k]->size; i++) {
+            int w = smap_group_world_rank(gs[k], i);
+            if (w < smap_job.size || smap_p2p_local_rank(w) < smap_nlocal)
+                continue;   /* our job's, on the network, or a job peer's queue */
+            if (!list && !(list = malloc((size_t)cap * sizeof *list)))
+                return NULL;   /* then it stays mapped until MPI_Finalize */
+            list[(*n)++] = w;
+        }
+    return list;
+}
+
+void smap_spawn_retire(int *list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int w = list[i], lr = smap_p2p_local_rank(w);
+        if (lr < smap_nlocal || smap_comm_live_holds(w))
+            continue;
+        smap_p2p_node_quiesce(lr);
+        smap_p2p_node_route(w, SMAP_P2P_NO_ROUTE);
+        smap_p2p_node_detach(lr);
+    }
+    free(list);
 }

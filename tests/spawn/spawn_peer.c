@@ -4,7 +4,8 @@
  * slot, rendezvous below and above the split size, 1 MiB, a strided
  * datatype that is streamed, Ssend, nonblocking both ways, MPI_ANY_SOURCE),
  * collectives over the intercommunicator and the merged communicator,
- * disconnect, then a second spawn (fresh spare indices) that talks again.
+ * disconnect (the children's views are unmapped: /proc/self/maps), then a
+ * second spawn (fresh spare indices) that talks again.
  *
  * The route is checked structurally: a rendezvous between node peers is
  * counted by the MPI_T counters smap_p2p_rndv_direct/_cma/_streamed of
@@ -242,6 +243,20 @@ static void round_trip(MPI_Comm inter, int is_child, int shm, const char *what)
     collectives(inter, is_child);
 }
 
+/* Mappings of control regions (ours and our node peers'): a child mapped
+ * as a node peer adds its own, and MPI_Comm_disconnect takes it away. */
+static int ctl_mappings(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, "smartmap-ctl") != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -261,10 +276,17 @@ int main(int argc, char **argv)
         for (int round = 0; round < 2; round++) {
             char *cargs[] = { argv[1], argv[2] ? argv[2] : "2", round ? "second" : "first", NULL };
             MPI_Comm inter;
-            int errs[16];
+            int errs[16], before = ctl_mappings();
             MPI_Comm_spawn(argv[0], cargs, nchild, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, errs);
+            int during = ctl_mappings();
+            CHECK(shm ? during == before + nchild : during == before,
+                  "parent %d: %d control regions mapped with the children, %d before", rank,
+                  during, before);
             round_trip(inter, 0, shm, round ? "second spawn" : "first spawn");
             MPI_Comm_disconnect(&inter);
+            int after = ctl_mappings();
+            CHECK(after == before, "parent %d: %d control regions mapped after disconnect, %d "
+                  "before: the children's views were not taken down", rank, after, before);
         }
     }
     int all = 0;
