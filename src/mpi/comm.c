@@ -501,6 +501,24 @@ void smap_comm_unref(struct MPI_ABI_Comm *c)
         smap_comm_destroy(c);
 }
 
+static int group_holds(const struct MPI_ABI_Group *g, int w)
+{
+    for (int i = 0; g && i < g->size; i++)
+        if (smap_group_world_rank(g, i) == w)
+            return 1;
+    return 0;
+}
+
+int smap_comm_live_holds(int w)
+{
+    int found = 0;
+    pthread_mutex_lock(&ctx_lock);
+    for (const struct MPI_ABI_Comm *c = live; c && !found; c = c->live_next)
+        found = group_holds(c->group, w) || group_holds(c->remote_group, w);
+    pthread_mutex_unlock(&ctx_lock);
+    return found;
+}
+
 void smap_comm_quiesce(struct MPI_ABI_Comm *c)
 {
     struct smap_waiter w;

@@ -107,6 +107,10 @@ int smap_comm_group_on_node(const struct MPI_ABI_Group *g);
 /* Whether g holds processes of another job (src/spawn: world ranks from
  * smap_job.size on). */
 int smap_comm_group_foreign(const struct MPI_ABI_Group *g);
+/* 1 when a live communicator (not freed, or with requests still in
+ * flight) holds job rank w in one of its groups (src/spawn: a process of
+ * another job whose route can go once no communicator reaches it). */
+int smap_comm_live_holds(int w);
 /* First step of MPI_Finalize: runs MPI_COMM_SELF's attribute callbacks. */
 void smap_comm_finalize_begin(void);
 /* Releases what the predefined communicators hold: their attributes (delete

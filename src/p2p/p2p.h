@@ -183,6 +183,28 @@ int smap_p2p_add_foreign(int first, int n, int me_there, const void *addrs, size
                          char *err, size_t errlen);
 void smap_p2p_remote_drain(void);
 void smap_p2p_remote_close(void);
+/* Processes of other jobs on this node (foreign.c, DESIGN D17): src/spawn
+ * attaches them at spare node-peer indices and then, once both groups
+ * agreed, routes their world ranks there (shm queues, single copy) instead
+ * of through src/net.
+ * node_attach: the process of record r becomes reachable at our index idx
+ * (it knows us at its index `theirs`); a process of our own job (r is one
+ * of our node ranks: connect/accept within one job) keeps its queue pair
+ * and needs no mapping.  Its queue is polled from now on (nothing arrives
+ * before the route is agreed).  Returns the index to route to (>= 0), or
+ * -1 with a message.
+ * node_route: job rank `world` (a foreign rank) goes through index lr.
+ * node_detach: undoes node_attach (index idx stays used); world's route
+ * becomes src/net's again when the transport is open.
+ * node_quiesce: waits until no send to index lr waits for a queue cell. */
+/* Closes a transport that smap_p2p_remote_open_local opened when no peer
+ * of another job is routed through it any more (remote.c). */
+void smap_p2p_remote_release_local(void);
+int smap_p2p_node_attach(int idx, int theirs, const struct smap_node_rec *r, char *err,
+                         size_t errlen);
+void smap_p2p_node_route(int world, int lr);
+void smap_p2p_node_detach(int lr);
+void smap_p2p_node_quiesce(int lr);
 
 /* One-sided traffic between nodes (src/rma/remote.c) rides on remote.c's
  * transport messages under a kind of its own, so it never meets MPI

@@ -45,8 +45,11 @@ static SMAP_COLD void init_locked(void)
         return;
     s->nlocal = smap_nlocal > 0 ? smap_nlocal : 1;
     s->me = smap_my_local_rank;
-    s->peers = calloc((size_t)s->nlocal, sizeof *s->peers);
-    s->pending = calloc((size_t)s->nlocal, sizeof *s->pending);
+    /* room for the spare indices (processes of other jobs, foreign.c);
+     * only the job's node ranks are polled until a bridge adds one */
+    size_t cap = (size_t)(smap_peers_capacity() > s->nlocal ? smap_peers_capacity() : s->nlocal);
+    s->peers = calloc(cap, sizeof *s->peers);
+    s->pending = calloc(cap, sizeof *s->pending);
     s->lr_of = malloc((size_t)(smap_job.size > 0 ? smap_job.size : 1) * sizeof *s->lr_of);
     s->free_words = malloc(SMAP_SHM_NWORDS * sizeof *s->free_words);
     if (!s->peers || !s->pending || !s->lr_of || !s->free_words)

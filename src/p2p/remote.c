@@ -589,6 +589,7 @@ static void sleep_on_net(unsigned us)
 /* ---- opening and closing ------------------------------------------------- */
 
 static int remote_open(int local, char *err, size_t errlen);
+static int opened_local;   /* open for peers of other jobs alone (a one-node job) */
 
 int smap_p2p_remote_open(char *err, size_t errlen)
 {
@@ -621,6 +622,7 @@ static int remote_open(int local, char *err, size_t errlen)
         if (smap_p2p.lr_of[w] < 0)
             smap_p2p.lr_of[w] = SMAP_P2P_REMOTE(w);
     smap_p2p.remote = 1;
+    opened_local = local;
     smap_p2p_unlock();
     /* Long waits nap between polls (DESIGN D7, base/wait.h): 50 us keeps
      * the latency of a late message small next to the network's; with a
@@ -690,6 +692,24 @@ int smap_p2p_remote_open_local(char *err, size_t errlen)
                                                         "does not reach other jobs (SMAP_NET_ENGINE=ofi does)",
                                                         smap_net.ops->name), -1);
     return remote_open(1, err, errlen);
+}
+
+/* A one-node job opened the transport for the processes of other jobs
+ * alone; once every one of them is reached through shm (src/spawn agreed
+ * node-peer routes, p2p/foreign.c) nothing needs it, and an open
+ * transport costs every wait: its progress in each poll, and naps on its
+ * descriptor once a wait is long, which shm messages do not wake.  So it
+ * is closed again, and the next bridge opens it anew. */
+void smap_p2p_remote_release_local(void)
+{
+    if (!smap_p2p.remote || !opened_local)
+        return;
+    for (int w = smap_job.size; w < smap_p2p_nranks; w++)
+        if (smap_p2p.lr_of[w] < SMAP_P2P_NO_ROUTE)
+            return;   /* still reached through the transport */
+    smap_p2p_remote_drain();
+    smap_p2p_remote_close();
+    opened_local = 0;
 }
 
 int smap_p2p_remote_name(void *buf, size_t *len)

@@ -177,6 +177,10 @@ struct smap_shm_peer {
 /* Sets up the connection table (after smap_init).  0, or -1 when a peer's
  * control region is not mapped. */
 int smap_shm_init(struct smap_shm_peer *peers, int nlocal, int me);
+/* Connects p to the process of another job at our spare index idx, which
+ * knows us at its index `theirs` (its control region mapped at idx by
+ * smap_peers_attach_at).  0, or -1 when a region is too small. */
+int smap_shm_connect(struct smap_shm_peer *p, int idx, int theirs);
 /* This rank's own completion words. */
 struct smap_shm_word *smap_shm_my_words(void);
 

@@ -61,7 +61,7 @@ static int cma_move(pid_t pid, void *local, uintptr_t remote, size_t len, int to
  * then moves the whole range again. */
 static SMAP_COLD int copy_slow(int lr, void *local, uintptr_t remote, size_t len, int to_peer)
 {
-    if ((unsigned)lr >= (unsigned)smap_nlocal || !smap_peers) {
+    if ((unsigned)lr >= (unsigned)smap_npeers || !smap_peers) {
         errno = EINVAL;
         return SMAP_COPY_BOUNCE;
     }

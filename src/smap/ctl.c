@@ -31,8 +31,9 @@ int smap_ctl_create(char *err, size_t errlen)
     if (ctl_base)
         return 0;
     /* One queue per node peer (ourselves included: send-to-self uses the
-     * same path).  Created after the bootstrap, so the count is known. */
-    size_t n = smap_job.local_size > 0 ? (size_t)smap_job.local_size : 1;
+     * same path) and per spare index (processes of other jobs, foreign.c).
+     * Created after the bootstrap, so the count is known. */
+    size_t n = (size_t)smap_peers_capacity();
     size_t size = SMAP_CTL_FIXED + n * SMAP_CTL_PER_PEER;
     int fd = memfd_create("smartmap-ctl", MFD_CLOEXEC);
     if (fd < 0) {

@@ -45,7 +45,20 @@
 #include "boot/boot.h"
 
 struct smap_peer *smap_peers;
-int smap_my_local_rank = -1, smap_nlocal;
+int smap_my_local_rank = -1, smap_nlocal, smap_npeers;
+
+int smap_peers_capacity(void)
+{
+    /* fixed at the first call (the control region and the tables of
+     * src/p2p are sized by it): SMAP_SPAWN_PEERS may change later */
+    static int cap;
+    if (!cap) {
+        int n = smap_job.local_size > 0 ? smap_job.local_size : 1;
+        int r = smap_tun.spawn_peers > 0 ? (int)smap_tun.spawn_peers : 0;
+        cap = n + r;
+    }
+    return cap;
+}
 static int attached;
 
 struct rdesc {
@@ -301,6 +314,12 @@ static int resolve_mode(const struct attach *a)
  * us written (the project notes on this machine kind). */
 static void prefault(int fd, const struct rdesc *r, char *local)
 {
+    smap_prefault_file(fd, r->off, r->len, local);
+}
+
+void smap_prefault_file(int fd, size_t off, size_t flen, char *local)
+{
+    const struct rdesc rr = { .off = off, .len = flen }, *r = &rr;
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
     off_t pos = (off_t)r->off, end = (off_t)(r->off + r->len);
     while (pos < end) {
@@ -481,14 +500,15 @@ static int alloc_state(struct attach *a)
     a->d = calloc((size_t)a->n, sizeof *a->d);
     a->pids = calloc((size_t)a->n, sizeof *a->pids);
     a->fds = malloc((size_t)a->n * SMAP_REGION_KINDS * sizeof *a->fds);
-    smap_peers = calloc((size_t)a->n, sizeof *smap_peers);
+    int cap = smap_peers_capacity();
+    smap_peers = calloc((size_t)cap, sizeof *smap_peers);
     if (!a->d || !a->pids || !a->fds || !smap_peers) {
         snprintf(a->err, a->errlen, "out of memory attaching %d node peers", a->n);
         return -1;
     }
     for (int i = 0; i < a->n * SMAP_REGION_KINDS; i++)
         a->fds[i] = -1;
-    for (int lr = 0; lr < a->n; lr++)
+    for (int lr = 0; lr < cap; lr++)
         smap_peers[lr].pidfd = -1;
     return 0;
 }
@@ -626,9 +646,10 @@ static int defer_unmap(int n)
  * allocate). */
 static void teardown(int defer)
 {
-    int n = smap_nlocal;
+    int n = smap_npeers;   /* the job's node ranks and the other jobs' processes */
     attached = 0;
-    smap_nlocal = 0;   /* translations fail from here on */
+    smap_nlocal = 0;
+    smap_npeers = 0;   /* translations fail from here on */
     smap_my_local_rank = -1;
     if (!smap_peers)
         return;
@@ -670,6 +691,8 @@ int smap_init(char *err, size_t errlen)
     if (!failed) {
         smap_my_local_rank = a.me;
         smap_nlocal = a.n;   /* smap_node_barrier() uses the bootstrap until attached */
+        smap_npeers = a.n;
+        smap_peers_reserve(a.n);
         failed = prepare(&a);
     }
     /* Fence 1 even after a failure: the others must not wait for us. */
@@ -721,7 +744,8 @@ void smap_finalize(void)
 
 int smap_peers_reap(void)
 {
-    int n = smap_nlocal, dead = 0;
+    /* processes of other jobs too (foreign.c): found dead as a node peer is */
+    int n = smap_npeers, dead = 0;
     if (!attached || n <= 1)
         return 0;
     struct pollfd pf[n];
@@ -732,7 +756,7 @@ int smap_peers_reap(void)
     (void)poll(pf, (nfds_t)n, 0);   /* a pidfd turns readable when its process exits */
     for (int lr = 0; lr < n; lr++) {
         struct smap_peer *p = &smap_peers[lr];
-        if (lr == smap_my_local_rank || !p->alive)
+        if (lr == smap_my_local_rank || !p->alive || p->pid <= 0)
             continue;
         int gone = p->pidfd >= 0 ? (pf[lr].revents & (POLLIN | POLLHUP)) != 0
                                  : kill(p->pid, 0) != 0 && errno == ESRCH;

@@ -12,7 +12,7 @@
  * before smap_init / after smap_finalize): NULL. */
 static inline void *smap_remote_inline(int lr, const void *ptr, size_t len)
 {
-    if ((unsigned)lr >= (unsigned)smap_nlocal)
+    if ((unsigned)lr >= (unsigned)smap_npeers)
         return NULL;
     if (lr == smap_my_local_rank)
         return (void *)(uintptr_t)ptr;

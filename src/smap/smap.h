@@ -140,6 +140,15 @@ struct smap_peer {
 };
 extern struct smap_peer *smap_peers;     /* indexed by local rank */
 extern int smap_my_local_rank, smap_nlocal;
+/* Entries of smap_peers that may hold views: smap_nlocal (the job's node
+ * ranks, 0..smap_nlocal-1) plus the spare indices handed to processes of
+ * other jobs on this node so far (foreign.c); translation and the copy
+ * engine accept an index below it.  0 before smap_init and after
+ * smap_finalize.  The table has smap_peers_capacity() entries. */
+extern int smap_npeers;
+/* smap_job.local_size + SMAP_SPAWN_PEERS (the spare indices), once the
+ * bootstrap has run: the control region holds a queue for each. */
+int smap_peers_capacity(void);
 
 /* MPI_Init: exchange region descriptions through the bootstrap KVS, map
  * every node peer's regions, probe the copy engine's levels.  Returns 0, or
@@ -150,11 +159,50 @@ void smap_finalize(void);
 /* Checks peers for death and unmaps the regions of those that died.
  * Returns the number of peers found dead by this call. */
 int smap_peers_reap(void);
+/* Page tables for the populated parts of [off, off+len) of fd, mapped at
+ * local (holes stay holes: reading one would allocate it). */
+void smap_prefault_file(int fd, size_t off, size_t len, char *local);
 /* In a fork child: forget all peer views (unmapped). */
 void smap_peers_forget(void);
 /* True once every node peer's regions are mapped (between smap_init and
  * smap_finalize, not in a fork child). */
 int smap_peers_attached(void);
+
+/* ---- Processes of other jobs on this node (foreign.c; DESIGN D17) ------
+ * src/spawn joins two jobs; those of their processes that share a node
+ * become node peers of each other at spare indices of smap_peers
+ * (smap_nlocal..smap_peers_capacity()-1, each handed out once): their
+ * heap, globals, stack and control region are mapped as a job peer's are,
+ * so the shm queues and the single-copy rendezvous reach them.  The
+ * record travels between the jobs as bytes (fixed-width fields). */
+struct smap_node_rec {
+    char node[96];       /* boot id, host name, pid namespace: equal on one node */
+    int64_t pid;
+    int32_t uid, dumpable;
+    int32_t cap;         /* capacity of its peer table; 0: takes no foreign peer */
+    int32_t next;        /* its first spare index never handed out */
+    struct {
+        uint64_t base, len, off, ino;
+        int32_t fd, pad;
+    } r[SMAP_REGION_KINDS];
+};
+/* This process's record (cap 0 when peers are not attached, in a fork
+ * child, or SMAP_SPAWN_PEERS is 0). */
+void smap_node_rec_self(struct smap_node_rec *r);
+/* 1 when the record's process is on this node, in our pid namespace, and
+ * is not ourselves. */
+int smap_node_rec_same(const struct smap_node_rec *r);
+/* The job's own node rank that the record describes (its pid), or -1. */
+int smap_node_rec_job_peer(const struct smap_node_rec *r);
+/* Maps the record's regions (heap, globals, stack, control) at spare
+ * index idx (smap_nlocal <= idx < capacity, unused) and watches its pid.
+ * 0, or -1 with a message (nothing left mapped). */
+int smap_peers_attach_at(int idx, const struct smap_node_rec *r, char *err, size_t errlen);
+/* Unmaps index idx's views (attached by smap_peers_attach_at) and stops
+ * watching it; the index is not handed out again. */
+void smap_peers_detach_at(int idx);
+/* Spare indices below next are used (never handed out again). */
+void smap_peers_reserve(int next);
 
 /* This rank's control region (ctl.c): a memfd "smartmap-ctl", registered
  * as SMAP_REGION_CTL.  Layout:
@@ -165,9 +213,11 @@ int smap_peers_attached(void);
  *                                        (completion words of this rank's sends)
  *   [SMAP_CTL_FIXED + lr * SMAP_CTL_PER_PEER, +SMAP_CTL_PER_PEER)
  *                                        the shm queue that local rank lr
- *                                        writes into (src/shm/)
- * so its size grows with the node's rank count; pages are only allocated
- * when touched. */
+ *                                        writes into (src/shm/); spare
+ *                                        indices lr >= smap_nlocal: a
+ *                                        process of another job (foreign.c)
+ * so its size grows with smap_peers_capacity(); pages are only allocated
+ * when touched (the spare queues cost address space only). */
 #define SMAP_CTL_BARRIER_BYTES 256
 #define SMAP_CTL_FIXED ((size_t)64 << 10)
 #define SMAP_CTL_PER_PEER ((size_t)520 << 10)   /* 64 cells, 64 slots of 8 KiB, control */

@@ -25,19 +25,22 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "boot/boot.h"
 #include "comm/comm_create.h"
 #include "mpi/comm.h"
 #include "mpi/errors.h"
 #include "p2p/p2p.h"
+#include "smap/smap.h"
 
 #define ADDR_MAX 256
 #define BRIDGE_TAG 0x5d17
-static const char MAGIC[8] = "smapdyn1";
+static const char MAGIC[8] = "smapdyn2";
 
 struct member {
     int ok, nranks;
     uint32_t alen;
     unsigned char addr[ADDR_MAX];
+    struct smap_node_rec node;   /* for the shm route (smap/foreign.c) */
 };
 
 struct hello {
@@ -46,6 +49,11 @@ struct hello {
     int32_t n;          /* group size, -1: the group failed */
     int32_t base, root;
     uint32_t alen;
+    /* node peers: the group's first spare index for the other group (max
+     * over members), its smallest capacity (0: some member takes none),
+     * and the node records' size; the records follow the addresses */
+    int32_t qbase, qcap;
+    uint32_t rlen;
 };
 
 /* What the root tells its members. */
@@ -53,7 +61,13 @@ struct verdict {
     int rc;
     int n, base_other, base_mine, root_other;
     uint32_t alen;
+    int shm, qbase_mine, qbase_other;   /* shm: try the node-peer route */
     char why[160];
+};
+
+/* The last round's answer to the members. */
+struct ready {
+    int rc, shm;
 };
 
 static int xfer(int fd, void *buf, size_t len, int out)
@@ -73,13 +87,20 @@ static int xfer(int fd, void *buf, size_t len, int out)
     return 0;
 }
 
+/* The addresses (n * alen bytes) and the node records (n * rlen) travel
+ * as one block. */
+static size_t blob_len(const struct hello *h)
+{
+    return h->n > 0 ? (size_t)h->n * (h->alen + h->rlen) : 0;
+}
+
 static int send_hello(int fd, const struct hello *h, const void *addrs)
 {
-    size_t n = h->n > 0 ? (size_t)h->n * h->alen : 0;
+    size_t n = blob_len(h);
     return xfer(fd, (void *)h, sizeof *h, 1) || (n && xfer(fd, (void *)addrs, n, 1)) ? -1 : 0;
 }
 
-/* The other hello and its addresses (malloc'd in *addrs). */
+/* The other hello and its addresses and records (malloc'd in *addrs). */
 static int read_hello(int fd, struct hello *h, unsigned char **addrs)
 {
     *addrs = NULL;
@@ -87,14 +108,34 @@ static int read_hello(int fd, struct hello *h, unsigned char **addrs)
         return -1;
     if (h->n <= 0)
         return 0;
-    if (h->alen == 0 || h->alen > ADDR_MAX || h->n > (1 << 24))
+    if (h->alen == 0 || h->alen > ADDR_MAX || h->n > (1 << 24) || h->rlen > 4096)
         return -1;
-    size_t n = (size_t)h->n * h->alen;
+    size_t n = blob_len(h);
     if (!(*addrs = malloc(n)) || xfer(fd, *addrs, n, 0) != 0) {
         free(*addrs);
         *addrs = NULL;
         return -1;
     }
+    return 0;
+}
+
+/* Whether the two groups try node-peer routes (both roots decide alike
+ * from the two hellos): records of one layout, every member of both
+ * groups with spare indices enough for the other group, and one member
+ * of each on a common node (node keys compared; src/smap/foreign.c). */
+static int shm_possible(const struct hello *mine, const unsigned char *my_blob,
+                        const struct hello *h, const unsigned char *their_blob)
+{
+    if (mine->rlen != sizeof(struct smap_node_rec) || h->rlen != mine->rlen || mine->n <= 0 ||
+        h->n <= 0 || mine->qcap <= 0 || h->qcap <= 0 ||
+        (int64_t)mine->qbase + h->n > mine->qcap || (int64_t)h->qbase + mine->n > h->qcap)
+        return 0;
+    const struct smap_node_rec *a = (const void *)(my_blob + (size_t)mine->n * mine->alen);
+    const struct smap_node_rec *b = (const void *)(their_blob + (size_t)h->n * h->alen);
+    for (int i = 0; i < mine->n; i++)
+        for (int j = 0; j < h->n; j++)
+            if (memcmp(a[i].node, b[j].node, sizeof a[i].node) == 0)
+                return 1;
     return 0;
 }
 
@@ -131,12 +172,13 @@ static void root_swap(int fd, const char *port, const char *nonce, const struct 
             h.n = -2;
     }
     *fd_out = fd;
-    if (h.n == -2 || mine->n < 0 || h.n < 0 || h.alen != mine->alen) {
+    if (h.n == -2 || mine->n < 0 || h.n < 0 || h.alen != mine->alen || h.rlen != mine->rlen) {
         v->rc = MPI_ERR_INTERN;
         snprintf(v->why, sizeof v->why, "%s",
                  h.n == -2  ? "the connection to the other group broke during the handshake"
                  : mine->n < 0 ? "a member of this group cannot open the network transport"
                  : h.n < 0   ? "a member of the other group cannot open the network transport"
+                 : h.rlen != mine->rlen ? "the two jobs run different smartmap builds"
                              : "the two jobs use different network transports");
         return;
     }
@@ -145,6 +187,41 @@ static void root_swap(int fd, const char *port, const char *nonce, const struct 
     v->base_other = h.base;
     v->root_other = h.root;
     v->alen = h.alen;
+    v->shm = shm_possible(mine, my_addrs, &h, *their_addrs);
+    v->qbase_mine = mine->qbase;
+    v->qbase_other = h.qbase;
+}
+
+/* Each member maps the other group's members on its node at the agreed
+ * spare indices (lr[j]: the route for member j, -1: stays on src/net).
+ * Returns 1 when every one of them worked. */
+static int shm_attach(struct MPI_ABI_Comm *c, const struct verdict *v, const unsigned char *blob,
+                      int *lr, const char *func)
+{
+    const struct smap_node_rec *recs = (const void *)(blob + (size_t)v->n * v->alen);
+    int ok = 1;
+    for (int j = 0; j < v->n; j++) {
+        lr[j] = -1;
+        if (!ok || !smap_node_rec_same(&recs[j]))
+            continue;
+        char err[256] = "";
+        lr[j] = smap_p2p_node_attach(v->qbase_mine + j, v->qbase_other + c->rank, &recs[j], err,
+                                     sizeof err);
+        if (lr[j] < 0) {
+            smap_log(SMAP_LOG_INFO, "%s: process %d of the other group stays on the network: %s",
+                     func, j, err);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+/* The verdict was no: the indices attached are given up. */
+static void shm_undo(int n, const int *lr)
+{
+    for (int j = 0; j < n; j++)
+        if (lr[j] >= smap_nlocal)
+            smap_p2p_node_detach(lr[j]);
 }
 
 int smap_bridge(struct MPI_ABI_Comm *c, int root, int fd, const char *port, const char *nonce,
@@ -161,9 +238,11 @@ int smap_bridge(struct MPI_ABI_Comm *c, int root, int fd, const char *port, cons
     }
     me.alen = (uint32_t)alen;
     me.nranks = smap_p2p_nranks;
+    smap_node_rec_self(&me.node);
     int lead = c->rank == root, rc;
     struct member *all = lead ? malloc((size_t)c->size * sizeof *all) : NULL;
-    unsigned char *mine = lead ? malloc((size_t)c->size * ADDR_MAX) : NULL, *theirs = NULL;
+    unsigned char *mine = lead ? malloc((size_t)c->size * (ADDR_MAX + sizeof me.node)) : NULL,
+                  *theirs = NULL;
     struct verdict v = { .rc = MPI_ERR_NO_MEM };
     snprintf(v.why, sizeof v.why, "out of memory");
     if (lead && (!all || !mine)) {
@@ -173,15 +252,23 @@ int smap_bridge(struct MPI_ABI_Comm *c, int root, int fd, const char *port, cons
     rc = smap_comm_lgather(c, root, &me, sizeof me, all);
     int sock = -1;
     if (lead && all && rc == MPI_SUCCESS) {
-        struct hello hh = { .n = c->size, .root = root, .alen = all[0].alen };
+        struct hello hh = { .n = c->size, .root = root, .alen = all[0].alen,
+                            .qcap = all[0].node.cap, .rlen = sizeof me.node };
         memcpy(hh.magic, MAGIC, sizeof MAGIC);
         for (int i = 0; i < c->size; i++) {
             if (!all[i].ok || all[i].alen != hh.alen)
                 hh.n = -1;
             if (all[i].nranks > hh.base)
                 hh.base = all[i].nranks;
+            if (all[i].node.next > hh.qbase)
+                hh.qbase = all[i].node.next;
+            if (all[i].node.cap < hh.qcap)
+                hh.qcap = all[i].node.cap;
             memcpy(mine + (size_t)i * hh.alen, all[i].addr, hh.alen);
         }
+        for (int i = 0; hh.n > 0 && i < c->size; i++)
+            memcpy(mine + (size_t)c->size * hh.alen + i * sizeof me.node, &all[i].node,
+                   sizeof me.node);
         root_swap(port ? -1 : fd, port, nonce, &hh, mine, &v, &theirs, &sock);
         v.base_mine = hh.base;
     } else if (lead && rc != MPI_SUCCESS) {
@@ -192,7 +279,7 @@ int smap_bridge(struct MPI_ABI_Comm *c, int root, int fd, const char *port, cons
     free(mine);
     rc = smap_comm_lbcast(c, root, &v, sizeof v);
     if (rc == MPI_SUCCESS && v.rc == MPI_SUCCESS) {
-        size_t nb = (size_t)v.n * v.alen;
+        size_t nb = (size_t)v.n * (v.alen + sizeof me.node);
         if (!lead && !(theirs = malloc(nb)))
             smap_fatal("%s: out of memory for %d addresses", func, v.n);
         rc = smap_comm_lbcast(c, root, theirs, nb);
@@ -201,18 +288,41 @@ int smap_bridge(struct MPI_ABI_Comm *c, int root, int fd, const char *port, cons
     if (ok && smap_p2p_add_foreign(v.base_mine, v.n, v.base_other + c->rank, theirs, v.alen, err,
                                    sizeof err) != 0)
         smap_fatal("%s: registering the other job's processes failed: %s", func, err);
+    int *lr = ok && v.shm ? malloc((size_t)v.n * sizeof *lr + 1) : NULL;
+    if (ok && v.shm && !lr)
+        smap_fatal("%s: out of memory for %d routes", func, v.n);
+    int shm_ok = lr && shm_attach(c, &v, theirs, lr, func);
     free(theirs);
     if (ok) {
-        /* nobody sends before both groups can place every sender */
-        int one = 1, *ones = lead ? malloc((size_t)c->size * sizeof *ones + 1) : NULL;
+        /* nobody sends before both groups can place every sender, and
+         * either every member of both groups reaches the other group's
+         * node peers over shm or none does (one verdict: 2 yes, 1 no) */
+        int one = shm_ok ? 2 : 1, *ones = lead ? malloc((size_t)c->size * sizeof *ones + 1) : NULL;
         rc = smap_comm_lgather(c, root, &one, sizeof one, ones);
+        char b = 2, got = 0;
+        for (int i = 0; lead && i < c->size; i++)
+            if (!ones || ones[i] != 2)
+                b = 1;
         free(ones);
-        char b = 1, got = 0;
-        if (lead && (xfer(sock, &b, 1, 1) != 0 || xfer(sock, &got, 1, 0) != 0 || got != 1))
+        if (lead && (xfer(sock, &b, 1, 1) != 0 || xfer(sock, &got, 1, 0) != 0 ||
+                     (got != 1 && got != 2)))
             rc = MPI_ERR_INTERN;
-        int rc2 = smap_comm_lbcast(c, root, &rc, sizeof rc);
-        if (rc2 != MPI_SUCCESS)
-            rc = rc2;
+        struct ready rd = { rc, v.shm && b == 2 && got == 2 };
+        int rc2 = smap_comm_lbcast(c, root, &rd, sizeof rd);
+        rc = rc2 != MPI_SUCCESS ? rc2 : rd.rc;
+        shm_ok = rc == MPI_SUCCESS && rd.shm;
+    }
+    if (lr) {
+        /* the spare indices were agreed: never handed out again */
+        smap_peers_reserve(v.qbase_mine + v.n);
+        for (int j = 0; j < v.n; j++)
+            if (shm_ok && lr[j] >= 0)
+                smap_p2p_node_route(v.base_mine + j, lr[j]);   /* our numbering of it */
+        if (!shm_ok)
+            shm_undo(v.n, lr);
+        free(lr);
+        if (shm_ok)
+            smap_p2p_remote_release_local();
     }
     if (sock >= 0)
         close(sock);
@@ -277,4 +387,40 @@ void smap_spawn_disconnect(struct MPI_ABI_Comm *c)
     const struct MPI_ABI_Group *g = c->remote_group ? c->remote_group : c->group;
     if (smap_comm_group_foreign(g) || smap_comm_group_foreign(c->group))
         smap_p2p_remote_drain();
+}
+
+/* ---- teardown (MPI_Comm_disconnect) -------------------------------------
+ * Routes are per process, not per communicator: a merged or duplicated
+ * communicator reaches the same processes.  So a process of another job
+ * is unmapped only when the last live communicator holding it is gone;
+ * disconnect is collective and completes the communicator's traffic
+ * first, so neither side touches the other's memory after that. */
+int *smap_spawn_node_peers(struct MPI_ABI_Comm *c, int *n)
+{
+    const struct MPI_ABI_Group *gs[2] = { c->group, c->remote_group };
+    int cap = c->size + (c->remote_group ? c->remote_group->size : 0), *list = NULL;
+    *n = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; gs[k] && i < gs[k]->size; i++) {
+            int w = smap_group_world_rank(gs[k], i);
+            if (w < smap_job.size || smap_p2p_local_rank(w) < smap_nlocal)
+                continue;   /* our job's, on the network, or a job peer's queue */
+            if (!list && !(list = malloc((size_t)cap * sizeof *list)))
+                return NULL;   /* then it stays mapped until MPI_Finalize */
+            list[(*n)++] = w;
+        }
+    return list;
+}
+
+void smap_spawn_retire(int *list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int w = list[i], lr = smap_p2p_local_rank(w);
+        if (lr < smap_nlocal || smap_comm_live_holds(w))
+            continue;
+        smap_p2p_node_quiesce(lr);
+        smap_p2p_node_route(w, SMAP_P2P_NO_ROUTE);
+        smap_p2p_node_detach(lr);
+    }
+    free(list);
 }

@@ -85,5 +85,8 @@ int smap_spawn_comm_disconnect(MPI_Comm *comm, struct MPI_ABI_Comm *c, const cha
     smap_comm_quiesce(c);
     smap_spawn_disconnect(c);
     smap_spawn_forget_parent(*comm);
-    return smap_comm_free(comm, c, F);
+    int n = 0, *peers = smap_spawn_node_peers(c, &n);
+    int rc = smap_comm_free(comm, c, F);
+    smap_spawn_retire(peers, n);
+    return rc;
 }

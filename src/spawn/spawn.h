@@ -35,6 +35,13 @@ MPI_Comm smap_spawn_parent(void);
 /* MPI_Comm_disconnect of a communicator reaching another job: what was
  * sent to it is on its way before the communicator goes (bridge.c). */
 void smap_spawn_disconnect(struct MPI_ABI_Comm *c);
+/* Before MPI_Comm_disconnect frees c: the processes of other jobs in c
+ * reached as node peers (a list for smap_spawn_retire, *n entries, or
+ * NULL).  After the free: those that no live communicator holds any more
+ * are unmapped, their spare index retired and their route removed
+ * (frees the list). */
+int *smap_spawn_node_peers(struct MPI_ABI_Comm *c, int *n);
+void smap_spawn_retire(int *list, int n);
 /* MPI_Comm_disconnect of the parent intercommunicator forgets it. */
 void smap_spawn_forget_parent(MPI_Comm c);
 

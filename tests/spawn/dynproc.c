@@ -67,8 +67,34 @@ static void exercise(MPI_Comm inter, int side)
     CHECK(sum == rs * (2 - side), "side %d: allreduce gave %d", side, sum);
 }
 
+/* Mappings of control regions (ours and our node peers'): with
+ * DYNPROC_EXPECT_SHM set, the other job's processes (on this node) are
+ * mapped as node peers while connected and unmapped at disconnect
+ * (src/spawn/README.md). */
+static int ctl_mappings(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, "smartmap-ctl") != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static void check_route(MPI_Comm inter, int before)
+{
+    int rs, now = ctl_mappings();
+    MPI_Comm_remote_size(inter, &rs);
+    if (getenv("DYNPROC_EXPECT_SHM"))
+        CHECK(now == before + rs, "%d control regions mapped while connected to %d processes, "
+              "%d before: the other job is not a node peer", now, rs, before);
+}
+
 static int two_jobs(const char *role, const char *file)
 {
+    int before = ctl_mappings();
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm inter;
     int rank;
@@ -88,6 +114,7 @@ static int two_jobs(const char *role, const char *file)
             rename(tmp, file);
         }
         MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        check_route(inter, before);
         exercise(inter, 0);
         if (rank == 0 && ns)
             CHECK(MPI_Unpublish_name(file, MPI_INFO_NULL, port) == MPI_SUCCESS, "unpublish");
@@ -112,9 +139,12 @@ static int two_jobs(const char *role, const char *file)
             port[strcspn(port, "\n")] = '\0';
         }
         MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        check_route(inter, before);
         exercise(inter, 1);
     }
     MPI_Comm_disconnect(&inter);
+    int after = ctl_mappings();
+    CHECK(after == before, "%d control regions mapped after disconnect, %d before", after, before);
     return 0;
 }
 

@@ -6,9 +6,11 @@
 source "$SMAP_SRC/tests/launcher/lib.sh"
 PROG="$SMAP_TEST_BIN/dynproc"
 export SMRUN_BIND_TO=none
-"$SMRUN" -n 2 "$PROG" server "$WORK/port" >"$WORK/s.out" 2>&1 &
+# Both on this node: each job's processes are the other's node peers
+# (dynproc checks their control regions are mapped while connected).
+DYNPROC_EXPECT_SHM=1 "$SMRUN" -n 2 "$PROG" server "$WORK/port" >"$WORK/s.out" 2>&1 &
 S=$!
-"$SMRUN" -n 3 "$PROG" client "$WORK/port" >"$WORK/c.out" 2>&1 &
+DYNPROC_EXPECT_SHM=1 "$SMRUN" -n 3 "$PROG" client "$WORK/port" >"$WORK/c.out" 2>&1 &
 C=$!
 timeout 60 tail --pid=$C -f /dev/null; wait $C; CRC=$?
 timeout 60 tail --pid=$S -f /dev/null; wait $S; SRC=$?
