@@ -81,6 +81,10 @@ struct MPI_ABI_File {
     /* the shared file pointer (shared.c): a counter every rank maps, in
      * etypes of the view; NULL when the ranks could not share one */
     _Atomic(long long) *sp;
+    /* ... or, when the file's ranks span nodes, a window of one counter
+     * on rank 0 that every rank reaches by fetch-and-op (src/rma), in a
+     * lock_all epoch from open to close; NULL otherwise */
+    MPI_Win spw;
     /* split collective in progress (MPI_File_*_begin ... _end) */
     int split;                      /* 0, or the enum smap_io_split kind */
     int split_err;
@@ -224,6 +228,8 @@ int smap_io_shared_create(struct MPI_ABI_File *f, MPI_Offset initial);
 void smap_io_shared_free(struct MPI_ABI_File *f);
 /* Collective: rank 0 sets the counter to `to`, then every rank agrees. */
 int smap_io_shared_reset(struct MPI_ABI_File *f, MPI_Offset to);
+/* The counter now (0 when the file has none): MPI_DISPLACEMENT_CURRENT. */
+MPI_Offset smap_io_shared_peek(struct MPI_ABI_File *f);
 int smap_io_rw_shared(struct MPI_ABI_File *f, int write, void *buf, MPI_Count count,
                       smap_dtype_t *mt, MPI_Count *bytes);
 /* Collective, in rank order. */
