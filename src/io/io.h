@@ -90,6 +90,9 @@ struct MPI_ABI_File {
     int split_err;
     MPI_Count split_bytes;
     const void *split_buf;
+    void *split_op;                 /* the access begun, finished at _end (collective.c) */
+    void *nbq;                      /* nonblocking collective accesses in flight, in call
+                                     * order: only the first runs steps (collective.c) */
 };
 
 enum smap_io_split { SMAP_IO_SPLIT_READ_AT = 1, SMAP_IO_SPLIT_WRITE_AT, SMAP_IO_SPLIT_READ,
@@ -243,6 +246,27 @@ int smap_io_position_shared(struct MPI_ABI_File *f, MPI_Offset *off);
  * request already complete). */
 int smap_io_irw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
                 smap_dtype_t *mt, MPI_Request *req);
+
+/* One write submitted to io_uring (uring.c): a handle, or NULL when there
+ * is no ring or no room (the caller writes itself); wait returns the bytes
+ * written or -errno. */
+void *smap_io_uring_write(int fd, const void *buf, MPI_Offset len, MPI_Offset off);
+long long smap_io_uring_wait(void *h);
+
+/* The nonblocking collectives and split collectives (collective.c): the
+ * access driven by the request's polls (two-phase steps, each collective
+ * of them nonblocking), completing as MPI_Test/MPI_Wait progress it.
+ * bad: as smap_io_rw_all; then the request is made anyway (the others
+ * wait on it) and completes with that class. */
+int smap_io_irw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                    MPI_Count count, smap_dtype_t *mt, int bad, MPI_Request *req);
+
+/* Split collectives (collective.c): _begin starts the access (its steps
+ * progress at _end; a rank arriving early does not wait in _begin), _end
+ * finishes it (f->split_bytes), the op's agreed class. */
+int smap_io_split_begin(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                        MPI_Count count, smap_dtype_t *mt, int bad);
+int smap_io_split_finish(struct MPI_ABI_File *f);
 
 /* A request already complete with `bytes` in its status (the nonblocking
  * calls do their access at start). */
