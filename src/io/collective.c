@@ -44,8 +44,8 @@
 #include "smap/remote.h"
 
 enum tp_state {
-    T_START, T_PLAN, T_INDEP, T_X_PIECES, T_X_DATA, T_X_DESCS, T_REACH, T_GO, T_AGG,
-    T_X_PLACE, T_AGREED, T_FINAL, T_DONE
+    T_START, T_PLAN, T_INDEP, T_REACH, T_GO, T_AGG, T_ROUND, T_X_PIECES, T_X_DATA,
+    T_X_DESCS, T_X_PLACE, T_AGREED, T_FINAL, T_DONE
 };
 
 struct tp_op {
@@ -71,6 +71,10 @@ struct tp_op {
     int *aggr, naggr, me, multi;
     struct tp_x x;
     struct tp_agg agg;
+    /* between nodes: the exchange goes window by window (round k: the
+     * pieces in the k-th cb_buffer_size window of every domain) */
+    MPI_Offset *wdom;            /* this round's windows, 2 per rank like dom */
+    long long round, nrounds;
     char why[200];               /* the reason of rc, kept for the request's status */
     struct tp_op *next;          /* in the file's queue (f->nbq) */
     int queued;                  /* in it: not complete yet */
@@ -290,17 +294,95 @@ static void s_plan(struct tp_op *o)
         if (o->aggr[a] == f->rank)
             o->me = a;
     }
-    if (!o->multi) {
-        o->st = T_REACH;
+    if (o->multi) {   /* the rounds: the largest domain's windows */
+        MPI_Offset cb = f->hints.cb_buffer_size;
+        for (int a = 0; a < naggr; a++) {
+            MPI_Offset len = o->dom[2 * o->aggr[a] + 1] - o->dom[2 * o->aggr[a]];
+            long long w = (len + cb - 1) / cb;
+            if (w > o->nrounds)
+                o->nrounds = w;
+        }
+        o->wdom = calloc(2 * (size_t)f->size, sizeof *o->wdom);
+        if (!o->wdom) {   /* (the MAX of the next step tells the others) */
+            o->rc = smap_failf(MPI_ERR_NO_MEM, "out of memory for the collective");
+            o->st = T_DONE;
+            return;
+        }
+    }
+    o->st = T_REACH;
+}
+
+static int eof_of(struct tp_op *o, int mine);
+
+/* Between nodes, round o->round: every domain's window, the exchange of
+ * its pieces started (or, after the last, the closing steps). */
+static void s_round(struct tp_op *o)
+{
+    struct MPI_ABI_File *f = o->f;
+    smap_tp_x_free(&o->x);
+    if (o->round == o->nrounds) {
+        int fin = o->me >= 0 ? smap_tp_agg_finish(&o->agg) : MPI_SUCCESS;
+        int mine = o->mine ? o->mine : fin;
+        if (!o->write)
+            mine = eof_of(o, mine);
+        agree(o, mine, T_AGREED);
         return;
     }
-    int rc = smap_tp_x_counts(f, o->d, o->dom, o->remote, &o->x, c_a2a, o);
+    MPI_Offset cb = f->hints.cb_buffer_size;
+    for (int r = 0; r < f->size; r++) {
+        MPI_Offset lo = o->dom[2 * r] + o->round * cb, hi = o->dom[2 * r + 1];
+        if (lo > hi)
+            lo = hi;
+        if (hi - lo > cb)
+            hi = lo + cb;
+        o->wdom[2 * r] = lo;
+        o->wdom[2 * r + 1] = hi;
+    }
+    int rc = smap_tp_x_counts(f, o->d, o->wdom, o->remote, &o->x, c_a2a, o);
     if (rc) {
         o->rc = rc;
         o->st = T_DONE;
         return;
     }
     o->st = T_X_PIECES;
+}
+
+/* Round o->round's pieces are here: the aggregator's window, then (a
+ * read) the data back. */
+static void s_window(struct tp_op *o)
+{
+    struct MPI_ABI_File *f = o->f;
+    smap_tp_x_descs(&o->x);
+    if (o->me >= 0) {
+        for (int r = 0; r < f->size; r++) {
+            if (!o->remote[r])
+                continue;
+            struct tp_peer *p = &o->peers[r];
+            const struct tp_desc *rd = o->x.rd[r].npc ? &o->x.rd[r] : NULL;
+            p->d = rd;
+            p->pc = rd ? rd->pc : NULL;
+            p->delta = 0;
+            p->lo = rd ? rd->pc[0].fo : 0;
+            p->hi = rd ? rd->pc[rd->npc - 1].fo + rd->pc[rd->npc - 1].len : 0;
+        }
+        /* a failed window leaves the later ones alone; the rounds go on
+         * (the others' exchanges need ours) and the class is agreed */
+        MPI_Offset lo = o->wdom[2 * f->rank], hi = o->wdom[2 * f->rank + 1];
+        if (!o->mine && hi > lo)
+            o->mine = smap_tp_agg_window(&o->agg, lo, hi);
+    }
+    o->round++;
+    if (!o->write) {
+        int rc = smap_tp_x_back(&o->x, c_a2a, o);
+        if (rc) {
+            o->rc = rc;
+            o->st = T_DONE;
+            return;
+        }
+        o->st = T_X_PLACE;
+        return;
+    }
+    o->st = T_ROUND;
 }
 
 /* Each rank's own access (access.c), then the agreement. */
@@ -321,15 +403,8 @@ static void s_reach(struct tp_op *o)
     if (o->me >= 0) {
         for (int r = 0; r < f->size && !cannot; r++) {
             struct tp_peer *p = &o->peers[r];
-            if (o->remote[r]) {   /* its pieces of my domain came in a message */
-                const struct tp_desc *rd = o->x.rd && o->x.rd[r].npc ? &o->x.rd[r] : NULL;
-                p->d = rd;
-                p->pc = rd ? rd->pc : NULL;
-                p->delta = 0;
-                p->lo = rd ? rd->pc[0].fo : 0;
-                p->hi = rd ? rd->pc[rd->npc - 1].fo + rd->pc[rd->npc - 1].len : 0;
+            if (o->remote[r])   /* its pieces come by message, round by round */
                 continue;
-            }
             int lr = smap_p2p_local_rank(smap_group_world_rank(f->c->group, r));
             cannot = smap_tp_reach(lr, o->g + r * G_N, p) != 0;
         }
@@ -359,17 +434,6 @@ static void s_after_agg(struct tp_op *o, int mine)
 {
     if (!o->write)
         mine = eof_of(o, mine);
-    if (o->multi && !o->write) {
-        o->mine = mine;
-        int rc = smap_tp_x_back(&o->x, c_a2a, o);
-        if (rc) {
-            o->rc = rc;
-            o->st = T_DONE;
-            return;
-        }
-        o->st = T_X_PLACE;
-        return;
-    }
     agree(o, mine, T_AGREED);
 }
 
@@ -431,7 +495,7 @@ static int step(struct tp_op *o)
             s_indep(o);
             break;
         case T_X_PIECES:
-            if ((rc = smap_tp_x_pieces(o->write, o->d, o->dom, &o->x, c_a2a, o))) {
+            if ((rc = smap_tp_x_pieces(o->write, o->d, o->wdom, &o->x, c_a2a, o))) {
                 o->rc = rc;
                 o->st = T_DONE;
             } else {
@@ -446,8 +510,12 @@ static int step(struct tp_op *o)
             }
             break;
         case T_X_DESCS:
-            smap_tp_x_descs(&o->x);
-            o->st = T_REACH;
+            s_window(o);
+            break;
+        case T_ROUND:
+            s_round(o);
+            if (o->nb && o->st == T_X_PIECES && o->round)
+                return 0;   /* a window per poll: the program computes meanwhile */
             break;
         case T_REACH:
             s_reach(o);
@@ -457,13 +525,16 @@ static int step(struct tp_op *o)
                 o->st = T_INDEP;
                 break;
             }
-            if (o->me < 0) {
-                s_after_agg(o, MPI_SUCCESS);
+            rc = o->me < 0 ? MPI_SUCCESS
+                           : smap_tp_agg_start(&o->agg, o->f, o->write, o->peers,
+                                               o->dom[2 * o->f->rank],
+                                               o->dom[2 * o->f->rank + 1]);
+            if (o->multi) {   /* a failed start is agreed after the rounds */
+                o->mine = rc;
+                o->st = T_ROUND;
                 break;
             }
-            rc = smap_tp_agg_start(&o->agg, o->f, o->write, o->peers,
-                                   o->dom[2 * o->f->rank], o->dom[2 * o->f->rank + 1]);
-            if (rc) {
+            if (o->me < 0 || rc) {
                 s_after_agg(o, rc);
                 break;
             }
@@ -481,9 +552,11 @@ static int step(struct tp_op *o)
                 s_after_agg(o, rc < 0 ? -rc : fin);
             }
             break;
-        case T_X_PLACE:
+        case T_X_PLACE:   /* (the end of file as it is now: the aggregators'
+                           * reads of this round are done) */
+            o->mine = eof_of(o, o->mine);
             smap_tp_x_place(o->d, o->eof, &o->x);
-            agree(o, o->mine, T_AGREED);
+            o->st = T_ROUND;
             break;
         case T_AGREED:
             s_agreed(o);
@@ -537,6 +610,7 @@ static void op_free(struct tp_op *o)
     if (o->agg.wb[0])
         (void)smap_tp_agg_finish(&o->agg);
     smap_tp_x_free(&o->x);
+    free(o->wdom);
     if (o->d)
         free(o->d->pc);
     free(o->d);

@@ -347,6 +347,14 @@ int smap_tp_agg_step(struct tp_agg *a)
     return a->wlo >= a->dhi;
 }
 
+int smap_tp_agg_window(struct tp_agg *a, MPI_Offset wlo, MPI_Offset whi)
+{
+    a->wlo = wlo;
+    a->dhi = whi;
+    int r = smap_tp_agg_step(a);
+    return r < 0 ? -r : MPI_SUCCESS;
+}
+
 int smap_tp_agg_finish(struct tp_agg *a)
 {
     int rc = write_wait(a);

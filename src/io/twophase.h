@@ -82,6 +82,9 @@ int smap_tp_agg_start(struct tp_agg *a, struct MPI_ABI_File *f, int write,
                       struct tp_peer *peers, MPI_Offset dlo, MPI_Offset dhi);
 /* One window: 1 when the domain is done, 0 when windows are left, or -class. */
 int smap_tp_agg_step(struct tp_agg *a);
+/* Between nodes: window [wlo, whi) of the domain (at most cb_buffer_size),
+ * with the peers' pieces of this round; 0 or a class. */
+int smap_tp_agg_window(struct tp_agg *a, MPI_Offset wlo, MPI_Offset whi);
 /* Waits for a write in flight, frees the buffers; the first class of it. */
 int smap_tp_agg_finish(struct tp_agg *a);
 
