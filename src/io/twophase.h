@@ -70,6 +70,7 @@ struct tp_agg {
     int write;
     struct tp_peer *peers;
     MPI_Offset dlo, dhi, cb, wlo;
+    size_t wlen[2];          /* their mapped lengths (a pooled one may be larger) */
     char *wb[2];             /* two window buffers (double buffering) */
     int cur;                 /* the buffer the next window goes into */
     struct ivals iv;
