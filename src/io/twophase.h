@@ -62,6 +62,12 @@ int smap_tp_reach(int lr, const long long *g, struct tp_peer *p);
 /* Whether the ranks' file ranges interleave. */
 int smap_tp_interleaved(const long long *g, int n);
 
+/* One piece of a window read straight into a rank's memory (preadv). */
+struct tp_dio {
+    MPI_Offset fo, len;
+    char *p;
+};
+
 /* The aggregator's walk over its file domain, one window of
  * cb_buffer_size at a time.  While a window's file write runs (io_uring
  * when there is one) the next window is gathered into the other buffer. */
@@ -71,6 +77,8 @@ struct tp_agg {
     struct tp_peer *peers;
     MPI_Offset dlo, dhi, cb, wlo;
     size_t wlen[2];          /* their mapped lengths (a pooled one may be larger) */
+    struct tp_dio *dio;      /* a read's pieces straight into the ranks' buffers */
+    MPI_Count ndio, capdio;
     char *wb[2];             /* two window buffers (double buffering) */
     int cur;                 /* the buffer the next window goes into */
     struct ivals iv;
