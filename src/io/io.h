@@ -217,6 +217,11 @@ int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok);
 int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
                   smap_dtype_t *mt, MPI_Count *bytes);
 
+/* Private scratch memory (scratch.c): at least len bytes (*got: the
+ * length to give back), or NULL; put returns it to the process's pool. */
+char *smap_io_scratch_get(size_t len, size_t *got);
+void smap_io_scratch_put(char *p, size_t len);
+
 /* The number of aggregators of f's collective buffering for a wanted
  * cb_nodes (twophase.c): what MPI_File_get_info reports. */
 int smap_io_cb_nodes(const struct MPI_ABI_File *f, long long want);

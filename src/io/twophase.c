@@ -23,7 +23,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/stat.h>
@@ -280,63 +279,6 @@ static int write_wait(struct tp_agg *a)
                        : MPI_SUCCESS;
 }
 
-/* The window buffers are not in the heap: the heap is shared memory (D3),
- * whose pages cost a fault each on first touch and come back fresh from
- * the allocator for every large malloc (a 16 MiB window: 4096 faults per
- * collective call).  Only the aggregator touches them, so they are private
- * anonymous memory (transparent huge pages where the kernel gives them),
- * and the process keeps the last two for the next collective access, of
- * any file (a program opens, writes and closes; several accesses in flight
- * on several files take their own). */
-static pthread_mutex_t pool_lk = PTHREAD_MUTEX_INITIALIZER;
-static char *pool[2];
-static size_t pool_len[2];
-
-/* A buffer of at least len bytes (*got: its mapped length), or NULL. */
-static char *cbuf_get(size_t len, size_t *got)
-{
-    char *p = NULL;
-    pthread_mutex_lock(&pool_lk);
-    for (int i = 0; i < 2 && !p; i++)
-        if (pool[i] && pool_len[i] >= len) {
-            p = pool[i];
-            *got = pool_len[i];
-            pool[i] = NULL;
-        }
-    pthread_mutex_unlock(&pool_lk);
-    if (p)
-        return p;
-    *got = len;
-    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, len, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
-/* Back to the pool (len: its mapped length). */
-static void cbuf_put(char *p, size_t len)
-{
-    if (!p)
-        return;
-    pthread_mutex_lock(&pool_lk);
-    int k = !pool[0] ? 0 : !pool[1] ? 1 : pool_len[0] <= pool_len[1] ? 0 : 1;
-    char *old = pool[k];
-    size_t olen = pool_len[k];
-    if (old && olen > len) {   /* keep the larger one */
-        old = p;
-        olen = len;
-    } else {
-        pool[k] = p;
-        pool_len[k] = len;
-    }
-    pthread_mutex_unlock(&pool_lk);
-    if (old)
-        munmap(old, olen);
-}
-
 int smap_tp_agg_start(struct tp_agg *a, struct MPI_ABI_File *f, int write,
                       struct tp_peer *peers, MPI_Offset dlo, MPI_Offset dhi)
 {
@@ -353,11 +295,11 @@ int smap_tp_agg_start(struct tp_agg *a, struct MPI_ABI_File *f, int write,
         return MPI_SUCCESS;
     /* a second buffer only for writes of more than one window */
     int two = write && dhi - dlo > a->cb;
-    a->wb[0] = cbuf_get((size_t)a->cb, &a->wlen[0]);
-    a->wb[1] = two ? cbuf_get((size_t)a->cb, &a->wlen[1]) : NULL;
+    a->wb[0] = smap_io_scratch_get((size_t)a->cb, &a->wlen[0]);
+    a->wb[1] = two ? smap_io_scratch_get((size_t)a->cb, &a->wlen[1]) : NULL;
     if (!a->wb[0] || (two && !a->wb[1])) {
-        cbuf_put(a->wb[0], a->wlen[0]);
-        cbuf_put(a->wb[1], a->wlen[1]);
+        smap_io_scratch_put(a->wb[0], a->wlen[0]);
+        smap_io_scratch_put(a->wb[1], a->wlen[1]);
         a->wb[0] = a->wb[1] = NULL;
         a->wlo = dhi;
         return smap_failf(MPI_ERR_NO_MEM, "out of memory for the %lld-byte collective "
@@ -504,8 +446,8 @@ int smap_tp_agg_finish(struct tp_agg *a)
     int rc = write_wait(a);
     free(a->iv.v);
     free(a->dio);
-    cbuf_put(a->wb[0], a->wlen[0]);
-    cbuf_put(a->wb[1], a->wlen[1]);
+    smap_io_scratch_put(a->wb[0], a->wlen[0]);
+    smap_io_scratch_put(a->wb[1], a->wlen[1]);
     memset(a, 0, sizeof *a);
     return rc;
 }
