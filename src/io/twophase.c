@@ -314,13 +314,16 @@ static int by_dio(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* A read's window straight into the ranks' buffers: the pieces sorted by
- * file offset, each run of touching pieces one preadv into the places
- * they go (through smap_remote: the SMARTMAP way, no window buffer, no
- * second copy).  Only when every piece's memory is contiguous, no two
- * pieces overlap and the runs are few (at least 64 KiB a call on
- * average); 1 when done, 0 when it does not apply, -class. */
-static int read_direct(struct tp_agg *a, MPI_Offset wlo, MPI_Offset whi)
+/* A window straight between the file and the ranks' buffers: the pieces
+ * sorted by file offset, each run of touching pieces one preadv/pwritev
+ * with the places they are as its iovecs (through smap_remote: the
+ * SMARTMAP way, no window buffer, no second copy; a write's holes are
+ * simply not written, so they need no read first).  Only when every
+ * piece's memory is contiguous, no two pieces overlap (overlapping writes
+ * go through the buffer, the last rank's bytes winning as before) and the
+ * runs are few (at least 64 KiB a call on average); 1 when done, 0 when it
+ * does not apply, -class. */
+static int rw_direct(struct tp_agg *a, MPI_Offset wlo, MPI_Offset whi)
 {
     a->ndio = 0;
     MPI_Offset bytes = 0;
@@ -373,16 +376,32 @@ static int read_direct(struct tp_agg *a, MPI_Offset wlo, MPI_Offset whi)
         }
         ssize_t got;
         do
-            got = preadv(a->f->fd, iov, n, at);
+            got = a->write ? pwritev(a->f->fd, iov, n, at) : preadv(a->f->fd, iov, n, at);
         while (got < 0 && errno == EINTR);
         if (got < 0) {
             int e = errno;
-            return -smap_failf(smap_io_errno_class(e), "reading %s at offset %lld "
-                                 "(collective buffering): %s", a->f->path, (long long)at,
-                                 strerror(e));
+            return -smap_failf(smap_io_errno_class(e), "%s %s at offset %lld (collective "
+                                 "buffering): %s", a->write ? "writing" : "reading",
+                                 a->f->path, (long long)at, strerror(e));
         }
-        if (got < want)
+        if (got < want && a->write) {   /* rare: the rest piece by piece */
+            for (int k = 0; k < n; k++) {
+                MPI_Offset len = (MPI_Offset)iov[k].iov_len, done;
+                if (got >= len) {
+                    got -= len;
+                    at += len;
+                    continue;
+                }
+                int rc = full_io(a->f, 1, (char *)iov[k].iov_base + got, len - got, at + got,
+                                 &done);
+                if (rc)
+                    return -rc;
+                got = 0;
+                at += len;
+            }
+        } else if (got < want) {
             break;   /* the end of file: the rest stays as it is */
+        }
     }
     return 1;
 }
@@ -397,11 +416,9 @@ int smap_tp_agg_step(struct tp_agg *a)
     char *wb = a->wb[a->cur];
     int rc = MPI_SUCCESS;
     a->wlo = whi;
-    if (!a->write) {
-        int d = read_direct(a, wlo, whi);
-        if (d)
-            return d < 0 ? d : a->wlo >= a->dhi;
-    }
+    int d = rw_direct(a, wlo, whi);
+    if (d)
+        return d < 0 ? d : a->wlo >= a->dhi;
     a->iv.n = 0;
     walk(a->peers, f->size, wb, wlo, whi, a->write, 0, &a->iv, &minw, &maxw);
     if (a->iv.oom)
