@@ -1,13 +1,13 @@
 /* Data access (MPI 5.0 §14.4): explicit offsets (_at), the individual
  * file pointer, collective (_all), nonblocking (i...) and split
  * collective (_begin/_end) forms, each with its _c twin.  Argument checks
- * here; the access in src/io/access.c.
+ * here; the access in src/io (access.c, collective.c, uring.c).
  *
  * Collective forms: a rank whose arguments are wrong still joins the
  * call's agreement (smap_io_agree), so every rank returns the same class
- * and none waits for it.  Nonblocking forms do the access at start and
- * return a completed request; split collectives do it at _begin and hand
- * the status out at _end. */
+ * and none waits for it.  Nonblocking collectives and split collectives
+ * (not the ordered ones) start the access and return: its steps progress
+ * in MPI_Test/MPI_Wait (the request) or at _end. */
 #include "binding/file_common.h"
 #include "dtype/engine.h"
 #include "mpi/status.h"
@@ -60,6 +60,20 @@ static int rw(MPI_File fh, struct rw *d, int split_kind)
     MPI_Offset off = d->at ? d->off : -1;
     MPI_Count bytes = 0;
     int rc;
+    if (!ordered && (d->form == RW_ICOLL || d->form == RW_BEGIN)) {
+        /* started here, finished by the request or _end (a bad rank runs
+         * its steps through now and returns the class) */
+        rc = d->form == RW_ICOLL
+                 ? smap_io_irw_all(f, d->write, off, d->buf, d->count, t, bad, d->req)
+                 : smap_io_split_begin(f, d->write, off, d->buf, d->count, t, bad);
+        if (rc)
+            return smap_file_raise(fh, rc, d->F, "%s", smap_why());
+        if (d->form == RW_BEGIN) {
+            f->split = split_kind;
+            f->split_buf = d->buf;
+        }
+        return MPI_SUCCESS;
+    }
     if (coll && bad && !ordered)   /* joins the collective's own agreement */
         rc = smap_io_rw_all(f, d->write, off, NULL, 0, NULL, &bytes, bad);
     else if (coll && bad)
@@ -97,6 +111,7 @@ static int split_end(const char *F, MPI_File fh, const void *buf, int kind, MPI_
 {
     struct MPI_ABI_File *f;
     FILE_CHECK(F, fh, f);
+    int serr = smap_io_split_finish(f);   /* the access begun, if one is */
     int bad = 0;
     if (f->split != kind)
         bad = smap_failf(MPI_ERR_OTHER, f->split ? "the split collective in progress is "
@@ -104,9 +119,12 @@ static int split_end(const char *F, MPI_File fh, const void *buf, int kind, MPI_
                                                    : "no matching _begin call");
     else if (buf != f->split_buf)
         bad = smap_failf(MPI_ERR_BUFFER, "buf is not the buffer given to _begin");
-    int rc = smap_io_agree(f, bad);
-    if (rc)
+    int rc = smap_io_agree(f, bad ? bad : serr);
+    if (rc) {
+        if (!bad)   /* the access failed (on every rank): the split is over */
+            f->split = 0;
         return FILE_DONE(F, fh, rc);
+    }
     if (st != MPI_STATUS_IGNORE)
         smap_status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, f->split_bytes);
     f->split = 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "binding/p2p_common.h"
+#include "io/io.h"
 
 /* The request behind *h is ours, or NULL (MPI_REQUEST_NULL is fine). */
 static inline int bad_request(MPI_Request h)
@@ -25,11 +26,15 @@ static SMAP_COLD int request_error(const char *func)
             return smap_req_array_error(func, n, reqs);                                  \
     } while (0)
 
-/* Finishes *h and raises its error on its communicator. */
+/* Finishes *h and raises its error on its communicator (a file's access:
+ * on the file). */
 static int finish_one(const char *func, MPI_Request *h, MPI_Status *st)
 {
     MPI_Comm comm = *h == MPI_REQUEST_NULL ? MPI_COMM_NULL : ((struct MPI_ABI_Request *)*h)->comm;
+    MPI_File file = *h == MPI_REQUEST_NULL ? NULL : ((struct MPI_ABI_Request *)*h)->file;
     int err = smap_req_finish(h, st);
+    if (SMAP_UNLIKELY(err != MPI_SUCCESS && file))
+        return smap_file_raise(file, err, func, "%s", smap_why());
     return SMAP_LIKELY(err == MPI_SUCCESS) ? MPI_SUCCESS : p2p_request_error(func, comm, err);
 }
 

@@ -252,6 +252,7 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
         return MPI_SUCCESS;
 
     char *mem = NULL, *tmp = NULL;
+    size_t tmplen = 0, sblen = 0;   /* (scratch.c: not the shared heap) */
     MPI_Count chunk = total;
     if (smap_dtype_is_contiguous(mt)) {
         mem = (char *)buf + smap_dtype_data_offset(mt);
@@ -259,7 +260,7 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
         long long h = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
         if (chunk > h)
             chunk = h;
-        if (!(tmp = malloc((size_t)chunk)))
+        if (!(tmp = smap_io_scratch_get((size_t)chunk, &tmplen)))
             return smap_failf(MPI_ERR_NO_MEM, "out of memory for a %lld-byte buffer",
                                 (long long)chunk);
     }
@@ -279,8 +280,8 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
         if (span < cap)
             cap = span;
     }
-    if (sieve && !(sb = malloc((size_t)cap))) {
-        free(tmp);
+    if (sieve && !(sb = smap_io_scratch_get((size_t)cap, &sblen))) {
+        smap_io_scratch_put(tmp, tmplen);
         return smap_failf(MPI_ERR_NO_MEM, "out of memory for a %lld-byte sieve buffer",
                             (long long)cap);
     }
@@ -291,8 +292,8 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
         hi = smap_io_view_map(&f->v, s0 + total - 1, 1, &a) + 1;
         rc = lock(f, write ? F_WRLCK : F_RDLCK, lo, hi - lo);
         if (rc) {
-            free(tmp);
-            free(sb);
+            smap_io_scratch_put(tmp, tmplen);
+            smap_io_scratch_put(sb, sblen);
             return rc;
         }
     }
@@ -315,8 +316,8 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
         if (!rc)
             rc = urc;
     }
-    free(tmp);
-    free(sb);
+    smap_io_scratch_put(tmp, tmplen);
+    smap_io_scratch_put(sb, sblen);
     *bytes = moved;
     if (indiv)
         f->fp += moved / f->v.esize;

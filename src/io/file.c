@@ -253,8 +253,8 @@ int smap_io_close(MPI_File *fh)
     rc = smap_io_agree(f, mine);
     f->magic = 0;
     smap_handle_forget(f);
+    smap_io_shared_free(f);   /* collective between nodes: before the comm goes */
     free_comm(f->comm);
-    smap_io_shared_free(f);
     smap_io_view_release(&f->v);
     smap_errhandler_release(f->errhandler);
     free(f->path);

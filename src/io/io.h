@@ -81,11 +81,18 @@ struct MPI_ABI_File {
     /* the shared file pointer (shared.c): a counter every rank maps, in
      * etypes of the view; NULL when the ranks could not share one */
     _Atomic(long long) *sp;
+    /* ... or, when the file's ranks span nodes, a window of one counter
+     * on rank 0 that every rank reaches by fetch-and-op (src/rma), in a
+     * lock_all epoch from open to close; NULL otherwise */
+    MPI_Win spw;
     /* split collective in progress (MPI_File_*_begin ... _end) */
     int split;                      /* 0, or the enum smap_io_split kind */
     int split_err;
     MPI_Count split_bytes;
     const void *split_buf;
+    void *split_op;                 /* the access begun, finished at _end (collective.c) */
+    void *nbq;                      /* nonblocking collective accesses in flight, in call
+                                     * order: only the first runs steps (collective.c) */
 };
 
 enum smap_io_split { SMAP_IO_SPLIT_READ_AT = 1, SMAP_IO_SPLIT_WRITE_AT, SMAP_IO_SPLIT_READ,
@@ -210,6 +217,11 @@ int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok);
 int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
                   smap_dtype_t *mt, MPI_Count *bytes);
 
+/* Private scratch memory (scratch.c): at least len bytes (*got: the
+ * length to give back), or NULL; put returns it to the process's pool. */
+char *smap_io_scratch_get(size_t len, size_t *got);
+void smap_io_scratch_put(char *p, size_t len);
+
 /* The number of aggregators of f's collective buffering for a wanted
  * cb_nodes (twophase.c): what MPI_File_get_info reports. */
 int smap_io_cb_nodes(const struct MPI_ABI_File *f, long long want);
@@ -224,6 +236,8 @@ int smap_io_shared_create(struct MPI_ABI_File *f, MPI_Offset initial);
 void smap_io_shared_free(struct MPI_ABI_File *f);
 /* Collective: rank 0 sets the counter to `to`, then every rank agrees. */
 int smap_io_shared_reset(struct MPI_ABI_File *f, MPI_Offset to);
+/* The counter now (0 when the file has none): MPI_DISPLACEMENT_CURRENT. */
+MPI_Offset smap_io_shared_peek(struct MPI_ABI_File *f);
 int smap_io_rw_shared(struct MPI_ABI_File *f, int write, void *buf, MPI_Count count,
                       smap_dtype_t *mt, MPI_Count *bytes);
 /* Collective, in rank order. */
@@ -237,6 +251,27 @@ int smap_io_position_shared(struct MPI_ABI_File *f, MPI_Offset *off);
  * request already complete). */
 int smap_io_irw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
                 smap_dtype_t *mt, MPI_Request *req);
+
+/* One write submitted to io_uring (uring.c): a handle, or NULL when there
+ * is no ring or no room (the caller writes itself); wait returns the bytes
+ * written or -errno. */
+void *smap_io_uring_write(int fd, const void *buf, MPI_Offset len, MPI_Offset off);
+long long smap_io_uring_wait(void *h);
+
+/* The nonblocking collectives and split collectives (collective.c): the
+ * access driven by the request's polls (two-phase steps, each collective
+ * of them nonblocking), completing as MPI_Test/MPI_Wait progress it.
+ * bad: as smap_io_rw_all; then the request is made anyway (the others
+ * wait on it) and completes with that class. */
+int smap_io_irw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                    MPI_Count count, smap_dtype_t *mt, int bad, MPI_Request *req);
+
+/* Split collectives (collective.c): _begin starts the access (its steps
+ * progress at _end; a rank arriving early does not wait in _begin), _end
+ * finishes it (f->split_bytes), the op's agreed class. */
+int smap_io_split_begin(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
+                        MPI_Count count, smap_dtype_t *mt, int bad);
+int smap_io_split_finish(struct MPI_ABI_File *f);
 
 /* A request already complete with `bytes` in its status (the nonblocking
  * calls do their access at start). */

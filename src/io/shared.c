@@ -1,17 +1,22 @@
-/* The shared file pointer (MPI 5.0 §14.4.4): an atomic counter in memory
- * that every rank of the file maps (D15: never a lock file).
+/* The shared file pointer (MPI 5.0 §14.4.4): an atomic counter that every
+ * rank of the file reaches (D15: never a lock file).
  *
- * At open, rank 0 makes a POSIX shared-memory object of 8 bytes under an
- * unpredictable name (D18), sets the counter (0, or the file's size with
- * MPI_MODE_APPEND) and broadcasts the name; the others map it; once every
- * rank has it, rank 0 unlinks the name, so nothing is left behind whatever
- * happens later.  A rank that cannot map it (another node, with its own
- * /dev/shm) makes the file go without a shared pointer: its shared-pointer
- * calls then fail with MPI_ERR_UNSUPPORTED_OPERATION (D15's fetch-and-op
- * between nodes is not done).  The counter holds etypes of the current
- * view; independent calls take their range with one fetch_add, ordered
- * calls let rank 0 take the whole group's range and hand out prefixes in
- * rank order. */
+ * On one node it is a POSIX shared-memory object of 8 bytes: rank 0 makes
+ * it under an unpredictable name (D18), sets the counter (0, or the
+ * file's size with MPI_MODE_APPEND) and broadcasts the name; the others
+ * map it; once every rank has it, rank 0 unlinks the name, so nothing is
+ * left behind whatever happens later.  When the file's communicator spans
+ * nodes (by the job's placement, never by whether /dev/shm happens to be
+ * shared: emulated hosts share it, real ones do not) the counter is one
+ * 8-byte window on rank 0 (src/rma, MPI_WIN_FLAVOR_ALLOCATE) inside a
+ * lock_all epoch held from open to close: every access is a fetch-and-op
+ * on it, atomic on rank 0's node (C11 atomics) and from other nodes
+ * (served by rank 0's progress, or the provider's atomics).  A file whose
+ * ranks cannot get either goes without a shared pointer: its shared-pointer
+ * calls then fail with MPI_ERR_UNSUPPORTED_OPERATION.  The counter holds
+ * etypes of the current view; independent calls take their range with
+ * one fetch_add, ordered calls let rank 0 take the whole group's range and
+ * hand out prefixes in rank order. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,13 +30,73 @@
 #include "dtype/engine.h"
 #include "io/io.h"
 #include "mpi/comm.h"
+#include "rma/rma.h"
 
 static int max_ll(struct MPI_ABI_Comm *c, long long in, long long *out)
 {
     return smap_io_max(c, &in, out, 1);
 }
 
-int smap_io_shared_create(struct MPI_ABI_File *f, MPI_Offset initial)
+/* ---- the counter between nodes: a window on rank 0 ---- */
+
+/* One fetch-and-op of a long long on the counter: result <- counter,
+ * counter <- counter op v (MPI_SUM, MPI_REPLACE, MPI_NO_OP). */
+static int win_fop(struct MPI_ABI_File *f, MPI_Op op, long long v, long long *result)
+{
+    smap_dtype_t *ll = smap_dtype_get(MPI_LONG_LONG);
+    long long dummy;
+    struct smap_rma_op_args a = {
+        .oaddr = &v, .ocount = 1, .otype = ll,
+        .raddr = result ? result : &dummy, .rcount = 1, .rtype = ll,
+        .tcount = 1, .ttype = ll, .op = op,
+    };
+    if (op == MPI_NO_OP) {
+        a.oaddr = NULL;
+        a.ocount = 0;
+        a.otype = NULL;
+    }
+    int rc = smap_rma_op(f->spw, SMAP_RMA_GACC, 0, 0, &a);
+    /* a get_accumulate completes when it returns (its answer came back);
+     * the flush costs nothing more and keeps that true of any backend */
+    if (!rc)
+        rc = smap_win_flush(f->spw, 0, 0);
+    return rc;
+}
+
+/* Collective: the window, rank 0's counter set to initial before any rank
+ * may use it.  Never an error: a file without it has no shared pointer. */
+static void win_create(struct MPI_ABI_File *f, MPI_Offset initial)
+{
+    MPI_Win w = MPI_WIN_NULL;
+    void *base = NULL;
+    int rc = smap_win_create(MPI_WIN_FLAVOR_ALLOCATE, NULL, f->rank == 0 ? 8 : 0, 8, NULL,
+                             f->c, &base, &w);
+    if (rc)   /* the creation's agreement failed the same way on every rank */
+        return;
+    int bad = smap_win_lock_all(w, MPI_MODE_NOCHECK) != MPI_SUCCESS;
+    if (!bad && f->rank == 0)
+        atomic_store_explicit((_Atomic(long long) *)base, initial, memory_order_relaxed);
+    long long any = 1;
+    rc = max_ll(f->c, bad, &any);   /* also: nobody uses it before rank 0 set it */
+    if (rc || any) {
+        if (!bad)
+            smap_win_unlock_all(w);
+        smap_win_free(&w);
+        return;
+    }
+    f->spw = w;
+}
+
+static void win_free(struct MPI_ABI_File *f)
+{
+    smap_win_unlock_all(f->spw);
+    smap_win_free(&f->spw);   /* collective (a barrier): close is */
+    f->spw = NULL;
+}
+
+/* ---- the counter on one node: a shared-memory object ---- */
+
+static void node_create(struct MPI_ABI_File *f, MPI_Offset initial)
 {
     char name[64] = "";
     int bad = 0;
@@ -80,6 +145,16 @@ int smap_io_shared_create(struct MPI_ABI_File *f, MPI_Offset initial)
         p = NULL;
     }
     f->sp = p;
+}
+
+int smap_io_shared_create(struct MPI_ABI_File *f, MPI_Offset initial)
+{
+    f->sp = NULL;
+    f->spw = NULL;
+    if (smap_comm_group_on_node(f->c->group))
+        node_create(f, initial);
+    else
+        win_create(f, initial);
     return MPI_SUCCESS;
 }
 
@@ -88,15 +163,56 @@ void smap_io_shared_free(struct MPI_ABI_File *f)
     if (f->sp)
         munmap((void *)f->sp, sizeof *f->sp);
     f->sp = NULL;
+    if (f->spw)
+        win_free(f);
 }
+
+/* ---- the counter's operations, whichever it is ---- */
 
 static int need_sp(struct MPI_ABI_File *f)
 {
-    if (!f->sp)
+    if (!f->sp && !f->spw)
         return smap_failf(MPI_ERR_UNSUPPORTED_OPERATION, "this file has no shared file "
-                            "pointer: its ranks could not map one counter (ranks on several "
-                            "nodes; the between-node counter is not done yet)");
+                            "pointer: its ranks could not share one counter (no shared "
+                            "memory object on the node, or no one-sided window between "
+                            "nodes)");
     return MPI_SUCCESS;
+}
+
+/* *old <- counter, counter += n. */
+static int sp_fetch_add(struct MPI_ABI_File *f, long long n, long long *old)
+{
+    if (f->sp) {
+        *old = atomic_fetch_add_explicit(f->sp, n, memory_order_relaxed);
+        return MPI_SUCCESS;
+    }
+    return win_fop(f, MPI_SUM, n, old);
+}
+
+static int sp_load(struct MPI_ABI_File *f, long long *v)
+{
+    if (f->sp) {
+        *v = atomic_load_explicit(f->sp, memory_order_relaxed);
+        return MPI_SUCCESS;
+    }
+    return win_fop(f, MPI_NO_OP, 0, v);
+}
+
+static int sp_store(struct MPI_ABI_File *f, long long v)
+{
+    if (f->sp) {
+        atomic_store_explicit(f->sp, v, memory_order_relaxed);
+        return MPI_SUCCESS;
+    }
+    return win_fop(f, MPI_REPLACE, v, NULL);
+}
+
+MPI_Offset smap_io_shared_peek(struct MPI_ABI_File *f)
+{
+    long long v = 0;
+    if ((f->sp || f->spw) && sp_load(f, &v))
+        v = 0;
+    return v;
 }
 
 /* Etypes of count elements of mt, or -class. */
@@ -124,7 +240,9 @@ int smap_io_rw_shared(struct MPI_ABI_File *f, int write, void *buf, MPI_Count co
     long long n = etypes_of(f, count, mt);
     if (n < 0)
         return (int)-n;
-    long long at = atomic_fetch_add_explicit(f->sp, n, memory_order_relaxed);
+    long long at;
+    if ((rc = sp_fetch_add(f, n, &at)))
+        return rc;
     return smap_io_rw_at(f, write, at, buf, count, mt, bytes);
 }
 
@@ -159,11 +277,18 @@ int smap_io_rw_ordered(struct MPI_ABI_File *f, int write, void *buf, MPI_Count c
         total += all[r];
     }
     free(all);
+    /* rank 0's start and its class in one broadcast */
+    long long got[2] = { 0, 0 };
     if (f->rank == 0)
-        base = atomic_fetch_add_explicit(f->sp, total, memory_order_relaxed);
-    rc = smap_io_bcast(&base, 1, MPI_LONG_LONG, 0, f->c);
+        got[1] = sp_fetch_add(f, total, &got[0]);
+    rc = smap_io_bcast(got, 2, MPI_LONG_LONG, 0, f->c);
+    if (!rc && got[1])
+        rc = f->rank == 0 ? (int)got[1]
+                          : smap_failf((int)got[1], "rank 0 could not move the shared "
+                                                     "file pointer");
     if (rc)
         return rc;
+    base = got[0];
     mine = smap_io_rw_at(f, write, base + pre, buf, count, mt, bytes);
     return smap_io_agree(f, mine);
 }
@@ -182,9 +307,9 @@ int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence)
     /* rank 0 moves the pointer; the agreement after it keeps every rank
      * from using it before */
     if (f->rank == 0) {
-        long long cur = atomic_load_explicit(f->sp, memory_order_relaxed), base = 0, to = 0;
+        long long base = 0, to = 0;
         if (whence == MPI_SEEK_CUR) {
-            base = cur;
+            mine = sp_load(f, &base);
         } else if (whence == MPI_SEEK_END) {
             MPI_Offset size;
             mine = smap_io_get_size(f, &size);
@@ -194,7 +319,7 @@ int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence)
             mine = smap_failf(MPI_ERR_ARG, "the new shared position (%lld %+lld etypes) "
                                 "would be negative", base, (long long)off);
         if (!mine)
-            atomic_store_explicit(f->sp, to, memory_order_relaxed);
+            mine = sp_store(f, to);
     }
     return smap_io_agree(f, mine);
 }
@@ -202,16 +327,16 @@ int smap_io_seek_shared(struct MPI_ABI_File *f, MPI_Offset off, int whence)
 int smap_io_position_shared(struct MPI_ABI_File *f, MPI_Offset *off)
 {
     int rc = need_sp(f);
-    if (!rc)
-        *off = atomic_load_explicit(f->sp, memory_order_relaxed);
+    long long v = 0;
+    if (!rc && !(rc = sp_load(f, &v)))
+        *off = v;
     return rc;
 }
 
 int smap_io_shared_reset(struct MPI_ABI_File *f, MPI_Offset to)
 {
-    if (!f->sp)
+    if (!f->sp && !f->spw)
         return MPI_SUCCESS;
-    if (f->rank == 0)
-        atomic_store_explicit(f->sp, to, memory_order_relaxed);
-    return smap_io_agree(f, 0);
+    int mine = f->rank == 0 ? sp_store(f, to) : 0;
+    return smap_io_agree(f, mine);
 }

@@ -204,6 +204,8 @@ static int try_ring(struct MPI_ABI_File *f, int write, MPI_Offset s0, void *buf,
     inflight += (int)u->npc;
     pthread_mutex_unlock(&lk);
     int rc = smap_greq_start_polled_query(poll_fn, query_fn, free_fn, u, req);
+    if (!rc)   /* its errors at completion go to the file's handler */
+        ((struct MPI_ABI_Request *)*req)->file = (MPI_File)f;
     if (rc) {   /* cannot be waited for: wait here */
         while (!poll_fn(u))
             ;
@@ -213,6 +215,75 @@ static int try_ring(struct MPI_ABI_File *f, int write, MPI_Offset s0, void *buf,
     return 1;
 }
 #endif
+
+/* ---- one write of a collective buffer (twophase.c's double buffering) ---- */
+
+#ifdef SMAP_HAVE_LIBURING
+struct uwrite {
+    struct upiece p;
+};
+#endif
+
+void *smap_io_uring_write(int fd, const void *buf, MPI_Offset len, MPI_Offset off)
+{
+#ifdef SMAP_HAVE_LIBURING
+    if (len <= 0 || len > MAX_PIECE)
+        return NULL;
+    struct uwrite *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->p = (struct upiece){off, len, 0, 0, 0};
+    pthread_mutex_lock(&lk);
+    struct io_uring_sqe *sqe = NULL;
+    if (ring_ready() && inflight < RING_ENTRIES)
+        sqe = io_uring_get_sqe(&ring);
+    if (!sqe) {
+        pthread_mutex_unlock(&lk);
+        free(w);
+        return NULL;
+    }
+    io_uring_prep_write(sqe, fd, buf, (unsigned)len, (__u64)off);
+    io_uring_sqe_set_data(sqe, &w->p);
+    if (io_uring_submit(&ring) != 1) {
+        /* not taken: the caller writes it itself */
+        pthread_mutex_unlock(&lk);
+        free(w);
+        return NULL;
+    }
+    inflight++;
+    pthread_mutex_unlock(&lk);
+    return w;
+#else
+    (void)fd, (void)buf, (void)len, (void)off;
+    return NULL;
+#endif
+}
+
+long long smap_io_uring_wait(void *h)
+{
+#ifdef SMAP_HAVE_LIBURING
+    struct uwrite *w = h;
+    for (;;) {
+        pthread_mutex_lock(&lk);
+        reap();
+        int done = w->p.done;
+        if (!done) {
+            /* sleep until some completion comes (ours or another's) */
+            struct io_uring_cqe *cqe;
+            (void)io_uring_wait_cqe(&ring, &cqe);
+        }
+        pthread_mutex_unlock(&lk);
+        if (done)
+            break;
+    }
+    long long res = w->p.res;
+    free(w);
+    return res;
+#else
+    (void)h;
+    return -1;
+#endif
+}
 
 int smap_io_irw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,
                 smap_dtype_t *mt, MPI_Request *req)

@@ -109,7 +109,7 @@ int smap_io_set_view(struct MPI_ABI_File *f, MPI_Offset disp, smap_dtype_t *et,
     /* MPI_DISPLACEMENT_CURRENT: the shared pointer's place in bytes,
      * through the old view, read before the agreement (after it, rank 0
      * may already reset the counter for the new view) */
-    MPI_Offset sp = f->sp ? atomic_load_explicit(f->sp, memory_order_relaxed) : 0;
+    MPI_Offset sp = disp == MPI_DISPLACEMENT_CURRENT ? smap_io_shared_peek(f) : 0;
     int rc = smap_io_agree(f, mine);
     if (rc) {
         smap_dtype_release(fet);

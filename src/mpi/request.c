@@ -89,6 +89,7 @@ struct MPI_ABI_Request *smap_req_new(MPI_Comm comm)
     r->idle = 0;
     r->proc_null = 0;
     r->comm = comm;
+    r->file = NULL;
     smap_comm_hold(comm);   /* MPI_Comm_free waits for us (mpi/comm.h) */
     r->p.next = NULL;
     r->p.dt = NULL;

@@ -52,6 +52,9 @@ struct MPI_ABI_Request {
     int idle;                 /* counted in its communicator's idle_refs */
     int proc_null;            /* persistent: peer is MPI_PROC_NULL */
     MPI_Comm comm;
+    /* a file's nonblocking access (src/io): its errors at completion go
+     * to the file's error handler (MPI 5.0 §14.7), not the comm's; or NULL */
+    MPI_File file;
     /* request_hook.h; usually NULL (beside extra and tmp, which the same
      * paths test) */
     const struct smap_req_hook *hook;

@@ -196,9 +196,19 @@ int main(int argc, char **argv)
         io_same_class(MPI_COMM_WORLD, c);
         c = smap_err_class(MPI_File_read_at_all(fh, rank == 0 ? -4 : 0, in, 1, MPI_INT, &st));
         CHECK(c == MPI_ERR_ARG, "negative offset on rank 0 gave class %d here", c);
+        /* nonblocking: the bad rank fails at the call, the others' requests
+         * complete with its class (their calls do not wait for it) */
         c = smap_err_class(MPI_File_iread_all(fh, in, 1, rank ? MPI_INT : MPI_DATATYPE_NULL,
                                               &rq));
-        CHECK(c == MPI_ERR_TYPE && rq == MPI_REQUEST_NULL, "bad type on rank 0: %d", c);
+        if (rank == 0) {
+            CHECK(c == MPI_ERR_TYPE && rq == MPI_REQUEST_NULL, "bad type on rank 0: %d", c);
+        } else {
+            CHECK(c == MPI_SUCCESS && rq != MPI_REQUEST_NULL, "iread_all here: %d", c);
+            st.MPI_ERROR = MPI_SUCCESS;
+            c = smap_err_class(MPI_Wait(&rq, &st));
+            CHECK(c == MPI_ERR_TYPE || (c == MPI_ERR_IN_STATUS && st.MPI_ERROR == MPI_ERR_TYPE),
+                  "bad type on rank 0: the request here completed with class %d", c);
+        }
     }
     CHECK_RC(MPI_File_close(&fh));
     /* a write-only file read collectively: ACCESS on every rank */
