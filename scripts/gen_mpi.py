@@ -749,17 +749,21 @@ AREAS = [
 # the detail).
 AREA_NOTES = [
     ("File I/O", "collective data access is two-phase (one aggregator per node copying "
-     "the node's ranks' buffers through SMARTMAP; other nodes' pieces by alltoallv) with "
-     "romio_cb_* enable, or automatic and interleaved accesses; otherwise each rank's "
-     "own access.  Nonblocking independent calls use io_uring when built with liburing; "
-     "nonblocking collectives complete at start.  Reads sieve; writes only with "
-     "romio_ds_write=enable.  Data representations native, internal, external32, "
-     "registered.  The shared file pointer needs every rank of the file on one node.  "
-     "See src/io/README.md."),
+     "the node's ranks' buffers through SMARTMAP, double-buffered; other nodes' pieces "
+     "by alltoallv, window by window) with romio_cb_* enable, or automatic and "
+     "interleaved accesses; otherwise each rank's own access.  Nonblocking independent "
+     "calls use io_uring when built with liburing; nonblocking and split collectives "
+     "progress through MPI_Test/MPI_Wait when two-phase applies (otherwise their access "
+     "runs in one poll).  Reads sieve; writes only with romio_ds_write=enable.  Data "
+     "representations native, internal, external32, registered.  The shared file "
+     "pointer is a shared-memory counter on one node, a fetch-and-op window across "
+     "nodes.  See src/io/README.md."),
     ("Process creation and management", "processes of another job (spawned children, "
-     "jobs connected through a port or join) are reached through src/net (libfabric), "
-     "not as SMARTMAP peers, even on one node; spawn needs smrun's or hydra's PMI-1 "
-     "(not PMIx, not PMI-2).  See "
+     "jobs connected through a port or join) on the same node are SMARTMAP peers (shm "
+     "queues, single copy; up to `SMAP_SPAWN_PEERS` of them per process over its life, "
+     "the next ones through src/net); those on other nodes are reached through src/net "
+     "(libfabric); their collectives are schedules over point-to-point (no control "
+     "block); spawn needs smrun's or hydra's PMI-1 (not PMIx, not PMI-2).  See "
      "src/spawn/README.md."),
 ]
 
