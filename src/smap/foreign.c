@@ -104,12 +104,6 @@ int smap_node_rec_job_peer(const struct smap_node_rec *r)
     return -1;
 }
 
-static size_t page_round(size_t len)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    return (len + pg - 1) & ~(pg - 1);
-}
-
 static int map_one(struct smap_peer *p, const struct smap_node_rec *r, int k, char *err,
                    size_t errlen)
 {
@@ -131,47 +125,20 @@ static int map_one(struct smap_peer *p, const struct smap_node_rec *r, int k, ch
         close(fd);
         return -1;
     }
-    size_t len = page_round(r->r[k].len);
-    void *v = MAP_FAILED;
-    if (k == SMAP_REGION_HEAP) {
-        /* its own address when free here (a spawned job's slots usually
-         * coincide with ours: then translated, still single copy) */
-        v = mmap((void *)(uintptr_t)r->r[k].base, len, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, (off_t)r->r[k].off);
-        if (v != MAP_FAILED && v != (void *)(uintptr_t)r->r[k].base) {
-            munmap(v, len);
-            v = MAP_FAILED;
-        }
-    }
-    if (v == MAP_FAILED)
-        v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd,
-                 (off_t)r->r[k].off);
+    void *v = smap_view_mmap(fd, k, (uintptr_t)r->r[k].base, r->r[k].off, r->r[k].len);
     if (v == MAP_FAILED) {
         snprintf(err, errlen, "cannot map pid %ld's %s region (%zu bytes): %s", (long)r->pid,
-                 smap_region_name((enum smap_region_kind)k), len, strerror(errno));
+                 smap_region_name((enum smap_region_kind)k), (size_t)r->r[k].len,
+                 strerror(errno));
         close(fd);
         return -1;
     }
     if (k == SMAP_REGION_CTL)
         smap_prefault_file(fd, r->r[k].off, r->r[k].len, v);
-    (void)madvise(v, len, MADV_DONTDUMP);
     close(fd);
     p->view[k] = (struct smap_view){ (uintptr_t)r->r[k].base, (uintptr_t)r->r[k].len,
                                      (intptr_t)((uintptr_t)v - (uintptr_t)r->r[k].base) };
     return 0;
-}
-
-static void unmap_views(struct smap_peer *p)
-{
-    for (int k = 0; k < SMAP_REGION_KINDS; k++) {
-        struct smap_view *v = &p->view[k];
-        if (!v->len)
-            continue;
-        size_t len = page_round(v->len);
-        void *local = (void *)(v->base + (uintptr_t)v->delta);
-        v->len = 0;
-        munmap(local, len);
-    }
 }
 
 int smap_peers_attach_at(int idx, const struct smap_node_rec *r, char *err, size_t errlen)
@@ -195,7 +162,7 @@ int smap_peers_attach_at(int idx, const struct smap_node_rec *r, char *err, size
     p->pidfd = smap_under_valgrind() ? -1 : (int)syscall(SYS_pidfd_open, (pid_t)r->pid, 0);
     for (int k = 0; k < SMAP_REGION_KINDS; k++)
         if (r->r[k].fd >= 0 && r->r[k].len && map_one(p, r, k, err, errlen) != 0) {
-            unmap_views(p);
+            smap_views_unmap(p);
             if (p->pidfd >= 0)
                 close(p->pidfd);
             p->pidfd = -1;
@@ -214,7 +181,7 @@ void smap_peers_detach_at(int idx)
     if (!smap_peers || idx < smap_nlocal || idx >= smap_npeers)
         return;
     struct smap_peer *p = &smap_peers[idx];
-    unmap_views(p);
+    smap_views_unmap(p);
     if (p->pidfd >= 0)
         close(p->pidfd);
     p->pidfd = -1;

@@ -346,37 +346,44 @@ static int map_view(struct attach *a, int lr, int k, int fd)
                  smap_region_name((enum smap_region_kind)k));
         return -1;
     }
-    size_t len = page_round(r->len);
-    void *p = MAP_FAILED;
-    if (k == SMAP_REGION_HEAP) {
-        p = mmap((void *)r->base, len, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, (off_t)r->off);
-        if (p != MAP_FAILED && p != (void *)r->base) {   /* kernel without NOREPLACE */
-            munmap(p, len);
-            p = MAP_FAILED;
-        }
-        if (p == MAP_FAILED)
-            smap_info("local rank %d's heap cannot sit at its own address %#lx here (%s): "
-                      "its pointers are translated", lr, (unsigned long)r->base, strerror(errno));
-    }
-    if (p == MAP_FAILED)
-        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, (off_t)r->off);
+    void *p = smap_view_mmap(fd, k, r->base, r->off, r->len);
     if (p == MAP_FAILED) {
         snprintf(a->err, a->errlen, "cannot map local rank %d's %s region (%zu bytes): %s", lr,
-                 smap_region_name((enum smap_region_kind)k), len, strerror(errno));
+                 smap_region_name((enum smap_region_kind)k), page_round(r->len), strerror(errno));
         return -1;
     }
+    if (k == SMAP_REGION_HEAP && p != (void *)r->base)
+        smap_info("local rank %d's heap cannot sit at its own address %#lx here: its pointers "
+                  "are translated", lr, (unsigned long)r->base);
     if (k >= SMAP_REGION_CTL || a->n <= smap_tun.prefault_max)
         prefault(fd, r, p);
-    (void)madvise(p, len, MADV_DONTDUMP);
     smap_peers[lr].view[k] = (struct smap_view){ r->base, r->len, (intptr_t)((uintptr_t)p - r->base) };
     return 0;
 }
 
-static void unmap_peer(int lr)
+void *smap_view_mmap(int fd, int kind, uintptr_t base, uint64_t off, size_t len)
+{
+    len = page_round(len);
+    void *p = MAP_FAILED;
+    if (kind == SMAP_REGION_HEAP) {
+        p = mmap((void *)base, len, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, (off_t)off);
+        if (p != MAP_FAILED && p != (void *)base) {   /* kernel without NOREPLACE */
+            munmap(p, len);
+            p = MAP_FAILED;
+        }
+    }
+    if (p == MAP_FAILED)
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, (off_t)off);
+    if (p != MAP_FAILED)
+        (void)madvise(p, len, MADV_DONTDUMP);
+    return p;
+}
+
+void smap_views_unmap(struct smap_peer *p)
 {
     for (int k = 0; k < SMAP_REGION_KINDS; k++) {
-        struct smap_view *v = &smap_peers[lr].view[k];
+        struct smap_view *v = &p->view[k];
         if (!v->len)
             continue;
         size_t len = page_round(v->len);
@@ -384,6 +391,11 @@ static void unmap_peer(int lr)
         v->len = 0;   /* translation fails from now on */
         munmap(local, len);
     }
+}
+
+static void unmap_peer(int lr)
+{
+    smap_views_unmap(&smap_peers[lr]);
 }
 
 /* Maps every region of lr whose fd we hold; already mapped ones are kept. */

@@ -162,6 +162,15 @@ int smap_peers_reap(void);
 /* Page tables for the populated parts of [off, off+len) of fd, mapped at
  * local (holes stay holes: reading one would allocate it). */
 void smap_prefault_file(int fd, size_t off, size_t len, char *local);
+/* Maps a node peer's region (kind, at `base` in its address space, `len`
+ * bytes at `off` of fd) here: the heap at its own address when that is
+ * free (pointer identity), anything else, and a heap whose address is
+ * taken, anywhere (its pointers then translated); never dumped in a core.
+ * MAP_FAILED with errno.  peers.c (the job's ranks), foreign.c (another
+ * job's processes). */
+void *smap_view_mmap(int fd, int kind, uintptr_t base, uint64_t off, size_t len);
+/* Unmaps every view of p: translation to it fails from then on. */
+void smap_views_unmap(struct smap_peer *p);
 /* In a fork child: forget all peer views (unmapped). */
 void smap_peers_forget(void);
 /* True once every node peer's regions are mapped (between smap_init and
