@@ -12,6 +12,7 @@
 #include "boot/boot.h"
 #include "dtype/engine.h"
 #include "mpi/group.h"
+#include "mpi/p2p_args.h"
 #include "mpi/request.h"
 #include "p2p/p2p.h"
 #include "smap/smap.h"
@@ -33,20 +34,9 @@
             return smap_err_raise(comm, MPI_ERR_COUNT, func, "count %lld is negative",      \
                                   (long long)(count));                                      \
         SMAP_CHECK_DTYPE_COMMITTED(func, comm, datatype, t);                                \
-        if (SMAP_UNLIKELY(p2p_bad_buffer(buf, count, t)))                                   \
+        if (SMAP_UNLIKELY(smap_p2p_bad_buffer(buf, count, t)))                                   \
             return p2p_buffer_error(func, comm, buf, count, t);                             \
     } while (0)
-
-/* NULL is MPI_BOTTOM: fine with a derived type of absolute addresses, an
- * error with a predefined one.  Also rejects counts whose byte size
- * overflows. */
-static inline int p2p_bad_buffer(const void *buf, MPI_Count count, smap_dtype_t *t)
-{
-    MPI_Count bytes;
-    if (smap_mul_overflow_i64(count, smap_dtype_size(t), &bytes))
-        return 1;
-    return !buf && count > 0 && (t->flags & SMAP_DT_PREDEF) && smap_dtype_size(t) > 0;
-}
 
 static SMAP_COLD __attribute__((unused)) int p2p_buffer_error(const char *func, MPI_Comm comm, const void *buf,
                                       MPI_Count count, smap_dtype_t *t)
@@ -58,20 +48,11 @@ static SMAP_COLD __attribute__((unused)) int p2p_buffer_error(const char *func, 
                           (long long)count);
 }
 
-/* The group the peers of c's point-to-point belong to: c's group, or the
- * remote group of an intercommunicator (src/mpi/intercomm.h: ranks name
- * remote members there, while the source a receiver sees is the sender's
- * rank in its own group, c->rank, as MPI wants). */
-static inline const struct MPI_ABI_Group *p2p_peers(const struct MPI_ABI_Comm *c)
-{
-    return SMAP_UNLIKELY(c->remote_group != NULL) ? c->remote_group : c->group;
-}
-
 /* The node-local rank behind rank `rank` of c (a real rank), or an error:
  * through c's peer group, whose members are job ranks. */
 static inline int p2p_peer_lr(struct MPI_ABI_Comm *c, int rank)
 {
-    return smap_p2p_local_rank(smap_group_world_rank(p2p_peers(c), rank));
+    return smap_p2p_local_rank(smap_group_world_rank(smap_p2p_peers(c), rank));
 }
 
 static SMAP_COLD __attribute__((unused)) int p2p_offnode_error(const char *func, MPI_Comm comm, int rank)
@@ -94,9 +75,9 @@ static SMAP_COLD __attribute__((unused)) int p2p_rank_error(const char *func, MP
 /* Destination of a send: MPI_PROC_NULL or a rank of c. */
 #define P2P_CHECK_DEST(func, comm, c, dest, tag)                                            \
     do {                                                                                    \
-        if (SMAP_UNLIKELY((dest) != MPI_PROC_NULL &&                                    \
-                          ((unsigned)(dest) >= (unsigned)p2p_peers(c)->size)))              \
-            return p2p_rank_error(func, comm, "destination", dest, p2p_peers(c)->size);    \
+        if (SMAP_UNLIKELY((dest) != MPI_PROC_NULL &&                                       \
+                          ((unsigned)(dest) >= (unsigned)smap_p2p_peers(c)->size)))        \
+            return p2p_rank_error(func, comm, "destination", dest, smap_p2p_peers(c)->size); \
         if (SMAP_UNLIKELY((tag) < 0))                                                       \
             return smap_err_raise(comm, MPI_ERR_TAG, func,                                  \
                                   "tag %d is not in [0, MPI_TAG_UB=%d]", tag, INT_MAX);     \
@@ -105,9 +86,9 @@ static SMAP_COLD __attribute__((unused)) int p2p_rank_error(const char *func, MP
 /* Source of a receive: also MPI_ANY_SOURCE / MPI_ANY_TAG. */
 #define P2P_CHECK_SOURCE(func, comm, c, source, tag)                                        \
     do {                                                                                    \
-        if (SMAP_UNLIKELY((source) != MPI_PROC_NULL && (source) != MPI_ANY_SOURCE &&         \
-                          (unsigned)(source) >= (unsigned)p2p_peers(c)->size))              \
-            return p2p_rank_error(func, comm, "source", source, p2p_peers(c)->size);       \
+        if (SMAP_UNLIKELY((source) != MPI_PROC_NULL && (source) != MPI_ANY_SOURCE &&       \
+                          (unsigned)(source) >= (unsigned)smap_p2p_peers(c)->size))        \
+            return p2p_rank_error(func, comm, "source", source, smap_p2p_peers(c)->size);  \
         if (SMAP_UNLIKELY((tag) < 0 && (tag) != MPI_ANY_TAG))                              \
             return smap_err_raise(comm, MPI_ERR_TAG, func,                                  \
                                   "tag %d is not in [0, MPI_TAG_UB=%d] nor MPI_ANY_TAG", tag, \

@@ -107,7 +107,7 @@ static int mrecv(const char *func, void *buf, MPI_Count count, MPI_Datatype data
                               (long long)count);
     smap_dtype_t *t;
     SMAP_CHECK_DTYPE_COMMITTED(func, MPI_COMM_NULL, datatype, t);
-    if (p2p_bad_buffer(buf, count, t))
+    if (smap_p2p_bad_buffer(buf, count, t))
         return p2p_buffer_error(func, MPI_COMM_NULL, buf, count, t);
     MPI_Message h = *message;
     if (h == MPI_MESSAGE_NULL || (h != MPI_MESSAGE_NO_PROC && !smap_plausible_object(h, 8)))

@@ -13,29 +13,18 @@
 #include "mpi/p2p_args.h"
 #include "p2p/p2p.h"
 
-/* The group the peers of c's point-to-point belong to: c's group, or an
- * intercommunicator's remote group. */
-static const struct MPI_ABI_Group *peers(const struct MPI_ABI_Comm *c)
+/* Which of the two rules smap_p2p_bad_buffer applies failed, said. */
+static SMAP_COLD int buffer_error(const void *buf, MPI_Count count, const smap_dtype_t *t)
 {
-    return c->remote_group ? c->remote_group : c->group;
-}
-
-/* NULL is MPI_BOTTOM: fine with a derived type of absolute addresses, an
- * error with a predefined one; counts whose byte size overflows fail. */
-static int buffer_arg(const void *buf, MPI_Count count, const smap_dtype_t *t)
-{
-    MPI_Count bytes;
-    if (smap_mul_overflow_i64(count, smap_dtype_size(t), &bytes))
+    if (buf || !(t->flags & SMAP_DT_PREDEF))
         return smap_failf(MPI_ERR_COUNT, "count %lld times the datatype size overflows",
                           (long long)count);
-    if (!buf && count > 0 && (t->flags & SMAP_DT_PREDEF) && smap_dtype_size(t) > 0)
-        return smap_failf(MPI_ERR_BUFFER, "buffer is NULL with count %lld", (long long)count);
-    return MPI_SUCCESS;
+    return smap_failf(MPI_ERR_BUFFER, "buffer is NULL with count %lld", (long long)count);
 }
 
 static int peer_arg(const struct MPI_ABI_Comm *c, int peer, int tag, int recv)
 {
-    int n = peers(c)->size;
+    int n = smap_p2p_peers(c)->size;
     if (peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE) && (unsigned)peer >= (unsigned)n)
         return smap_failf(MPI_ERR_RANK, "%s %d is not in [0, %d) nor MPI_PROC_NULL%s",
                           recv ? "source" : "destination", peer, n,
@@ -58,8 +47,9 @@ int smap_p2p_args(const struct MPI_ABI_Comm *c, const void *buf, MPI_Count count
                                            : "datatype is not a valid datatype");
     if (!smap_dtype_committed(*t))
         return smap_fail(MPI_ERR_TYPE, "datatype is not committed (MPI_Type_commit)");
-    int rc = buffer_arg(buf, count, *t);
-    return rc ? rc : peer_arg(c, peer, tag, recv);
+    if (SMAP_UNLIKELY(smap_p2p_bad_buffer(buf, count, *t)))
+        return buffer_error(buf, count, *t);
+    return peer_arg(c, peer, tag, recv);
 }
 
 int smap_p2p_route(const struct MPI_ABI_Comm *c, int peer, int node_only, int *lr)
@@ -67,11 +57,14 @@ int smap_p2p_route(const struct MPI_ABI_Comm *c, int peer, int node_only, int *l
     *lr = 0;
     if (peer < 0)   /* MPI_PROC_NULL, MPI_ANY_SOURCE */
         return MPI_SUCCESS;
-    *lr = smap_p2p_local_rank(smap_group_world_rank(peers(c), peer));
+    *lr = smap_p2p_local_rank(smap_group_world_rank(smap_p2p_peers(c), peer));
     if (node_only ? *lr >= 0 : *lr != SMAP_P2P_NO_ROUTE)
         return MPI_SUCCESS;
+    if (node_only)
+        return smap_failf(MPI_ERR_UNSUPPORTED_OPERATION,
+                          "rank %d is on another node: partitioned communication reaches "
+                          "ranks of this node only", peer);
     return smap_failf(MPI_ERR_UNSUPPORTED_OPERATION,
-                      "rank %d is on another node and this build has no inter-node transport "
-                      "yet (the libfabric network layer, src/net): only ranks on the same "
-                      "node can communicate", peer);
+                      "rank %d is on another node and no network engine reaches it (the job "
+                      "runs without src/net)", peer);
 }

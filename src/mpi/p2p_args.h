@@ -5,9 +5,31 @@
 
 #include <mpi.h>
 
+#include "base/compiler.h"
 #include "dtype/dtype.h"
+#include "dtype/engine.h"
+#include "mpi/comm.h"
 
-struct MPI_ABI_Comm;
+/* The group the peers of c's point-to-point belong to: c's group, or the
+ * remote group of an intercommunicator (src/mpi/intercomm.h: ranks name
+ * remote members there, while the source a receiver sees is the sender's
+ * rank in its own group, c->rank, as MPI wants).  Inline: the send and
+ * receive entry points (binding/p2p_common.h) use it on their fast path. */
+static inline const struct MPI_ABI_Group *smap_p2p_peers(const struct MPI_ABI_Comm *c)
+{
+    return SMAP_UNLIKELY(c->remote_group != NULL) ? c->remote_group : c->group;
+}
+
+/* Whether buf/count/t is bad: NULL is MPI_BOTTOM, fine with a derived type
+ * of absolute addresses, an error with a predefined one; counts whose byte
+ * size overflows are bad too.  Inline for the same fast path. */
+static inline int smap_p2p_bad_buffer(const void *buf, MPI_Count count, const smap_dtype_t *t)
+{
+    MPI_Count bytes;
+    if (smap_mul_overflow_i64(count, smap_dtype_size(t), &bytes))
+        return 1;
+    return !buf && count > 0 && (t->flags & SMAP_DT_PREDEF) && smap_dtype_size(t) > 0;
+}
 
 /* count >= 0, a committed datatype (*t), the buffer, the peer (recv: also
  * MPI_ANY_SOURCE) and tag (recv: also MPI_ANY_TAG) of c. */
