@@ -31,7 +31,7 @@ struct smap_tunables;
 
 /* Bump when struct smap_net_lib, struct smap_net or struct smap_net_ops
  * changes in a way sizes would not show. */
-#define SMAP_NET_ENGINE_ABI 2
+#define SMAP_NET_ENGINE_ABI 3
 
 /* The exported symbol, and its type. */
 #define SMAP_NET_ENGINE_ENTRY "smap_net_engine_entry"
@@ -48,6 +48,7 @@ struct smap_net_lib {
     int (*kv_put)(const char *key, const char *value);
     int (*kv_fence)(void);
     int (*kv_get)(const char *key, char *value, size_t len);
+    int (*kallsyms_skip)(int on);         /* smap_net_kallsyms_skip */
 };
 
 /* Checks the library's table against this plugin's build and keeps it in
@@ -82,6 +83,17 @@ enum smap_net_rdma_kind {
  * link_layer and state. */
 enum smap_net_rdma_kind smap_net_rdma_port_kind(const char *dir, char *which, size_t len);
 const char *smap_net_rdma_kind_name(enum smap_net_rdma_kind k);
+/* Where the kernel lists InfiniBand and RoCE devices (one entry per
+ * device, mlx5_0, rxe0...).  tests/net/engine_choose.c includes load.c
+ * with another directory. */
+#ifndef SMAP_NET_IB_SYSFS
+#define SMAP_NET_IB_SYSFS "/sys/class/infiniband"
+#endif
+/* (net/kallsyms.c) on=1: from now on an fopen of /proc/kallsyms in this
+ * process fails, if SMAP_NET_OFI_SKIP_KALLSYMS allows and SMAP_NET_IB_SYSFS
+ * lists no device; 1 when it does so.  on=0: ends that; the number of
+ * opens refused so far. */
+int smap_net_kallsyms_skip(int on);
 /* The engine SMAP_NET_ENGINE's value `want` (auto|ofi|ucx) selects: its
  * name ("ofi", "ucx"), with why it was taken in `why` and, for auto, the
  * engine to take instead when its plugin does not load in *fallback (or

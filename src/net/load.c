@@ -33,12 +33,6 @@ static int built(const char *name)
     }
 }
 
-/* Where the kernel lists InfiniBand and RoCE devices (one entry per
- * device, mlx5_0, rxe0...).  tests/net/engine_choose.c includes this
- * file with another directory. */
-#ifndef SMAP_NET_IB_SYSFS
-#define SMAP_NET_IB_SYSFS "/sys/class/infiniband"
-#endif
 
 /* The first line of file dir/a/b/c (trailing newline cut) in out: 0, or
  * -1 when it cannot be read. */

@@ -30,6 +30,7 @@ static const struct smap_net_lib lib = {
     .kv_put = smap_boot_put,
     .kv_fence = smap_boot_fence,
     .kv_get = smap_boot_get,
+    .kallsyms_skip = smap_net_kallsyms_skip,
 };
 
 /* The engine's table from its plugin: NULL with a message naming the

@@ -15,7 +15,13 @@
 #   4. a plugin whose own library is missing (as libfabric would be):
 #      the message names the plugin and the missing library;
 #   5. (UCX built) auto with the libfabric plugin missing: the job runs
-#      with UCX, and SMAP_VERBOSE says why.
+#      with UCX, and SMAP_VERBOSE says why;
+#   6. libfabric's /proc/kallsyms probe (src/net/kallsyms.c): on a machine
+#      with no device in /sys/class/infiniband the engine's first
+#      fi_getinfo runs with the file unreadable, and the ranks read less
+#      than the file's size by the end of MPI_Init where, with
+#      SMAP_NET_OFI_SKIP_KALLSYMS=0, this libfabric reads it all; with a
+#      device there the probe runs.
 # (Every engine/build combination of the choice: engine_choose.c.)
 # Usage: engine.sh  (SMAP_TEST_BIN: the build's tests/net, SMAP_STAGE)
 set -uo pipefail
@@ -97,4 +103,26 @@ if [ $ucx_built = 1 ]; then
     across LD_LIBRARY_PATH="$work/lib" SMAP_NET_ENGINE=ofi && fail "ofi asked, ran without it"
     expect "cannot load the network engine $work/lib/smartmap/libsmartmap_net_ofi.so: " "ofi asked"
 fi
+# 6. the kallsyms probe (the real library again)
+rchar() { sed -n 's/^rank 0 read \([0-9]*\) bytes by the end of MPI_Init$/\1/p' "$out"; }
+across SMAP_VERBOSE=2 NET_ENGINE_RCHAR=1 SMAP_NET_OFI_SKIP_KALLSYMS=0 ||
+    fail "SMAP_NET_OFI_SKIP_KALLSYMS=0: the job failed"
+grep -q "without reading /proc/kallsyms" "$out" && fail "SMAP_NET_OFI_SKIP_KALLSYMS=0: skipped anyway"
+read_all=$(rchar)
+ksize=$(wc -c </proc/kallsyms)
+across SMAP_VERBOSE=2 NET_ENGINE_RCHAR=1 || fail "kallsyms: the job failed"
+read_skip=$(rchar)
+[ -n "$read_all" ] && [ -n "$read_skip" ] || fail "kallsyms: no rchar line"
+if [ -z "$(ls -A /sys/class/infiniband 2>/dev/null)" ]; then
+    expect "libfabric initialised without reading /proc/kallsyms (" kallsyms
+    if [ "$read_all" -ge "$ksize" ]; then   # this libfabric probes (Debian's 1.17 does)
+        grep -q "without reading /proc/kallsyms (0 opens refused" "$out" &&
+            fail "kallsyms: libfabric read it with the probe off, but no open was refused"
+        [ "$read_skip" -lt "$ksize" ] ||
+            fail "kallsyms: rank 0 read $read_skip bytes, /proc/kallsyms is $ksize"
+    fi
+else
+    grep -q "without reading /proc/kallsyms" "$out" && fail "kallsyms: skipped beside an RDMA device"
+fi
+echo "kallsyms: $ksize bytes; rank 0 read $read_all bytes in MPI_Init with the probe, $read_skip without"
 echo PASS

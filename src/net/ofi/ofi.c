@@ -852,9 +852,17 @@ static int ofi_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     F.up = *up;
     smap_ofi_prepare_env(WIRE_HDR);
     /* writes and reads for one-sided windows (SMAP_RMA_NET_RMA), reads for
-     * the rendezvous (SMAP_NET_RMA), else messages alone */
+     * the rendezvous (SMAP_NET_RMA), else messages alone; libfabric
+     * initialises at the first fi_getinfo, without its kallsyms probe where
+     * no RDMA device can use the answer (net/kallsyms.c) */
     int top = smap_lib->tun->rma_net_rma ? 2 : smap_lib->tun->net_rma ? 1 : 0, level;
+    int skipping = smap_lib->kallsyms_skip(1);
     struct fi_info *info = smap_ofi_choose(top, &level, err, errlen);
+    int refused = smap_lib->kallsyms_skip(0);
+    if (skipping)
+        smap_log(SMAP_LOG_INFO, "libfabric initialised without reading /proc/kallsyms (%d "
+                 "opens refused: no device in %s; SMAP_NET_OFI_SKIP_KALLSYMS=0 lets it read)",
+                 refused, SMAP_NET_IB_SYSFS);
     if (!info)
         return -1;
     net->rma = level >= 1 && smap_lib->tun->net_rma;
