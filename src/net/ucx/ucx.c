@@ -591,8 +591,9 @@ static int sockets_only(void)
  * tune_rxm keeps messages rxm-eager in the libfabric engine.  A chunk is
  * sent once the receiver posted its receive (CTS), so UCP's rendezvous
  * under it only added a round trip (RTS, RTR) to ours: eager chunks read
- * 256 KiB-2 MiB 0.79-0.93x the one-way time (4 pairs each way, issue 38;
- * src/net/ucx/README.md).  A value the user set wins. */
+ * 128 KiB-2 MiB 0.67-0.94x the one-way time, 4 MiB 1.15x, bandwidth
+ * 0.81-1.09x (10 paired launches, 5 each way; issue 38, README.md).  A
+ * value the user set wins. */
 static void eager_messages(ucp_config_t *cfg)
 {
     const char *env = getenv("UCX_RNDV_THRESH");
