@@ -583,6 +583,22 @@ static int sockets_only(void)
     return !any;
 }
 
+/* UCX's tcp segments over sockets alone (eager_messages). */
+#define TCP_SEG "256K"
+
+/* Sets UCX's setting `name` to `v` unless the user set it (`var` in the
+ * environment).  A transport's setting goes by its field name (tcp's
+ * RX_SEG_SIZE for UCX_TCP_RX_SEG_SIZE): ucp_config_modify hands the
+ * names it does not know to the transports' configurations. */
+static void ucx_default(ucp_config_t *cfg, const char *name, const char *var, const char *v)
+{
+    const char *env = getenv(var);
+    if (env && *env)
+        return;
+    if (ucp_config_modify(cfg, name, v) != UCS_OK)
+        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): could not set %s=%s", var, v);
+}
+
 /* Over sockets alone UCX's own rendezvous (from UCX_RNDV_THRESH, chosen
  * by UCX) made a 64 KiB message, one of our eager ones, cost 90-107 us
  * one-way between 2 emulated hosts against 36-47 us sent eager (3
@@ -596,14 +612,21 @@ static int sockets_only(void)
  * value the user set wins. */
 static void eager_messages(ucp_config_t *cfg)
 {
-    const char *env = getenv("UCX_RNDV_THRESH");
-    if ((env && *env) || !sockets_only())
+    if (!sockets_only())
         return;
     size_t chunk = smap_lib->net->chunk;
     char v[32];
     snprintf(v, sizeof v, "%zu", (U.msg_cap > chunk ? U.msg_cap : chunk) + 1);
-    if (ucp_config_modify(cfg, "RNDV_THRESH", v) != UCS_OK)
-        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): could not set RNDV_THRESH=%s", v);
+    ucx_default(cfg, "RNDV_THRESH", "UCX_RNDV_THRESH", v);
+    /* UCX's tcp sends an eager message in segments of TCP_TX_SEG_SIZE
+     * (8 KiB by default: a 512 KiB chunk was 64 sends, each one system
+     * call and one fragment to match) and receives into TCP_RX_SEG_SIZE
+     * (64 KiB).  256 KiB against those, 6 paired launches, 3 each way
+     * (issue 38): bw 64 KiB-2 MiB 0.56-0.87x the time per message,
+     * latency 128 KiB-4 MiB 0.62-0.95x; against MPICH/UCX (its UCX
+     * rendezvous), 1-4 MiB 0.51-0.65x (README.md). */
+    ucx_default(cfg, "TX_SEG_SIZE", "UCX_TCP_TX_SEG_SIZE", TCP_SEG);
+    ucx_default(cfg, "RX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE", TCP_SEG);
 }
 
 static void sizes(struct smap_net *net)
