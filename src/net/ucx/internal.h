@@ -105,7 +105,8 @@ struct ucx_state {
     struct rslot ring[NRECV];
     unsigned char *spare;     /* message buffers not posted, linked through their first bytes */
     int head;                 /* the ring's oldest posted receive */
-    int nposted;              /* receives posted (NRECV once open) */
+    int nposted;              /* receives posted (NRECV but for the delivered ones) */
+    int repost;               /* the oldest delivered slot (repost() posts it again) */
     size_t msg_cap;           /* bytes of a message: header and room */
     struct uop *done_head, *done_tail;
     long inflight;            /* uops not reaped yet (busy) */

@@ -223,6 +223,23 @@ static void post_recv(int i)
     s->req = r;
 }
 
+/* Posts the delivered slots again, oldest first, so that UCP has the
+ * ring's receives in the ring's order: [repost, head) are delivered and
+ * not posted, [head, repost + NRECV) posted.  Run before the next
+ * ucp_worker_progress rather than before each upcall: a message's
+ * answer (p2p's reply, the user's next send) then leaves without a
+ * ucp_tag_recv_nbx ahead of it (callgrind: ~210 instructions each), and
+ * a message that arrives while slots wait here stays in UCP's unexpected
+ * queue, matched in arrival order when they are posted. */
+static void repost(void)
+{
+    while (U.nposted < NRECV) {
+        post_recv(U.repost);
+        U.repost = (U.repost + 1) % NRECV;
+        U.nposted++;
+    }
+}
+
 /* Hands on what completed: messages in the ring's order, then the other
  * operations.  Upcalls may send (staying out of UCP's callbacks). */
 static int reap(void)
@@ -233,9 +250,8 @@ static int reap(void)
         n++;
     }
     while (U.nposted && U.ring[U.head].done) {
-        /* The slot is posted again (with another buffer) before the
-         * upcall, so the ring is as UCP has it, in posting order, while
-         * the upcall runs (should it ever progress: a nested reap). */
+        /* Delivered from the ring's head; the slot waits for repost(),
+         * which a nested reap (an upcall that progresses) runs first. */
         struct rslot *s = &U.ring[U.head];
         ucp_request_free(s->req);
         if (s->status != UCS_OK)
@@ -244,7 +260,9 @@ static int reap(void)
         unsigned char *buf = s->buf;
         size_t len = s->len;
         int src = (int)(uint32_t)(s->tag & 0xffffffffu);
-        post_recv(U.head);
+        s->req = NULL;
+        s->done = 0;
+        U.nposted--;
         U.head = (U.head + 1) % NRECV;
         U.up.incoming(src, buf, len);
         buf_put(buf);
@@ -278,12 +296,16 @@ static int reap(void)
     return n;
 }
 
+/* One ucp_worker_progress per round, then the upcalls: a second call
+ * (UCP returns 0 once nothing more is there) is one more empty
+ * epoll_wait over tcp, and it sat between a message's recvfrom and the
+ * answer p2p sends once its receive completes (strace of an 8-byte
+ * ping-pong: MPICH goes from recvfrom straight to sendto).  p2p's wait
+ * loop calls again at once. */
 static int ucx_progress(void)
 {
-    int n = 0;
-    /* A round's worth: UCP returns 0 once nothing more is there. */
-    for (int i = 0; i < 64 && ucp_worker_progress(U.worker); i++)
-        n++;
+    repost();
+    int n = (int)ucp_worker_progress(U.worker);
     return reap() + (n > 0);
 }
 
@@ -311,6 +333,7 @@ static void ucx_drain(void)
  * pending (UCS_ERR_BUSY: events are there, progress instead). */
 static int ucx_trywait(void)
 {
+    repost();
     if (U.done_head || (U.nposted && U.ring[U.head].done) || U.kreq.done)
         return -1;
     if (U.efd < 0)
@@ -346,9 +369,40 @@ static void check_len(size_t hlen, size_t dlen)
                    "of a receive buffer", hlen, dlen, U.msg_cap);
 }
 
+/* Messages up to this many bytes (header and payload) try send_now
+ * first: UCX's short protocol over tcp goes further, but the copy into
+ * the stack buffer should stay small next to a system call. */
+#define SEND_NOW_MAX 1024
+
 static inline uint64_t msg_tag(void)
 {
     return MSG_BIT | (uint64_t)(uint32_t)smap_lib->job->rank;
+}
+
+/* A small message UCP can send at once (its short protocol; the
+ * transport had room): from a stack buffer, no operation record, no
+ * completion to reap.  0 when UCP could not (then send_msg's way). */
+static int send_now(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
+{
+    unsigned char b[SEND_NOW_MAX];
+    memcpy(b, hdr, hlen);
+    if (dlen)
+        memcpy(b + hlen, data, dlen);
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+        .datatype = ucp_dt_make_contig(1),
+    };
+    ucs_status_ptr_t r = ucp_tag_send_nbx(ucx_ep_of(dst), b, hlen + dlen, msg_tag(), &p);
+    if (r == NULL)
+        return 1;
+    if (UCS_PTR_IS_ERR(r) && UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE)
+        return 0;
+    if (UCS_PTR_IS_ERR(r))
+        ucx_fail("ucp_tag_send_nbx (message)", UCS_PTR_STATUS(r));
+    /* A request despite the flag (not seen with UCX 1.13): the stack
+     * buffer must outlive it. */
+    ucx_wait_req(r);
+    return 1;
 }
 
 /* A copied message: the caller's buffers are free on return. */
@@ -356,6 +410,8 @@ static void ucx_send_msg(int dst, const void *hdr, size_t hlen, const void *data
 {
     size_t len = hlen + dlen;
     check_len(hlen, dlen);
+    if (len <= SEND_NOW_MAX && send_now(dst, hdr, hlen, data, dlen))
+        return;
     struct uop *o = ucx_uop_new(U_SEND, dst, len);
     memcpy(o->data, hdr, hlen);
     if (dlen)
@@ -527,22 +583,53 @@ static int sockets_only(void)
     return !any;
 }
 
+/* UCX's tcp segments over sockets alone (eager_messages). */
+#define TCP_SEG "256K"
+
+/* Sets UCP's setting `name` to `v` unless the user set it (`var` in the
+ * environment). */
+static void ucx_default(ucp_config_t *cfg, const char *name, const char *var, const char *v)
+{
+    const char *env = getenv(var);
+    if (env && *env)
+        return;
+    if (ucp_config_modify(cfg, name, v) != UCS_OK)
+        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): could not set %s=%s", var, v);
+}
+
 /* Over sockets alone UCX's own rendezvous (from UCX_RNDV_THRESH, chosen
  * by UCX) made a 64 KiB message, one of our eager ones, cost 90-107 us
  * one-way between 2 emulated hosts against 36-47 us sent eager (3
- * interleaved reps, load 7; 256 KiB-4 MiB alike): there the threshold is
- * set just above our
- * largest message, so messages stay UCX-eager, as tune_rxm keeps them
- * rxm-eager in the libfabric engine.  A value the user set wins. */
+ * interleaved reps, load 7): there the threshold is set just above our
+ * largest message and our largest tagged transfer (SMAP_NET_CHUNK), as
+ * tune_rxm keeps messages rxm-eager in the libfabric engine.  A chunk is
+ * sent once the receiver posted its receive (CTS), so UCP's rendezvous
+ * under it only added a round trip (RTS, RTR) to ours: eager chunks read
+ * 128 KiB-2 MiB 0.67-0.94x the one-way time, 4 MiB 1.15x, bandwidth
+ * 0.81-1.09x (10 paired launches, 5 each way; issue 38, README.md).  A
+ * value the user set wins. */
 static void eager_messages(ucp_config_t *cfg)
 {
-    const char *env = getenv("UCX_RNDV_THRESH");
-    if ((env && *env) || !sockets_only())
+    if (!sockets_only())
         return;
+    size_t chunk = smap_lib->net->chunk;
     char v[32];
-    snprintf(v, sizeof v, "%zu", U.msg_cap + 1);
-    if (ucp_config_modify(cfg, "RNDV_THRESH", v) != UCS_OK)
-        smap_log(SMAP_LOG_INFO, "inter-node transport (UCX): could not set RNDV_THRESH=%s", v);
+    snprintf(v, sizeof v, "%zu", (U.msg_cap > chunk ? U.msg_cap : chunk) + 1);
+    ucx_default(cfg, "RNDV_THRESH", "UCX_RNDV_THRESH", v);
+    /* UCX's tcp sends an eager message in segments of TCP_TX_SEG_SIZE
+     * (8 KiB by default: a 512 KiB chunk was 64 sends, each one system
+     * call and one fragment to match) and receives into TCP_RX_SEG_SIZE
+     * (64 KiB).  256 KiB against those, 6 paired launches, 3 each way
+     * (issue 38): bw 64 KiB-2 MiB 0.56-0.87x the time per message,
+     * latency 128 KiB-4 MiB 0.62-0.95x; against MPICH/UCX (its UCX
+     * rendezvous), 1-4 MiB 0.51-0.65x (README.md).  Through the
+     * environment (read by ucp_init; a value the user set stays):
+     * ucp_config_modify takes a transport's field (TX_SEG_SIZE) too, but
+     * that way LeakSanitizer's tracer crashed at exit in the ASan build
+     * (net_ucx_rma_2x2_am, every run; no ASan report; not through the
+     * environment). */
+    setenv("UCX_TCP_TX_SEG_SIZE", TCP_SEG, 0);
+    setenv("UCX_TCP_RX_SEG_SIZE", TCP_SEG, 0);
 }
 
 static void sizes(struct smap_net *net)
@@ -622,9 +709,9 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory for %d peers", n);
         return -1;
     }
-    for (int i = 0; i < NRECV; i++)
-        post_recv(i);
-    U.nposted = NRECV;
+    U.nposted = 0;
+    U.repost = U.head = 0;
+    repost();
     ucx_post_kreq();
     if (exchange_addresses(err, errlen))
         return -1;
