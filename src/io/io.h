@@ -25,14 +25,16 @@ struct MPI_ABI_Info;
 /* The hints a file keeps (ROMIO's names; MPI_File_get_info reports them).
  * ind_rd/ind_wr_buffer_size size the packing chunk and the sieve of
  * independent reads and writes, romio_ds_read/write switch sieving
- * (access.c); the collective-buffering ones are accepted and reported:
- * no two-phase aggregation yet (README.md). */
+ * (access.c); the collective-buffering ones steer two-phase I/O
+ * (twophase.c, collective.c). */
 struct smap_io_hints {
     long long cb_buffer_size, cb_nodes, ind_rd_buffer_size, ind_wr_buffer_size;
     long long striping_factor, striping_unit;   /* 0: not set */
     char romio_cb_read[16], romio_cb_write[16], romio_ds_read[16], romio_ds_write[16];
     char romio_no_indep_rw[8];
     char cb_config_list[64];
+    int cb_given;   /* the program gave cb_nodes or cb_config_list (collective.c:
+                     * reads on a node then use them instead of every rank) */
 };
 
 /* A data representation other than native/internal (datarep.c):
