@@ -78,7 +78,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "# MPI-IO: smartmap vs Open MPI (OMPIO) vs MPICH (ROMIO)"
     echo
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $ncpu CPUs, load average at start $load"
-    echo "(command: NP=\"$NPS\" ROUNDS=$ROUNDS ITERS=$ITERS${HOSTS:+ HOSTS=$HOSTS} bash bench/io.sh;"
+    echo "(command: NP=\"$NPS\" ROUNDS=$ROUNDS ITERS=$ITERS${HOSTS:+ HOSTS=$HOSTS} DIRS=\"$DIRS\"${ROWS:+ ROWS=\"$ROWS\"} bash bench/io.sh;"
     echo "$(git describe --always --dirty 2>/dev/null || echo '?'))"
     echo "(the machine is shared with other work: see the load; each row is the"
     echo "median of $ROUNDS rounds, the three MPIs launched in rotating order in"
