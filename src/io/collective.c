@@ -340,7 +340,6 @@ static void write_behind(struct tp_op *o, MPI_Offset lo, MPI_Offset hi)
         (void)sync_file_range(o->f->fd, lo, hi - lo, SYNC_FILE_RANGE_WRITE);
 }
 
-
 /* Between nodes, round o->round: every domain's window, the exchange of
  * its pieces started (or, after the last, the closing steps). */
 static void s_round(struct tp_op *o)
