@@ -13,6 +13,7 @@
  *   --n N, --block B     sizes (default N 2048 = 32 MiB, B 16 MiB)
  *   --iters K            timed repetitions (default 5), after one untimed
  *   --dir D              where the file goes (default $TMPDIR or /tmp)
+ *   --info KEY=VALUE     a hint given to MPI_File_open (repeatable)
  *
  * Each repetition: barrier, open (not timed), barrier, t0, write (or
  * read), MPI_File_sync for writes, barrier, t1, close; the time is rank
@@ -48,6 +49,8 @@ int main(int argc, char **argv)
     const char *pattern = "subarray", *op = "write", *dir = getenv("TMPDIR");
     int coll = 1, iters = 5;
     long n = 2048, block = 16L << 20;
+    MPI_Info info;
+    MPI_Info_create(&info);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--pattern") && i + 1 < argc)
             pattern = argv[++i];
@@ -65,6 +68,13 @@ int main(int argc, char **argv)
             iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
             dir = argv[++i];
+        else if (!strcmp(argv[i], "--info") && i + 1 < argc && strchr(argv[i + 1], '=')) {
+            char kv[256];
+            snprintf(kv, sizeof kv, "%s", argv[++i]);
+            char *eq = strchr(kv, '=');
+            *eq = 0;
+            MPI_Info_set(info, kv, eq + 1);
+        }
         else {
             if (rank == 0)
                 fprintf(stderr, "io: unknown option %s\n", argv[i]);
@@ -102,7 +112,7 @@ int main(int argc, char **argv)
 
     MPI_File fh;
     if (!wr) {   /* reads need the file: write it once, untimed */
-        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
         MPI_File_set_view(fh, disp, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
         MPI_File_write_all(fh, buf, (int)count, MPI_DOUBLE, MPI_STATUS_IGNORE);
         MPI_File_close(&fh);
@@ -110,7 +120,7 @@ int main(int argc, char **argv)
     double *t = malloc(sizeof(double) * (size_t)(iters + 1));
     for (int it = 0; it <= iters; it++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
         MPI_File_set_view(fh, disp, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
         if (!wr)
             memset(buf, 0, (size_t)count * 8);
@@ -167,6 +177,7 @@ int main(int argc, char **argv)
     free(t);
     if (sub)
         MPI_Type_free(&ft);
+    MPI_Info_free(&info);
     MPI_Finalize();
     return 0;
 }

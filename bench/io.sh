@@ -12,9 +12,19 @@
 # the device's own sequential write bandwidth as the limit.
 #
 # Environment: BUILD_DIR (build), NP (default 2 4), ROUNDS (5), ITERS (5),
-# DIRS ("/dev/shm ${TMPDIR:-/tmp}"), OUT (bench/results/io).
+# DIRS ("/dev/shm ${TMPDIR:-/tmp}"), OUT (bench/results/io), HOSTS (unset:
+# one node; N: the rows at N emulated hosts x NP/N ranks, the whole script
+# re-run under tests/netns/hosts.sh run N, every MPI launched through its
+# hostexec as scripts/bench.sh's inter-node part does: libfabric tcp for
+# smartmap, Open MPI's tcp BTL, MPICH's UCX on tcp; no rank binding, as
+# the hosts share the machine's CPUs; the directories are the machine's,
+# which every emulated host sees: one file system standing in for a
+# shared one).
 set -u
 cd "$(dirname "$0")/.."
+if [ -n "${HOSTS:-}" ] && [ -z "${SMAP_NETNS_ID:-}" ]; then
+    exec tests/netns/hosts.sh run "$HOSTS" bash "$PWD/bench/io.sh" "$@"
+fi
 BUILD_DIR=${BUILD_DIR:-build}
 NPS=${NP:-2 4}
 ROUNDS=${ROUNDS:-5}
@@ -39,6 +49,17 @@ done
 [ ${#mpis[@]} -gt 0 ] || exit 1
 
 launch() {   # MPI NP: binding to cores only when the ranks fit
+    if [ -n "${SMAP_NETNS_ID:-}" ]; then   # NP ranks over the emulated hosts
+        local L=$SMAP_NETNS_LAUNCHER hl="" h
+        for h in $SMAP_NETNS_HOSTS; do hl="$hl,$h:$(($2 / $(wc -w <<<"$SMAP_NETNS_HOSTS")))"; done
+        hl=${hl#,}
+        case $1 in
+        smartmap) echo "$PWD/$BUILD_DIR/bin/mpiexec --launcher $L --head-addr $SMAP_NETNS_HEAD --bind-to none --host $hl" ;;
+        openmpi) echo "mpiexec.openmpi --host $hl -n $2 --bind-to none --mca plm_rsh_agent $L --mca oob_tcp_if_include 198.18.0.0/24 --mca pml ob1 --mca btl tcp,vader,self --mca btl_tcp_if_include eth0" ;;
+        mpich) echo "mpiexec.mpich -launcher-exec $L -localhost $SMAP_NETNS_HEAD -hosts $hl -n $2 -bind-to none -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0" ;;
+        esac
+        return
+    fi
     local fit=1
     [ "$2" -gt "$ncpu" ] && fit=0
     case $1 in
@@ -57,6 +78,8 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "# MPI-IO: smartmap vs Open MPI (OMPIO) vs MPICH (ROMIO)"
     echo
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $ncpu CPUs, load average at start $load"
+    echo "(command: NP=\"$NPS\" ROUNDS=$ROUNDS ITERS=$ITERS${HOSTS:+ HOSTS=$HOSTS} DIRS=\"$DIRS\"${ROWS:+ ROWS=\"$ROWS\"} bash bench/io.sh;"
+    echo "$(git describe --always --dirty 2>/dev/null || echo '?'))"
     echo "(the machine is shared with other work: see the load; each row is the"
     echo "median of $ROUNDS rounds, the three MPIs launched in rotating order in"
     echo "every round, $ITERS timed repetitions each, median of those)."
@@ -69,6 +92,8 @@ rows=(
     "subarray write 1" "subarray read 1" "subarray write 0" "subarray read 0"
     "contig write 1" "contig read 1" "contig write 0" "contig read 0"
 )
+# ROWS="subarray read 1,contig write 0": only these rows
+[ -n "${ROWS:-}" ] && IFS=, read -ra rows <<<"$ROWS"
 for dir in $DIRS; do
     [ -d "$dir" ] && [ -w "$dir" ] || { echo "io: $dir not writable, skipped"; continue; }
     # the device's own sequential bandwidth (tmpfs: none)
@@ -95,7 +120,7 @@ for dir in $DIRS; do
                 n=${#mpis[@]}
                 for ((k = 0; k < n; k++)); do
                     m=${mpis[$(((k + r) % n))]}
-                    line=$(timeout -k 5 120 $(launch "$m" "$np") "$work/io_$m" "${args[@]}" 2>"$work/last.err" </dev/null |
+                    line=$(timeout -k 5 120 $(launch "$m" "$np") "$PWD/$work/io_$m" "${args[@]}" 2>"$work/last.err" </dev/null |
                            grep '^RESULT')
                     sec=$(sed -n 's/.* sec=\([^ ]*\).*/\1/p' <<<"$line")
                     mb=$(sed -n 's/.* mbps=\([^ ]*\).*/\1/p' <<<"$line")
@@ -116,7 +141,9 @@ for dir in $DIRS; do
             done
             ratio=$(awk -v a="$mine" -v b="$best" 'BEGIN {if (a == "" || b == "" || a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2fx", a / b}')
             acc=$([ "$coll" = 1 ] && echo collective || echo independent)
-            echo "| $pat | $op | $acc | $np | ${cells# } | $ratio |" | tee -a "$OUT/io.md"
+            npl=$np
+            [ -n "${SMAP_NETNS_ID:-}" ] && npl="$(wc -w <<<"$SMAP_NETNS_HOSTS") hosts x $((np / $(wc -w <<<"$SMAP_NETNS_HOSTS")))"
+            echo "| $pat | $op | $acc | $npl | ${cells# } | $ratio |" | tee -a "$OUT/io.md"
         done
     done
     echo >>"$OUT/io.md"

@@ -24,7 +24,9 @@
  * steps (a queue in call order, the same on every rank), the next starts
  * when it completes, and a blocking collective access first completes
  * those in flight. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,7 +266,16 @@ static void s_plan(struct tp_op *o)
      * each node's lowest rank (in rank order) */
     int naggr = 0;
     if (!o->multi) {
-        int na = smap_io_cb_nodes(f, f->hints.cb_nodes);
+        /* Reads on a node: every rank aggregates a domain unless the
+         * program chose the aggregators.  A read's cost is the kernel's
+         * copy out of the page cache, which runs in parallel on all the
+         * ranks (reads take no lock of the file), straight into the ranks'
+         * buffers (direct windows): 2 ranks on tmpfs read a 2-D subarray
+         * 1.6x faster than one aggregator.  Writes keep cb_nodes (one): the
+         * file system serialises buffered writes of one file (the inode
+         * lock of tmpfs and ext4), so more writers only contend. */
+        int na = !o->write && !f->hints.cb_given ? f->size
+                                                 : smap_io_cb_nodes(f, f->hints.cb_nodes);
         for (int a = 0; a < na; a++)
             o->aggr[naggr++] = (int)((long long)a * f->size / na);
     } else {
@@ -314,6 +325,21 @@ static void s_plan(struct tp_op *o)
 
 static int eof_of(struct tp_op *o, int mine);
 
+/* A collective write's bytes [lo, hi) are in the page cache: their
+ * writeback starts now (sync_file_range, no wait), before the closing
+ * agreement holds this rank until the slowest is done.  Without it, a
+ * rank that finished first only waited there, and the MPI_File_sync that
+ * usually follows began writing everything back after the last write:
+ * 2 ranks writing 16 MiB blocks collectively then syncing on an ext
+ * file took 17-20 ms against 12-13 ms independently (where the first
+ * rank's fsync overlaps the other's write) and 10-13 ms with this.  A
+ * page cache without writeback (tmpfs) ignores it. */
+static void write_behind(struct tp_op *o, MPI_Offset lo, MPI_Offset hi)
+{
+    if (hi > lo)
+        (void)sync_file_range(o->f->fd, lo, hi - lo, SYNC_FILE_RANGE_WRITE);
+}
+
 /* Between nodes, round o->round: every domain's window, the exchange of
  * its pieces started (or, after the last, the closing steps). */
 static void s_round(struct tp_op *o)
@@ -323,6 +349,8 @@ static void s_round(struct tp_op *o)
     if (o->round == o->nrounds) {
         int fin = o->me >= 0 ? smap_tp_agg_finish(&o->agg) : MPI_SUCCESS;
         int mine = o->mine ? o->mine : fin;
+        if (!mine && o->write && o->me >= 0)
+            write_behind(o, o->dom[2 * f->rank], o->dom[2 * f->rank + 1]);
         if (!o->write)
             mine = eof_of(o, mine);
         agree(o, mine, T_AGREED);
@@ -391,6 +419,8 @@ static void s_indep(struct tp_op *o)
     int mine = o->bad;
     if (!mine)
         mine = smap_io_rw(o->f, o->write, o->off, o->buf, o->count, o->mt, &o->bytes);
+    if (!mine && o->write)
+        write_behind(o, o->mg[G_LO], o->mg[G_HI]);
     agree(o, mine, T_FINAL);
 }
 
@@ -432,6 +462,8 @@ static int eof_of(struct tp_op *o, int mine)
  * then the closing agreement. */
 static void s_after_agg(struct tp_op *o, int mine)
 {
+    if (!mine && o->write && o->me >= 0)
+        write_behind(o, o->dom[2 * o->f->rank], o->dom[2 * o->f->rank + 1]);
     if (!o->write)
         mine = eof_of(o, mine);
     agree(o, mine, T_AGREED);

@@ -3,8 +3,8 @@
  * is ignored, as the standard allows; MPI_File_get_info reports the values
  * in effect.  The independent buffer sizes size the packing chunk and the
  * sieve of access.c, romio_ds_read/romio_ds_write switch data sieving;
- * the collective-buffering hints are accepted and reported, and do
- * nothing yet (README.md: no two-phase I/O). */
+ * the collective-buffering ones steer two-phase I/O (twophase.c,
+ * collective.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,8 +76,12 @@ void smap_io_hints_set(struct smap_io_hints *h, const struct MPI_ABI_Info *in)
     word(in, "romio_ds_write", h->romio_ds_write, sizeof h->romio_ds_write, ead);
     word(in, "romio_no_indep_rw", h->romio_no_indep_rw, sizeof h->romio_no_indep_rw, tf);
     const char *v = smap_info_lookup(in, "cb_config_list");
-    if (v && *v && strlen(v) < sizeof h->cb_config_list)
+    if (v && *v && strlen(v) < sizeof h->cb_config_list) {
         strcpy(h->cb_config_list, v);
+        h->cb_given = 1;
+    }
+    if (smap_info_lookup(in, "cb_nodes"))
+        h->cb_given = 1;
 }
 
 struct MPI_ABI_Info *smap_io_hints_get(const struct smap_io_hints *h)

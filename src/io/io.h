@@ -25,14 +25,16 @@ struct MPI_ABI_Info;
 /* The hints a file keeps (ROMIO's names; MPI_File_get_info reports them).
  * ind_rd/ind_wr_buffer_size size the packing chunk and the sieve of
  * independent reads and writes, romio_ds_read/write switch sieving
- * (access.c); the collective-buffering ones are accepted and reported:
- * no two-phase aggregation yet (README.md). */
+ * (access.c); the collective-buffering ones steer two-phase I/O
+ * (twophase.c, collective.c). */
 struct smap_io_hints {
     long long cb_buffer_size, cb_nodes, ind_rd_buffer_size, ind_wr_buffer_size;
     long long striping_factor, striping_unit;   /* 0: not set */
     char romio_cb_read[16], romio_cb_write[16], romio_ds_read[16], romio_ds_write[16];
     char romio_no_indep_rw[8];
     char cb_config_list[64];
+    int cb_given;   /* the program gave cb_nodes or cb_config_list (collective.c:
+                     * reads on a node then use them instead of every rank) */
 };
 
 /* A data representation other than native/internal (datarep.c):
@@ -75,6 +77,8 @@ struct MPI_ABI_File {
     char *path;                     /* as opened (prefix stripped) */
     MPI_Errhandler errhandler;      /* one reference */
     int atomic;                     /* MPI_File_set_atomicity */
+    int holes;                      /* some rank's view has holes (agreed at set_view):
+                                     * independent writes may sieve (access.c) */
     MPI_Offset fp;                  /* the individual file pointer, in etypes */
     struct smap_io_view v;
     struct smap_io_hints hints;
@@ -212,6 +216,11 @@ int smap_io_rw_all(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf,
 /* The access mode allows this access (seq_ok: shared-pointer calls, the
  * only ones MPI_MODE_SEQUENTIAL files take). */
 int smap_io_access_check(struct MPI_ABI_File *f, int write, int seq_ok);
+/* Whether a rank's independent write of f may sieve (read-modify-write of
+ * a span with holes), so that every plain write of f must hold a shared
+ * lock of its range meanwhile (access.c; uring.c leaves such writes to
+ * access.c). */
+int smap_io_write_sieving(const struct MPI_ABI_File *f);
 /* smap_io_rw at explicit offset off, allowed on sequential files (the
  * shared-pointer calls' access once they have their offset). */
 int smap_io_rw_at(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MPI_Count count,

@@ -296,7 +296,7 @@ int smap_io_irw(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf, MP
     if (!rc && !f->v.rep && !f->atomic && !__builtin_mul_overflow(count, smap_dtype_size(mt), &total) &&
         total > 0 && total % f->v.esize == 0 &&
         !__builtin_mul_overflow(indiv ? f->fp : off, f->v.esize, &s0) &&
-        !(write && (f->amode & MPI_MODE_RDWR) && !strcmp(f->hints.romio_ds_write, "enable"))) {
+        !(write && smap_io_write_sieving(f))) {
         int r = try_ring(f, write, s0, buf, count, mt, total, req);
         if (r < 0)
             return -r;

@@ -126,6 +126,12 @@ int smap_io_set_view(struct MPI_ABI_File *f, MPI_Offset disp, smap_dtype_t *et,
     f->v.rep = rep;
     strcpy(f->v.datarep, datarep);
     f->fp = 0;
+    /* whether some rank's independent writes may sieve: then every
+     * rank's plain writes lock (access.c); a failed MAX assumes so */
+    long long h = !f->v.contig, any = 1;
+    if (smap_io_max(f->c, &h, &any, 1))
+        any = 1;
+    f->holes = any != 0;
     smap_io_hints_apply(f, info);   /* collective: also without info */
     return smap_io_shared_reset(f, 0);
 }

@@ -21,14 +21,16 @@ static int uniform(const unsigned char *b, long n)
     return b[0];
 }
 
-/* Sieved writes (romio_ds_write=enable, not atomic): every rank writes
- * its interleaved 4-byte blocks at once; a read-modify-write of one rank
- * must never write back another's block with old data. */
-static void sieved_writers(void)
+/* Sieved writes (not atomic): every rank writes its interleaved 4-byte
+ * blocks at once; a read-modify-write of one rank must never write back
+ * another's block with old data.  mode: romio_ds_write "enable", or NULL
+ * (the default, "automatic": such small pieces and holes sieve too). */
+static void sieved_writers(const char *mode)
 {
     MPI_Info in;
     MPI_Info_create(&in);
-    MPI_Info_set(in, "romio_ds_write", "enable");
+    if (mode)
+        MPI_Info_set(in, "romio_ds_write", mode);
     MPI_Info_set(in, "ind_wr_buffer_size", "4096");
     MPI_File fh;
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE |
@@ -54,9 +56,65 @@ static void sieved_writers(void)
             for (long k = 0; k < (long)n * size; k++) {
                 int r = (int)(k % size), i = (int)(k / size);
                 CHECK(f[k] == round * 100000 + r * 10000 + i % 10000,
-                      "round %d: rank %d's block %d holds %d (a sieve wrote it back)", round, r,
-                      i, f[k]);
+                      "%s, round %d: rank %d's block %d holds %d (a sieve wrote it back)",
+                      mode ? mode : "default", round, r, i, f[k]);
             }
+            free(f);
+        }
+    }
+    free(v);
+    MPI_Type_free(&one);
+    MPI_Type_free(&ft);
+    CHECK_RC(MPI_File_close(&fh));
+}
+
+/* Default hints, a sieving writer and plain writers at once: rank 0
+ * writes an int every 8 bytes (4-byte holes: sieved, read-modify-write
+ * of 512 KiB spans), the other ranks an int every 8 KiB into rank 0's
+ * holes (their holes too large to sieve: one pwrite each).  The plain
+ * writes hold shared locks of their runs, so none lands between a span's
+ * read and its write-back; the other holes stay zero. */
+static void sieve_and_plain(void)
+{
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE |
+                           MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    const long dense = 262144, step = 8192;           /* rank 0's ints; 2 MiB of file */
+    const long sparse = dense * 8 / step;             /* each other rank's ints */
+    MPI_Datatype one, ft;
+    MPI_Type_contiguous(1, MPI_INT, &one);
+    MPI_Type_create_resized(one, 0, rank ? step : 8, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(MPI_File_set_view(fh, rank ? 8 * (rank - 1) + 4 : 0, MPI_INT, ft, "native",
+                               MPI_INFO_NULL));
+    long n = rank ? sparse : dense;
+    int *v = malloc((size_t)n * sizeof(int));
+    for (int round = 0; round < ROUNDS; round++) {
+        for (long i = 0; i < n; i++)
+            v[i] = (int)(round * 1000000 + rank * 100000 + i % 100000) + 1;
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_RC(MPI_File_write_at(fh, 0, v, (int)n, MPI_INT, MPI_STATUS_IGNORE));
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            size_t len;
+            int *f = (int *)io_slurp(path, &len);
+            CHECK(len >= (size_t)dense * 8 - 4, "file of %zu bytes", len);
+            long bad = 0, first = -1;
+            for (long k = 0; k < (long)(len / 4); k++) {
+                long want = 0;
+                if (k % 2 == 0) {
+                    want = round * 1000000 + (k / 2) % 100000 + 1;
+                } else {
+                    long at = k * 4 - 4, r = at % step / 8 + 1;   /* the writer of this hole */
+                    if (r < size && at % 8 == 0)
+                        want = round * 1000000 + r * 100000 + (at / step) % 100000 + 1;
+                }
+                if (f[k] != want && !bad++)
+                    first = k;
+            }
+            CHECK(!bad, "round %d: %ld ints wrong, the first int %ld holds %d (a sieve "
+                  "wrote an old hole back over a plain write)", round, bad, first,
+                  f[first]);
             free(f);
         }
     }
@@ -73,8 +131,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     io_name(MPI_COMM_WORLD, "atomic", path, sizeof path);
     MPI_File fh;
+    /* writes block by block (not sieved), so that unlocked ones interleave */
+    MPI_Info nods;
+    MPI_Info_create(&nods);
+    MPI_Info_set(nods, "romio_ds_write", "disable");
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE |
-                           MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+                           MPI_MODE_DELETE_ON_CLOSE, nods, &fh));
+    MPI_Info_free(&nods);
     CHECK_RC(MPI_File_set_atomicity(fh, 1));
     int flag;
     CHECK_RC(MPI_File_get_atomicity(fh, &flag));
@@ -119,7 +182,10 @@ int main(int argc, char **argv)
     }
     MPI_Type_free(&ft);
     CHECK_RC(MPI_File_close(&fh));
-    sieved_writers();
+    sieved_writers("enable");
+    sieved_writers(NULL);
+    if (size > 1)
+        sieve_and_plain();
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(io_file_size(path) < 0, "file left behind");
     free(mine);
