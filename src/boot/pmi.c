@@ -322,9 +322,11 @@ static int app(char *buf, size_t cap, size_t *at, const char *fmt, ...)
 int smap_pmi_spawn(const struct smap_spawn_cmd *cmds, int count, const char *const *pkeys,
                    const char *const *pvals, int npre, char *err, size_t errlen)
 {
-    if (pmi_fd < 0 || pmi2 || smap_pmix_active()) {
+    if (smap_pmix_active())   /* Open MPI's mpirun, srun --mpi=pmix */
+        return smap_pmix_spawn(cmds, count, pkeys, pvals, npre, err, errlen);
+    if (pmi_fd < 0 || pmi2) {
         snprintf(err, errlen, "the launcher does not serve PMI-1 spawn (started without one, "
-                              "or it speaks PMI-2/PMIx)");
+                              "or it speaks PMI-2)");
         return -1;
     }
     /* the multi-line form of MPICH's simple PMI: one block per command,
