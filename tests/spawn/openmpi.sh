@@ -4,7 +4,8 @@
 # environment and connect in MPI_Init.  1 parent -> 2 children and
 # 2 parents -> 3 children (p2p both ways with data checks, intercomm bcast
 # and allreduce, merge, disconnect: spawn_basic), spawn_multiple with two
-# argv sets, wdir, path, soft, arch and a nested spawn (spawn_multi),
+# argv sets, wdir, path, soft, arch and a nested spawn (spawn_multi), info
+# host and hostfile (spawn_hosts),
 # children as node peers of their parents (spawn_peer), and
 # spawns that cannot start (a missing program, a host outside the
 # allocation) fail with MPI_ERR_SPAWN on every parent, neither hanging nor
@@ -51,6 +52,17 @@ expect_tmp_clean "2 parents, 3 children"
 run_job --oversubscribe -n 1 "$MULTI"
 expect_rc 0
 expect_tmp_clean "spawn_multiple"
+
+# info host and a relative hostfile (read in the parents' directory)
+HOSTS="$SMAP_TEST_BIN/spawn_hosts"
+run_job --oversubscribe -n 1 "$HOSTS" 2 "host=$(hostname)"
+expect_rc 0
+expect_out "child 1 host $(hostname)"
+echo "$(hostname) slots=4" >"$WORK/hf"
+(cd "$WORK" && run_job --oversubscribe -n 1 "$HOSTS" 3 hostfile=hf && expect_rc 0 &&
+    expect_out "child 2 host $(hostname)") || exit 1
+rm -f "$WORK/hf"
+expect_tmp_clean "info host and hostfile"
 
 # children on the parents' node are node peers (the MPI_T rendezvous
 # counters of spawn_peer prove the shm route), twice in one job
