@@ -764,7 +764,8 @@ AREA_NOTES = [
      "the next ones through src/net); those on other nodes are reached through src/net "
      "(libfabric); their collectives are schedules over point-to-point (no control "
      "block); spawn needs smrun's or hydra's PMI-1 or Open MPI's mpirun (PMIx_Spawn; "
-     "not PMI-2), names smrun's or hydra's name service.  See src/spawn/README.md."),
+     "not PMI-2), names smrun's, hydra's or mpirun's name service.  See "
+     "src/spawn/README.md."),
 ]
 
 

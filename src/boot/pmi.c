@@ -283,18 +283,24 @@ static int pmi_ask(struct smap_pmi_msg *m, const char *want, const char *fmt, ..
 
 int smap_pmi_publish(const char *service, const char *port)
 {
+    if (smap_pmix_active())
+        return smap_pmix_publish(service, port);
     struct smap_pmi_msg m;
     return pmi_ask(&m, "publish_result", "cmd=publish_name service=%s port=%s\n", service, port);
 }
 
 int smap_pmi_unpublish(const char *service)
 {
+    if (smap_pmix_active())
+        return smap_pmix_unpublish(service);
     struct smap_pmi_msg m;
     return pmi_ask(&m, "unpublish_result", "cmd=unpublish_name service=%s\n", service);
 }
 
 int smap_pmi_lookup(const char *service, char *port, size_t len)
 {
+    if (smap_pmix_active())
+        return smap_pmix_lookup(service, port, len);
     struct smap_pmi_msg m;
     if (pmi_ask(&m, "lookup_result", "cmd=lookup_name service=%s\n", service) != 0)
         return -1;

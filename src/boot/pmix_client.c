@@ -34,6 +34,9 @@ static struct {
                          pmix_value_t **);
     pmix_status_t (*spawn)(const pmix_info_t *, size_t, const pmix_app_t *, size_t, char *);
     const char *(*error_string)(pmix_status_t);
+    pmix_status_t (*publish)(const pmix_info_t *, size_t);
+    pmix_status_t (*lookup)(pmix_pdata_t *, size_t, const pmix_info_t *, size_t);
+    pmix_status_t (*unpublish)(char **, const pmix_info_t *, size_t);
 } px;
 static void *lib;
 static pmix_proc_t me;
@@ -57,6 +60,9 @@ static int load(char *err, size_t errlen)
     *(void **)&px.get = dlsym(lib, "PMIx_Get");
     *(void **)&px.spawn = dlsym(lib, "PMIx_Spawn");   /* checked when used */
     *(void **)&px.error_string = dlsym(lib, "PMIx_Error_string");
+    *(void **)&px.publish = dlsym(lib, "PMIx_Publish");
+    *(void **)&px.lookup = dlsym(lib, "PMIx_Lookup");
+    *(void **)&px.unpublish = dlsym(lib, "PMIx_Unpublish");
     if (!px.init || !px.finalize || !px.abort || !px.put || !px.commit || !px.fence || !px.get) {
         snprintf(err, errlen, "libpmix lacks PMIx_Init/Get/Put/Commit/Fence/Abort/Finalize");
         return -1;
@@ -390,6 +396,55 @@ int smap_pmix_spawn(const struct smap_spawn_cmd *cmds, int count, const char *co
     return rc;
 }
 
+/* ---- names (src/spawn's MPI_Publish_name & co. through smap_pmi_*) ------- */
+
+/* Open MPI 4.1's mpirun keeps published names in its data server, for
+ * every job it started (the parents and their spawned children alike).
+ * It accepts a second publish of a name and an unpublish of a name nobody
+ * published without complaint (PMIx_Publish/Unpublish return success),
+ * where MPI wants MPI_ERR_SERVICE: a lookup first finds both cases. */
+int smap_pmix_lookup(const char *service, char *port, size_t len)
+{
+    pmix_pdata_t pd;
+    memset(&pd, 0, sizeof pd);
+    if (!active || !px.lookup || strlen(service) > PMIX_MAX_KEYLEN)
+        return -1;
+    snprintf(pd.key, sizeof pd.key, "%s", service);
+    if (px.lookup(&pd, 1, NULL, 0) != PMIX_SUCCESS)
+        return -1;
+    int rc = -1;
+    if (pd.value.type == PMIX_STRING && pd.value.data.string) {
+        if (strlen(pd.value.data.string) < len) {
+            memcpy(port, pd.value.data.string, strlen(pd.value.data.string) + 1);
+            rc = 0;
+        }
+        free(pd.value.data.string);
+    }
+    return rc;
+}
+
+int smap_pmix_publish(const char *service, const char *port)
+{
+    char old[512];
+    if (!px.publish || smap_pmix_lookup(service, old, sizeof old) == 0)
+        return -1;
+    pmix_info_t in;
+    memset(&in, 0, sizeof in);
+    snprintf(in.key, sizeof in.key, "%s", service);
+    in.value.type = PMIX_STRING;
+    in.value.data.string = (char *)port;   /* sent, not kept */
+    return px.publish(&in, 1) == PMIX_SUCCESS ? 0 : -1;
+}
+
+int smap_pmix_unpublish(const char *service)
+{
+    char old[512];
+    char *keys[2] = { (char *)service, NULL };
+    if (!px.unpublish || smap_pmix_lookup(service, old, sizeof old) != 0)
+        return -1;
+    return px.unpublish(keys, NULL, 0) == PMIX_SUCCESS ? 0 : -1;
+}
+
 void smap_pmix_abort(int code, const char *msg)
 {
     if (active)
@@ -434,6 +489,13 @@ int smap_pmix_spawn(const struct smap_spawn_cmd *cmds, int count, const char *co
 {
     (void)cmds, (void)count, (void)pkeys, (void)pvals, (void)npre;
     snprintf(err, errlen, "this build has no PMIx client");
+    return -1;
+}
+int smap_pmix_publish(const char *service, const char *port) { (void)service, (void)port; return -1; }
+int smap_pmix_unpublish(const char *service) { (void)service; return -1; }
+int smap_pmix_lookup(const char *service, char *port, size_t len)
+{
+    (void)service, (void)port, (void)len;
     return -1;
 }
 void smap_pmix_abort(int code, const char *msg) { (void)code, (void)msg; }

@@ -22,6 +22,11 @@ int smap_pmix_node_name(char *buf, size_t len);
  * environment and smap_pmix_get.  0, or -1 with a message in err. */
 int smap_pmix_spawn(const struct smap_spawn_cmd *cmds, int count, const char *const *pkeys,
                     const char *const *pvals, int npre, char *err, size_t errlen);
+/* The launcher's name service (Open MPI's mpirun: its data server): 0, or
+ * -1 (already published; not published; no such name). */
+int smap_pmix_publish(const char *service, const char *port);
+int smap_pmix_unpublish(const char *service);
+int smap_pmix_lookup(const char *service, char *port, size_t len);
 void smap_pmix_abort(int code, const char *msg);
 int smap_pmix_finalize(void);
 

@@ -5,7 +5,8 @@
 # 2 parents -> 3 children (p2p both ways with data checks, intercomm bcast
 # and allreduce, merge, disconnect: spawn_basic), spawn_multiple with two
 # argv sets, wdir, path, soft, arch and a nested spawn (spawn_multi), info
-# host and hostfile (spawn_hosts),
+# host and hostfile (spawn_hosts), ports, names through mpirun's data
+# server and join (dynproc),
 # children as node peers of their parents (spawn_peer), and
 # spawns that cannot start (a missing program, a host outside the
 # allocation) fail with MPI_ERR_SPAWN on every parent, neither hanging nor
@@ -63,6 +64,18 @@ echo "$(hostname) slots=4" >"$WORK/hf"
     expect_out "child 2 host $(hostname)") || exit 1
 rm -f "$WORK/hf"
 expect_tmp_clean "info host and hostfile"
+
+# ports, names (mpirun's data server: a second publish and a lookup after
+# unpublish are errors), connect/accept between two halves of the job and
+# MPI_Comm_join (dynproc); names shared by parents (spawn_hosts)
+for np in 2 4; do
+    run_job --oversubscribe -n $np "$SMAP_TEST_BIN/dynproc"
+    expect_rc 0
+done
+run_job --oversubscribe -n 2 "$HOSTS" 2
+expect_rc 0
+expect_out "lookup ok"
+expect_tmp_clean "ports and names"
 
 # children on the parents' node are node peers (the MPI_T rendezvous
 # counters of spawn_peer prove the shm route), twice in one job
