@@ -126,7 +126,9 @@ static int proc_u32(const char *key, uint32_t *out)
     int rc = v->type == PMIX_UINT32 ? 0 : -1;
     if (rc == 0)
         *out = v->data.uint32;
-    free(v);   /* a scalar */
+    else if (v->type == PMIX_STRING)
+        free(v->data.string);
+    free(v);
     return rc;
 }
 
