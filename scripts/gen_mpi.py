@@ -763,7 +763,8 @@ AREA_NOTES = [
      "queues, single copy; up to `SMAP_SPAWN_PEERS` of them per process over its life, "
      "the next ones through src/net); those on other nodes are reached through src/net "
      "(libfabric); their collectives are schedules over point-to-point (no control "
-     "block); spawn needs smrun's or hydra's PMI-1 (not PMIx, not PMI-2).  See "
+     "block); spawn needs smrun's or hydra's PMI-1 or Open MPI's mpirun (PMIx_Spawn; "
+     "not PMI-2), names smrun's, hydra's or mpirun's name service.  See "
      "src/spawn/README.md."),
 ]
 

@@ -283,18 +283,24 @@ static int pmi_ask(struct smap_pmi_msg *m, const char *want, const char *fmt, ..
 
 int smap_pmi_publish(const char *service, const char *port)
 {
+    if (smap_pmix_active())
+        return smap_pmix_publish(service, port);
     struct smap_pmi_msg m;
     return pmi_ask(&m, "publish_result", "cmd=publish_name service=%s port=%s\n", service, port);
 }
 
 int smap_pmi_unpublish(const char *service)
 {
+    if (smap_pmix_active())
+        return smap_pmix_unpublish(service);
     struct smap_pmi_msg m;
     return pmi_ask(&m, "unpublish_result", "cmd=unpublish_name service=%s\n", service);
 }
 
 int smap_pmi_lookup(const char *service, char *port, size_t len)
 {
+    if (smap_pmix_active())
+        return smap_pmix_lookup(service, port, len);
     struct smap_pmi_msg m;
     if (pmi_ask(&m, "lookup_result", "cmd=lookup_name service=%s\n", service) != 0)
         return -1;
@@ -322,9 +328,11 @@ static int app(char *buf, size_t cap, size_t *at, const char *fmt, ...)
 int smap_pmi_spawn(const struct smap_spawn_cmd *cmds, int count, const char *const *pkeys,
                    const char *const *pvals, int npre, char *err, size_t errlen)
 {
-    if (pmi_fd < 0 || pmi2 || smap_pmix_active()) {
+    if (smap_pmix_active())   /* Open MPI's mpirun, srun --mpi=pmix */
+        return smap_pmix_spawn(cmds, count, pkeys, pvals, npre, err, errlen);
+    if (pmi_fd < 0 || pmi2) {
         snprintf(err, errlen, "the launcher does not serve PMI-1 spawn (started without one, "
-                              "or it speaks PMI-2/PMIx)");
+                              "or it speaks PMI-2)");
         return -1;
     }
     /* the multi-line form of MPICH's simple PMI: one block per command,

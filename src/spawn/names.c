@@ -1,7 +1,8 @@
 /* MPI_Publish_name / MPI_Unpublish_name / MPI_Lookup_name through the
  * launcher's name service (PMI-1 publish_name, unpublish_name,
  * lookup_name: smrun's table, shared across jobs when they use the same
- * `smrun --name-server`; hydra's nameserver). */
+ * `smrun --name-server`; hydra's nameserver; under Open MPI's mpirun
+ * its data server, through PMIx: src/boot/README.md). */
 #include "spawn/internal.h"
 
 #include <string.h>

@@ -3,7 +3,11 @@
  * both ways, collectives over the intercommunicator (bcast, allreduce,
  * barrier), MPI_Intercomm_merge and an allreduce on the merged
  * communicator, MPI_UNIVERSE_SIZE, errcodes, disconnect.  With
- * SPAWN_TEST_DIE set, child 1 kills itself (spawn_kill.sh). */
+ * SPAWN_TEST_DIE set, child 1 kills itself (spawn_kill.sh).  With argv[1]
+ * "missing", the parents spawn a program that does not exist and each
+ * checks that the spawn failed with MPI_ERR_SPAWN (error code, every
+ * errcode, no intercommunicator); argv[2], if given, is an info host
+ * instead (a host the launcher cannot place children on). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -74,9 +78,45 @@ static void common(MPI_Comm inter, int is_child)
     MPI_Comm_disconnect(&inter);
 }
 
+/* A spawn that cannot start: an MPI error, not success, not a hang. */
+static void spawn_missing(int argc, char **argv)
+{
+    int rank, cls = -1, err[2] = { -1, -1 };
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Info info = MPI_INFO_NULL;
+    const char *prog = "/nonexistent/smap-no-such-program";
+    if (argc > 2) {   /* a program that exists, on a host that does not */
+        prog = argv[0];
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "host", argv[2]);
+    }
+    MPI_Comm inter = MPI_COMM_WORLD;
+    int rc = MPI_Comm_spawn(prog, MPI_ARGV_NULL, 2, info, 0, MPI_COMM_WORLD, &inter, err);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    MPI_Error_class(rc, &cls);
+    CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_SPAWN, "rank %d: spawn of %s gave %d (class %d)",
+          rank, prog, rc, cls);
+    CHECK(inter == MPI_COMM_NULL, "rank %d: an intercommunicator after a failed spawn", rank);
+    for (int i = 0; i < 2; i++) {
+        MPI_Error_class(err[i], &cls);
+        CHECK(cls == MPI_ERR_SPAWN, "rank %d: errcode %d is %d", rank, i, err[i]);
+    }
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    printf("rank %d: spawn failed as it should: %s\n", rank, msg);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc > 1 && !strcmp(argv[1], "missing")) {
+        spawn_missing(argc, argv);
+        MPI_Finalize();
+        return fails ? 1 : 0;
+    }
     MPI_Comm parent;
     MPI_Comm_get_parent(&parent);
     if (parent == MPI_COMM_NULL) {
