@@ -748,6 +748,10 @@ AREAS = [
 # implemented, printed under the table of areas (the folder's README has
 # the detail).
 AREA_NOTES = [
+    ("Point-to-point communication", "partitioned communication (MPI_Psend_init, "
+     "MPI_Precv_init and their MPI_Pready/MPI_Parrived) reaches ranks of the same node "
+     "only: with a peer on another node the init call fails with "
+     "MPI_ERR_UNSUPPORTED_OPERATION naming the rank."),
     ("File I/O", "collective data access is two-phase (one aggregator per node copying "
      "the node's ranks' buffers through SMARTMAP, double-buffered; other nodes' pieces "
      "by alltoallv, window by window) with romio_cb_* enable, or automatic and "
