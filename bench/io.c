@@ -8,9 +8,14 @@
  *                        pattern; N / np doubles a piece)
  *   --pattern contig     IOR-like: each rank one contiguous block of
  *                        --block bytes at rank * block
+ *   --pattern interleaved  blocks of --block bytes dealt round-robin over
+ *                        the ranks (block i belongs to rank i % np: the
+ *                        HDF5-chunk pattern), --bytes per rank (default
+ *                        16 MiB), through a resized-vector view
  *   --coll / --indep     MPI_File_write_all / read_all, or the independent
  *                        calls
  *   --n N, --block B     sizes (default N 2048 = 32 MiB, B 16 MiB)
+ *   --bytes S            interleaved: bytes per rank (default 16 MiB)
  *   --iters K            timed repetitions (default 5), after one untimed
  *   --dir D              where the file goes (default $TMPDIR or /tmp)
  *   --info KEY=VALUE     a hint given to MPI_File_open (repeatable)
@@ -35,6 +40,13 @@ static double val(long i)
     return (double)i * 0.5 + 1.0;
 }
 
+/* The file index of this rank's k-th double, interleaved: block k / bd of
+ * the rank is block (k / bd) * np + rank of the file. */
+static long il_index(long k, long bd)
+{
+    return ((k / bd) * np + rank) * bd + k % bd;
+}
+
 static int cmpd(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -48,7 +60,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     const char *pattern = "subarray", *op = "write", *dir = getenv("TMPDIR");
     int coll = 1, iters = 5;
-    long n = 2048, block = 16L << 20;
+    long n = 2048, block = 16L << 20, bytes = 16L << 20;
     MPI_Info info;
     MPI_Info_create(&info);
     for (int i = 1; i < argc; i++) {
@@ -64,6 +76,8 @@ int main(int argc, char **argv)
             n = atol(argv[++i]);
         else if (!strcmp(argv[i], "--block") && i + 1 < argc)
             block = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--bytes") && i + 1 < argc)
+            bytes = atol(argv[++i]);
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
             iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
@@ -83,7 +97,19 @@ int main(int argc, char **argv)
     }
     if (!dir || !*dir)
         dir = "/tmp";
-    int sub = !strcmp(pattern, "subarray"), wr = !strcmp(op, "write");
+    int sub = !strcmp(pattern, "subarray"), il = !strcmp(pattern, "interleaved"),
+        wr = !strcmp(op, "write");
+    if (!sub && !il && strcmp(pattern, "contig")) {
+        if (rank == 0)
+            fprintf(stderr, "io: unknown pattern %s (subarray, contig, interleaved)\n", pattern);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (block < 8 || block % 8 || (il && (bytes < block || bytes % block))) {
+        if (rank == 0)
+            fprintf(stderr, "io: --block must be a multiple of 8 (and divide --bytes)\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long bd = block / 8;   /* doubles per block */
     char path[512];
     snprintf(path, sizeof path, "%s/bench_io_%d.dat", dir, (int)getpid());
     MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -99,13 +125,22 @@ int main(int argc, char **argv)
         MPI_Type_create_subarray(2, sizes, subs, st, MPI_ORDER_C, MPI_DOUBLE, &ft);
         MPI_Type_commit(&ft);
         count = n * cols;
+    } else if (il) {
+        MPI_Datatype blk;
+        MPI_Type_contiguous((int)bd, MPI_DOUBLE, &blk);
+        MPI_Type_create_resized(blk, 0, (MPI_Aint)block * np, &ft);
+        MPI_Type_free(&blk);
+        MPI_Type_commit(&ft);
+        count = bytes / 8;
+        disp = (MPI_Offset)rank * block;
     } else {
         count = block / 8;
         disp = (MPI_Offset)rank * count * 8;
     }
     double *buf = malloc((size_t)count * 8);
     for (long k = 0; k < count; k++)
-        buf[k] = sub ? val((k / cols) * n + c0 + k % cols) : val(rank * count + k);
+        buf[k] = sub ? val((k / cols) * n + c0 + k % cols)
+                     : il ? val(il_index(k, bd)) : val(rank * count + k);
     long long total = (long long)count * 8 * np;
     if (sub)
         total = (long long)n * n * 8;
@@ -144,7 +179,9 @@ int main(int argc, char **argv)
         MPI_File_close(&fh);
         if (!wr)
             for (long k = 0; k < count; k++) {
-                double w = sub ? val((k / cols) * n + c0 + k % cols) : val(rank * count + k);
+                double w = sub  ? val((k / cols) * n + c0 + k % cols)
+                           : il ? val(il_index(k, bd))
+                                : val(rank * count + k);
                 if (buf[k] != w) {
                     fprintf(stderr, "VALIDATION FAILED bench=io rank=%d element %ld: %g, want "
                             "%g\n", rank, k, buf[k], w);
@@ -175,7 +212,7 @@ int main(int argc, char **argv)
     free(chk);
     free(buf);
     free(t);
-    if (sub)
+    if (sub || il)
         MPI_Type_free(&ft);
     MPI_Info_free(&info);
     MPI_Finalize();

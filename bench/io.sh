@@ -88,11 +88,18 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
 
+# a row: pattern op collective [block]; contig's block is each rank's
+# (16M unless given: 1M and 64M are the IOR-like extremes), interleaved's
+# the size of the blocks dealt round-robin (16 MiB per rank)
 rows=(
     "subarray write 1" "subarray read 1" "subarray write 0" "subarray read 0"
     "contig write 1" "contig read 1" "contig write 0" "contig read 0"
+    "contig write 1 1M" "contig read 1 1M" "contig write 0 1M" "contig read 0 1M"
+    "contig write 1 64M" "contig read 1 64M" "contig write 0 64M" "contig read 0 64M"
+    "interleaved write 1 4K" "interleaved read 1 4K" "interleaved write 0 4K" "interleaved read 0 4K"
+    "interleaved write 1 64K" "interleaved read 1 64K" "interleaved write 0 64K" "interleaved read 0 64K"
 )
-# ROWS="subarray read 1,contig write 0": only these rows
+# ROWS="subarray read 1,contig write 0 1M": only these rows
 [ -n "${ROWS:-}" ] && IFS=, read -ra rows <<<"$ROWS"
 for dir in $DIRS; do
     [ -d "$dir" ] && [ -w "$dir" ] || { echo "io: $dir not writable, skipped"; continue; }
@@ -112,10 +119,12 @@ for dir in $DIRS; do
     for np in $NPS; do
         for row in "${rows[@]}"; do
             set -- $row
-            pat=$1 op=$2 coll=$3
+            pat=$1 op=$2 coll=$3 blk=${4:-}
             args=(--pattern "$pat" --op "$op" --iters "$ITERS" --dir "$dir")
             [ "$coll" = 1 ] && args+=(--coll) || args+=(--indep)
-            [ "$pat" = contig ] && args+=(--block $((16 << 20)))
+            [ "$pat" = contig ] && args+=(--block "$(numfmt --from=iec "${blk:-16M}")")
+            [ "$pat" = interleaved ] && args+=(--block "$(numfmt --from=iec "${blk:-4K}")")
+            [ -n "$blk" ] && pat="$pat-$blk"   # the row's name in the csv and the table
             for ((r = 0; r < ROUNDS; r++)); do
                 n=${#mpis[@]}
                 for ((k = 0; k < n; k++)); do
