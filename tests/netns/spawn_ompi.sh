@@ -6,15 +6,7 @@
 # missing.
 NHOSTS=2
 source "$SMAP_SRC/tests/netns/lib.sh"
-OMPI=""
-for c in mpirun.openmpi orterun; do
-    command -v "$c" >/dev/null && OMPI=$(command -v "$c") && break
-done
-[ -n "$OMPI" ] || { echo "SKIPPED: no Open MPI mpirun"; exit 77; }
-ldconfig -p 2>/dev/null | grep -q 'libpmix\.so' || { echo "SKIPPED: no libpmix"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SMAP_SRC/tests/pmi/lsan-libpmix.supp"
-SMRUN=$OMPI     # run_job starts $SMRUN
+source "$SMAP_SRC/tests/pmi/ompi_mpirun.sh"
 # the daemons' out-of-band channel stays on the emulated network
 O=(--bind-to none --mca plm_rsh_agent "$SMAP_NETNS_LAUNCHER" --mca oob_tcp_if_include 198.18.0.0/24)
 

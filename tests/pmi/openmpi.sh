@@ -3,17 +3,8 @@
 # the node layout, fences, and MPI_Abort's code reaches mpirun's exit.
 # Skipped where Open MPI's mpirun or libpmix is missing.
 source "$SMAP_SRC/tests/launcher/lib.sh"
-OMPI=""
-for c in mpirun.openmpi orterun; do
-    command -v "$c" >/dev/null && OMPI=$(command -v "$c") && break
-done
-[ -n "$OMPI" ] || { echo "SKIPPED: no Open MPI mpirun"; exit 77; }
-ldconfig -p 2>/dev/null | grep -q 'libpmix\.so' || { echo "SKIPPED: no libpmix"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
+source "$SMAP_SRC/tests/pmi/ompi_mpirun.sh"
 export OMPI_MCA_btl=self OMPI_MCA_plm_rsh_agent=false             # one host, nothing remote
-# Under ASan, LeakSanitizer reports what libpmix itself keeps at exit.
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SMAP_SRC/tests/pmi/lsan-libpmix.supp"
-SMRUN=$OMPI     # run_job starts $SMRUN
 
 run_job --oversubscribe -n 2 "$HOSTINFO"
 expect_rc 0

@@ -14,19 +14,11 @@
 # this test's TMPDIR, checked empty) nor in /dev/shm.
 # Skipped where Open MPI's mpirun or libpmix is missing.
 source "$SMAP_SRC/tests/launcher/lib.sh"
-OMPI=""
-for c in mpirun.openmpi orterun; do
-    command -v "$c" >/dev/null && OMPI=$(command -v "$c") && break
-done
-[ -n "$OMPI" ] || { echo "SKIPPED: no Open MPI mpirun"; exit 77; }
-ldconfig -p 2>/dev/null | grep -q 'libpmix\.so' || { echo "SKIPPED: no libpmix"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
+source "$SMAP_SRC/tests/pmi/ompi_mpirun.sh"
 export OMPI_MCA_btl=self OMPI_MCA_plm_rsh_agent=false             # one host, nothing remote
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SMAP_SRC/tests/pmi/lsan-libpmix.supp"
 export TMPDIR="$WORK/tmp"
 mkdir -p "$TMPDIR"
 touch "$WORK/start"
-SMRUN=$OMPI     # run_job starts $SMRUN
 BASIC="$SMAP_TEST_BIN/spawn_basic"
 MULTI="$SMAP_TEST_BIN/spawn_multi"
 PEER="$SMAP_TEST_BIN/spawn_peer"
