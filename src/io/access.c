@@ -17,7 +17,6 @@
  * whole range an access touches is locked first with an fcntl byte-range
  * lock (shared for reads, exclusive for writes), so overlapping accesses
  * of several ranks do not interleave. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -28,31 +27,26 @@
 #include "io/io.h"
 #include "mpi/request.h"
 
-/* A write of at least twice this many bytes is made in steps of it, each
- * step's writeback started at once (sync_file_range, no wait), so that
- * on a file system with writeback the disk works while the rest is
- * copied and a following MPI_File_sync waits less (as two-phase's
- * aggregators do, io/twophase.c). */
-#define PIO_BEHIND_STEP ((size_t)2 << 20)
-
 /* n bytes at file offset off; *done: bytes moved (short only at the end
  * of file, for reads). */
 static int pio(struct MPI_ABI_File *f, int write, char *p, size_t n, MPI_Offset off,
                size_t *done)
 {
     size_t got = 0;
-    /* a large write goes in steps whose writeback starts at once */
-    int behind = write && n >= 2 * PIO_BEHIND_STEP;
+    /* a write of two steps or more goes step by step, each one's
+     * writeback started at once (smap_io_write_behind) */
+    const size_t step = (size_t)SMAP_IO_WRITE_BEHIND_STEP;
+    int behind = write && n >= 2 * step;
     while (got < n) {
         size_t want = n - got;
         if (want > (size_t)1 << 30)
             want = (size_t)1 << 30;
-        if (behind && want > PIO_BEHIND_STEP)
-            want = PIO_BEHIND_STEP;
+        if (behind && want > step)
+            want = step;
         ssize_t r = write ? pwrite(f->fd, p + got, want, off + (off_t)got)
                           : pread(f->fd, p + got, want, off + (off_t)got);
         if (behind && r > 0)
-            (void)sync_file_range(f->fd, off + (off_t)got, r, SYNC_FILE_RANGE_WRITE);
+            smap_io_write_behind(f, off + (MPI_Offset)got, (MPI_Offset)r);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {

@@ -336,8 +336,7 @@ static int eof_of(struct tp_op *o, int mine);
  * page cache without writeback (tmpfs) ignores it. */
 static void write_behind(struct tp_op *o, MPI_Offset lo, MPI_Offset hi)
 {
-    if (hi > lo)
-        (void)sync_file_range(o->f->fd, lo, hi - lo, SYNC_FILE_RANGE_WRITE);
+    smap_io_write_behind(o->f, lo, hi - lo);
 }
 
 /* Between nodes, round o->round: every domain's window, the exchange of

@@ -9,6 +9,7 @@
  * without O_CREAT/O_EXCL; a failure anywhere is agreed again.  The file
  * keeps a duplicate of the communicator, so its collectives never meet
  * the program's traffic. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -331,6 +332,12 @@ int smap_io_sync(struct MPI_ABI_File *f)
                                 strerror(e));
     }
     return smap_io_agree(f, mine);
+}
+
+void smap_io_write_behind(struct MPI_ABI_File *f, MPI_Offset off, MPI_Offset len)
+{
+    if (len > 0)
+        (void)sync_file_range(f->fd, off, len, SYNC_FILE_RANGE_WRITE);
 }
 
 int smap_io_set_atomicity(struct MPI_ABI_File *f, int flag)

@@ -134,6 +134,14 @@ int smap_io_delete(const char *name);
 int smap_io_get_size(struct MPI_ABI_File *f, MPI_Offset *size);
 int smap_io_set_size(struct MPI_ABI_File *f, MPI_Offset size, int preallocate);
 int smap_io_sync(struct MPI_ABI_File *f);
+/* Starts the writeback of [off, off + len) of f's page cache, without
+ * waiting (sync_file_range): writes call it as they go so that a disk
+ * works while the rest is copied and a following MPI_File_sync waits
+ * less; a page cache without writeback (tmpfs) ignores it. */
+void smap_io_write_behind(struct MPI_ABI_File *f, MPI_Offset off, MPI_Offset len);
+/* Large writes go in calls of at most this many bytes, each followed by
+ * its write-behind (access.c's pio, twophase.c's direct windows). */
+#define SMAP_IO_WRITE_BEHIND_STEP ((MPI_Offset)2 << 20)
 int smap_io_set_atomicity(struct MPI_ABI_File *f, int flag);
 /* Every rank of f's communicator passes its class; all get the first
  * nonzero one (by value: the largest).  A barrier when all are 0. */

@@ -19,9 +19,7 @@
  * gathered into the second buffer while the kernel writes the first.
  * Between nodes, the pieces of other nodes' ranks come by messages
  * (exchange.c) and are walked the same way. */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,14 +254,12 @@ static int full_io(struct MPI_ABI_File *f, int write, char *p, MPI_Offset len, M
  * left to the MPI_File_sync that follows, 2 ranks writing 64 KiB blocks
  * interleaved (32 MiB) onto an ext file took 35-39 ms, twice their
  * independent writes (16-23 ms); with the writeback of each 16 MiB
- * window 24-25 ms, of each 2 MiB direct write (WRITE_BEHIND_STEP, the
+ * window 24-25 ms, of each 2 MiB direct write (SMAP_IO_WRITE_BEHIND_STEP, the
  * cb_buffer_size=2M trial's figure) 9-10 ms.  A page cache without
  * writeback (tmpfs) ignores it. */
-#define WRITE_BEHIND_STEP (2 << 20)   /* direct writes: one call, then its writeback */
 static void write_behind(struct tp_agg *a, MPI_Offset off, MPI_Offset len)
 {
-    if (len > 0)
-        (void)sync_file_range(a->f->fd, off, len, SYNC_FILE_RANGE_WRITE);
+    smap_io_write_behind(a->f, off, len);
 }
 
 /* The write of a gathered window: submitted to io_uring when it takes it
@@ -396,7 +392,7 @@ static int rw_direct(struct tp_agg *a, MPI_Offset wlo, MPI_Offset whi)
         int n = 0;
         MPI_Offset at0 = at;
         while (i < a->ndio && n < 256 && a->dio[i].fo == at + want &&
-               (n == 0 || !a->write || want < WRITE_BEHIND_STEP)) {
+               (n == 0 || !a->write || want < SMAP_IO_WRITE_BEHIND_STEP)) {
             iov[n++] = (struct iovec){a->dio[i].p, (size_t)a->dio[i].len};
             want += a->dio[i++].len;
         }
