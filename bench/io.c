@@ -40,11 +40,21 @@ static double val(long i)
     return (double)i * 0.5 + 1.0;
 }
 
-/* The file index of this rank's k-th double, interleaved: block k / bd of
- * the rank is block (k / bd) * np + rank of the file. */
-static long il_index(long k, long bd)
+/* This rank's part of the file: the pattern, and its sizes in doubles
+ * (subarray: n x n, cols columns from c0; interleaved: blocks of bd;
+ * contig: count from rank * count). */
+static int sub, il;
+static long n = 2048, cols, c0, bd, count;
+
+/* The value of this rank's k-th double: val of its index in the file
+ * (interleaved: block k / bd of the rank is block (k / bd) * np + rank). */
+static double mine(long k)
 {
-    return ((k / bd) * np + rank) * bd + k % bd;
+    if (sub)
+        return val((k / cols) * n + c0 + k % cols);
+    if (il)
+        return val(((k / bd) * np + rank) * bd + k % bd);
+    return val(rank * count + k);
 }
 
 static int cmpd(const void *a, const void *b)
@@ -60,7 +70,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     const char *pattern = "subarray", *op = "write", *dir = getenv("TMPDIR");
     int coll = 1, iters = 5;
-    long n = 2048, block = 16L << 20, bytes = 16L << 20;
+    long block = 16L << 20, bytes = 16L << 20;
     MPI_Info info;
     MPI_Info_create(&info);
     for (int i = 1; i < argc; i++) {
@@ -97,8 +107,9 @@ int main(int argc, char **argv)
     }
     if (!dir || !*dir)
         dir = "/tmp";
-    int sub = !strcmp(pattern, "subarray"), il = !strcmp(pattern, "interleaved"),
-        wr = !strcmp(op, "write");
+    sub = !strcmp(pattern, "subarray");
+    il = !strcmp(pattern, "interleaved");
+    int wr = !strcmp(op, "write");
     if (!sub && !il && strcmp(pattern, "contig")) {
         if (rank == 0)
             fprintf(stderr, "io: unknown pattern %s (subarray, contig, interleaved)\n", pattern);
@@ -109,14 +120,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "io: --block must be a multiple of 8 (and divide --bytes)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    long bd = block / 8;   /* doubles per block */
+    bd = block / 8;   /* doubles per block */
     char path[512];
     snprintf(path, sizeof path, "%s/bench_io_%d.dat", dir, (int)getpid());
     MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
 
     /* this rank's part: count doubles, their global indices via first/stride */
     MPI_Datatype ft = MPI_DOUBLE;
-    long count, cols = 0, c0 = 0;
+
     MPI_Offset disp = 0;
     if (sub) {
         cols = n / np + (rank < n % np);
@@ -139,8 +150,7 @@ int main(int argc, char **argv)
     }
     double *buf = malloc((size_t)count * 8);
     for (long k = 0; k < count; k++)
-        buf[k] = sub ? val((k / cols) * n + c0 + k % cols)
-                     : il ? val(il_index(k, bd)) : val(rank * count + k);
+        buf[k] = mine(k);
     long long total = (long long)count * 8 * np;
     if (sub)
         total = (long long)n * n * 8;
@@ -179,9 +189,7 @@ int main(int argc, char **argv)
         MPI_File_close(&fh);
         if (!wr)
             for (long k = 0; k < count; k++) {
-                double w = sub  ? val((k / cols) * n + c0 + k % cols)
-                           : il ? val(il_index(k, bd))
-                                : val(rank * count + k);
+                double w = mine(k);
                 if (buf[k] != w) {
                     fprintf(stderr, "VALIDATION FAILED bench=io rank=%d element %ld: %g, want "
                             "%g\n", rank, k, buf[k], w);
