@@ -8,11 +8,12 @@
  * that it is not built. */
 #include "boot/pmix_client.h"
 
+#include "base/program.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* A spawned child finds the keys its parent gave the launcher for it (the
@@ -235,36 +236,14 @@ int smap_pmix_node_name(char *buf, size_t len)
  * started, and PMIx_Spawn never answers (so does Open MPI's own
  * MPI_Comm_spawn there): a program that is not there is found out here,
  * before the launcher is asked, and becomes the parents' MPI_ERR_SPAWN. */
-static int runnable(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
-}
-
-static int in_dirs(const char *dirs, const char *cmd, char *out, size_t len)
-{
-    for (const char *d = dirs; d && *d;) {
-        size_t n = strcspn(d, ":");
-        if (n > 0 && (size_t)snprintf(out, len, "%.*s/%s", (int)n, d, cmd) < len && runnable(out))
-            return 0;
-        d += n + (d[n] == ':');
-    }
-    return -1;
-}
-
 static int resolve_program(const char *cmd, const char *path, char *out, size_t len)
 {
-    if (strchr(cmd, '/')) {
-        char cwd[PATH_MAX];
-        if (cmd[0] == '/')
-            snprintf(out, len, "%s", cmd);
-        else if (!getcwd(cwd, sizeof cwd) ||
-                 (size_t)snprintf(out, len, "%s/%s", cwd, cmd) >= len)
-            return -1;
-        return runnable(out) ? 0 : -1;
-    }
-    return in_dirs(path, cmd, out, len) == 0 || in_dirs(getenv("PATH"), cmd, out, len) == 0 ? 0
-                                                                                             : -1;
+    char cwd[PATH_MAX], rel[PATH_MAX];
+    if (smap_find_program(cmd, path, rel, sizeof rel) != 0)
+        return -1;
+    if (rel[0] == '/')
+        return (size_t)snprintf(out, len, "%s", rel) < len ? 0 : -1;
+    return getcwd(cwd, sizeof cwd) && (size_t)snprintf(out, len, "%s/%s", cwd, rel) < len ? 0 : -1;
 }
 
 /* The MPI info keys of one command as PMIx directives: host, hostfile and

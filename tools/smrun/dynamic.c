@@ -101,15 +101,7 @@ static void set_bad(struct smrun_spawn_req *q, const char *why)
 /* The program of a block: `path` info first, then as smrun finds it. */
 static int resolve(struct smrun_spawn_req *q, char *out, size_t len)
 {
-    if (q->path && !strchr(q->exec, '/')) {
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", q->path, q->exec);
-        if (access(p, X_OK) == 0) {
-            snprintf(out, len, "%s", p);
-            return 0;
-        }
-    }
-    return smrun_resolve_program(q->exec, out, len);
+    return smrun_resolve_program_in(q->exec, q->path, out, len);
 }
 
 /* The hosts of a block: its host key, else its hostfile's hosts, else

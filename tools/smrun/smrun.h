@@ -431,6 +431,9 @@ void smrun_session_remove(struct smrun_session *s);
 /* Finds the program like execvp (PATH for names without '/').  Returns 0,
  * or SMRUN_EXIT_NOTFOUND / SMRUN_EXIT_NOEXEC after a message. */
 int smrun_resolve_program(const char *name, char *path, size_t len);
+/* The same, searching the directories of `first` (':'-separated, the
+ * spawn `path` info key; may be NULL) before PATH. */
+int smrun_resolve_program_in(const char *name, const char *first, char *path, size_t len);
 /* CPUs smrun may run on; returns their count (>= 1) and a malloc'd list. */
 int smrun_allowed_cpus(int **cpus);
 

@@ -17,23 +17,11 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/program.h"
 
 extern char **environ;
 
 /* ---- the program ------------------------------------------------------ */
-
-/* 0 if path is an executable regular file, else the errno execve would give. */
-static int exec_error(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return errno;
-    if (S_ISDIR(st.st_mode))
-        return EISDIR;
-    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-        return EACCES;
-    return 0;
-}
 
 static int report_exec_error(const char *name, int err)
 {
@@ -43,36 +31,17 @@ static int report_exec_error(const char *name, int err)
 
 int smrun_resolve_program(const char *name, char *path, size_t len)
 {
-    if (strchr(name, '/')) {
-        int err = exec_error(name);
-        if (err)
-            return report_exec_error(name, err);
-        snprintf(path, len, "%s", name);
-        return 0;
+    return smrun_resolve_program_in(name, NULL, path, len);
+}
+
+int smrun_resolve_program_in(const char *name, const char *first, char *path, size_t len)
+{
+    int err = smap_find_program(name, first, path, len);
+    if (err == ENOENT && !strchr(name, '/')) {
+        smrun_msg("%s: command not found", name);
+        return SMRUN_EXIT_NOTFOUND;
     }
-    /* Like execvp: the first executable match wins; a match that is not
-     * executable only matters when nothing else is found. */
-    const char *dirs = getenv("PATH");
-    if (!dirs)
-        dirs = "/usr/local/bin:/usr/bin:/bin";
-    int saw_noexec = 0;
-    for (const char *p = dirs;; ) {
-        const char *colon = strchrnul(p, ':');
-        int dlen = (int)(colon - p);
-        snprintf(path, len, "%.*s%s%s", dlen, dlen ? p : ".", "/", name);
-        int err = exec_error(path);
-        if (err == 0)
-            return 0;
-        if (err == EACCES || err == EISDIR)
-            saw_noexec = 1;
-        if (!*colon)
-            break;
-        p = colon + 1;
-    }
-    if (saw_noexec)
-        return report_exec_error(name, EACCES);
-    smrun_msg("%s: command not found", name);
-    return SMRUN_EXIT_NOTFOUND;
+    return err ? report_exec_error(name, err) : 0;
 }
 
 /* ---- CPUs ------------------------------------------------------------- */
