@@ -426,6 +426,11 @@ void smrun_random_hex(char *out, size_t nbytes);
 /* Removes the directory and any <base>/smartmap-<uid>-<pid>[-.]* entry. */
 void smrun_session_remove(struct smrun_session *s);
 
+/* ---- usage.c --------------------------------------------------------- */
+
+/* The text of --help. */
+extern const char smrun_usage_text[];
+
 /* ---- spawn.c --------------------------------------------------------- */
 
 /* Finds the program like execvp (PATH for names without '/').  Returns 0,
