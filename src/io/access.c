@@ -35,9 +35,10 @@ static int pio(struct MPI_ABI_File *f, int write, char *p, size_t n, MPI_Offset 
 {
     size_t got = 0;
     /* a write of two steps or more goes step by step, each one's
-     * writeback started at once (smap_io_write_behind) */
+     * writeback started at once (smap_io_write_behind); in memory
+     * (tmpfs) there is no writeback: one call */
     const size_t step = (size_t)SMAP_IO_WRITE_BEHIND_STEP;
-    int behind = write && n >= 2 * step;
+    int behind = write && !f->memfs && n >= 2 * step;
     while (got < n) {
         size_t want = n - got;
         if (want > (size_t)1 << 30)

@@ -351,7 +351,7 @@ int smap_io_sync(struct MPI_ABI_File *f)
 
 void smap_io_write_behind(struct MPI_ABI_File *f, MPI_Offset off, MPI_Offset len)
 {
-    if (len > 0)
+    if (len > 0 && !f->memfs)   /* (tmpfs: nothing to write back) */
         (void)sync_file_range(f->fd, off, len, SYNC_FILE_RANGE_WRITE);
 }
 
