@@ -280,6 +280,37 @@ static MPI_Offset vector_read(struct MPI_ABI_File *f, char *p, MPI_Offset s, MPI
     return whole;
 }
 
+/* Write-behind of an access's pieces (pio does its own for writes of
+ * two steps or more): the file range the smaller pieces and sieve spans
+ * wrote since the last call, its writeback started every
+ * SMAP_IO_WRITE_BEHIND_STEP bytes written and at the end of the access
+ * (when 1 MiB or more is left),
+ * so the MPI_File_sync that follows finds most of it on its way to the
+ * device (ext4, 2 processes x 16 MiB of interleaved pieces then fsync:
+ * 64 KiB pieces 24-27 -> 20-26 ms, 8 KiB 34-36 -> 27-30 ms). */
+struct behind {
+    MPI_Offset lo, hi, bytes;
+};
+
+static void behind_add(struct MPI_ABI_File *f, struct behind *b, MPI_Offset lo, MPI_Offset hi,
+                       int flush)
+{
+    if (hi > lo && hi - lo < 2 * SMAP_IO_WRITE_BEHIND_STEP) {
+        if (!b->bytes || lo < b->lo)
+            b->lo = lo;
+        if (!b->bytes || hi > b->hi)
+            b->hi = hi;
+        b->bytes += hi - lo;
+    }
+    /* (at the end only 1 MiB or more: a program writing small records
+     * one call each would otherwise start the writeback of the same
+     * page again and again) */
+    if (b->bytes >= (flush ? SMAP_IO_WRITE_BEHIND_STEP / 2 : SMAP_IO_WRITE_BEHIND_STEP)) {
+        smap_io_write_behind(f, b->lo, b->hi - b->lo);
+        b->bytes = 0;
+    }
+}
+
 /* The stream bytes [s, s + len) of the view to or from p; *done: bytes
  * moved (short at the end of file).  sb (cap bytes, or NULL): the buffer
  * for sieving small pieces, join their rule (span_of).  wlock: some rank
@@ -289,7 +320,7 @@ static MPI_Offset vector_read(struct MPI_ABI_File *f, char *p, MPI_Offset s, MPI
  * holds one lock at a time here: two ranks cannot wait for each other). */
 static int pieces(struct MPI_ABI_File *f, int write, char *p, MPI_Offset s, MPI_Offset len,
                   char *sb, MPI_Offset cap, const struct sieve_rule *rule, int wlock,
-                  MPI_Offset *done)
+                  struct behind *wb, MPI_Offset *done)
 {
     MPI_Offset q = 0;
     while (q < len) {
@@ -306,6 +337,8 @@ static int pieces(struct MPI_ABI_File *f, int write, char *p, MPI_Offset s, MPI_
                     *done = q + (write ? 0 : got);
                     return rc;
                 }
+                if (write)
+                    behind_add(f, wb, lo, hi, 0);
                 q += used;
                 continue;
             }
@@ -332,6 +365,8 @@ static int pieces(struct MPI_ABI_File *f, int write, char *p, MPI_Offset s, MPI_
             MPI_Offset n, fo = smap_io_view_map(&f->v, s + q, run - r, &n);
             size_t got;
             rc = pio(f, write, p + q, (size_t)n, fo, &got);
+            if (write)
+                behind_add(f, wb, fo, fo + (MPI_Offset)got, 0);
             q += (MPI_Offset)got;
             r += (MPI_Offset)got;
             if (rc || (MPI_Offset)got < n) {   /* an error, or the end of file */
@@ -468,19 +503,22 @@ static int rw_bytes(struct MPI_ABI_File *f, int write, MPI_Offset off, void *buf
         }
     }
     MPI_Count moved = 0;
+    struct behind wb = {0};
     for (MPI_Count c = 0; c < total && !rc; c += chunk) {
         MPI_Count len = total - c < chunk ? total - c : chunk;
         char *p = tmp ? tmp : mem + c;
         MPI_Offset done = 0;
         if (write && tmp)
             smap_dtype_pack(buf, count, mt, tmp, c, len);
-        rc = pieces(f, write, p, s0 + c, len, sb, cap, &rule, wsieve && !f->atomic, &done);
+        rc = pieces(f, write, p, s0 + c, len, sb, cap, &rule, wsieve && !f->atomic, &wb, &done);
         if (!write && tmp && done)
             smap_dtype_unpack(tmp, done, buf, count, mt, c);
         moved += done;
         if (done < len)
             break;   /* end of file, or an error */
     }
+    if (write)
+        behind_add(f, &wb, 0, 0, 1);
     if (f->atomic) {
         int urc = lock(f, F_UNLCK, lo, hi - lo);
         if (!rc)
