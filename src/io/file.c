@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "coll/coll.h"
@@ -139,6 +141,18 @@ static void free_comm(MPI_Comm h)
     smap_comm_unref(c);
 }
 
+/* Whether fd's file system keeps files in memory only (tmpfs, ramfs):
+ * there small writes cost little and the write sieve only copies more
+ * (access.c); unknown (fstatfs failing) counts as a device. */
+static int in_memory(int fd)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf))
+        return 0;
+    unsigned long t = (unsigned long)sf.f_type;
+    return t == TMPFS_MAGIC || t == RAMFS_MAGIC;
+}
+
 int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
                  const struct MPI_ABI_Info *info, int local_err, MPI_File *out)
 {
@@ -205,6 +219,7 @@ int smap_io_open(struct MPI_ABI_Comm *uc, const char *name, int amode,
         return mine;
     }
     f->fd = fd;
+    f->memfs = in_memory(fd);
     f->comm = dup;
     f->c = c;
     f->rank = c->rank;
@@ -336,7 +351,7 @@ int smap_io_sync(struct MPI_ABI_File *f)
 
 void smap_io_write_behind(struct MPI_ABI_File *f, MPI_Offset off, MPI_Offset len)
 {
-    if (len > 0)
+    if (len > 0 && !f->memfs)   /* (tmpfs: nothing to write back) */
         (void)sync_file_range(f->fd, off, len, SYNC_FILE_RANGE_WRITE);
 }
 

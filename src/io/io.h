@@ -79,6 +79,9 @@ struct MPI_ABI_File {
     int atomic;                     /* MPI_File_set_atomicity */
     int holes;                      /* some rank's view has holes (agreed at set_view):
                                      * independent writes may sieve (access.c) */
+    int memfs;                      /* the file lives in memory only (tmpfs, ramfs: no
+                                     * device behind its page cache), from fstatfs at
+                                     * open: picks access.c's write-sieving rule */
     MPI_Offset fp;                  /* the individual file pointer, in etypes */
     struct smap_io_view v;
     struct smap_io_hints hints;

@@ -255,8 +255,8 @@ static int full_io(struct MPI_ABI_File *f, int write, char *p, MPI_Offset len, M
  * interleaved (32 MiB) onto an ext file took 35-39 ms, twice their
  * independent writes (16-23 ms); with the writeback of each 16 MiB
  * window 24-25 ms, of each 2 MiB direct write (SMAP_IO_WRITE_BEHIND_STEP, the
- * cb_buffer_size=2M trial's figure) 9-10 ms.  A page cache without
- * writeback (tmpfs) ignores it. */
+ * cb_buffer_size=2M trial's figure) 9-10 ms.  A file in memory (tmpfs,
+ * f->memfs) has no writeback: no call, and direct writes are not cut. */
 static void write_behind(struct tp_agg *a, MPI_Offset off, MPI_Offset len)
 {
     smap_io_write_behind(a->f, off, len);
@@ -392,7 +392,7 @@ static int rw_direct(struct tp_agg *a, MPI_Offset wlo, MPI_Offset whi)
         int n = 0;
         MPI_Offset at0 = at;
         while (i < a->ndio && n < 256 && a->dio[i].fo == at + want &&
-               (n == 0 || !a->write || want < SMAP_IO_WRITE_BEHIND_STEP)) {
+               (n == 0 || !a->write || a->f->memfs || want < SMAP_IO_WRITE_BEHIND_STEP)) {
             iov[n++] = (struct iovec){a->dio[i].p, (size_t)a->dio[i].len};
             want += a->dio[i++].len;
         }
