@@ -19,8 +19,17 @@
 # smartmap, Open MPI's tcp BTL, MPICH's UCX on tcp; no rank binding, as
 # the hosts share the machine's CPUs; the directories are the machine's,
 # which every emulated host sees: one file system standing in for a
-# shared one).
+# shared one).  ROWS ("pattern op collective [block],..."; e.g.
+# "subarray read 1,contig write 0 1M,interleaved write 0 4K"): only these
+# rows; pattern subarray, contig or interleaved, op write or read,
+# collective 1 or 0, block (contig, interleaved) with a K or M suffix.
+# Takes no arguments: -h/--help prints this text.
 set -u
+case "${1:-}" in
+-h|--help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+"") ;;
+*) echo "bench/io.sh: takes no arguments (settings are environment variables; --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 if [ -n "${HOSTS:-}" ] && [ -z "${SMAP_NETNS_ID:-}" ]; then
     exec tests/netns/hosts.sh run "$HOSTS" bash "$PWD/bench/io.sh" "$@"
