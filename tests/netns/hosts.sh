@@ -6,14 +6,16 @@
 #
 #   hosts.sh run N CMD [ARGS...]
 #       Brings up N hosts, runs CMD in the "head" namespace (the bridge's,
-#       198.18.0.1, where mpiexec runs), tears everything down however CMD
-#       ends (trap), and exits with CMD's status.  CMD's environment:
+#       198.18.0.1, where mpiexec runs; HOSTS_BRIDGE=root: the root
+#       namespace, below), tears everything down however CMD ends (trap),
+#       and exits with CMD's status.  CMD's environment:
 #         SMAP_NETNS_ID        the set's name (unique per run)
 #         SMAP_NETNS_HOSTS     "h1 h2 ... hN"
 #         SMAP_NETNS_HEAD      198.18.0.1
 #         SMAP_NETNS_LAUNCHER  the launcher: "<dir>/hostexec" (one word, for
 #                              smrun --launcher, hydra -launcher-exec and
 #                              Open MPI --mca plm_rsh_agent)
+#         SMAP_NETNS_BRIDGE    "root" in the root layout, else empty
 #   hosts.sh exec HOST CMD [ARGS...]
 #       Runs CMD on emulated host HOST (h1..hN, or its address) of set
 #       $SMAP_NETNS_ID, with
@@ -26,7 +28,13 @@
 #       The two halves of run, for interactive use:
 #       eval "$(hosts.sh up 2)"; ...; hosts.sh down
 #
-# Host hI has address 198.18.0.(10+I) on eth0.  With SMAP_NETNS_MULTIHOMED=1
+# Host hI has address 198.18.0.(10+I) on eth0.  With HOSTS_BRIDGE=root in
+# up's (or run's) environment the bridge and the head are the root network
+# namespace instead of a namespace of their own (the layout issue 38 also
+# measured): a bridge smb<N> with 198.18.0.1/24 in the root namespace, the
+# hosts' veths attached to it, CMD run there (no IPv6 on the bridge and the
+# veths' root ends); one such set at a time on the machine (another live
+# one: exit 2), removed with the set.  With SMAP_NETNS_MULTIHOMED=1
 # in up's environment the head has a first interface that reaches no host:
 # mgmt0, 198.19.0.1/24 (one end of a veth pair whose other end, mgmt1, is
 # in the head too), listed before br0.  Exit status 77 (CTest's
@@ -54,8 +62,16 @@ sweep_stale() {
     done
 }
 
+# The root layout's bridge of set $1 (HOSTS_BRIDGE=root): smb and the last
+# 6 digits of the set's random part (its veths, <bridge>v<i>, stay within
+# the 15 characters of an interface name up to 200 hosts).
+root_bridge() { local r=000000${1##*-}; echo "smb${r: -6}"; }
+
 down_set() {
-    local id=$1 f ns p
+    local id=$1 f ns p br
+    br=$(root_bridge "$id")
+    # The set's root bridge, if any (its veths go with the namespaces).
+    ip link show "$br" >/dev/null 2>&1 && ip link del "$br" 2>/dev/null
     for f in /run/netns/"$id"-*; do
         [ -e "$f" ] || continue
         ns=${f#/run/netns/}
@@ -79,8 +95,13 @@ up() {
     command -v ip >/dev/null || skip "no ip command"
     command -v unshare >/dev/null || skip "no unshare command"
     sweep_stale
-    local id="smapnet-$owner-$RANDOM$RANDOM" head i hosts=""
+    local id="smapnet-$owner-$RANDOM$RANDOM" head i hosts="" br=""
     head=$(ns_of "$id" head)
+    case ${HOSTS_BRIDGE:-ns} in
+    ns) ;;
+    root) up_root_bridge "$id"; br=$(root_bridge "$id") ;;
+    *) echo "hosts.sh: HOSTS_BRIDGE must be 'ns' (default) or 'root', got '$HOSTS_BRIDGE'" >&2; exit 2 ;;
+    esac
     ip netns add "$head" 2>/dev/null || skip "ip netns add failed"
     no_ipv6 "$head"
     if ! ip netns exec "$head" unshare --uts true 2>/dev/null; then
@@ -94,19 +115,26 @@ up() {
             ip -n "$head" link set mgmt1 up && ip -n "$head" link set mgmt0 up
         } || { down_set "$id"; skip "cannot make the head's second interface"; }
     fi
-    {
-        ip -n "$head" link set lo up &&
-        ip -n "$head" link add br0 type bridge &&
-        ip -n "$head" addr add "$HEAD_ADDR/24" dev br0 &&
-        ip -n "$head" link set br0 up
-    } || { down_set "$id"; skip "cannot make a bridge"; }
+    if [ -z "$br" ]; then
+        {
+            ip -n "$head" link set lo up &&
+            ip -n "$head" link add br0 type bridge &&
+            ip -n "$head" addr add "$HEAD_ADDR/24" dev br0 &&
+            ip -n "$head" link set br0 up
+        } || { down_set "$id"; skip "cannot make a bridge"; }
+    fi
     for i in $(seq 1 "$n"); do
         local ns; ns=$(ns_of "$id" "h$i")
+        # The bridge's side of host i's link: v<i> in the head, or
+        # <bridge>v<i> in the root namespace (names there are global).
+        local vn=(-n "$head") v="v$i" master=br0
+        [ -n "$br" ] && vn=() && v="${br}v$i" && master=$br
         {
             ip netns add "$ns" && no_ipv6 "$ns" &&
-            ip -n "$head" link add "v$i" type veth peer name eth0 netns "$ns" &&
-            ip -n "$head" link set "v$i" master br0 &&
-            ip -n "$head" link set "v$i" up &&
+            ip "${vn[@]}" link add "$v" type veth peer name eth0 netns "$ns" &&
+            { [ -z "$br" ] || no_ipv6_root "$v"; } &&
+            ip "${vn[@]}" link set "$v" master "$master" &&
+            ip "${vn[@]}" link set "$v" up &&
             ip -n "$ns" link set lo up &&
             ip -n "$ns" addr add "198.18.0.$((10 + i))/24" dev eth0 &&
             ip -n "$ns" link set eth0 up
@@ -114,17 +142,45 @@ up() {
         hosts="$hosts${hosts:+ }h$i"
     done
     # The links come up asynchronously: wait until every host answers.
+    local inhead=(ip netns exec "$head")
+    [ -n "$br" ] && inhead=()
     for i in $(seq 1 "$n"); do
         local k
         for k in $(seq 1 100); do
             # "Connection refused": the host answered (nothing listens on port 1).
-            ip netns exec "$head" bash -c "exec 3<>/dev/tcp/198.18.0.$((10 + i))/1" 2>&1 |
+            "${inhead[@]}" bash -c "exec 3<>/dev/tcp/198.18.0.$((10 + i))/1" 2>&1 |
                 grep -q refused && break
             sleep 0.05
         done
     done
     echo "export SMAP_NETNS_ID=$id SMAP_NETNS_HOSTS='$hosts' SMAP_NETNS_HEAD=$HEAD_ADDR" \
-         "SMAP_NETNS_LAUNCHER=$HERE/hostexec"
+         "SMAP_NETNS_LAUNCHER=$HERE/hostexec SMAP_NETNS_BRIDGE=${br:+root}"
+}
+
+# IPv6 off on root-namespace interface $1 before it is up (no link-local
+# address, no chatter): the root's own settings are left alone.
+no_ipv6_root() {
+    local f=/proc/sys/net/ipv6/conf/$1/disable_ipv6
+    [ ! -e "$f" ] || echo 1 >"$f"
+}
+
+# HOSTS_BRIDGE=root: the set's bridge in the root namespace with the head's
+# address.  One set at a time: the address would clash (a lock makes the
+# check and the creation one step; stale sets were swept just before).
+up_root_bridge() {
+    local id=$1 br
+    br=$(root_bridge "$id")
+    exec 8>/run/smapnet-root.lock && flock 8 || skip "cannot lock /run/smapnet-root.lock"
+    if ip -o addr show to "$HEAD_ADDR" 2>/dev/null | grep -q .; then
+        echo "hosts.sh: HOSTS_BRIDGE=root: $HEAD_ADDR is already on a root interface" \
+             "($(ip -o addr show to "$HEAD_ADDR" | awk '{print $2}')): another set in the root layout is up" >&2
+        exit 2
+    fi
+    {
+        ip link add "$br" type bridge && no_ipv6_root "$br" &&
+        ip addr add "$HEAD_ADDR/24" dev "$br" && ip link set "$br" up
+    } || { down_set "$id"; skip "cannot make the root bridge $br"; }
+    exec 8>&-
 }
 
 cmd=${1:-}
@@ -138,7 +194,7 @@ run)
     trap 'down_set "$SMAP_NETNS_ID"' EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
-    ip netns exec "$SMAP_NETNS_ID-head" "$@"
+    if [ "$SMAP_NETNS_BRIDGE" = root ]; then "$@"; else ip netns exec "$SMAP_NETNS_ID-head" "$@"; fi
     exit $?
     ;;
 exec)
