@@ -6,8 +6,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static int smap_test_rank(void)
+static inline int smap_test_rank(void)
 {
     int init = 0, fin = 0, rank = -1;
     MPI_Initialized(&init);
@@ -33,6 +34,24 @@ static int smap_test_rank(void)
         int rc_ = (call);                                                          \
         CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_);                   \
     } while (0)
+
+/* A counter of this process's /proc/self/io ("rchar", "wchar", ...): the
+ * bytes passed to read(2)- or write(2)-like calls so far; -1 if unknown. */
+static inline long long smap_test_proc_io(const char *field)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    long long v = -1;
+    char line[128];
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n) && line[n] == ':') {
+            v = strtoll(line + n + 1, NULL, 10);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return v;
+}
 
 /* The error class of rc (MPI_SUCCESS stays MPI_SUCCESS). */
 static inline int smap_err_class(int rc)

@@ -71,21 +71,6 @@ static void sieved_writers(const char *mode)
     CHECK_RC(MPI_File_close(&fh));
 }
 
-/* This process's bytes passed to write(2)-like calls so far (/proc's
- * wchar); -1 where unknown. */
-static long long wchar(void)
-{
-    FILE *fp = fopen("/proc/self/io", "r");
-    long long v = -1;
-    char line[128];
-    while (fp && fgets(line, sizeof line, fp))
-        if (sscanf(line, "wchar: %lld", &v) == 1)
-            break;
-    if (fp)
-        fclose(fp);
-    return v;
-}
-
 /* Default hints, every rank at once writing its interleaved 4 KiB blocks
  * (the HDF5-chunk pattern): on a file system with a device behind it, at
  * 2 ranks (holes no larger than the pieces) the writes are sieved in
@@ -116,9 +101,9 @@ static void dense_writers(void)
         for (int i = 0; i < n; i++)
             v[i] = round * 10000000 + rank * 1000000 + i;
         MPI_Barrier(MPI_COMM_WORLD);
-        long long w0 = wchar();
+        long long w0 = smap_test_proc_io("wchar");
         CHECK_RC(MPI_File_write_at(fh, 0, v, n, MPI_INT, MPI_STATUS_IGNORE));
-        long long w = wchar() - w0, data = (long long)n * 4;
+        long long w = smap_test_proc_io("wchar") - w0, data = (long long)n * 4;
         if (w0 >= 0 && size == 2)   /* rank 1's last span ends at its last block */
             CHECK(memfs ? w < data + data / 8 : w > data + data / 2,
                   "round %d: %lld bytes passed to pwrite for %lld of data on %s (%s)", round,

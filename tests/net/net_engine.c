@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "smap_test.h"
+
 static const char *const network_libs[] = { "libsmartmap_net_", "libfabric", "libpsm",
                                             "libibverbs", "librdmacm", "libefa",
                                             "libucp", "libuct" };
@@ -35,24 +37,10 @@ static int read_maps(int found[NLIBS])
     return 0;
 }
 
-/* Bytes this process has read (/proc/self/io rchar), -1 if unknown. */
-static long long bytes_read(void)
-{
-    FILE *f = fopen("/proc/self/io", "r");
-    long long n = -1;
-    char line[128];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "rchar: %lld", &n) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    long long init_read = bytes_read();
+    long long init_read = smap_test_proc_io("rchar");
     int rank, size, bad = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
