@@ -6,7 +6,7 @@
 #include "binding/p2p_common.h"
 
 /* Checks a receive's source; *lr is not needed (matching uses the rank). */
-static int recv_common(const char *func, void *buf, MPI_Count count, MPI_Datatype datatype,
+SMAP_HOT static int recv_common(const char *func, void *buf, MPI_Count count, MPI_Datatype datatype,
                        int source, int tag, MPI_Comm comm, MPI_Status *status, MPI_Request *req)
 {
     struct MPI_ABI_Comm *c;
@@ -46,7 +46,7 @@ static int recv_common(const char *func, void *buf, MPI_Count count, MPI_Datatyp
     return MPI_SUCCESS;
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+SMAP_HOT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
     return recv_common("MPI_Recv", buf, count, datatype, source, tag, comm, status, NULL);
@@ -58,7 +58,7 @@ int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
     return recv_common("MPI_Recv_c", buf, count, datatype, source, tag, comm, status, NULL);
 }
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+SMAP_HOT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     P2P_CHECK_REQ("MPI_Irecv", comm, request);

@@ -4,7 +4,7 @@
 #include "binding/p2p_common.h"
 
 /* Every send: req NULL for the blocking forms. */
-static int send_common(const char *func, const void *buf, MPI_Count count, MPI_Datatype datatype,
+SMAP_HOT static int send_common(const char *func, const void *buf, MPI_Count count, MPI_Datatype datatype,
                        int dest, int tag, MPI_Comm comm, int mode, MPI_Request *req)
 {
     struct MPI_ABI_Comm *c;
@@ -33,7 +33,7 @@ static int send_common(const char *func, const void *buf, MPI_Count count, MPI_D
     return MPI_SUCCESS;
 }
 
-int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+SMAP_HOT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return send_common("MPI_Send", buf, count, datatype, dest, tag, comm, SMAP_P2P_STANDARD, NULL);
 }
@@ -68,7 +68,7 @@ int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
     return send_common("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, SMAP_P2P_READY, NULL);
 }
 
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+SMAP_HOT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
     P2P_CHECK_REQ("MPI_Isend", comm, request);

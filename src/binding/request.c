@@ -38,7 +38,7 @@ static int finish_one(const char *func, MPI_Request *h, MPI_Status *st)
     return SMAP_LIKELY(err == MPI_SUCCESS) ? MPI_SUCCESS : p2p_request_error(func, comm, err);
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+SMAP_HOT int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     SMAP_CHECK_RUNNING("MPI_Wait");
     SMAP_CHECK_PTR("MPI_Wait", MPI_COMM_NULL, request);

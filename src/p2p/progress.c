@@ -125,7 +125,7 @@ static SMAP_NOINLINE void progress_mt(void)
     smap_lock_release(&smap_p2p_lk);
 }
 
-void smap_p2p_progress(void)
+SMAP_HOT void smap_p2p_progress(void)
 {
     if (SMAP_UNLIKELY(smap_mt)) {
         progress_mt();

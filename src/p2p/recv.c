@@ -23,7 +23,7 @@ static void set_result(struct smap_preq *r, int src, int tag, size_t len)
 }
 
 /* Eager payload into the receive buffer (never past its end). */
-static void eager_into(struct smap_preq *r, const unsigned char *data)
+SMAP_HOT static void eager_into(struct smap_preq *r, const unsigned char *data)
 {
     if (SMAP_LIKELY(r->block != NULL))
         smap_shm_copy(r->block, data, r->got);
@@ -225,12 +225,12 @@ static void unexpected_add(struct smap_p2p_msg *m)
 }
 
 /* For remote.c (internal.h). */
-void smap_p2p_set_result(struct smap_preq *r, int src, int tag, size_t len)
+SMAP_HOT void smap_p2p_set_result(struct smap_preq *r, int src, int tag, size_t len)
 {
     set_result(r, src, tag, len);
 }
 
-void smap_p2p_eager_into(struct smap_preq *r, const unsigned char *data)
+SMAP_HOT void smap_p2p_eager_into(struct smap_preq *r, const unsigned char *data)
 {
     eager_into(r, data);
 }
@@ -325,7 +325,7 @@ static void deliver(struct smap_preq *r, struct smap_p2p_msg *m)
     msg_free(m);
 }
 
-static void init_recv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt)
+SMAP_HOT static void init_recv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt)
 {
     r->kind = SMAP_PREQ_RECV;
     smap_preq_reset(r);
@@ -395,7 +395,7 @@ static SMAP_NOINLINE int irecv_mt(struct smap_preq *r, void *buf, MPI_Count coun
     return rc;
 }
 
-int smap_p2p_irecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
+SMAP_HOT int smap_p2p_irecv(struct smap_preq *r, void *buf, MPI_Count count, smap_dtype_t *dt,
                    int rank, int tag, int ctx)
 {
     if (SMAP_UNLIKELY(smap_mt))
@@ -413,7 +413,7 @@ static inline int others_waiting(int lr)
     return 0;
 }
 
-int smap_p2p_recv_direct(struct smap_preq *r, void *block, size_t cap, int rank, int lr, int tag,
+SMAP_HOT int smap_p2p_recv_direct(struct smap_preq *r, void *block, size_t cap, int rank, int lr, int tag,
                          int ctx)
 {
     struct smap_p2p_state *s = &smap_p2p;

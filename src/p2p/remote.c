@@ -195,7 +195,7 @@ static void cancel_answered(struct smap_preq *r, int cancelled)
     smap_preq_complete(r);
 }
 
-void smap_p2p_remote_isend(struct smap_preq *r)
+SMAP_HOT void smap_p2p_remote_isend(struct smap_preq *r)
 {
     int world = SMAP_P2P_REMOTE_RANK(r->lr);
     struct wire h = { .world = me_at(world), .ctx = r->ctx, .src = r->me, .tag = r->tag,
@@ -355,7 +355,7 @@ void smap_p2p_remote_deliver(struct smap_preq *r, struct smap_p2p_msg *m)
 
 /* A matchable message, in order: to the first matching posted receive,
  * else into the unexpected queue (the same queues as node peers'). */
-static void matchable(const struct wire *h, const unsigned char *data)
+SMAP_HOT static void matchable(const struct wire *h, const unsigned char *data)
 {
     struct smap_preq *r = smap_p2p_take_posted(h->ctx, h->src, h->tag);
     if (r) {
@@ -421,7 +421,7 @@ static void cancel_asked(int world, uint64_t sid, uint32_t seq)
     send_ctl(world, W_CANCELLED, sid, 0, (uint64_t)granted);
 }
 
-static void incoming(int src, const void *msg, size_t len)
+SMAP_HOT static void incoming(int src, const void *msg, size_t len)
 {
     (void)src;
     struct wire h;
@@ -517,7 +517,7 @@ static void transfer_done(void *cookie)
         recv_done(r);
 }
 
-void smap_p2p_remote_progress(void)
+SMAP_HOT void smap_p2p_remote_progress(void)
 {
     R.events += (unsigned long)smap_net_progress();
 }

@@ -127,7 +127,7 @@ static SMAP_NOINLINE int isend_mt(struct smap_preq *r, const void *buf, MPI_Coun
     return rc;
 }
 
-int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_dtype_t *dt,
+SMAP_HOT int smap_p2p_isend(struct smap_preq *r, const void *buf, MPI_Count count, smap_dtype_t *dt,
                    int rank, int lr, int me, int tag, int ctx, int mode)
 {
     if (SMAP_UNLIKELY(smap_mt))
@@ -171,7 +171,7 @@ static SMAP_NOINLINE int send_eager_mt(const char *block, size_t bytes, int lr, 
     return done;
 }
 
-int smap_p2p_send_eager(const void *block, size_t bytes, int lr, int me, int tag, int ctx)
+SMAP_HOT int smap_p2p_send_eager(const void *block, size_t bytes, int lr, int me, int tag, int ctx)
 {
     if (SMAP_UNLIKELY(smap_mt))
         return send_eager_mt(block, bytes, lr, me, tag, ctx);

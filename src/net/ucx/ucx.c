@@ -89,7 +89,7 @@ void ucx_flush_cb(void *req, ucs_status_t st, void *user)
     ucx_push_done(user, st);
 }
 
-static void msg_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
+SMAP_HOT static void msg_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *user)
 {
     (void)req;
     struct rslot *s = user;
@@ -117,7 +117,7 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
                                 "failed: %s", rank, ucs_status_string(st));
 }
 
-ucp_ep_h ucx_ep_of(int rank)
+SMAP_HOT ucp_ep_h ucx_ep_of(int rank)
 {
     if (SMAP_UNLIKELY(U.ep_err[rank] != UCS_OK))
         smap_fatal("inter-node transport (UCX): the connection to rank %d failed: %s (that "
@@ -231,7 +231,7 @@ static void post_recv(int i)
  * ucp_tag_recv_nbx ahead of it (callgrind: ~210 instructions each), and
  * a message that arrives while slots wait here stays in UCP's unexpected
  * queue, matched in arrival order when they are posted. */
-static void repost(void)
+SMAP_HOT static void repost(void)
 {
     while (U.nposted < NRECV) {
         post_recv(U.repost);
@@ -242,7 +242,7 @@ static void repost(void)
 
 /* Hands on what completed: messages in the ring's order, then the other
  * operations.  Upcalls may send (staying out of UCP's callbacks). */
-static int reap(void)
+SMAP_HOT static int reap(void)
 {
     int n = 0;
     if (U.kreq.done) {
@@ -302,7 +302,7 @@ static int reap(void)
  * answer p2p sends once its receive completes (strace of an 8-byte
  * ping-pong: MPICH goes from recvfrom straight to sendto).  p2p's wait
  * loop calls again at once. */
-static int ucx_progress(void)
+SMAP_HOT static int ucx_progress(void)
 {
     repost();
     int n = (int)ucp_worker_progress(U.worker);
@@ -382,7 +382,7 @@ static inline uint64_t msg_tag(void)
 /* A small message UCP can send at once (its short protocol; the
  * transport had room): from a stack buffer, no operation record, no
  * completion to reap.  0 when UCP could not (then send_msg's way). */
-static int send_now(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
+SMAP_HOT static int send_now(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
     unsigned char b[SEND_NOW_MAX];
     memcpy(b, hdr, hlen);
@@ -406,7 +406,7 @@ static int send_now(int dst, const void *hdr, size_t hlen, const void *data, siz
 }
 
 /* A copied message: the caller's buffers are free on return. */
-static void ucx_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
+SMAP_HOT static void ucx_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
     size_t len = hlen + dlen;
     check_len(hlen, dlen);
