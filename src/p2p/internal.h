@@ -80,6 +80,7 @@ void smap_p2p_unexpected_add(struct smap_p2p_msg *m);
 /* remote.c: a send to another node (r->lr is its route); an unexpected
  * message from another node received into r; one round of the transport. */
 void smap_p2p_remote_isend(struct smap_preq *r);
+int smap_p2p_remote_send_eager(const void *block, size_t bytes, int lr, int me, int tag, int ctx);
 void smap_p2p_remote_deliver(struct smap_preq *r, struct smap_p2p_msg *m);
 void smap_p2p_remote_progress(void);
 /* remote.c: smap_p2p_cancel_send for a remote peer's send (lock held). */

@@ -236,7 +236,8 @@ int smap_p2p_recv_direct(struct smap_preq *r, void *block, size_t cap, int rank,
                          int ctx);
 /* A blocking standard (or ready) send of `bytes` contiguous bytes at
  * `block`, done at once when it is small enough to travel eagerly and a
- * cell is free (nothing queued to that peer before it): returns 1 then,
+ * cell is free (nothing queued to that peer before it), or, to a peer on
+ * another node, small enough for a copied message: returns 1 then,
  * with the message on its way and no request used.  Returns 0 otherwise,
  * having done nothing: use smap_p2p_isend. */
 int smap_p2p_send_eager(const void *block, size_t bytes, int lr, int me, int tag, int ctx);

@@ -195,6 +195,30 @@ static void cancel_answered(struct smap_preq *r, int cancelled)
     smap_preq_complete(r);
 }
 
+/* Whether an eager message of `bytes` goes out as a copy (send_msg) rather
+ * than from the user's buffer (send_msgv: large enough, or small enough
+ * for the engine to bundle it). */
+static inline int copied_eager(size_t bytes)
+{
+    return bytes < ZCOPY_MIN && !(smap_net.coalesce && bytes <= smap_net.coalesce);
+}
+
+/* The blocking send of a small block (smap_p2p_send): a copied eager
+ * message is complete once the engine took it, so it needs no request.
+ * 0 (nothing done) for the general path. */
+SMAP_HOT int smap_p2p_remote_send_eager(const void *block, size_t bytes, int lr, int me, int tag,
+                                        int ctx)
+{
+    if (SMAP_UNLIKELY(bytes > smap_net.eager_max || !copied_eager(bytes)))
+        return 0;
+    int world = SMAP_P2P_REMOTE_RANK(lr);
+    /* (no sid: only a synchronous or cancelled send is answered) */
+    struct wire h = { .kind = W_EAGER, .world = me_at(world), .ctx = ctx, .src = me, .tag = tag,
+                      .seq = R.seq_out[world]++, .len = bytes };
+    smap_net_send_msg(world, &h, sizeof h, block, bytes);
+    return 1;
+}
+
 SMAP_HOT void smap_p2p_remote_isend(struct smap_preq *r)
 {
     int world = SMAP_P2P_REMOTE_RANK(r->lr);
@@ -209,7 +233,7 @@ SMAP_HOT void smap_p2p_remote_isend(struct smap_preq *r)
         h.kind = W_EAGER;
         h.flags = r->mode == SMAP_P2P_SYNC ? W_SYNC : 0;
         const void *data = r->block;
-        if (data && !h.flags && (r->bytes >= ZCOPY_MIN || r->bytes <= smap_net.coalesce)) {
+        if (data && !h.flags && !copied_eager(r->bytes)) {
             /* done at once (injected), or (transfer_done -> send_done)
              * when the transport has sent it (from our buffer, or a copy
              * in a bundle of messages to that peer: net.h), owed like a

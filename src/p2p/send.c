@@ -143,7 +143,9 @@ static inline int send_eager_body(const char *block, size_t bytes, int lr, int m
 {
     struct smap_p2p_state *s = &smap_p2p;
     smap_p2p_ensure();
-    if (SMAP_UNLIKELY(bytes > s->eager_limit || lr < 0 || s->pending[lr].head != NULL))
+    if (lr < 0)
+        return smap_p2p_remote_send_eager(block, bytes, lr, me, tag, ctx);
+    if (SMAP_UNLIKELY(bytes > s->eager_limit || s->pending[lr].head != NULL))
         return 0;
     struct smap_shm_peer *p = &s->peers[lr];
     struct smap_shm_cell *c = smap_shm_out_cell(p);
