@@ -138,6 +138,49 @@ static void modes(int me, int peer)
     }
 }
 
+/* One sender, one tag: a rendezvous-sized nonblocking send, blocking
+ * small and empty ones (across nodes: copied messages without a request),
+ * a nonblocking small one and a blocking one sent from the user's buffer
+ * must arrive in the order sent (non-overtaking). */
+static void mixed_order(int me, int peer)
+{
+    static const size_t len[] = { 300001, 8, 0, 100, 4096, 1 };
+    enum { N = sizeof len / sizeof len[0] };
+    unsigned char *b = malloc(300001);
+    CHECK(b != NULL, "malloc");
+    if (me < peer) {
+        unsigned char *s[N];
+        MPI_Request q[2];
+        for (int i = 0; i < N; i++) {
+            s[i] = malloc(len[i] + 1);
+            CHECK(s[i] != NULL, "malloc");
+            fill(s[i], len[i], 40 + (unsigned)i);
+        }
+        CHECK_RC(MPI_Isend(s[0], (int)len[0], MPI_BYTE, peer, 5, MPI_COMM_WORLD, &q[0]));
+        CHECK_RC(MPI_Send(s[1], (int)len[1], MPI_BYTE, peer, 5, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(s[2], (int)len[2], MPI_BYTE, peer, 5, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Isend(s[3], (int)len[3], MPI_BYTE, peer, 5, MPI_COMM_WORLD, &q[1]));
+        CHECK_RC(MPI_Send(s[4], (int)len[4], MPI_BYTE, peer, 5, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(s[5], (int)len[5], MPI_BYTE, peer, 5, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < N; i++)
+            free(s[i]);
+    } else {
+        /* (let them all arrive first: the unexpected queue's order too) */
+        CHECK_RC(MPI_Probe(peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < N; i++) {
+            MPI_Status st;
+            int cnt = -1;
+            CHECK_RC(MPI_Recv(b, 300001, MPI_BYTE, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+            MPI_Get_count(&st, MPI_BYTE, &cnt);
+            CHECK(cnt == (int)len[i], "mixed order: message %d has %d bytes, expected %zu", i,
+                  cnt, len[i]);
+            check(b, len[i], 40 + (unsigned)i, "mixed order");
+        }
+    }
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -160,6 +203,7 @@ int main(int argc, char **argv)
     strided(me, peer);
     self_and_null(me);
     modes(me, peer);
+    mixed_order(me, peer);
     free(hs);
     free(hr);
     MPI_Barrier(MPI_COMM_WORLD);
