@@ -16,6 +16,7 @@
  * services (log, boot key-value store: net/plugin/lib.c) come through the
  * table the library hands to the entry point at the end of this file. */
 #include "net/engine.h"
+#include "net/frame.h"
 
 #include <poll.h>
 #include <stddef.h>
@@ -43,11 +44,9 @@
 #define NRECV 64
 #define HDR_MAX SMAP_NET_HDR_MAX
 #define CQ_BATCH 16
-/* Every transport message is a sequence of frames: a FRAME-byte prefix
- * (the record's length, 32 bits, then 32 bits of zero) and the record
- * (the caller's header and payload), padded to 8 bytes.  One frame is one
- * message; a bundle packs several (coalescing, F.coalesce). */
-#define FRAME 8
+/* Every transport message is a sequence of frames (net/frame.h).  One
+ * frame is one message; a bundle packs several (coalescing, F.coalesce). */
+#define FRAME SMAP_NET_FRAME
 /* Largest message on the wire besides the payload: frame and header. */
 #define WIRE_HDR (FRAME + HDR_MAX)
 /* Messages one bundle carries at most (their cookies sit in the op). */
@@ -285,34 +284,18 @@ static void done_upcall(struct op *o)
         F.up.done(cookie);
 }
 
-static inline size_t frame_span(size_t rlen)
-{
-    return (FRAME + rlen + 7) & ~(size_t)7;
-}
-
-static inline void frame_put(unsigned char *at, size_t rlen)
-{
-    uint32_t w[2] = { (uint32_t)rlen, 0 };
-    memcpy(at, w, sizeof w);
-}
-
 /* Hands every record of a received transport message to p2p. */
 static void deliver_frames(const unsigned char *p, size_t n)
 {
     size_t off = 0;
     while (off < n) {
         uint32_t rlen;
-        if (SMAP_UNLIKELY(n - off < FRAME))
-            smap_fatal("inter-node transport: a message of %zu bytes ends inside a frame", n);
-        memcpy(&rlen, p + off, sizeof rlen);
-        if (SMAP_UNLIKELY(rlen > n - off - FRAME))
-            smap_fatal("inter-node transport: a %u-byte record overruns its %zu-byte message",
-                       rlen, n);
+        size_t next = smap_net_frame_next(p, n, off, &rlen);
         /* The sender's rank travels in the caller's header: p2p reads it.
          * An empty record is a drain sentinel (ofi_drain): nothing to hand. */
         if (rlen)
             F.up.incoming(-1, p + off + FRAME, rlen);
-        off += frame_span(rlen);
+        off = next;
     }
 }
 
@@ -385,7 +368,7 @@ static int flush_all(void)
 static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
                       void *cookie)
 {
-    size_t rlen = hlen + dlen, span = frame_span(rlen);
+    size_t rlen = hlen + dlen, span = smap_net_frame_span(rlen);
     struct op *o = F.stage[dst];
     if (o && (o->len + span > F.msg_cap || o->ncookies == BUNDLE_MAX)) {
         flush_peer(dst);
@@ -406,7 +389,7 @@ static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, s
         F.dirty[F.ndirty++] = dst;
     }
     unsigned char *at = o->data + o->len;
-    frame_put(at, rlen);
+    smap_net_frame_put(at, rlen);
     memcpy(at + FRAME, hdr, hlen);
     if (dlen)
         memcpy(at + FRAME + hlen, data, dlen);
@@ -511,7 +494,7 @@ static void ofi_drain(void)
         if (!F.injected[peer])
             continue;
         struct op *o = op_new(OP_SEND_MSG, peer, FRAME);
-        frame_put(o->data, 0);
+        smap_net_frame_put(o->data, 0);
         o->len = FRAME;
         submit(o);
     }
@@ -526,7 +509,7 @@ static int try_inject(int dst, const void *hdr, size_t hlen, const void *data, s
     unsigned char tmp[256];
     if (len > F.inject_max || len > sizeof tmp || F.backlog)
         return 0;
-    frame_put(tmp, hlen + dlen);
+    smap_net_frame_put(tmp, hlen + dlen);
     memcpy(tmp + FRAME, hdr, hlen);
     if (dlen)
         memcpy(tmp + FRAME + hlen, data, dlen);
@@ -559,7 +542,7 @@ static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data
     if (try_inject(dst, hdr, hlen, data, dlen))
         return;
     struct op *o = op_new(OP_SEND_MSG, dst, len);
-    frame_put(o->data, hlen + dlen);
+    smap_net_frame_put(o->data, hlen + dlen);
     memcpy(o->data + FRAME, hdr, hlen);
     if (dlen)
         memcpy(o->data + FRAME + hlen, data, dlen);
@@ -610,14 +593,14 @@ static int ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *data
     }
     if ((F.mr_mode & FI_MR_LOCAL) || F.iov_limit < 2) {
         o = op_new(OP_SEND_MSG, dst, FRAME + hlen + dlen);
-        frame_put(o->data, hlen + dlen);
+        smap_net_frame_put(o->data, hlen + dlen);
         memcpy(o->data + FRAME, hdr, hlen);
         if (dlen)
             memcpy(o->data + FRAME + hlen, data, dlen);
         o->len = FRAME + hlen + dlen;
     } else {
         o = op_new(OP_SENDV, dst, FRAME + hlen);
-        frame_put(o->data, hlen + dlen);
+        smap_net_frame_put(o->data, hlen + dlen);
         memcpy(o->data + FRAME, hdr, hlen);
         o->hlen = FRAME + hlen;
         o->buf = (void *)(uintptr_t)data;
