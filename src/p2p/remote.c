@@ -203,13 +203,15 @@ static inline int copied_eager(size_t bytes)
     return bytes < ZCOPY_MIN && !(smap_net.coalesce && bytes <= smap_net.coalesce);
 }
 
-/* The blocking send of a small block (smap_p2p_send): a copied eager
- * message is complete once the engine took it, so it needs no request.
- * 0 (nothing done) for the general path. */
+/* The blocking send of a small block (smap_p2p_send): a copied message
+ * is complete once the engine took it, so it needs no request (nor a
+ * place in a bundle: its sender waits for it alone, and the engine sends
+ * what it staged for that peer first).  0 (nothing done) for the general
+ * path. */
 SMAP_HOT int smap_p2p_remote_send_eager(const void *block, size_t bytes, int lr, int me, int tag,
                                         int ctx)
 {
-    if (SMAP_UNLIKELY(bytes > smap_net.eager_max || !copied_eager(bytes)))
+    if (SMAP_UNLIKELY(bytes > smap_net.eager_max || bytes >= ZCOPY_MIN))
         return 0;
     int world = SMAP_P2P_REMOTE_RANK(lr);
     /* (no sid: only a synchronous or cancelled send is answered) */

@@ -1,4 +1,5 @@
-/* Coalescing of small eager sends between nodes (src/net/ofi.c bundles):
+/* Coalescing of small eager sends between nodes (net.h's bundles, in both
+ * engines: src/net/ofi, src/net/ucx):
  * several messages to one peer travel in one transport message, sent by
  * the next progress round.  Checked here, rank 0 sending to the last rank
  * (on another node):

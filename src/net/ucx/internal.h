@@ -18,6 +18,11 @@
  * 64 small sends finds a posted buffer each). */
 #define NRECV 64
 #define MSG_BIT ((uint64_t)1 << 63)
+/* In a message's tag too: the message is a bundle of framed records
+ * (net/frame.h), several small messages to one peer sent as one. */
+#define BUNDLE_TAG ((uint64_t)1 << 32)
+/* Messages one bundle carries at most (their cookies sit in the uop). */
+#define BUNDLE_MAX 64
 /* The key exchange's tags: a request is KEY_BIT alone (payload: the
  * requester's rank and the key id), a reply KEY_BIT | REP_BIT | the
  * owner's rank << 40 | the key id (payload: the packed rkey, empty when
@@ -34,7 +39,7 @@
  * window's again and again): past it, the unused are dropped. */
 #define RKEY_CACHE 1024
 
-enum uop_kind { U_SEND, U_TSEND, U_TRECV, U_FLUSH, U_GET, U_PUT, U_RFLUSH, U_KEYREP };
+enum uop_kind { U_SEND, U_TSEND, U_TRECV, U_FLUSH, U_GET, U_PUT, U_RFLUSH, U_KEYREP, U_BUNDLE };
 
 struct rkey_ent;
 
@@ -50,6 +55,10 @@ struct uop {
     void (*fn)(void *);       /* rma_xfer's completion function (instead of done) */
     struct rkey_ent *ent;     /* the rkey a transfer uses (U_GET, U_PUT), or a reply's */
     ucp_dt_iov_t iov[2];      /* send_msgv: header (in data[]) and the caller's payload */
+    int counted;              /* a message send counted in U.sending[peer] */
+    int ncookies;             /* U_BUNDLE: messages in it, their done cookies at `cookies` */
+    void **cookies;
+    size_t len;               /* U_BUNDLE: bytes of records in data[] */
     unsigned char data[];     /* a copied message */
 };
 
@@ -85,6 +94,16 @@ struct rkey_ent {
 };
 #define RKEY_BUCKETS 256
 
+/* A received bundle being handed on, record by record: nested deliveries
+ * (an upcall that progresses) go on with its next record, and its buffer
+ * is freed once every record went out and no upcall reads one. */
+struct bcur {
+    unsigned char *buf;
+    size_t len, off;          /* off: the next record's frame */
+    int src;
+    int refs;                 /* upcalls reading a record of it now */
+};
+
 /* A posted message receive of the ring. */
 struct rslot {
     void *req;
@@ -109,6 +128,14 @@ struct ucx_state {
     int repost;               /* the oldest delivered slot (repost() posts it again) */
     size_t msg_cap;           /* bytes of a message: header and room */
     struct uop *done_head, *done_tail;
+    /* coalescing (net.h's bundles) */
+    size_t coalesce;          /* largest record (header and payload) staged; 0: off */
+    struct uop **stage;       /* by job rank: the bundle being filled, or NULL */
+    int *dirty, ndirty;       /* the ranks whose stage holds messages */
+    int *sending;             /* by job rank: message sends started, not completed */
+    struct uop *bundle_spare; /* a sent bundle kept for the next (no malloc) */
+    int in_progress;          /* upcalls of a progress round are running (nesting count) */
+    struct bcur *bcur;        /* the received bundle being handed on, or NULL */
     long inflight;            /* uops not reaped yet (busy) */
     int efd;                  /* the worker's event fd, or -1 (no sleeping) */
     int closing;              /* endpoint errors from now on are the peers' goodbyes */

@@ -34,6 +34,7 @@
  * links UCX: the library's state and services come through smap_lib
  * (net/plugin/lib.c). */
 #include "net/engine.h"
+#include "net/frame.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -56,6 +57,8 @@ SMAP_COLD _Noreturn void ucx_fail(const char *what, ucs_status_t st)
 {
     smap_fatal("inter-node transport (UCX): %s failed: %s", what, ucs_status_string(st));
 }
+
+static void flush_all(void);
 
 /* ---- completions ---------------------------------------------------------- */
 
@@ -176,6 +179,7 @@ static const char *uop_name(enum uop_kind k)
     case U_PUT: return "a write";
     case U_RFLUSH: return "a write's remote completion";
     case U_KEYREP: return "fetching a memory key";
+    case U_BUNDLE: return "a bundle of messages";
     }
     return "an operation";
 }
@@ -240,6 +244,57 @@ SMAP_HOT static void repost(void)
     }
 }
 
+/* The next record of the bundle being handed on.  The cursor moves on
+ * before the upcall, so that a nested delivery takes the record after. */
+static int deliver_record(void)
+{
+    struct bcur *b = U.bcur;
+    size_t at = b->off;
+    uint32_t rlen;
+    b->off = smap_net_frame_next(b->buf, b->len, at, &rlen);
+    if (b->off >= b->len)
+        U.bcur = NULL;   /* the ring's next message follows */
+    b->refs++;
+    if (rlen)
+        U.up.incoming(b->src, b->buf + at + SMAP_NET_FRAME, rlen);
+    if (--b->refs == 0 && b->off >= b->len) {
+        buf_put(b->buf);
+        free(b);
+    }
+    return 1;
+}
+
+/* A bundle arrived in a ring buffer, which stays the bundle's until its
+ * last record has been handed on. */
+static void start_bundle(int src, unsigned char *buf, size_t len)
+{
+    struct bcur *b = malloc(sizeof *b);
+    if (!b)
+        smap_fatal("inter-node transport (UCX): out of memory for a bundle of messages");
+    *b = (struct bcur){ .buf = buf, .len = len, .off = 0, .src = src, .refs = 0 };
+    if (!len) {   /* (never sent so: nothing to hand on) */
+        buf_put(buf);
+        free(b);
+        return;
+    }
+    U.bcur = b;
+}
+
+/* A bundle left: the copies are on their way, their senders may go on. */
+static void bundle_sent(struct uop *o)
+{
+    int n = o->ncookies;
+    void *c[BUNDLE_MAX];
+    memcpy(c, o->cookies, (size_t)n * sizeof *c);
+    if (!U.bundle_spare)
+        U.bundle_spare = o;
+    else
+        free(o);
+    for (int i = 0; i < n; i++)
+        if (c[i])   /* NULL: a copied message (send_msg, send_lazy) */
+            U.up.done(c[i]);
+}
+
 /* Hands on what completed: messages in the ring's order, then the other
  * operations.  Upcalls may send (staying out of UCP's callbacks). */
 SMAP_HOT static int reap(void)
@@ -249,7 +304,13 @@ SMAP_HOT static int reap(void)
         ucx_key_request();
         n++;
     }
-    while (U.nposted && U.ring[U.head].done) {
+    for (;;) {
+        if (U.bcur) {
+            n += deliver_record();
+            continue;
+        }
+        if (!(U.nposted && U.ring[U.head].done))
+            break;
         /* Delivered from the ring's head; the slot waits for repost(),
          * which a nested reap (an upcall that progresses) runs first. */
         struct rslot *s = &U.ring[U.head];
@@ -261,9 +322,14 @@ SMAP_HOT static int reap(void)
         size_t len = s->len;
         int src = (int)(uint32_t)(s->tag & 0xffffffffu);
         s->req = NULL;
+        /* (tag read before the slot is reposted) */
         s->done = 0;
         U.nposted--;
         U.head = (U.head + 1) % NRECV;
+        if (s->tag & BUNDLE_TAG) {
+            start_bundle(src, buf, len);
+            continue;
+        }
         U.up.incoming(src, buf, len);
         buf_put(buf);
         n++;
@@ -280,6 +346,13 @@ SMAP_HOT static int reap(void)
                        o->kind == U_TRECV || o->kind == U_GET || o->kind == U_KEYREP ? "from"
                                                                                      : "to",
                        o->peer, ucs_status_string(o->status));
+        if (o->counted)
+            U.sending[o->peer]--;
+        if (o->kind == U_BUNDLE) {
+            bundle_sent(o);
+            n++;
+            continue;
+        }
         if (o->kind == U_KEYREP)
             ucx_key_reply(o);
         else if (o->ent)
@@ -305,13 +378,21 @@ SMAP_HOT static int reap(void)
 SMAP_HOT static int ucx_progress(void)
 {
     repost();
+    if (U.ndirty)
+        flush_all();
     int n = (int)ucp_worker_progress(U.worker);
-    return reap() + (n > 0);
+    U.in_progress++;
+    int r = reap();
+    U.in_progress--;
+    /* what the upcalls answered (CTS, ACK, FIN...) leaves now */
+    if (U.ndirty)
+        flush_all();
+    return r + (n > 0);
 }
 
 static int ucx_busy(void)
 {
-    return U.inflight > 0 || U.done_head != NULL;
+    return U.inflight > 0 || U.done_head != NULL || U.ndirty > 0 || U.bcur != NULL;
 }
 
 /* MPI_Finalize's drain: a send UCP completed at once may still sit in a
@@ -320,6 +401,7 @@ static int ucx_busy(void)
  * worker has left (busy() waits for it). */
 static void ucx_drain(void)
 {
+    flush_all();
     struct uop *o = ucx_uop_new(U_FLUSH, -1, 0);
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
@@ -334,7 +416,11 @@ static void ucx_drain(void)
 static int ucx_trywait(void)
 {
     repost();
-    if (U.done_head || (U.nposted && U.ring[U.head].done) || U.kreq.done)
+    if (U.ndirty) {
+        flush_all();
+        return -1;
+    }
+    if (U.done_head || U.bcur || (U.nposted && U.ring[U.head].done) || U.kreq.done)
         return -1;
     if (U.efd < 0)
         return -2;
@@ -382,6 +468,82 @@ static inline uint64_t msg_tag(void)
     return MSG_BIT | (uint64_t)(uint32_t)smap_lib->job->rank;
 }
 
+/* ---- coalescing ------------------------------------------------------------- */
+
+/* A message send to dst started (a uop whose completion comes): counted
+ * until then, so that a nonblocking send queues behind it in dst's bundle
+ * rather than leaving alone. */
+static void count_send(struct uop *o, int dst)
+{
+    o->counted = 1;
+    U.sending[dst]++;
+}
+
+/* Sends the bundle staged for dst. */
+static void flush_peer(int dst)
+{
+    struct uop *o = U.stage[dst];
+    U.stage[dst] = NULL;
+    for (int i = 0; i < U.ndirty; i++)
+        if (U.dirty[i] == dst) {
+            U.dirty[i] = U.dirty[--U.ndirty];
+            break;
+        }
+    count_send(o, dst);
+    ucx_send_uop(o, dst, o->data, o->len, ucp_dt_make_contig(1), msg_tag() | BUNDLE_TAG);
+}
+
+static void flush_all(void)
+{
+    while (U.ndirty)
+        flush_peer(U.dirty[U.ndirty - 1]);
+}
+
+/* Before any other traffic to dst: what is staged for it goes first. */
+static inline void flush_before(int dst)
+{
+    if (SMAP_UNLIKELY(U.stage[dst] != NULL))
+        flush_peer(dst);
+}
+
+/* Copies one message into dst's bundle: the bundle leaves at the end of
+ * the progress round (or the start of the next), when full, or before any
+ * other traffic to dst; done(cookie) follows its completion.  A window of
+ * small nonblocking sends then costs one socket write, one receive and
+ * one completion per bundle instead of per message (as the libfabric
+ * engine's, over sockets). */
+static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
+                      void *cookie)
+{
+    size_t rlen = hlen + dlen, span = smap_net_frame_span(rlen);
+    size_t cap = (U.msg_cap + 7) & ~(size_t)7;
+    struct uop *o = U.stage[dst];
+    if (o && (o->len + span > U.msg_cap || o->ncookies == BUNDLE_MAX)) {
+        flush_peer(dst);
+        o = NULL;
+    }
+    if (!o) {
+        if ((o = U.bundle_spare) != NULL) {
+            U.bundle_spare = NULL;
+            memset(o, 0, sizeof *o);
+            o->kind = U_BUNDLE;
+            o->peer = dst;
+        } else {
+            o = ucx_uop_new(U_BUNDLE, dst, cap + BUNDLE_MAX * sizeof(void *));
+        }
+        o->cookies = (void **)(void *)(o->data + cap);
+        U.stage[dst] = o;
+        U.dirty[U.ndirty++] = dst;
+    }
+    unsigned char *at = o->data + o->len;
+    smap_net_frame_put(at, rlen);
+    memcpy(at + SMAP_NET_FRAME, hdr, hlen);
+    if (dlen)
+        memcpy(at + SMAP_NET_FRAME + hlen, data, dlen);
+    o->len += span;
+    o->cookies[o->ncookies++] = cookie;
+}
+
 /* A small message UCP can send at once (its short protocol; the
  * transport had room): from a stack buffer, no operation record, no
  * completion to reap.  0 when UCP could not (then send_msg's way). */
@@ -408,25 +570,46 @@ SMAP_HOT static int send_now(int dst, const void *hdr, size_t hlen, const void *
     return 1;
 }
 
-/* A copied message: the caller's buffers are free on return. */
+/* A copied message: the caller's buffers are free on return.  Sent from
+ * an upcall (p2p's answers to what this round delivered: CTS, ACK, FIN),
+ * it is staged: a round's messages to a peer leave as one bundle when the
+ * round ends. */
 SMAP_HOT static void ucx_send_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen)
 {
     size_t len = hlen + dlen;
     check_len(hlen, dlen);
+    if (U.in_progress && len <= U.coalesce) {
+        stage_msg(dst, hdr, hlen, data, dlen, NULL);
+        return;
+    }
+    flush_before(dst);
     if (len <= SEND_NOW_MAX && send_now(dst, hdr, hlen, data, dlen))
         return;
     struct uop *o = ucx_uop_new(U_SEND, dst, len);
     memcpy(o->data, hdr, hlen);
     if (dlen)
         memcpy(o->data + hlen, data, dlen);
+    count_send(o, dst);
     ucx_send_uop(o, dst, o->data, len, ucp_dt_make_contig(1), msg_tag());
 }
 
-/* UCP sends each message at once (no bundles here): a lazy one too. */
+/* An RTS: its receiver answers by a CTS that moves only while we poll
+ * (manual progress), so it waits in the bundle until our next progress
+ * round (a window of rendezvous sends: one write for all). */
 static void ucx_send_lazy(int dst, const void *hdr, size_t hlen)
 {
+    if (hlen <= U.coalesce) {
+        stage_msg(dst, hdr, hlen, NULL, 0, NULL);
+        return;
+    }
     ucx_send_msg(dst, hdr, hlen, NULL, 0);
 }
+
+/* send_msgv payloads from this size on leave alone, from the caller's
+ * buffer, when nothing to their peer is staged or in flight (p2p sends
+ * from the user's buffer from 4 KiB on: below, a copy costs less than a
+ * completion; a ping-pong's message gains nothing from a bundle). */
+#define LONE_MIN ((size_t)4096)
 
 /* The payload leaves from the caller's buffer (an iovec with the copied
  * header), done(cookie) once UCP is through with it; 1 when UCP completed
@@ -434,8 +617,17 @@ static void ucx_send_lazy(int dst, const void *hdr, size_t hlen)
 static int ucx_send_msgv(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
                          void *cookie, int flags)
 {
-    (void)flags;
+    size_t len = hlen + dlen;
     check_len(hlen, dlen);
+    /* a blocking send's small message to an idle peer leaves at once */
+    if ((flags & SMAP_NET_NOW) && !U.in_progress && !U.stage[dst] && !U.sending[dst] &&
+        len <= SEND_NOW_MAX && send_now(dst, hdr, hlen, data, dlen))
+        return 1;
+    if (len <= U.coalesce && (dlen < LONE_MIN || U.stage[dst] || U.sending[dst] > 0)) {
+        stage_msg(dst, hdr, hlen, data, dlen, cookie);
+        return 0;
+    }
+    flush_before(dst);
     struct uop *o = ucx_uop_new(U_SEND, dst, hlen);
     memcpy(o->data, hdr, hlen);
     o->iov[0] = (ucp_dt_iov_t){ o->data, hlen };
@@ -453,6 +645,8 @@ static int ucx_send_msgv(int dst, const void *hdr, size_t hlen, const void *data
         return 1;
     }
     o->cookie = cookie;
+    if (!UCS_PTR_IS_ERR(r))
+        count_send(o, dst);
     ucx_started(o, r, "ucp_tag_send_nbx (message)");
     return 0;
 }
@@ -467,6 +661,7 @@ static void check_tag(uint64_t tag)
 static void ucx_tsend(int dst, const void *buf, size_t len, uint64_t tag, void *cookie)
 {
     check_tag(tag);
+    flush_before(dst);
     struct uop *o = ucx_uop_new(U_TSEND, dst, 0);
     o->cookie = cookie;
     ucx_send_uop(o, dst, buf, len, ucp_dt_make_contig(1), tag);
@@ -635,13 +830,28 @@ static void eager_messages(ucp_config_t *cfg)
     setenv("UCX_TCP_RX_SEG_SIZE", TCP_SEG, 0);
 }
 
+/* Bundles (net.h) over sockets alone, or when SMAP_NET_COALESCE is set:
+ * records of at most SMAP_NET_COALESCE bytes and the header, and at most
+ * half a bundle.  Over UCX's RDMA transports small messages cost no system
+ * call each, and UCX has its own ways. */
+static void coalescing(struct smap_net *net)
+{
+    const char *env = getenv("SMAP_NET_COALESCE");
+    size_t want = smap_lib->tun->net_coalesce;
+    size_t co = ((env && *env) || sockets_only()) && want ? want + SMAP_NET_HDR_MAX : 0;
+    size_t co_max = U.msg_cap / 2 - SMAP_NET_FRAME - 8;
+    if (co > co_max)
+        co = co_max;
+    net->coalesce = co > SMAP_NET_HDR_MAX ? co - SMAP_NET_HDR_MAX : 0;
+    U.coalesce = net->coalesce ? net->coalesce + SMAP_NET_HDR_MAX : 0;
+}
+
 static void sizes(struct smap_net *net)
 {
     const struct smap_tunables *t = smap_lib->tun;
     net->eager_max = t->net_eager_limit;
     net->room = net->eager_max > SMAP_NET_ROOM_MIN ? net->eager_max : SMAP_NET_ROOM_MIN;
     net->chunk = t->net_chunk ? t->net_chunk : 1;
-    net->coalesce = 0;
     /* rendezvous by ucp_get where UCX reads by RDMA; over sockets alone
      * pipelined tagged sends, unless SMAP_NET_RMA was set */
     const char *want = getenv("SMAP_NET_RMA");
@@ -651,6 +861,7 @@ static void sizes(struct smap_net *net)
     net->manual_progress = 1;
     net->ordered = 1;   /* the ring's order (top of this file) */
     U.msg_cap = SMAP_NET_HDR_MAX + net->room;
+    coalescing(net);
 }
 
 static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
@@ -708,7 +919,10 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     U.addr = calloc((size_t)n, sizeof *U.addr);
     U.ep = calloc((size_t)n, sizeof *U.ep);
     U.ep_err = calloc((size_t)n, sizeof *U.ep_err);
-    if (!U.addr || !U.ep || !U.ep_err) {
+    U.stage = calloc((size_t)n, sizeof *U.stage);
+    U.dirty = calloc((size_t)n, sizeof *U.dirty);
+    U.sending = calloc((size_t)n, sizeof *U.sending);
+    if (!U.addr || !U.ep || !U.ep_err || !U.stage || !U.dirty || !U.sending) {
         snprintf(err, errlen, "out of memory for %d peers", n);
         return -1;
     }
@@ -719,10 +933,10 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     if (exchange_addresses(err, errlen))
         return -1;
     smap_log(SMAP_LOG_INFO,
-             "inter-node transport: %s (transports: UCX_TLS=%s), eager %zu bytes, chunk %zu, "
-             "%s, %s, waits %s",
+             "inter-node transport: %s (transports: UCX_TLS=%s), eager %zu bytes, coalescing "
+             "%zu, chunk %zu, %s, %s, waits %s",
              net->provider, getenv("UCX_TLS") ? getenv("UCX_TLS") : "(UCX's choice)",
-             net->eager_max, net->chunk,
+             net->eager_max, net->coalesce, net->chunk,
              net->rma ? "rendezvous by ucp_get" : "rendezvous by pipelined tagged sends",
              net->rma_rw ? "one-sided by ucp_put/ucp_get" : "one-sided by messages",
              U.efd >= 0 ? "sleep on the worker's fd" : "nap");
@@ -743,7 +957,8 @@ static void ucx_close(void)
 {
     U.closing = 1;
     if (U.worker) {
-        while (U.done_head || U.inflight)
+        flush_all();
+        while (U.done_head || U.inflight || U.bcur)
             ucx_progress();
         ucx_drop_unread_keys();
         /* the ring's receives: cancelled, then their callbacks come */
@@ -779,6 +994,10 @@ static void ucx_close(void)
     free(U.addr);
     free(U.ep);
     free(U.ep_err);
+    free(U.stage);
+    free(U.dirty);
+    free(U.sending);
+    free(U.bundle_spare);
     while (U.spare) {
         unsigned char *b = buf_get();
         free(b);
