@@ -133,6 +133,8 @@ struct ucx_state {
     struct uop **stage;       /* by job rank: the bundle being filled, or NULL */
     int *dirty, ndirty;       /* the ranks whose stage holds messages */
     int *sending;             /* by job rank: message sends started, not completed */
+    unsigned *lone;           /* by job rank: the round its last lone send_msgv left in */
+    unsigned round;           /* progress rounds so far */
     struct uop *bundle_spare; /* a sent bundle kept for the next (no malloc) */
     int in_progress;          /* upcalls of a progress round are running (nesting count) */
     struct bcur *bcur;        /* the received bundle being handed on, or NULL */

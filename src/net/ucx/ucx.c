@@ -378,6 +378,7 @@ SMAP_HOT static int reap(void)
 SMAP_HOT static int ucx_progress(void)
 {
     repost();
+    U.round++;
     if (U.ndirty)
         flush_all();
     int n = (int)ucp_worker_progress(U.worker);
@@ -623,11 +624,15 @@ static int ucx_send_msgv(int dst, const void *hdr, size_t hlen, const void *data
     if ((flags & SMAP_NET_NOW) && !U.in_progress && !U.stage[dst] && !U.sending[dst] &&
         len <= SEND_NOW_MAX && send_now(dst, hdr, hlen, data, dlen))
         return 1;
-    if (len <= U.coalesce && (dlen < LONE_MIN || U.stage[dst] || U.sending[dst] > 0)) {
+    /* (UCP mostly completes a send at once: "in flight" is also "a lone
+     * one left since the last progress round", a window's first) */
+    if (len <= U.coalesce && (dlen < LONE_MIN || U.stage[dst] || U.sending[dst] > 0 ||
+                              U.lone[dst] == U.round)) {
         stage_msg(dst, hdr, hlen, data, dlen, cookie);
         return 0;
     }
     flush_before(dst);
+    U.lone[dst] = U.round;
     struct uop *o = ucx_uop_new(U_SEND, dst, hlen);
     memcpy(o->data, hdr, hlen);
     o->iov[0] = (ucp_dt_iov_t){ o->data, hlen };
@@ -922,7 +927,9 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     U.stage = calloc((size_t)n, sizeof *U.stage);
     U.dirty = calloc((size_t)n, sizeof *U.dirty);
     U.sending = calloc((size_t)n, sizeof *U.sending);
-    if (!U.addr || !U.ep || !U.ep_err || !U.stage || !U.dirty || !U.sending) {
+    U.lone = calloc((size_t)n, sizeof *U.lone);
+    U.round = 1;   /* (lone[] starts at 0: no lone send yet) */
+    if (!U.addr || !U.ep || !U.ep_err || !U.stage || !U.dirty || !U.sending || !U.lone) {
         snprintf(err, errlen, "out of memory for %d peers", n);
         return -1;
     }
@@ -997,6 +1004,7 @@ static void ucx_close(void)
     free(U.stage);
     free(U.dirty);
     free(U.sending);
+    free(U.lone);
     free(U.bundle_spare);
     while (U.spare) {
         unsigned char *b = buf_get();
