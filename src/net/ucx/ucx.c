@@ -321,12 +321,12 @@ SMAP_HOT static int reap(void)
         unsigned char *buf = s->buf;
         size_t len = s->len;
         int src = (int)(uint32_t)(s->tag & 0xffffffffu);
+        int bundle = (s->tag & BUNDLE_TAG) != 0;
         s->req = NULL;
-        /* (tag read before the slot is reposted) */
         s->done = 0;
         U.nposted--;
         U.head = (U.head + 1) % NRECV;
-        if (s->tag & BUNDLE_TAG) {
+        if (bundle) {
             start_bundle(src, buf, len);
             continue;
         }
