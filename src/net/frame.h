@@ -28,6 +28,18 @@ static inline void smap_net_frame_put(unsigned char *at, size_t rlen)
     memcpy(at, w, sizeof w);
 }
 
+/* Writes one record (header, then payload) with its prefix at `at`;
+ * returns the bytes it takes, padding included. */
+static inline size_t smap_net_frame_record(unsigned char *at, const void *hdr, size_t hlen,
+                                           const void *data, size_t dlen)
+{
+    smap_net_frame_put(at, hlen + dlen);
+    memcpy(at + SMAP_NET_FRAME, hdr, hlen);
+    if (dlen)
+        memcpy(at + SMAP_NET_FRAME + hlen, data, dlen);
+    return smap_net_frame_span(hlen + dlen);
+}
+
 /* The record at `off` of the n-byte message p: its length in *rlen (the
  * record itself at p + off + SMAP_NET_FRAME); returns the next record's
  * offset.  A malformed message (a frame past its end) stops the rank. */

@@ -368,7 +368,7 @@ static int flush_all(void)
 static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
                       void *cookie)
 {
-    size_t rlen = hlen + dlen, span = smap_net_frame_span(rlen);
+    size_t span = smap_net_frame_span(hlen + dlen);
     struct op *o = F.stage[dst];
     if (o && (o->len + span > F.msg_cap || o->ncookies == BUNDLE_MAX)) {
         flush_peer(dst);
@@ -388,12 +388,7 @@ static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, s
         F.stage[dst] = o;
         F.dirty[F.ndirty++] = dst;
     }
-    unsigned char *at = o->data + o->len;
-    smap_net_frame_put(at, rlen);
-    memcpy(at + FRAME, hdr, hlen);
-    if (dlen)
-        memcpy(at + FRAME + hlen, data, dlen);
-    o->len += span;
+    o->len += smap_net_frame_record(o->data + o->len, hdr, hlen, data, dlen);
     o->cookies[o->ncookies++] = cookie;
 }
 
@@ -509,10 +504,7 @@ static int try_inject(int dst, const void *hdr, size_t hlen, const void *data, s
     unsigned char tmp[256];
     if (len > F.inject_max || len > sizeof tmp || F.backlog)
         return 0;
-    smap_net_frame_put(tmp, hlen + dlen);
-    memcpy(tmp + FRAME, hdr, hlen);
-    if (dlen)
-        memcpy(tmp + FRAME + hlen, data, dlen);
+    (void)smap_net_frame_record(tmp, hdr, hlen, data, dlen);
     ssize_t rc = fi_inject(F.ep, tmp, len, F.addr[dst]);
     if (rc == 0) {
         F.injected[dst] = 1;
@@ -542,10 +534,7 @@ static void ofi_send_msg(int dst, const void *hdr, size_t hlen, const void *data
     if (try_inject(dst, hdr, hlen, data, dlen))
         return;
     struct op *o = op_new(OP_SEND_MSG, dst, len);
-    smap_net_frame_put(o->data, hlen + dlen);
-    memcpy(o->data + FRAME, hdr, hlen);
-    if (dlen)
-        memcpy(o->data + FRAME + hlen, data, dlen);
+    (void)smap_net_frame_record(o->data, hdr, hlen, data, dlen);
     o->len = len;
     submit(o);
 }
@@ -593,10 +582,7 @@ static int ofi_send_msgv(int dst, const void *hdr, size_t hlen, const void *data
     }
     if ((F.mr_mode & FI_MR_LOCAL) || F.iov_limit < 2) {
         o = op_new(OP_SEND_MSG, dst, FRAME + hlen + dlen);
-        smap_net_frame_put(o->data, hlen + dlen);
-        memcpy(o->data + FRAME, hdr, hlen);
-        if (dlen)
-            memcpy(o->data + FRAME + hlen, data, dlen);
+        (void)smap_net_frame_record(o->data, hdr, hlen, data, dlen);
         o->len = FRAME + hlen + dlen;
     } else {
         o = op_new(OP_SENDV, dst, FRAME + hlen);

@@ -516,7 +516,7 @@ static inline void flush_before(int dst)
 static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, size_t dlen,
                       void *cookie)
 {
-    size_t rlen = hlen + dlen, span = smap_net_frame_span(rlen);
+    size_t span = smap_net_frame_span(hlen + dlen);
     size_t cap = (U.msg_cap + 7) & ~(size_t)7;
     struct uop *o = U.stage[dst];
     if (o && (o->len + span > U.msg_cap || o->ncookies == BUNDLE_MAX)) {
@@ -536,12 +536,7 @@ static void stage_msg(int dst, const void *hdr, size_t hlen, const void *data, s
         U.stage[dst] = o;
         U.dirty[U.ndirty++] = dst;
     }
-    unsigned char *at = o->data + o->len;
-    smap_net_frame_put(at, rlen);
-    memcpy(at + SMAP_NET_FRAME, hdr, hlen);
-    if (dlen)
-        memcpy(at + SMAP_NET_FRAME + hlen, data, dlen);
-    o->len += span;
+    o->len += smap_net_frame_record(o->data + o->len, hdr, hlen, data, dlen);
     o->cookies[o->ncookies++] = cookie;
 }
 
