@@ -38,6 +38,7 @@ job() {   # job EXPECTED_RC SMRUN_ARGS...
 # which engine and why.
 job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:1,h2:2 "$TESTS_BIN/net/net_engine" ucx
 expect_out "net_engine: 3 ranks OK (UCX engine mapped)"
+expect_err "endpoint errors: none (the launcher's)"
 expect_err "network engine ucx (SMAP_NET_ENGINE=ucx) loaded from"
 expect_err "inter-node transport: ucx"
 # over tcp alone the rendezvous defaults to pipelined tagged sends
@@ -86,6 +87,23 @@ expect_err "writes (ucp_put), "
 job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:2,h2:1 -x SMAP_RMA_NET_RMA=0 \
     "$TESTS_BIN/net/net_rma"
 expect_err "one-sided by messages"
+
+# Endpoints with UCX's peer error handling (SMAP_NET_UCX_ERRORS=peer).
+job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 -x SMAP_NET_UCX_ERRORS=peer --host h1:1,h2:2 "$NET_RULES"
+expect_err "endpoint errors: peer (noted)"
+
+# A rank killed in the middle of a ping-pong with a rank of another host,
+# in either mode: the launcher names it and stops the job at once; the
+# survivor neither hangs nor dies first of the lost connection.
+for mode in none peer; do
+    run_job $MH "${U[@]}" -x SMAP_NET_UCX_ERRORS=$mode --host h1:2,h2:1 "$TESTS_BIN/net/net_die" 2000
+    expect_rc 137
+    expect_err "rank 2 (pid "
+    expect_err "killed by signal 9 (SIGKILL)"
+    expect_no_err "rank 0 (pid "
+    expect_no_err "rank 1 (pid "
+    expect_within 10
+done
 
 # kill -9 of rank 3 (second host) while the job runs: 137, all gone.
 start_job $MH "${U[@]}" --host h1:2,h2:2 "$RANKPROG" "ready:$WORK" "waitfile:$NEVER"

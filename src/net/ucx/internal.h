@@ -120,6 +120,7 @@ struct ucx_state {
     ucp_address_t **addr;     /* by job rank: the peers' worker addresses */
     ucp_ep_h *ep;             /* by job rank, made at first use */
     ucs_status_t *ep_err;     /* by job rank: why its endpoint failed (UCS_OK: it did not) */
+    int peer_errors;          /* endpoints in UCP_ERR_HANDLING_MODE_PEER (SMAP_NET_UCX_ERRORS) */
     struct smap_net_upcalls up;
     struct rslot ring[NRECV];
     unsigned char *spare;     /* message buffers not posted, linked through their first bytes */

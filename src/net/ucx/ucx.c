@@ -104,12 +104,13 @@ SMAP_HOT static void msg_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_
     s->done = 1;
 }
 
-/* A peer's endpoint failed: its rank died, its host went away, or it
- * closed its endpoints (MPI_Finalize, forced: a peer past the job's last
- * barrier may still be polling here).  Only noted: what was under way
- * with that peer fails with the status (reap says so), and so does any
- * later use of the endpoint (ep_of); a rank that died stops the job
- * through the launcher anyway. */
+/* A peer's endpoint failed (SMAP_NET_UCX_ERRORS=peer only): its rank
+ * died, its host went away, or it closed its endpoints (MPI_Finalize,
+ * forced: a peer past the job's last barrier may still be polling here).
+ * Only noted: what was under way with that peer fails with the status
+ * (reap says so), and so does any later use of the endpoint (ep_of); a
+ * rank that died stops the job through the launcher anyway, which is all
+ * the default mode (none) relies on. */
 static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 {
     (void)ep;
@@ -120,6 +121,10 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
                                 "failed: %s", rank, ucs_status_string(st));
 }
 
+/* The endpoint to rank, made at its first use.  Error handling mode NONE
+ * by default: PEER makes every send dearer (over tcp ~3% of an 8-byte
+ * ping-pong, bench/results/internode-ucx/paired.md), and rank failures
+ * are the launcher's to report. */
 SMAP_HOT ucp_ep_h ucx_ep_of(int rank)
 {
     if (SMAP_UNLIKELY(U.ep_err[rank] != UCS_OK))
@@ -128,12 +133,15 @@ SMAP_HOT ucp_ep_h ucx_ep_of(int rank)
     if (U.ep[rank])
         return U.ep[rank];
     ucp_ep_params_t p = {
-        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
         .address = U.addr[rank],
-        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
-        .err_handler = { .cb = ep_error, .arg = (void *)(intptr_t)rank },
+        .err_mode = UCP_ERR_HANDLING_MODE_NONE,
     };
+    if (U.peer_errors) {
+        p.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        p.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+        p.err_handler = (ucp_err_handler_t){ .cb = ep_error, .arg = (void *)(intptr_t)rank };
+    }
     ucs_status_t st = ucp_ep_create(U.worker, &p, &U.ep[rank]);
     if (st != UCS_OK)
         smap_fatal("inter-node transport (UCX): cannot reach rank %d (ucp_ep_create): %s", rank,
@@ -919,6 +927,7 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
     U.addr = calloc((size_t)n, sizeof *U.addr);
     U.ep = calloc((size_t)n, sizeof *U.ep);
     U.ep_err = calloc((size_t)n, sizeof *U.ep_err);
+    U.peer_errors = strcmp(smap_lib->tun->net_ucx_errors, "peer") == 0;
     U.stage = calloc((size_t)n, sizeof *U.stage);
     U.dirty = calloc((size_t)n, sizeof *U.dirty);
     U.sending = calloc((size_t)n, sizeof *U.sending);
@@ -936,12 +945,13 @@ static int ucx_open(const struct smap_net_upcalls *up, char *err, size_t errlen)
         return -1;
     smap_log(SMAP_LOG_INFO,
              "inter-node transport: %s (transports: UCX_TLS=%s), eager %zu bytes, coalescing "
-             "%zu, chunk %zu, %s, %s, waits %s",
+             "%zu, chunk %zu, %s, %s, waits %s, endpoint errors: %s",
              net->provider, getenv("UCX_TLS") ? getenv("UCX_TLS") : "(UCX's choice)",
              net->eager_max, net->coalesce, net->chunk,
              net->rma ? "rendezvous by ucp_get" : "rendezvous by pipelined tagged sends",
              net->rma_rw ? "one-sided by ucp_put/ucp_get" : "one-sided by messages",
-             U.efd >= 0 ? "sleep on the worker's fd" : "nap");
+             U.efd >= 0 ? "sleep on the worker's fd" : "nap",
+             U.peer_errors ? "peer (noted)" : "none (the launcher's)");
     return 0;
 }
 
@@ -981,10 +991,12 @@ static void ucx_close(void)
             buf_put(s->buf);
         }
         /* Forced: a flushing close waits for the peer, which may be gone
-         * past the job's last barrier; everything was drained before. */
+         * past the job's last barrier; everything was drained before.
+         * UCP forces only endpoints with error handling: without, the
+         * worker's destruction below releases them. */
         ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                   .flags = UCP_EP_CLOSE_FLAG_FORCE };
-        for (int r = 0; U.ep && r < smap_lib->job->size; r++)
+        for (int r = 0; U.peer_errors && U.ep && r < smap_lib->job->size; r++)
             if (U.ep[r])
                 ucx_wait_req(ucp_ep_close_nbx(U.ep[r], &p));
         ucp_worker_destroy(U.worker);
