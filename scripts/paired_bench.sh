@@ -22,12 +22,14 @@
 # ENV_A / ENV_B (space-separated VAR=VALUE settings for that variant's
 # jobs: smrun -x, mpiexec.mpich -genv; e.g. A = B = build and ENV_B=
 # "SMAP_NET_CHUNK=1M" compares a setting), UCX=1 (smartmap variants get
-# SMAP_NET_ENGINE=ucx UCX_TLS=tcp UCX_NET_DEVICES=eth0).  Run it with
+# SMAP_NET_ENGINE=ucx UCX_TLS=tcp UCX_NET_DEVICES=eth0), WRAP (a command
+# put before each program on every rank, both variants: e.g. a script that
+# runs `exec taskset -c $((PMI_RANK % 2)) "$@"` pins the ranks).  Run it with
 # A = B once to see the noise floor of the method on this machine at this
 # time.
 set -euo pipefail
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] || usage
 [ "${1:-}" = --help ] || [ "${1:-}" = -h ] && usage
 A=$(cd "$1" && pwd)
@@ -95,7 +97,8 @@ run() {  # variant pair bench
     fi
     launch+=("${envs[@]}")
     [ "$2" = 1 ] && echo "# variant $1: ${launch[*]} $WORK/$1/$3 ${ARGS[*]}" >>"$RAW"
-    "${launch[@]}" "$WORK/$1/$3" "${ARGS[@]}" 2>&1 |
+    # shellcheck disable=SC2086 # WRAP: words by design
+    "${launch[@]}" ${WRAP:-} "$WORK/$1/$3" "${ARGS[@]}" 2>&1 |
         sed -n "s/^RESULT /pair=$2 variant=$1 RESULT /p" >>"$RAW"
 }
 
