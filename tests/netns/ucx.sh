@@ -38,7 +38,7 @@ job() {   # job EXPECTED_RC SMRUN_ARGS...
 # which engine and why.
 job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:1,h2:2 "$TESTS_BIN/net/net_engine" ucx
 expect_out "net_engine: 3 ranks OK (UCX engine mapped)"
-expect_err "endpoint errors: none (the launcher's)"
+expect_err "endpoint errors: peer (noted)"
 expect_err "network engine ucx (SMAP_NET_ENGINE=ucx) loaded from"
 expect_err "inter-node transport: ucx"
 # over tcp alone the rendezvous defaults to pipelined tagged sends
@@ -88,9 +88,9 @@ job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 --host h1:2,h2:1 -x SMAP_RMA_NET_RMA=0 \
     "$TESTS_BIN/net/net_rma"
 expect_err "one-sided by messages"
 
-# Endpoints with UCX's peer error handling (SMAP_NET_UCX_ERRORS=peer).
-job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 -x SMAP_NET_UCX_ERRORS=peer --host h1:1,h2:2 "$NET_RULES"
-expect_err "endpoint errors: peer (noted)"
+# Endpoints without error handling (SMAP_NET_UCX_ERRORS=none).
+job 0 $MH "${U[@]}" -x SMAP_VERBOSE=2 -x SMAP_NET_UCX_ERRORS=none --host h1:1,h2:2 "$NET_RULES"
+expect_err "endpoint errors: none (the launcher's)"
 
 # A rank killed in the middle of a ping-pong with a rank of another host,
 # in either mode: the launcher names it and stops the job at once; the

@@ -104,13 +104,13 @@ SMAP_HOT static void msg_cb(void *req, ucs_status_t st, const ucp_tag_recv_info_
     s->done = 1;
 }
 
-/* A peer's endpoint failed (SMAP_NET_UCX_ERRORS=peer only): its rank
+/* A peer's endpoint failed (SMAP_NET_UCX_ERRORS=peer, the default): its rank
  * died, its host went away, or it closed its endpoints (MPI_Finalize,
  * forced: a peer past the job's last barrier may still be polling here).
  * Only noted: what was under way with that peer fails with the status
  * (reap says so), and so does any later use of the endpoint (ep_of); a
  * rank that died stops the job through the launcher anyway, which is all
- * the default mode (none) relies on. */
+ * mode none relies on. */
 static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 {
     (void)ep;
@@ -121,10 +121,10 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
                                 "failed: %s", rank, ucs_status_string(st));
 }
 
-/* The endpoint to rank, made at its first use.  Error handling mode NONE
- * by default: PEER makes every send dearer (over tcp ~3% of an 8-byte
- * ping-pong, bench/results/internode-ucx/paired.md), and rank failures
- * are the launcher's to report. */
+/* The endpoint to rank, made at its first use.  PEER error handling by
+ * default; NONE (SMAP_NET_UCX_ERRORS=none) measured ~3% faster for small
+ * messages over tcp but 1.1-3x slower ping-pongs from 32 KiB
+ * (bench/results/internode-ucx/paired.md). */
 SMAP_HOT ucp_ep_h ucx_ep_of(int rank)
 {
     if (SMAP_UNLIKELY(U.ep_err[rank] != UCS_OK))
