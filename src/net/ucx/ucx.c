@@ -123,7 +123,7 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 
 /* The endpoint to rank, made at its first use.  PEER error handling by
  * default; NONE (SMAP_NET_UCX_ERRORS=none) measured ~3% faster for small
- * messages over tcp but 1.1-3x slower ping-pongs from 32 KiB
+ * messages over tcp but 1.1-3x slower ping-pongs from 64 KiB
  * (bench/results/internode-ucx/paired.md). */
 SMAP_HOT ucp_ep_h ucx_ep_of(int rank)
 {
